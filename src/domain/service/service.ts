@@ -1,0 +1,79 @@
+/** The service contract every service, transport and client speaks (Feathers-compatible). */
+export type Id = string | number
+export type NullableId = Id | null
+
+export type Query = Record<string, unknown>
+
+export interface PaginationOptions {
+  default?: number
+  max?: number
+}
+
+/** A connection of a real-time transport; channels group them. */
+export interface Connection {
+  provider: string
+  headers?: Record<string, unknown>
+  authentication?: AuthenticationRequest
+  user?: Record<string, unknown>
+  [key: string]: unknown
+}
+
+export interface AuthenticationRequest {
+  strategy?: string
+  accessToken?: string
+  [key: string]: unknown
+}
+
+export interface Params {
+  query?: Query
+  /** 'rest', 'socketio' … for calls from a transport; undefined for internal calls. */
+  provider?: string
+  headers?: Record<string, unknown>
+  route?: Record<string, string>
+  user?: Record<string, unknown>
+  authentication?: AuthenticationRequest
+  authenticated?: boolean
+  connection?: Connection
+  /** `false` turns pagination off for one call; an object overrides the service option. */
+  paginate?: false | PaginationOptions
+  /** Adapter-specific members (e.g. `rethinkdb`) set by hooks, never by clients. */
+  [key: string]: unknown
+}
+
+export interface Paginated<T> {
+  total: number
+  limit: number
+  skip: number
+  data: T[]
+}
+
+export type Data = Record<string, unknown>
+
+export const STANDARD_METHODS = ['find', 'get', 'create', 'update', 'patch', 'remove'] as const
+export type StandardMethod = (typeof STANDARD_METHODS)[number]
+
+/** Every standard method is optional: a service implements the ones it offers. */
+export interface ServiceMethods<T = Data> {
+  find?(params?: Params): Promise<T[] | Paginated<T>>
+  get?(id: Id, params?: Params): Promise<T>
+  create?(data: Partial<T> | Partial<T>[], params?: Params): Promise<T | T[]>
+  update?(id: NullableId, data: Partial<T>, params?: Params): Promise<T | T[]>
+  patch?(id: NullableId, data: Partial<T>, params?: Params): Promise<T | T[]>
+  remove?(id: NullableId, params?: Params): Promise<T | T[]>
+  setup?(app: unknown, path: string): Promise<void> | void
+  teardown?(app: unknown, path: string): Promise<void> | void
+}
+
+/** Names that can never be service methods (PROTOCOL.md §1.5). */
+export const RESERVED_METHODS: ReadonlySet<string> = new Set([
+  'setup', 'teardown', 'hooks', 'on', 'once', 'off', 'emit', 'publish', 'removeListener', 'addListener',
+  'removeAllListeners', 'listeners', 'constructor', 'mixin'
+])
+
+/** The event each standard mutating method emits. */
+export const METHOD_EVENTS: Readonly<Partial<Record<string, string>>> = {
+  create: 'created',
+  update: 'updated',
+  patch: 'patched',
+  remove: 'removed'
+}

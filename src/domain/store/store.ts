@@ -1,0 +1,50 @@
+import type { Filter, Query } from '../query/ast.js'
+import type { Data, Id, Params } from '../service/service.js'
+
+/** A change published by a store with a live change feed (e.g. a RethinkDB changefeed). */
+export interface StoreChange<T = Data> {
+  event: 'created' | 'updated' | 'patched' | 'removed'
+  record: T
+}
+
+export interface Page<T> {
+  total: number
+  data: T[]
+}
+
+/**
+ * The persistence port. Every method takes the typed query AST; `params` carries adapter-specific
+ * members set by hooks (e.g. `params.rethinkdb`), which only the matching adapter reads.
+ * Records returned never share references with the store.
+ */
+export interface Store<T = Data> {
+  /** Name of the id field (the primary key). */
+  readonly id: string
+  /** Extra query operators this adapter understands beyond the common ones (e.g. '$search'). */
+  readonly operators: readonly string[]
+
+  find(query: Query, params?: Params): Promise<T[]>
+  /** `total` counts every match before skip/limit; `data` is the requested page. */
+  page(query: Query, params?: Params): Promise<Page<T>>
+  count(filter: Filter, params?: Params): Promise<number>
+  /** The record with this id that also matches `query.filter`, projected by `query.select`; null otherwise. */
+  get(id: Id, query: Query, params?: Params): Promise<T | null>
+  /** Inserts every record in one operation; ids are generated where missing. */
+  create(records: Data[], params?: Params): Promise<T[]>
+  /** Replaces the matching record (the id is kept); null when none matches. */
+  update(id: Id, data: Data, query: Query, params?: Params): Promise<T | null>
+  /** Merges `data` into the record with `id` (or every match when id is null). */
+  patch(id: Id | null, data: Data, query: Query, params?: Params): Promise<T[]>
+  /** Removes the record with `id` (or every match when id is null) and returns what was removed. */
+  remove(id: Id | null, query: Query, params?: Params): Promise<T[]>
+
+  /**
+   * Present when the store publishes every change itself (including changes made by other
+   * processes). The service then emits these instead of its own method events — never both.
+   */
+  watch?(listener: (change: StoreChange<T>) => void): () => void
+  setup?(): Promise<void>
+  close?(): Promise<void>
+}
+
+export const Store = Symbol.for('Store')
