@@ -1,0 +1,199 @@
+import { RE2JS } from 're2js'
+import { BadRequest, Conflict } from '../../domain/errors/errors.js'
+import type { Filter, Query } from '../../domain/query/ast.js'
+import { compileFilter, type Predicate } from '../../domain/query/compile-filter.js'
+import { compileSort, type Comparator } from '../../domain/query/compile-sort.js'
+import type { Doc } from '../../domain/query/field-getter.js'
+import { project } from '../../domain/query/project.js'
+import type { Data, Id } from '../../domain/service/service.js'
+import type { Page, Store, StoreChange } from '../../domain/store/store.js'
+
+export interface InMemoryStoreOptions {
+  /** Name of the id field (default 'id'). */
+  id?: string
+  /** Publish every change as a change stream (the service then emits from it instead of method events). */
+  watch?: boolean
+}
+
+/**
+ * The embedded store: a Map keyed by the id's string form (so the REST id "0" finds the numeric id 0).
+ * Records are copied in and out, so callers never share references with the store.
+ */
+export class InMemoryStore implements Store<Data> {
+  readonly id: string
+  readonly operators = ['$search', '$contains'] as const
+  readonly watch?: (listener: (change: StoreChange<Data>) => void) => () => void
+  private readonly records = new Map<string, Doc>()
+  private readonly listeners = new Set<(change: StoreChange<Data>) => void>()
+  private nextId = 0
+
+  constructor(options: InMemoryStoreOptions = {}) {
+    this.id = options.id ?? 'id'
+    if (options.watch) {
+      this.watch = (listener) => {
+        this.listeners.add(listener)
+        return () => this.listeners.delete(listener)
+      }
+    }
+  }
+
+  async find(query: Query): Promise<Data[]> {
+    return this.scan(query, false).data
+  }
+
+  async page(query: Query): Promise<Page<Data>> {
+    return this.scan(query, true)
+  }
+
+  async count(filter: Filter): Promise<number> {
+    const matches = this.predicate(filter)
+    let total = 0
+    for (const record of this.records.values()) if (matches(record)) total++
+    return total
+  }
+
+  async get(id: Id, query: Query): Promise<Data | null> {
+    const record = this.records.get(String(id))
+    if (!record || !this.predicate(query.filter)(record)) return null
+    return clone(project(record, query.select, this.id))
+  }
+
+  async create(records: Data[]): Promise<Data[]> {
+    const prepared = records.map((data) => {
+      const record = clone(data)
+      if (record[this.id] === undefined || record[this.id] === null) record[this.id] = this.generateId()
+      return record
+    })
+    const keys = new Set<string>()
+    for (const record of prepared) {
+      const key = keyOf(record[this.id])
+      if (this.records.has(key) || keys.has(key)) throw new Conflict(`A record with id '${key}' already exists`)
+      keys.add(key)
+    }
+    for (const record of prepared) this.records.set(keyOf(record[this.id]), record)
+    return prepared.map((record) => this.publish('created', record))
+  }
+
+  async update(id: Id, data: Data, query: Query): Promise<Data | null> {
+    const [current] = this.matching(id, query.filter)
+    if (!current) return null
+    const record = { ...clone(data), [this.id]: current[this.id] }
+    this.records.set(keyOf(current[this.id]), record)
+    return project(this.publish('updated', record), query.select, this.id)
+  }
+
+  async patch(id: Id | null, data: Data, query: Query): Promise<Data[]> {
+    const changes = clone(data)
+    delete changes[this.id]
+    return this.matching(id, query.filter).map((record) => {
+      Object.assign(record, clone(changes))
+      return project(this.publish('patched', record), query.select, this.id)
+    })
+  }
+
+  async remove(id: Id | null, query: Query): Promise<Data[]> {
+    return this.matching(id, query.filter).map((record) => {
+      this.records.delete(keyOf(record[this.id]))
+      return project(this.publish('removed', record), query.select, this.id)
+    })
+  }
+
+  /** One pass over the records: counts every match and keeps only the best skip+limit when sorting. */
+  private scan(query: Query, withTotal: boolean): Page<Data> {
+    const matches = this.predicate(query.filter)
+    const end = query.limit === undefined ? Infinity : query.skip + query.limit
+    const compare = query.sort.length > 0 ? compileSort(query.sort) : undefined
+    let total = 0
+    let kept: Doc[] = []
+    if (end === 0) {
+      if (withTotal) for (const record of this.records.values()) if (matches(record)) total++
+    } else if (compare && end !== Infinity) {
+      kept = topK(this.records.values(), matches, compare, end, (count) => (total = count))
+    } else {
+      for (const record of this.records.values()) {
+        if (!matches(record)) continue
+        total++
+        if (kept.length < end) kept.push(record)
+        else if (!withTotal && !compare) break
+      }
+      if (compare) kept.sort(compare)
+    }
+    const data = kept.slice(query.skip).map((record) => clone(project(record, query.select, this.id)))
+    return { total, data }
+  }
+
+  private matching(id: Id | null, filter: Filter): Doc[] {
+    const matches = this.predicate(filter)
+    if (id !== null) {
+      const record = this.records.get(String(id))
+      return record && matches(record) ? [record] : []
+    }
+    return [...this.records.values()].filter(matches)
+  }
+
+  private predicate(filter: Filter): Predicate {
+    return compileFilter(filter, compilePattern)
+  }
+
+  private generateId(): number {
+    while (this.records.has(String(this.nextId))) this.nextId++
+    return this.nextId++
+  }
+
+  private publish(event: StoreChange['event'], record: Doc): Data {
+    for (const listener of this.listeners) listener({ event, record: clone(record) })
+    return clone(record)
+  }
+}
+
+function keyOf(id: unknown): string {
+  return String(id)
+}
+
+/** `$search` with RE2 semantics (the syntax RethinkDB uses), linear time whatever the pattern. */
+function compilePattern(pattern: string): (text: string) => boolean {
+  let regex: RE2JS
+  try {
+    regex = RE2JS.compile(pattern)
+  } catch (error) {
+    throw new BadRequest(`Invalid $search pattern: ${(error as Error).message}`)
+  }
+  return (text) => regex.matcher(text).find()
+}
+
+/**
+ * The first `k` matches in sort order, stable for ties, in O(n log k): a sorted buffer that a new
+ * record enters only when it beats the current last one.
+ */
+function topK(records: Iterable<Doc>, matches: Predicate, compare: Comparator, k: number, onTotal: (total: number) => void): Doc[] {
+  const kept: Doc[] = []
+  let total = 0
+  for (const record of records) {
+    if (!matches(record)) continue
+    total++
+    if (kept.length === k) {
+      if (compare(record, kept[k - 1]!) >= 0) continue
+      kept.pop()
+    }
+    let low = 0
+    let high = kept.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (compare(record, kept[mid]!) < 0) high = mid
+      else low = mid + 1
+    }
+    kept.splice(low, 0, record)
+  }
+  onTotal(total)
+  return kept
+}
+
+/** Deep copy of JSON-like data (faster than structuredClone for plain records). */
+export function clone<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map(clone) as T
+  if (value instanceof Date) return new Date(value.getTime()) as T
+  const copy: Doc = {}
+  for (const key of Object.keys(value)) copy[key] = clone((value as Doc)[key])
+  return copy as T
+}
