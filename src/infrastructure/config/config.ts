@@ -1,0 +1,85 @@
+/** Typed configuration read once from the environment, validated with messages naming the variable. */
+export interface Config {
+  env: 'development' | 'production' | 'test'
+  port: number
+  host: string
+  store: 'memory' | 'rethinkdb'
+  rethinkdbUrl: string
+  /** Undefined when AUTH_SECRET is not set (development generates one; production refuses to start). */
+  authSecret?: string
+  jwtExpiresIn: string
+  bcryptRounds: number
+  corsOrigins: string[]
+  compression: boolean
+  requestLog: boolean
+  staticDir?: string
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  bodyLimit: string
+}
+export const Config = Symbol.for('Config')
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
+type Env = Record<string, string | undefined>
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development')
+  const config: Config = {
+    env: nodeEnv,
+    port: integer(env, 'PORT', 3030, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    store: oneOf(env, 'STORE', ['memory', 'rethinkdb'] as const, 'memory'),
+    rethinkdbUrl: env.RETHINKDB_URL || 'rethinkdb://127.0.0.1:28015/plumage',
+    authSecret: env.AUTH_SECRET || undefined,
+    jwtExpiresIn: env.JWT_EXPIRES_IN || '1d',
+    bcryptRounds: integer(env, 'BCRYPT_ROUNDS', 10, 4, 15),
+    corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
+    compression: flag(env, 'COMPRESSION', false),
+    requestLog: flag(env, 'REQUEST_LOG', false),
+    staticDir: env.STATIC_DIR === '' ? undefined : env.STATIC_DIR ?? 'public',
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    bodyLimit: env.BODY_LIMIT || '100kb'
+  }
+  if (!/^\d+\s*(ms|s|m|h|d|w|y)?$/.test(config.jwtExpiresIn)) {
+    throw new ConfigError(`JWT_EXPIRES_IN must be a duration such as 1d, 12h or 3600s (got '${config.jwtExpiresIn}')`)
+  }
+  if (config.store === 'rethinkdb' && !/^rethinkdb:\/\/[^/:]+(:\d+)?(\/\w*)?$/.test(config.rethinkdbUrl)) {
+    throw new ConfigError(`RETHINKDB_URL must look like rethinkdb://host:28015/db (got '${config.rethinkdbUrl}')`)
+  }
+  if (config.env === 'production' && !config.authSecret) {
+    throw new ConfigError('AUTH_SECRET must be set when NODE_ENV=production')
+  }
+  if (config.authSecret !== undefined && config.authSecret.length < 16) {
+    throw new ConfigError('AUTH_SECRET must be at least 16 characters long')
+  }
+  return config
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got '${raw}')`)
+  }
+  return value
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false
+  throw new ConfigError(`${name} must be true or false (got '${raw}')`)
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got '${raw}')`)
+  }
+  return raw as T
+}

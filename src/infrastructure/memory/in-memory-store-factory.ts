@@ -1,0 +1,13 @@
+import type { Data } from '../../domain/service/service.js'
+import type { Store } from '../../domain/store/store.js'
+import type { StoreFactory, StoreOptions } from '../../domain/store/store-factory.js'
+import { InMemoryStore } from './in-memory-store.js'
+
+/** The embedded adapter: every collection is an InMemoryStore (data lives as long as the process). */
+export class InMemoryStoreFactory implements StoreFactory {
+  create<T extends Data = Data>(_name: string, options: StoreOptions = {}): Store<T> {
+    return new InMemoryStore({ id: options.id }) as unknown as Store<T>
+  }
+
+  async close(): Promise<void> {}
+}
