@@ -9,5 +9,6 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json', diagnostics: { warnOnly: false } }]
   },
   setupFiles: ['reflect-metadata'],
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30000
 }

@@ -1,0 +1,62 @@
+/**
+ * The layer rules of DESIGN.md. `npm run lint` fails when a file imports across a forbidden line.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'src/domain imports nothing from npm, node built-ins or other layers.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { pathNot: '^src/domain/' }
+    },
+    {
+      name: 'application-depends-on-domain-only',
+      comment: 'src/application imports domain only (plus inversify, reflect-metadata and node:events).',
+      severity: 'error',
+      from: { path: '^src/application/' },
+      to: { pathNot: '^(src/domain/|src/application/|node_modules/(inversify|reflect-metadata|@inversifyjs)/|events$)' }
+    },
+    {
+      name: 'infrastructure-not-interfaces',
+      comment: 'Driven adapters never import driving adapters.',
+      severity: 'error',
+      from: { path: '^src/infrastructure/' },
+      to: { path: '^src/interfaces/' }
+    },
+    {
+      name: 'interfaces-not-infrastructure',
+      comment: 'Driving adapters reach stores, hashers and tokens through ports, never directly.',
+      severity: 'error',
+      from: { path: '^src/interfaces/' },
+      to: { path: '^src/infrastructure/' }
+    },
+    {
+      name: 'client-is-browser-safe',
+      comment: 'Client code runs in browsers: domain and its own folder only; no npm, no node built-ins.',
+      severity: 'error',
+      from: { path: '^src/interfaces/client/' },
+      to: { pathNot: '^(src/domain/|src/interfaces/client/)' }
+    },
+    {
+      name: 'adapters-chosen-in-composition-root',
+      comment: 'Only src/container.ts and src/main.ts may import infrastructure from outside it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^(src/infrastructure/|src/container\\.ts$|src/main\\.ts$)' },
+      to: { path: '^src/infrastructure/' }
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } }
+    }
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    builtInModules: { add: [] }
+  }
+}
