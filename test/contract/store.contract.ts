@@ -160,6 +160,13 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
       it('never matches null or missing fields with a range operator', async () => {
         expect(names(await store.find(q({ city: { $gte: '' } })))).toEqual(['Rhea'])
       })
+
+      it('treats fields named like Object.prototype members as missing', async () => {
+        expect(await store.count(q({ toString: null }).filter)).toBe(5)
+        expect(await store.find(q({ valueOf: { $ne: null } }))).toEqual([])
+        const [record] = await store.find(q({ name: 'Bob', $select: ['toString', 'hasOwnProperty'] }))
+        expect(Object.keys(record!)).toEqual([idProp])
+      })
     })
 
     describe('$sort, $limit, $skip, $select', () => {

@@ -1,4 +1,4 @@
-import { BadRequest } from '../errors/errors.js'
+import { BadRequest, type FeathersError } from '../errors/errors.js'
 import type { Filter, Query, Scalar, SortDirection, Value } from './ast.js'
 
 export interface ParseOptions {
@@ -51,7 +51,7 @@ function parseCriteria(criteria: unknown, extra: readonly string[]): Filter {
     const value = criteria[key]
     if (value === undefined) continue
     if (key === '$or' || key === '$and') filters.push(parseLogical(key, value, extra))
-    else if (key.startsWith('$')) throw new BadRequest(`Invalid query parameter ${key}`, criteria)
+    else if (key.startsWith('$')) throw invalidParameter(`Invalid query parameter ${key}`, criteria)
     else filters.push(...parseField(key, value, extra))
   }
   return filters.length === 1 ? filters[0]! : { op: 'and', filters }
@@ -77,18 +77,18 @@ function parseField(field: string, value: unknown, extra: readonly string[]): Fi
         return { op: COMPARISONS[operator], field, value: toScalar(field, operator, operand) }
       case '$in': case '$nin': {
         const values = asList(operand) ?? (isPlainObject(operand) ? undefined : [operand])
-        if (!values) throw new BadRequest(`Invalid query parameter ${operator}: expected a list of values`, value)
+        if (!values) throw invalidParameter(`Invalid query parameter ${operator}: expected a list of values`, value)
         return { op: operator === '$in' ? 'in' : 'nin', field, values: values.map(toValue) }
       }
       case '$search':
         if (!extra.includes(operator)) break
-        if (typeof operand !== 'string') throw new BadRequest(`${operator} on '${field}' needs a string pattern`, value)
+        if (typeof operand !== 'string') throw invalidParameter(`${operator} on '${field}' needs a string pattern`, value)
         return { op: 'search', field, pattern: operand }
       case '$contains':
         if (!extra.includes(operator)) break
         return { op: 'contains', field, value: toValue(operand) }
     }
-    throw new BadRequest(`Invalid query parameter ${operator}`, value)
+    throw invalidParameter(`Invalid query parameter ${operator}`, value)
   })
 }
 
@@ -104,7 +104,8 @@ function parseSort(value: unknown): Query['sort'] {
   if (!isPlainObject(value)) throw new BadRequest('$sort must be an object of field: direction (1, -1, "asc" or "desc")')
   return Object.keys(value).map((field) => {
     assertSafeKey(field)
-    const direction = SORT_DIRECTIONS[String(value[field]).toLowerCase()]
+    const raw = value[field]
+    const direction = typeof raw === 'number' || typeof raw === 'string' ? SORT_DIRECTIONS[String(raw).toLowerCase()] : undefined
     if (!direction) throw new BadRequest(`Invalid $sort direction for '${field}': use 1, -1, "asc" or "desc"`)
     return [field, direction]
   })
@@ -140,8 +141,18 @@ function toValue(value: unknown): Value {
   return value as Value
 }
 
+/** Refuses prototype keys, also as a segment of a dotted path ('a.__proto__.b'). */
 function assertSafeKey(key: string): void {
-  if (FORBIDDEN_KEYS.has(key)) throw new BadRequest(`Invalid query parameter ${key}`)
+  if (FORBIDDEN_KEYS.has(key) || (key.includes('.') && key.split('.').some((part) => FORBIDDEN_KEYS.has(part)))) {
+    throw new BadRequest(`Invalid query parameter ${key}`)
+  }
+}
+
+/** `data` is the object that held the offending key, kept whole (even fields named `errors`). */
+function invalidParameter(message: string, data: unknown): FeathersError {
+  const error = new BadRequest(message)
+  Object.defineProperty(error, 'data', { value: data, enumerable: true })
+  return error
 }
 
 function isPlainObject(value: unknown): value is RawObject {

@@ -4,7 +4,7 @@ import type { Doc } from './field-getter.js'
 export function project<T extends Doc>(record: T, select: readonly string[] | undefined, idField: string): T {
   if (!select) return record
   const result: Doc = {}
-  if (idField in record) result[idField] = record[idField]
-  for (const field of select) if (field in record) result[field] = record[field]
+  if (Object.hasOwn(record, idField)) result[idField] = record[idField]
+  for (const field of select) if (Object.hasOwn(record, field)) result[field] = record[field]
   return result as T
 }

@@ -194,6 +194,10 @@ export function clone<T>(value: T): T {
   if (Array.isArray(value)) return value.map(clone) as T
   if (value instanceof Date) return new Date(value.getTime()) as T
   const copy: Doc = {}
-  for (const key of Object.keys(value)) copy[key] = clone((value as Doc)[key])
+  for (const key of Object.keys(value)) {
+    // A JSON "__proto__" key is data: keep it as an own property, never as the record's prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: clone((value as Doc)[key]), enumerable: true, writable: true, configurable: true })
+    else copy[key] = clone((value as Doc)[key])
+  }
   return copy as T
 }

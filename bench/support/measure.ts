@@ -1,0 +1,33 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export interface Measurement {
+  opsPerSecond: number
+  iterations: number
+}
+
+/** Runs `fn` repeatedly for about `seconds` after a short warm-up and reports operations per second. */
+export async function measure(fn: () => unknown, { seconds = 2, warmup = 0.3 } = {}): Promise<Measurement> {
+  const until = (limit: number) => performance.now() + limit * 1000
+  for (const end = until(warmup); performance.now() < end;) await fn()
+  let iterations = 0
+  const start = performance.now()
+  for (const end = until(seconds); performance.now() < end; iterations++) await fn()
+  const elapsed = (performance.now() - start) / 1000
+  return { opsPerSecond: iterations / elapsed, iterations }
+}
+
+type Row = Record<string, string | number>
+
+export function printTable(title: string, rows: Row[]): void {
+  console.log(`\n${title}`)
+  const formatted = rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) =>
+    [key, typeof value === 'number' ? (key === 'ratio' || key.endsWith('ratio') ? `${value.toFixed(2)}×` : value.toFixed(value < 100 ? 1 : 0)) : value])))
+  console.table(formatted)
+}
+
+export function writeResults(name: string, rows: Row[]): void {
+  const dir = join(process.cwd(), 'bench', 'results')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2))
+}

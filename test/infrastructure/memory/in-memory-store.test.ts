@@ -1,0 +1,166 @@
+import { parseQuery } from '../../../src/domain/query/parse-query.js'
+import type { Query } from '../../../src/domain/query/ast.js'
+import type { Data, Id } from '../../../src/domain/service/service.js'
+import type { StoreChange } from '../../../src/domain/store/store.js'
+import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
+import { storeContract } from '../../contract/store.contract.js'
+
+storeContract('memory', async ({ id }) => ({ store: new InMemoryStore({ id }), close: async () => {} }))
+
+const q = (raw: Record<string, unknown> = {}): Query => parseQuery(raw, { operators: ['$search', '$contains'] })
+const idOf = (record: Data | null | undefined): Id => record?.id as Id
+
+describe('InMemoryStore', () => {
+  describe('watch stream', () => {
+    let store: InMemoryStore
+    let changes: StoreChange[]
+    let stop: () => void
+
+    beforeEach(() => {
+      store = new InMemoryStore({ watch: true })
+      changes = []
+      stop = store.watch!((change) => changes.push(change))
+    })
+
+    it('has no watch method unless constructed with watch: true', () => {
+      expect(new InMemoryStore().watch).toBeUndefined()
+      expect(new InMemoryStore({ watch: false }).watch).toBeUndefined()
+      expect(typeof store.watch).toBe('function')
+    })
+
+    it('publishes one created change per record, in input order', async () => {
+      const created = await store.create([{ name: 'Ann' }, { name: 'Bob' }])
+      expect(changes).toEqual([{ event: 'created', record: created[0] }, { event: 'created', record: created[1] }])
+    })
+
+    it('publishes updated with the whole record even when the result is projected', async () => {
+      const [ann] = await store.create([{ name: 'Ann', age: 1 }])
+      changes.length = 0
+      await store.update(idOf(ann), { name: 'Anna', age: 2 }, q({ $select: ['name'] }))
+      expect(changes).toEqual([{ event: 'updated', record: { id: idOf(ann), name: 'Anna', age: 2 } }])
+    })
+
+    it('publishes one patched change per patched record', async () => {
+      await store.create([{ name: 'Ann', team: 'a' }, { name: 'Bob', team: 'a' }, { name: 'Cid', team: 'b' }])
+      changes.length = 0
+      await store.patch(null, { score: 1 }, q({ team: 'a' }))
+      expect(changes.map((change) => change.event)).toEqual(['patched', 'patched'])
+      expect(changes.map((change) => change.record.name).sort()).toEqual(['Ann', 'Bob'])
+      for (const change of changes) expect(change.record).toMatchObject({ team: 'a', score: 1 })
+    })
+
+    it('publishes one removed change per removed record, with the whole record', async () => {
+      const created = await store.create([{ name: 'Ann' }, { name: 'Bob' }])
+      changes.length = 0
+      await store.remove(null, q({ $select: ['id'] }))
+      expect(changes.map((change) => change.event)).toEqual(['removed', 'removed'])
+      expect(changes.map((change) => change.record).sort((a, b) => String(a.name).localeCompare(String(b.name)))).toEqual(created)
+    })
+
+    it('publishes nothing when a call changes nothing', async () => {
+      const [ann] = await store.create([{ name: 'Ann' }])
+      changes.length = 0
+      await store.update(idOf(ann), { name: 'X' }, q({ name: 'Bob' }))
+      await store.patch(null, { name: 'X' }, q({ name: 'Bob' }))
+      await store.remove(999, q())
+      await store.create([])
+      expect(changes).toEqual([])
+    })
+
+    it('publishes copies: listeners and callers cannot change each other or the store', async () => {
+      const [ann] = await store.create([{ name: 'Ann', tags: ['x'] }])
+      const published = changes[0]!.record
+      ;(published.tags as string[]).push('from-listener')
+      published.name = 'Listener'
+      ann!.name = 'Caller'
+      expect(await store.get(idOf(ann), q())).toEqual({ id: idOf(ann), name: 'Ann', tags: ['x'] })
+      expect(published.name).toBe('Listener')
+    })
+
+    it('gives every listener its own copy', async () => {
+      const other: StoreChange[] = []
+      store.watch!((change) => other.push(change))
+      await store.create([{ name: 'Ann' }])
+      expect(other[0]!.record).toEqual(changes[0]!.record)
+      expect(other[0]!.record).not.toBe(changes[0]!.record)
+    })
+
+    it('stops publishing to a listener after it unsubscribes', async () => {
+      stop()
+      await store.create([{ name: 'Ann' }])
+      expect(changes).toEqual([])
+    })
+  })
+
+  describe('copies and data integrity', () => {
+    let store: InMemoryStore
+
+    beforeEach(() => {
+      store = new InMemoryStore()
+    })
+
+    it('deep-copies nested input on create, update and patch', async () => {
+      const input: Data = { name: 'Ann', address: { city: 'Rome', tags: ['a'] } }
+      const [ann] = await store.create([input])
+      ;((input.address as Data).tags as string[]).push('b')
+      ;(input.address as Data).city = 'Paris'
+      expect((await store.get(idOf(ann), q()))?.address).toEqual({ city: 'Rome', tags: ['a'] })
+
+      const update: Data = { name: 'Ann', address: { city: 'Milan' } }
+      await store.update(idOf(ann), update, q())
+      ;(update.address as Data).city = 'Turin'
+      const patch: Data = { meta: { level: [1] } }
+      await store.patch(idOf(ann), patch, q())
+      ;((patch.meta as Data).level as number[]).push(2)
+      expect(await store.get(idOf(ann), q())).toEqual({ id: idOf(ann), name: 'Ann', address: { city: 'Milan' }, meta: { level: [1] } })
+    })
+
+    it('deep-copies nested output of every method', async () => {
+      const nested = (): Data => ({ address: { city: 'Rome' }, tags: ['a'] })
+      const [created] = await store.create([{ name: 'Ann', ...nested() }])
+      const mutate = (record: Data | null | undefined): void => {
+        ;(record!.address as Data).city = 'Changed'
+        ;(record!.tags as string[]).push('changed')
+      }
+      mutate(created)
+      mutate(await store.get(idOf(created), q()))
+      mutate((await store.find(q()))[0])
+      mutate((await store.page(q()))['data'][0])
+      mutate((await store.find(q({ $select: ['address', 'tags'] })))[0])
+      mutate(await store.update(idOf(created), { name: 'Ann', ...nested() }, q()))
+      mutate((await store.patch(idOf(created), { age: 1 }, q()))[0])
+      mutate((await store.patch(null, { age: 2 }, q({ $select: ['address', 'tags'] })))[0])
+      expect(await store.get(idOf(created), q())).toEqual({ id: idOf(created), name: 'Ann', age: 2, ...nested() })
+      const [removed] = await store.remove(idOf(created), q())
+      expect(removed).toEqual({ id: idOf(created), name: 'Ann', age: 2, ...nested() })
+    })
+
+    it('keeps a JSON "__proto__" key from becoming the prototype of a stored record', async () => {
+      const body = JSON.parse('{"name":"Mallory","__proto__":{"isAdmin":true}}') as Data
+      const [created] = await store.create([body])
+      expect(Object.getPrototypeOf(created)).toBe(Object.prototype)
+      expect(created!.isAdmin).toBeUndefined()
+      expect(await store.find(q({ isAdmin: true }))).toEqual([])
+      expect(await store.count(q({ isAdmin: { $ne: null } }).filter)).toBe(0)
+    })
+
+    it('generates ids that skip ids already taken', async () => {
+      await store.create([{ id: 0, name: 'Zero' }, { id: 1, name: 'One' }])
+      const [generated] = await store.create([{ name: 'New' }])
+      expect([0, 1]).not.toContain(generated!.id)
+      expect(await store.count(q().filter)).toBe(3)
+    })
+
+    it('rejects a duplicate id with Conflict and creates nothing from that call', async () => {
+      await store.create([{ id: 'taken', name: 'First' }])
+      await expect(store.create([{ id: 'fresh' }, { id: 'taken' }])).rejects.toMatchObject({ name: 'Conflict', code: 409 })
+      await expect(store.create([{ id: 'twice' }, { id: 'twice' }])).rejects.toMatchObject({ name: 'Conflict' })
+      expect((await store.find(q())).map(idOf)).toEqual(['taken'])
+    })
+
+    it('rejects an invalid $search pattern with BadRequest', async () => {
+      await store.create([{ name: 'Ann' }])
+      await expect(store.find(q({ name: { $search: '(' } }))).rejects.toMatchObject({ name: 'BadRequest', code: 400 })
+    })
+  })
+})
