@@ -1,0 +1,141 @@
+import { beforeEach, describe, expect, it } from '@jest/globals'
+import { AdapterService } from '../../src/application/adapter-service.js'
+import { BadRequest, MethodNotAllowed, NotFound } from '../../src/domain/errors/errors.js'
+import type { Query } from '../../src/domain/query/ast.js'
+import type { Data } from '../../src/domain/service/service.js'
+import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
+
+/** An InMemoryStore that records which store methods the service called. */
+class SpyStore extends InMemoryStore {
+  calls: string[] = []
+  override async page(query: Query) { this.calls.push('page'); return super.page(query) }
+  override async count(filter: Query['filter']) { this.calls.push('count'); return super.count(filter) }
+  override async find(query: Query) { this.calls.push('find'); return super.find(query) }
+}
+
+async function seeded(options: ConstructorParameters<typeof AdapterService>[1] = {}, count = 30) {
+  const store = new SpyStore()
+  await store.create(Array.from({ length: count }, (_, n) => ({ n, text: `message ${n}`, even: n % 2 === 0 })))
+  store.calls = []
+  return { store, service: new AdapterService<Data>(store, options) }
+}
+
+describe('AdapterService pagination', () => {
+  it('returns a page object with total, limit, skip and data in that order', async () => {
+    const { service } = await seeded({ paginate: { default: 10, max: 50 } })
+    const page = await service.find({ query: { $sort: { n: 1 } } })
+    expect(Object.keys(page)).toEqual(['total', 'limit', 'skip', 'data'])
+    expect(page).toMatchObject({ total: 30, limit: 10, skip: 0 })
+    expect((page as { data: Data[] }).data.map((r) => r.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+  })
+
+  it('clamps $limit to paginate.max', async () => {
+    const { service } = await seeded({ paginate: { default: 10, max: 15 } })
+    const page = await service.find({ query: { $limit: '100' } }) as { limit: number; data: Data[] }
+    expect(page.limit).toBe(15)
+    expect(page.data).toHaveLength(15)
+  })
+
+  it('returns total only, by a count and nothing else, when $limit is 0', async () => {
+    const { service, store } = await seeded({ paginate: { default: 10, max: 50 } })
+    await expect(service.find({ query: { $limit: 0, even: true } })).resolves.toEqual({ total: 15, limit: 0, skip: 0, data: [] })
+    expect(store.calls).toEqual(['count'])
+  })
+
+  it('returns a plain array when params.paginate is false', async () => {
+    const { service } = await seeded({ paginate: { default: 10, max: 50 } })
+    const all = await service.find({ paginate: false })
+    expect(Array.isArray(all)).toBe(true)
+    expect(all).toHaveLength(30)
+  })
+
+  it('lets params.paginate override the service option', async () => {
+    const { service } = await seeded()
+    const page = await service.find({ paginate: { default: 3 } }) as { data: Data[]; total: number }
+    expect(page.total).toBe(30)
+    expect(page.data).toHaveLength(3)
+  })
+
+  it('returns an empty array for $limit 0 without pagination', async () => {
+    const { service } = await seeded()
+    await expect(service.find({ query: { $limit: 0 } })).resolves.toEqual([])
+  })
+
+  it('counts total before $skip and $limit', async () => {
+    const { service } = await seeded({ paginate: { default: 10 } })
+    const page = await service.find({ query: { even: true, $skip: 10, $limit: 3, $sort: { n: -1 } } }) as { total: number; data: Data[] }
+    expect(page.total).toBe(15)
+    expect(page.data.map((r) => r.n)).toEqual([8, 6, 4])
+  })
+})
+
+describe('AdapterService methods', () => {
+  let service: AdapterService<Data>
+  beforeEach(async () => { service = (await seeded({ multi: false }, 5)).service })
+
+  it('answers NotFound when the record exists but does not match params.query', async () => {
+    await expect(service.get(1, { query: { even: true } })).rejects.toThrow(new NotFound("No record found for id '1'"))
+    await expect(service.patch(1, { x: 1 }, { query: { even: true } })).rejects.toBeInstanceOf(NotFound)
+    await expect(service.update(1, { x: 1 }, { query: { even: true } })).rejects.toBeInstanceOf(NotFound)
+    await expect(service.remove(1, { query: { even: true } })).rejects.toBeInstanceOf(NotFound)
+    await expect(service.get(2, { query: { even: true } })).resolves.toMatchObject({ n: 2 })
+  })
+
+  it('refuses multiple entries with the Feathers messages when multi is off', async () => {
+    await expect(service.create([{ a: 1 }])).rejects.toThrow(new MethodNotAllowed('Can not create multiple entries'))
+    await expect(service.create([])).rejects.toBeInstanceOf(MethodNotAllowed)
+    await expect(service.patch(null, { a: 1 })).rejects.toThrow(new MethodNotAllowed('Can not patch multiple entries'))
+    await expect(service.remove(null)).rejects.toThrow(new MethodNotAllowed('Can not remove multiple entries'))
+  })
+
+  it('always refuses update with id null or array data', async () => {
+    const multi = (await seeded({ multi: true }, 2)).service
+    const message = "You can not replace multiple instances. Did you mean 'patch'?"
+    await expect(multi.update(null, { a: 1 })).rejects.toThrow(new BadRequest(message))
+    await expect(multi.update(1, [{ a: 1 }] as never)).rejects.toThrow(message)
+  })
+
+  it('allows exactly the methods listed in multi', async () => {
+    const { service: partial } = await seeded({ multi: ['patch'] }, 4)
+    await expect(partial.patch(null, { seen: true }, { query: { even: true } })).resolves.toHaveLength(2)
+    await expect(partial.remove(null)).rejects.toBeInstanceOf(MethodNotAllowed)
+  })
+
+  it('does not let $limit restrict multi patch and remove', async () => {
+    const { service: multi } = await seeded({ multi: true }, 6)
+    await expect(multi.patch(null, { seen: true }, { query: { $limit: 1 } })).resolves.toHaveLength(6)
+    await expect(multi.remove(null, { query: { $limit: 2, even: true } })).resolves.toHaveLength(3)
+  })
+
+  it('applies $select to every method and always keeps the id', async () => {
+    const { service: multi } = await seeded({ multi: true }, 3)
+    const params = { query: { $select: ['n'] } }
+    await expect(multi.get(0, params)).resolves.toEqual({ id: 0, n: 0 })
+    await expect(multi.create({ n: 9, text: 'x' }, params)).resolves.toEqual({ id: 3, n: 9 })
+    await expect(multi.create([{ n: 10, text: 'y' }], params)).resolves.toEqual([{ id: 4, n: 10 }])
+    await expect(multi.patch(0, { text: 'z' }, params)).resolves.toEqual({ id: 0, n: 0 })
+    await expect(multi.update(1, { n: 11, text: 'w' }, params)).resolves.toEqual({ id: 1, n: 11 })
+    await expect(multi.remove(2, params)).resolves.toEqual({ id: 2, n: 2 })
+    await expect(multi.find({ query: { $select: 'text', $sort: { id: 1 }, $limit: 1 } })).resolves.toEqual([{ id: 0, text: 'z' }])
+  })
+
+  it('keeps the stored id on update and patch', async () => {
+    await expect(service.update(0, { id: 999, y: 2 })).resolves.toEqual({ id: 0, y: 2 })
+    await expect(service.patch(1, { id: 999, y: 3 })).resolves.toMatchObject({ id: 1, y: 3, n: 1 })
+  })
+
+  it('creates an empty array as [] when multi allows it', async () => {
+    const { service: multi } = await seeded({ multi: true }, 0)
+    await expect(multi.create([])).resolves.toEqual([])
+  })
+
+  it('reports unknown operators as BadRequest naming them', async () => {
+    await expect(service.find({ query: { n: { $regex: 'x' } } })).rejects.toThrow('Invalid query parameter $regex')
+    await expect(service.find({ query: { $foo: 1 } })).rejects.toThrow('Invalid filter value $foo')
+  })
+
+  it('accepts only the operators listed when a whitelist is given', async () => {
+    const restricted = new AdapterService(new InMemoryStore(), { operators: [] })
+    await expect(restricted.find({ query: { text: { $search: 'a' } } })).rejects.toThrow('Invalid query parameter $search')
+  })
+})

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { execFile } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+const root = process.cwd()
+let fixture: string
+
+/** Runs the project's dependency-cruiser rules over a throw-away tree inside the project. */
+async function cruise(files: Record<string, string>): Promise<{ ok: boolean; output: string }> {
+  rmSync(join(fixture, 'src'), { recursive: true, force: true })
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(fixture, path)), { recursive: true })
+    writeFileSync(join(fixture, path), text)
+  }
+  try {
+    const { stdout } = await run(process.execPath, [join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', join(root, '.dependency-cruiser.cjs')], { cwd: fixture })
+    return { ok: true, output: stdout }
+  } catch (error) {
+    return { ok: false, output: String((error as { stdout?: string }).stdout) }
+  }
+}
+
+beforeAll(() => {
+  mkdirSync(join(root, 'test-artifacts'), { recursive: true })
+  fixture = mkdtempSync(join(root, 'test-artifacts', 'lint-'))
+  writeFileSync(join(fixture, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }))
+})
+afterAll(() => rmSync(fixture, { recursive: true, force: true }))
+
+describe('layer rules (npm run lint)', () => {
+  it('fails when a domain file imports express', async () => {
+    const result = await cruise({ 'src/domain/bad.ts': "import express from 'express'\nexport const app = express\n" })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('domain-is-pure')
+  })
+
+  it('fails when a transport imports an infrastructure adapter directly', async () => {
+    const result = await cruise({
+      'src/infrastructure/store.ts': 'export const store = 1\n',
+      'src/interfaces/rest/server.ts': "import { store } from '../../infrastructure/store.js'\nexport const x = store\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('interfaces-not-infrastructure')
+  })
+
+  it('fails when client code imports a node built-in', async () => {
+    const result = await cruise({ 'src/interfaces/client/bad.ts': "import { EventEmitter } from 'node:events'\nexport const e = EventEmitter\n" })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('client-is-browser-safe')
+  })
+
+  it('passes a tree that follows the rules', async () => {
+    const result = await cruise({
+      'src/domain/port.ts': 'export interface Port { x: number }\n',
+      'src/application/use-case.ts': "import type { Port } from '../domain/port.js'\nexport const use = (p: Port) => p.x\n",
+      'src/infrastructure/adapter.ts': "import type { Port } from '../domain/port.js'\nexport const adapter: Port = { x: 1 }\n",
+      'src/container.ts': "import { adapter } from './infrastructure/adapter.js'\nimport { use } from './application/use-case.js'\nexport const value = use(adapter)\n"
+    })
+    expect(result.output).not.toContain('error')
+    expect(result.ok).toBe(true)
+  })
+})
