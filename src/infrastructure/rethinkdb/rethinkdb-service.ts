@@ -1,0 +1,49 @@
+import type { R, RStream } from 'rethinkdb-ts'
+import { AdapterService, type AdapterServiceOptions } from '../../application/adapter-service.js'
+import type { Logger } from '../../domain/logger.js'
+import type { Data } from '../../domain/service/service.js'
+import { RethinkDbStore } from './rethinkdb-store.js'
+
+/** The options of the spec's `service(options)` (SPEC.md "Adapter options"). */
+export interface RethinkDbServiceOptions extends AdapterServiceOptions {
+  /** The initialised rethinkdb-ts `r` with its connection pool. */
+  Model: R
+  /** Table name. */
+  name: string
+  /** Listen to the table changefeed and send real-time events from it (default true). */
+  watch?: boolean
+  /** Another database on the same connection; created by init() when missing. */
+  db?: string
+  /** Id field, the table's primary key (default 'id'). */
+  id?: string
+  logger?: Logger
+}
+
+/**
+ * The RethinkDB adapter as a service: AdapterService semantics plus `init()` and `createQuery()`.
+ * `params.rethinkdb` (e.g. built from createQuery in a before hook) replaces the base query of find.
+ */
+export class RethinkDbService<T extends Data = Data> extends AdapterService<T> {
+  declare readonly store: RethinkDbStore & AdapterService<T>['store']
+
+  constructor(options: RethinkDbServiceOptions) {
+    const { Model, name, watch, db, id, logger, ...serviceOptions } = options
+    const store = new RethinkDbStore({ r: Model, table: name, db, id, watch, logger })
+    super(store as unknown as AdapterService<T>['store'], serviceOptions)
+  }
+
+  /** Creates the database and the table when missing; `primaryKey` defaults to the id field. */
+  init(options: { primaryKey?: string } = {}): Promise<void> {
+    return this.store.init(options)
+  }
+
+  /** A ReQL query with the common filter criteria of `query` applied, without pagination. */
+  createQuery(query: Record<string, unknown> = {}): RStream<Data> {
+    return this.store.createQuery(this.parse({ query }))
+  }
+}
+
+/** The spec's factory: `service({ Model: r, name: 'messages', paginate: { default: 10, max: 50 } })`. */
+export function service<T extends Data = Data>(options: RethinkDbServiceOptions): RethinkDbService<T> {
+  return new RethinkDbService<T>(options)
+}

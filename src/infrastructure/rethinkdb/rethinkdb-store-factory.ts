@@ -1,0 +1,57 @@
+import { r } from 'rethinkdb-ts'
+import { silentLogger, type Logger } from '../../domain/logger.js'
+import type { Data } from '../../domain/service/service.js'
+import type { Store } from '../../domain/store/store.js'
+import type { StoreFactory, StoreOptions } from '../../domain/store/store-factory.js'
+import { connectRethinkDb, parseRethinkDbUrl, type RethinkDbConnection } from './rethinkdb-connection.js'
+import { RethinkDbStore } from './rethinkdb-store.js'
+
+export interface RethinkDbStoreFactoryOptions {
+  logger?: Logger
+  /** Publish table changefeeds (default true). */
+  watch?: boolean
+  /** How long setup() waits for a first connection (default 30 s). */
+  timeoutMs?: number
+}
+
+/**
+ * `STORE=rethinkdb`: every collection is a table of the database named in RETHINKDB_URL. The factory
+ * owns the one rethinkdb-ts pool: it starts connecting when constructed (the composition root is
+ * synchronous), each store's setup() waits for it and creates its table, and close() stops the
+ * stores' feeds before draining the pool.
+ */
+export class RethinkDbStoreFactory implements StoreFactory {
+  private readonly connection: Promise<RethinkDbConnection>
+  private readonly db?: string
+  private readonly logger: Logger
+  private readonly stores: RethinkDbStore[] = []
+
+  constructor(url: string, private readonly options: RethinkDbStoreFactoryOptions = {}) {
+    const { db } = parseRethinkDbUrl(url)
+    if (db !== undefined) this.db = db
+    this.logger = options.logger ?? silentLogger
+    this.connection = connectRethinkDb(url, { logger: this.logger, timeoutMs: options.timeoutMs })
+    // Reported by the first setup() that awaits it; never an unhandled rejection.
+    this.connection.catch(() => undefined)
+  }
+
+  create<T extends Data = Data>(name: string, options: StoreOptions = {}): Store<T> {
+    const store = new RethinkDbStore({
+      r,
+      table: name,
+      ...(this.db !== undefined ? { db: this.db } : {}),
+      ...(options.id !== undefined ? { id: options.id } : {}),
+      watch: this.options.watch ?? true,
+      logger: this.logger,
+      connected: this.connection
+    })
+    this.stores.push(store)
+    return store as unknown as Store<T>
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.stores.map((store) => store.close()))
+    const connection = await this.connection.catch(() => undefined)
+    await connection?.close()
+  }
+}

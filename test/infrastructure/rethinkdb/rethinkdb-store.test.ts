@@ -1,0 +1,254 @@
+import { randomBytes } from 'node:crypto'
+import { r } from 'rethinkdb-ts'
+import { BadRequest, Conflict } from '../../../src/domain/errors/errors.js'
+import type { Query } from '../../../src/domain/query/ast.js'
+import { parseQuery } from '../../../src/domain/query/parse-query.js'
+import type { Data } from '../../../src/domain/service/service.js'
+import type { StoreChange } from '../../../src/domain/store/store.js'
+import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { storeContract } from '../../contract/store.contract.js'
+import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
+
+// Integration suites: they need a real RethinkDB (RETHINKDB_URL, or Docker for a throw-away
+// container). Without one they are skipped and the run prints one loud line saying so.
+const server = await discoverRethinkDb()
+const withServer = server ? describe : describe.skip
+
+const tableName = (purpose: string): string => `${purpose}_${randomBytes(4).toString('hex')}`
+const q = (raw: Record<string, unknown> = {}): Query => parseQuery(raw, { operators: ['$search', '$contains'] })
+
+/** A store over a fresh table of the run's database, created through init(). */
+async function freshStore(options: { id?: string; watch?: boolean; table?: string } = {}): Promise<RethinkDbStore> {
+  if (!server) throw new Error('no server')
+  const store = new RethinkDbStore({ r: server.r, db: server.db, table: options.table ?? tableName('items'), ...options })
+  await store.init()
+  return store
+}
+
+/** Collects a store's change events; `next` awaits the first not yet taken event that matches. */
+function recorder(store: RethinkDbStore) {
+  const events: StoreChange<Data>[] = []
+  const waiters: { match(change: StoreChange<Data>): boolean; resolve(change: StoreChange<Data>): void }[] = []
+  const taken = new Set<StoreChange<Data>>()
+  const stop = store.watch!((change) => {
+    events.push(change)
+    const index = waiters.findIndex((waiter) => waiter.match(change))
+    if (index >= 0) {
+      taken.add(change)
+      waiters.splice(index, 1)[0]!.resolve(change)
+    }
+  })
+  const next = (match: (change: StoreChange<Data>) => boolean): Promise<StoreChange<Data>> => {
+    const seen = events.find((change) => !taken.has(change) && match(change))
+    if (seen) {
+      taken.add(seen)
+      return Promise.resolve(seen)
+    }
+    return new Promise((resolve) => waiters.push({ match, resolve }))
+  }
+  return { events, next, stop }
+}
+
+const about = (event: StoreChange['event'], name: string) => (change: StoreChange<Data>): boolean => change.event === event && change.record.name === name
+
+afterAll(async () => {
+  await server?.stop()
+})
+
+// Construction needs no connection: these run everywhere (and keep the skip line of this file visible).
+describe('RethinkDbStore options', () => {
+  it('offers watch only when watching (the default)', () => {
+    expect(new RethinkDbStore({ r, table: 'unused' }).watch).toBeInstanceOf(Function)
+    expect(new RethinkDbStore({ r, table: 'unused', watch: false }).watch).toBeUndefined()
+  })
+
+  it('uses the id field it is given and declares $search and $contains', () => {
+    const store = new RethinkDbStore({ r, table: 'unused', id: 'key' })
+    expect(store.id).toBe('key')
+    expect(store.operators).toEqual(['$search', '$contains'])
+  })
+
+  it('builds createQuery on the table of its database', () => {
+    const store = new RethinkDbStore({ r, table: 'items', db: 'plumage' })
+    expect(store.createQuery(q()).toString()).toBe('r.db("plumage").table("items")')
+    expect(store.createQuery(q({ age: 3 })).toString()).toBe('r.db("plumage").table("items").filter((var_1) => var_1("age").default(null).eq(3))')
+  })
+})
+
+withServer('RethinkDbStore against a real server', () => {
+  storeContract('RethinkDB', async ({ id }) => {
+    const store = await freshStore({ id, watch: false })
+    return { store, close: () => store.close() }
+  })
+
+  describe('init', () => {
+    it('is idempotent', async () => {
+      const store = await freshStore()
+      await expect(store.init()).resolves.toBeUndefined()
+      await store.create([{ name: 'after second init' }])
+      expect(await store.count(q().filter)).toBe(1)
+    })
+
+    it('lets two stores race to create the same table (two processes starting together)', async () => {
+      const table = tableName('race')
+      const first = new RethinkDbStore({ r: server!.r, db: server!.db, table })
+      const second = new RethinkDbStore({ r: server!.r, db: server!.db, table })
+      await Promise.all([first.init(), second.init()])
+      await first.create([{ name: 'one' }])
+      expect(names(await second.find(q()))).toEqual(['one'])
+    })
+
+    it('creates a missing database as well', async () => {
+      const db = `${server!.db}_extra`
+      const store = new RethinkDbStore({ r: server!.r, db, table: 'items' })
+      try {
+        await store.init()
+        await store.create([{ name: 'in another db' }])
+        expect(await store.count(q().filter)).toBe(1)
+      } finally {
+        await server!.r.dbDrop(db).run()
+      }
+    })
+
+    it('refuses a table whose primary key is not the id field', async () => {
+      const table = tableName('keyed')
+      await freshStore({ table, id: 'id' })
+      await expect(new RethinkDbStore({ r: server!.r, db: server!.db, table, id: 'uuid' }).init()).rejects.toThrow("has primary key 'id'")
+    })
+  })
+
+  describe('createQuery and params.rethinkdb', () => {
+    let store: RethinkDbStore
+    beforeAll(async () => {
+      store = await freshStore({ watch: false })
+      await store.create([
+        { name: 'Alice', age: 19, team: 'red' },
+        { name: 'Bob', age: 25, team: 'blue' },
+        { name: 'Cleo', age: 31, team: 'red' },
+        { name: 'Doug', age: 32, team: 'blue' }
+      ])
+    })
+
+    it('returns the table filtered by the query, without sort or pagination', async () => {
+      const rows = (await store.createQuery(q({ team: 'red', $limit: 1, $sort: { name: -1 } })).run()) as Data[]
+      expect(names(rows).sort()).toEqual(['Alice', 'Cleo'])
+    })
+
+    it('replaces the base query of find, with filter, sort, skip, limit and select applied on top', async () => {
+      const params = { rethinkdb: store.createQuery(q({ age: { $gt: 20 } })) }
+      expect(names(await store.find(q({ $sort: { name: 1 } }), params))).toEqual(['Bob', 'Cleo', 'Doug'])
+      expect(names(await store.find(q({ team: 'blue', $sort: { name: -1 } }), params))).toEqual(['Doug', 'Bob'])
+      expect(await store.find(q({ $sort: { age: 1 }, $skip: 1, $limit: 1, $select: ['age'] }), params)).toEqual([
+        { id: expect.any(String), age: 31 }
+      ])
+    })
+
+    it('replaces the base query of page and count', async () => {
+      const params = { rethinkdb: store.createQuery(q({ team: 'red' })) }
+      expect(await store.count(q().filter, params)).toBe(2)
+      const page = await store.page(q({ $sort: { name: 1 }, $limit: 1 }), params)
+      expect(page.total).toBe(2)
+      expect(names(page.data)).toEqual(['Alice'])
+    })
+
+    it('accepts any ReQL sequence a hook builds, e.g. with its own ordering', async () => {
+      const params = { rethinkdb: store.table().orderBy(server!.r.desc('age')) }
+      expect(names(await store.find(q({ $limit: 2 }), params))).toEqual(['Doug', 'Cleo'])
+    })
+
+    it('refuses a params.rethinkdb that is not a query', async () => {
+      await expect(store.find(q(), { rethinkdb: { team: 'red' } })).rejects.toThrow('params.rethinkdb must be a ReQL sequence')
+    })
+  })
+
+  describe('errors', () => {
+    it('answers Conflict to a duplicate id and keeps nothing of that insert', async () => {
+      const store = await freshStore({ watch: false })
+      await store.create([{ id: 'taken', name: 'first' }])
+      await expect(store.create([{ id: 'new', name: 'ok' }, { id: 'taken', name: 'again' }])).rejects.toBeInstanceOf(Conflict)
+      expect(names(await store.find(q({ $sort: { name: 1 } })))).toEqual(['first'])
+    })
+
+    it('answers BadRequest to an invalid $search pattern', async () => {
+      const store = await freshStore({ watch: false })
+      await store.create([{ name: 'x' }])
+      await expect(store.find(q({ name: { $search: '(' } }))).rejects.toBeInstanceOf(BadRequest)
+    })
+
+    it('generates uuid ids under a custom id field', async () => {
+      const store = await freshStore({ id: 'key', watch: false })
+      const [record] = await store.create([{ name: 'generated' }])
+      expect(record).toEqual({ key: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'generated' })
+      expect(record).not.toHaveProperty('id')
+    })
+  })
+
+  describe('change feed', () => {
+    it('publishes created, patched and removed for writes made directly in the database', async () => {
+      const store = await freshStore()
+      const events = recorder(store)
+      await store.whenWatching()
+      const table = store.table()
+      await table.insert({ id: 'direct', name: 'Direct' }).run()
+      expect(await events.next(about('created', 'Direct'))).toEqual({ event: 'created', record: { id: 'direct', name: 'Direct' } })
+      await table.get('direct').update({ age: 3 }).run()
+      expect((await events.next((change) => change.event === 'patched')).record).toEqual({ id: 'direct', name: 'Direct', age: 3 })
+      await table.get('direct').delete().run()
+      expect((await events.next((change) => change.event === 'removed')).record).toEqual({ id: 'direct', name: 'Direct', age: 3 })
+      events.stop()
+      await store.close()
+    })
+
+    it('reports update as updated and patch as patched, for the caller\'s own writes', async () => {
+      const store = await freshStore()
+      const events = recorder(store)
+      await store.whenWatching()
+      const [zero] = await store.create([{ id: 0, name: 'Zero' }])
+      await events.next(about('created', 'Zero'))
+      await store.update('0', { name: 'Replaced' }, q())
+      expect(await events.next(about('updated', 'Replaced'))).toEqual({ event: 'updated', record: { id: zero!.id, name: 'Replaced' } })
+      await store.patch(0, { name: 'Patched' }, q())
+      expect(await events.next(about('patched', 'Patched'))).toEqual({ event: 'patched', record: { id: 0, name: 'Patched' } })
+      await store.patch(null, { name: 'Multi' }, q())
+      await events.next(about('patched', 'Multi'))
+      expect(events.events.map((change) => change.event)).toEqual(['created', 'updated', 'patched', 'patched'])
+      events.stop()
+      await store.close()
+    })
+
+    it('publishes each change once per store, however many records a call writes', async () => {
+      const store = await freshStore()
+      const events = recorder(store)
+      await store.whenWatching()
+      await store.create([{ name: 'a' }, { name: 'b' }])
+      await store.remove(null, q({ name: 'a' }))
+      // A last write whose event arrives after every earlier one: then nothing more can be on its way.
+      await store.create([{ name: 'marker' }])
+      await events.next(about('created', 'marker'))
+      expect(events.events.map((change) => `${change.event} ${String(change.record.name)}`).sort()).toEqual(['created a', 'created b', 'created marker', 'removed a'])
+      events.stop()
+      await store.close()
+    })
+
+    it('lets two app instances on one table see each other\'s changes', async () => {
+      const table = tableName('shared')
+      const first = await freshStore({ table })
+      const second = new RethinkDbStore({ r: server!.r, db: server!.db, table })
+      const firstEvents = recorder(first)
+      const secondEvents = recorder(second)
+      await Promise.all([first.whenWatching(), second.whenWatching()])
+      const [record] = await first.create([{ name: 'from first' }])
+      expect((await secondEvents.next(about('created', 'from first'))).record).toEqual(record)
+      await second.patch(record!.id as string, { name: 'from second' }, q())
+      expect((await firstEvents.next(about('patched', 'from second'))).record).toEqual({ id: record!.id, name: 'from second' })
+      firstEvents.stop()
+      secondEvents.stop()
+      await Promise.all([first.close(), second.close()])
+    })
+
+  })
+})
+
+function names(records: Data[]): string[] {
+  return records.map((record) => String(record.name))
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { request } from 'node:http'
+import { connect } from 'node:net'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import type { R } from 'rethinkdb-ts'
+import { connectRethinkDb, parseRethinkDbUrl } from '../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+
+/**
+ * Finds a RethinkDB for the integration suites: RETHINKDB_URL when set, else a throw-away
+ * `rethinkdb:2.4` container when a Docker engine answers, else nothing (the suites are skipped and
+ * the run says so in one loud line). Every run works in a fresh database that `stop()` drops.
+ */
+export interface RethinkDbTestServer {
+  r: R
+  host: string
+  port: number
+  /** The fresh database of this run: `plumage_test_<random>`. */
+  db: string
+  /** Drops the database, drains the pool and stops the container (when one was started). */
+  stop(): Promise<void>
+}
+
+export const SKIP_MESSAGE = 'RethinkDB suite SKIPPED: set RETHINKDB_URL or start Docker'
+
+const DOCKER_PROBE_TIMEOUT_MS = 1_500
+
+export async function discoverRethinkDb(): Promise<RethinkDbTestServer | null> {
+  const url = process.env.RETHINKDB_URL
+  // Asked for explicitly: an unreachable server is a failure, not a skip.
+  if (url) return open(parseRethinkDbUrl(url))
+  if (!(await dockerAnswers())) {
+    console.warn(SKIP_MESSAGE)
+    return null
+  }
+  // Loaded only when Docker is there, so runs without it stay fast.
+  const { GenericContainer, Wait } = await import('testcontainers')
+  const container = await new GenericContainer('rethinkdb:2.4')
+    .withExposedPorts(28015)
+    .withWaitStrategy(Wait.forLogMessage(/Server ready/))
+    .withStartupTimeout(120_000)
+    .start()
+  return open({ host: container.getHost(), port: container.getMappedPort(28015) }, () => container.stop().then(() => undefined))
+}
+
+async function open(address: { host: string; port: number }, stopContainer?: () => Promise<void>): Promise<RethinkDbTestServer> {
+  const db = `plumage_test_${randomBytes(6).toString('hex')}`
+  const connection = await connectRethinkDb(`rethinkdb://${address.host}:${address.port}/${db}`, { timeoutMs: 15_000 })
+  const { r } = connection
+  await r.dbCreate(db).run()
+  return {
+    r,
+    host: address.host,
+    port: address.port,
+    db,
+    async stop() {
+      try {
+        await r.dbDrop(db).run()
+      } finally {
+        await connection.close()
+        await stopContainer?.()
+      }
+    }
+  }
+}
+
+/** A cheap, bounded check that a Docker engine is listening: GET /_ping on its socket or TCP port. */
+async function dockerAnswers(): Promise<boolean> {
+  const host = process.env.DOCKER_HOST
+  if (host?.startsWith('tcp://')) {
+    const { hostname, port } = new URL(host.replace(/^tcp:/, 'http:'))
+    return tcpAnswers(hostname, Number(port || 2375))
+  }
+  const sockets = host?.startsWith('unix://')
+    ? [host.slice('unix://'.length)]
+    : [
+        '/var/run/docker.sock',
+        join(homedir(), '.docker/run/docker.sock'),
+        join(homedir(), '.docker/desktop/docker.sock'),
+        ...(process.env.XDG_RUNTIME_DIR ? [join(process.env.XDG_RUNTIME_DIR, 'docker.sock'), join(process.env.XDG_RUNTIME_DIR, 'podman/podman.sock')] : [])
+      ]
+  for (const socketPath of sockets) {
+    if (existsSync(socketPath) && (await pingSocket(socketPath))) return true
+  }
+  return false
+}
+
+function pingSocket(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ socketPath, path: '/_ping', method: 'GET', timeout: DOCKER_PROBE_TIMEOUT_MS }, (res) => {
+      res.resume()
+      resolve(res.statusCode === 200)
+    })
+    req.on('timeout', () => req.destroy())
+    req.on('error', () => resolve(false))
+    req.end()
+  })
+}
+
+function tcpAnswers(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: DOCKER_PROBE_TIMEOUT_MS })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('timeout', () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
