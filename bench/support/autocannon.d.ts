@@ -1,0 +1,19 @@
+/** The part of autocannon's programmatic API the benchmarks use (it ships no types). */
+declare module 'autocannon' {
+  interface Options {
+    url: string
+    connections?: number
+    duration?: number
+    method?: string
+    headers?: Record<string, string>
+    body?: string
+  }
+  interface Result {
+    requests: { average: number; total: number }
+    latency: { p99: number; average: number }
+    errors: number
+    non2xx: number
+  }
+  function autocannon(options: Options): Promise<Result>
+  export default autocannon
+}

@@ -1,0 +1,19 @@
+import { feathers } from '@feathersjs/feathers'
+import expressModule, { errorHandler, json, notFound, rest, urlencoded } from '@feathersjs/express'
+import { MemoryService } from '@feathersjs/memory'
+import { announce, seedRecords } from './seed.js'
+import { addFeathersAuthentication } from './feathers-auth.js'
+
+/** The anchor: the same service on @feathersjs/express + @feathersjs/memory, set up as a generated app. */
+// A CommonJS module: its exports object is the function and also carries it as `default`.
+const app = expressModule.default(feathers())
+app.use(json())
+app.use(urlencoded({ extended: true }))
+app.configure(rest())
+app.use('messages', new MemoryService({ paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }))
+await addFeathersAuthentication(app)
+app.use(notFound())
+app.use(errorHandler({ logger: false }))
+for (const record of seedRecords()) await app.service('messages').create(record)
+const server = await app.listen(0)
+announce((server.address() as { port: number }).port)

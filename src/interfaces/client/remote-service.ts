@@ -1,0 +1,89 @@
+import { BadRequest } from '../../domain/errors/errors.js'
+import { METHOD_EVENTS, type Data, type Id, type NullableId, type Paginated, type Params } from '../../domain/service/service.js'
+import type { ClientApp, ClientHookContext } from './client-app.js'
+import { Emitter } from './emitter.js'
+
+type CustomMethods<N extends string> = Record<N, (data?: unknown, params?: Params) => Promise<unknown>>
+
+/**
+ * A service on the server, as the client sees it: the six methods (same signatures as on the
+ * server), custom methods added with `methods(...)`, and events. With a real-time transport the
+ * events come from the server; otherwise each own create/update/patch/remove emits locally, one
+ * event per record (SPEC "Events" 2).
+ */
+export class RemoteService<T = Data> extends Emitter {
+  private readonly subscriptions = new Map<string, () => void>()
+
+  constructor(readonly path: string, private readonly app: ClientApp) {
+    super({ onFirst: (event) => this.subscribe(event), onLast: (event) => this.unsubscribe(event) })
+  }
+
+  find(params: Params = {}): Promise<T[] | Paginated<T>> {
+    return this.call('find', undefined, undefined, params) as Promise<T[] | Paginated<T>>
+  }
+
+  get(id: Id, params: Params = {}): Promise<T> {
+    return this.call('get', id, undefined, params) as Promise<T>
+  }
+
+  create(data: Partial<T>, params?: Params): Promise<T>
+  create(data: Partial<T>[], params?: Params): Promise<T[]>
+  create(data: Partial<T> | Partial<T>[], params: Params = {}): Promise<T | T[]> {
+    return this.call('create', undefined, data, params) as Promise<T | T[]>
+  }
+
+  update(id: Id, data: Partial<T>, params: Params = {}): Promise<T> {
+    return this.call('update', id, data, params) as Promise<T>
+  }
+
+  patch(id: NullableId, data: Partial<T>, params: Params = {}): Promise<T | T[]> {
+    return this.call('patch', id, data, params) as Promise<T | T[]>
+  }
+
+  remove(id: NullableId, params: Params = {}): Promise<T | T[]> {
+    return this.call('remove', id, undefined, params) as Promise<T | T[]>
+  }
+
+  /** Adds custom methods `name(data, params)` (REST: POST with `X-Service-Method: name`). */
+  methods<N extends string>(...names: N[]): this & CustomMethods<N> {
+    const self = this as unknown as Record<string, unknown>
+    for (const name of names) self[name] = (data?: unknown, params: Params = {}) => this.call(name, undefined, data, params)
+    return this as this & CustomMethods<N>
+  }
+
+  /** Re-attaches wire subscriptions after the app's transport changed. */
+  resubscribe(): void {
+    for (const unsubscribe of this.subscriptions.values()) unsubscribe()
+    const events = [...this.subscriptions.keys()]
+    this.subscriptions.clear()
+    for (const event of events) this.subscribe(event)
+  }
+
+  private async call(method: string, id: NullableId | undefined, data: unknown, params: Params): Promise<unknown> {
+    // Feathers' client-side check: a missing id is a caller bug, answered without a request.
+    // get(null) would turn into a find on the collection URL; update(null) is left to the server's 400.
+    if (ID_METHODS.has(method) && (id === undefined || id === '' || (id === null && method === 'get'))) {
+      throw new BadRequest(`id for .${method} is required`)
+    }
+    const context: ClientHookContext = { app: this.app, path: this.path, method, id, data, params }
+    const result = await this.app.request(context)
+    const event = METHOD_EVENTS[method]
+    if (event && !this.app.transport?.subscribe && result !== null && result !== undefined) {
+      for (const record of Array.isArray(result) ? result : [result]) this.emit(event, record, context)
+    }
+    return result
+  }
+
+  private subscribe(event: string): void {
+    const subscribe = this.app.transport?.subscribe
+    if (subscribe) this.subscriptions.set(event, subscribe.call(this.app.transport, this.path, event, (data) => this.emit(event, data)))
+    else this.subscriptions.set(event, () => {})
+  }
+
+  private unsubscribe(event: string): void {
+    this.subscriptions.get(event)?.()
+    this.subscriptions.delete(event)
+  }
+}
+
+const ID_METHODS: ReadonlySet<string> = new Set(['get', 'update', 'patch', 'remove'])

@@ -1,0 +1,80 @@
+import { parseBody, type HttpRequest, type HttpSend } from './http.js'
+
+/*
+ * One HttpSend per supported HTTP library. The libraries are passed in by the user, so the
+ * client imports none of them; the types below are the small structural parts we call.
+ */
+
+export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) =>
+  Promise<{ status: number; text(): Promise<string> }>
+
+export function fetchSend(fetch: FetchLike): HttpSend {
+  return async ({ url, method, headers, body, connection }) => {
+    const response = await fetch(url, { method, headers, body: json(body), ...connection })
+    return { status: response.status, body: parseBody(await response.text()) }
+  }
+}
+
+export interface AxiosLike {
+  request(config: Record<string, unknown>): Promise<{ status: number; data: unknown }>
+}
+
+export function axiosSend(axios: AxiosLike): HttpSend {
+  return async ({ url, method, headers, body, connection }) => {
+    // Every status resolves and the body stays text: one parsing and error path for all libraries.
+    const response = await axios.request({
+      url, method, headers, data: json(body), validateStatus: () => true, responseType: 'text',
+      transformResponse: [(data: unknown) => data], ...connection
+    })
+    return { status: response.status, body: parseBody(response.data) }
+  }
+}
+
+interface SuperagentRequest extends PromiseLike<{ status: number; text?: string; body?: unknown }> {
+  set(headers: Record<string, string>): SuperagentRequest
+  send(body: string): SuperagentRequest
+  ok(check: () => boolean): SuperagentRequest
+}
+export type SuperagentLike = (method: string, url: string) => SuperagentRequest
+
+export function superagentSend(superagent: SuperagentLike): HttpSend {
+  return async ({ url, method, headers, body }) => {
+    let request = superagent(method, url).set(headers).ok(() => true)
+    if (body !== undefined) request = request.send(json(body)!)
+    const response = await request
+    return { status: response.status, body: typeof response.text === 'string' ? parseBody(response.text) : response.body }
+  }
+}
+
+interface JqXhr { status: number; statusText: string; responseText?: string }
+export interface JQueryLike {
+  ajax(settings: Record<string, unknown>): { then(done: (data: unknown, status: string, xhr: JqXhr) => void, fail: (xhr: JqXhr) => void): unknown }
+}
+
+export function jquerySend($: JQueryLike): HttpSend {
+  return ({ url, method, headers, body, connection }) => new Promise((resolve, reject) => {
+    // dataType 'text': jQuery would otherwise reject empty 204 bodies and non-JSON error pages.
+    $.ajax({ url, type: method, headers, data: json(body), dataType: 'text', processData: false, contentType: false, ...connection }).then(
+      (_data, _status, xhr) => resolve({ status: xhr.status, body: parseBody(xhr.responseText) }),
+      (xhr) => xhr.status === 0
+        ? reject(new Error(xhr.statusText || 'network error'))
+        : resolve({ status: xhr.status, body: parseBody(xhr.responseText) })
+    )
+  })
+}
+
+export type RequestLike = (options: Record<string, unknown>, callback: (error: unknown, response: { statusCode: number }, body: unknown) => void) => void
+
+/** `request` is deprecated upstream: legacy support. Its `defaults` (e.g. basic auth) are kept. */
+export function requestSend(request: RequestLike): HttpSend {
+  return ({ url, method, headers, body, connection }: HttpRequest) => new Promise((resolve, reject) => {
+    request({ url, method, headers, body: json(body), ...connection }, (error, response, text) => {
+      if (error) reject(error)
+      else resolve({ status: response.statusCode, body: parseBody(text) })
+    })
+  })
+}
+
+function json(body: unknown): string | undefined {
+  return body === undefined ? undefined : JSON.stringify(body)
+}

@@ -1,0 +1,17 @@
+import qs from 'qs'
+
+/**
+ * qs settings for URL queries (PROTOCOL.md §2.4): `$in` lists of realistic length stay arrays
+ * (qs's default arrayLimit of 20 silently turns longer lists into objects), nesting is bounded,
+ * and prototype keys are refused. Every leaf stays a string: coercion belongs to the service.
+ */
+const OPTIONS: qs.IParseOptions = {
+  arrayLimit: 1000,
+  depth: 6,
+  parameterLimit: 1000,
+  allowPrototypes: false
+}
+
+export function parseQueryString(search: string): Record<string, unknown> {
+  return search.length === 0 ? {} : qs.parse(search, OPTIONS)
+}
