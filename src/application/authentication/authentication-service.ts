@@ -1,0 +1,127 @@
+import type { Clock } from '../../domain/clock.js'
+import { NotAuthenticated } from '../../domain/errors/errors.js'
+import type { TokenPayload, TokenService } from '../../domain/auth/token-service.js'
+import type { AuthenticationRequest, Data, Id, NullableId, Params } from '../../domain/service/service.js'
+import type { App } from '../app.js'
+import type { HookContext } from '../hook-context.js'
+import type { AuthenticationResult, AuthenticationStrategy } from './authentication-strategy.js'
+
+export interface AuthenticationServiceOptions {
+  tokens: TokenService
+  clock?: Clock
+  /** Strategies `create` may use (PROTOCOL.md §5.4); default: every registered strategy. */
+  authStrategies?: string[]
+}
+
+/**
+ * The `authentication` service (PROTOCOL.md §5): `create` authenticates with a named strategy and
+ * answers `{ accessToken, authentication, user }`; `remove` is logout. It never publishes service
+ * events; instead it emits the app events `login` and `logout` with `{ provider, connection }`, which
+ * transports use to bind connections and the app uses to join channels.
+ */
+export class AuthenticationService {
+  readonly tokens: TokenService
+  readonly clock: Clock
+  private readonly strategies = new Map<string, AuthenticationStrategy>()
+  private app?: App
+
+  constructor(private readonly options: AuthenticationServiceOptions) {
+    this.tokens = options.tokens
+    this.clock = options.clock ?? { now: () => Date.now() }
+  }
+
+  register(...strategies: AuthenticationStrategy[]): this {
+    for (const strategy of strategies) this.strategies.set(strategy.name, strategy)
+    return this
+  }
+
+  getStrategy(name: string): AuthenticationStrategy | undefined {
+    return this.strategies.get(name)
+  }
+
+  get application(): App {
+    if (!this.app) throw new Error('The authentication service is not set up yet: register it with app.use and call app.setup()')
+    return this.app
+  }
+
+  get authStrategies(): string[] {
+    return this.options.authStrategies ?? [...this.strategies.keys()]
+  }
+
+  /** Runs the strategy named in `data` if it is one of `allowed`; throws the v5 messages of §5.4. */
+  async authenticate(data: AuthenticationRequest | undefined, params: Params, ...allowed: string[]): Promise<AuthenticationResult> {
+    const name = typeof data === 'object' && data !== null ? data.strategy : undefined
+    if (typeof name !== 'string' || name === '') throw new NotAuthenticated('Invalid authentication information (no `strategy` set)')
+    if (!allowed.includes(name)) throw new NotAuthenticated('Invalid authentication information (strategy not allowed in authStrategies)')
+    const strategy = this.strategies.get(name)
+    if (!strategy) throw new NotAuthenticated('Invalid authentication information')
+    return strategy.authenticate(data!, params)
+  }
+
+  /** Login: a new token for a local (or other) authentication; the same token back for jwt (§5.5). */
+  async create(data: AuthenticationRequest, params: Params = {}): Promise<AuthenticationResult> {
+    const allowed = this.authStrategies
+    // `restrictStrategies` may already have authenticated this request in a before hook.
+    const checked = params.authResult as AuthenticationResult | undefined
+    if (checked && !allowed.includes(checked.authentication.strategy)) {
+      throw new NotAuthenticated('Invalid authentication information (strategy not allowed in authStrategies)')
+    }
+    return this.respond(checked ?? await this.authenticate(data, params, ...allowed), params)
+  }
+
+  /** Logout: verifies the caller's token and answers like a jwt re-authentication. Tokens stay valid (stateless). */
+  async remove(id: NullableId, params: Params = {}): Promise<AuthenticationResult> {
+    const { authentication } = params
+    if (id !== null && id !== undefined && id !== authentication?.accessToken) throw new NotAuthenticated('Invalid access token')
+    return this.respond(await this.authenticate(authentication, params, ...this.authStrategies), params)
+  }
+
+  setup(app: App, path: string): void {
+    // Hooks and strategy subscriptions are added once, even if the app is set up again.
+    if (this.app === app) return
+    this.app = app
+    for (const strategy of this.strategies.values()) strategy.setup?.(this)
+    const silence = (context: HookContext) => { context.event = null }
+    const announce = (event: 'login' | 'logout') => (context: HookContext) => {
+      const { provider, connection } = context.params
+      app.emit(event, context.dispatch ?? context.result, { provider, connection }, context)
+    }
+    app.service(path).hooks({ before: { all: [silence] }, after: { create: [announce('login')], remove: [announce('logout')] } })
+  }
+
+  private async respond(result: AuthenticationResult, params: Params): Promise<AuthenticationResult> {
+    const strategy = this.strategies.get(result.authentication.strategy)
+    const entityName = strategy?.entity ?? null
+    const entity = entityName === null ? undefined : result[entityName]
+    const id = strategy && isRecord(entity) ? entity[this.idField(strategy)] as Id | undefined : undefined
+    let { accessToken } = result
+    let payload = result.authentication.payload
+    if (accessToken === undefined) {
+      const claims: TokenPayload = { ...(id !== undefined && entityName ? { [`${entityName}Id`]: id } : {}), ...payload }
+      accessToken = await this.tokens.sign(claims, id !== undefined ? { subject: String(id) } : {})
+      payload = await this.tokens.verify(accessToken)
+    }
+    const { accessToken: _verified, authentication, ...rest } = result
+    const response: AuthenticationResult = { accessToken, authentication: { ...authentication, payload }, ...rest }
+    if (entityName && entity !== undefined && id !== undefined) response[entityName] = await this.externalView(strategy!, id, entity as Data, params)
+    return response
+  }
+
+  /** The entity as an external `get` returns it: the entity service's hooks run, so protected fields go. */
+  private async externalView(strategy: AuthenticationStrategy, id: Id, entity: Data, params: Params): Promise<unknown> {
+    if (params.provider === undefined) return entity
+    const { provider, headers, connection } = params
+    return this.application.service(strategy.service).get!(id, {
+      provider, headers, connection, authenticated: true, [strategy.entity!]: entity, authentication: params.authentication
+    })
+  }
+
+  private idField(strategy: AuthenticationStrategy): string {
+    const id = (this.application.service(strategy.service) as { id?: unknown }).id
+    return typeof id === 'string' ? id : 'id'
+  }
+}
+
+function isRecord(value: unknown): value is Data {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,33 @@
+import { NotAuthenticated } from '../../../domain/errors/errors.js'
+import type { Hook, HookContext } from '../../hook-context.js'
+import type { AuthenticationService } from '../authentication-service.js'
+
+export interface AuthenticateSettings {
+  /** Path of the authentication service (default 'authentication'). */
+  service?: string
+  strategies: string[]
+}
+
+/**
+ * Before hook: external calls must authenticate with one of `strategies` (usually 'jwt'). Sets
+ * `params.user` (the full entity, password hash included, as v5 does), `params.authentication`
+ * and `params.authenticated`. Internal calls without credentials pass untouched.
+ */
+export function authenticate(settings: string | AuthenticateSettings, ...strategies: string[]): Hook {
+  const { service = 'authentication', strategies: allowed } =
+    typeof settings === 'string' ? { strategies: [settings, ...strategies] } : settings
+  if (allowed.length === 0) throw new Error('The authenticate hook needs at least one allowed strategy')
+  return async (context: HookContext) => {
+    if (context.type !== 'before') throw new NotAuthenticated('The authenticate hook must be used as a before hook')
+    const { params } = context
+    if (params.authenticated === true) return
+    if (params.authentication) {
+      const auth = context.app.service<AuthenticationService>(service)
+      const { authentication, provider: _provider, ...rest } = params
+      const { accessToken: _token, ...result } = await auth.authenticate(authentication, rest, ...allowed)
+      context.params = { ...params, ...result, authenticated: true }
+    } else if (params.provider !== undefined) {
+      throw new NotAuthenticated('Not authenticated')
+    }
+  }
+}

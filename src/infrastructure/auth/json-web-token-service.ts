@@ -1,0 +1,83 @@
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto'
+import jwt, { type Algorithm, type SignOptions as JwtSignOptions } from 'jsonwebtoken'
+import type { Clock } from '../../domain/clock.js'
+import { NotAuthenticated } from '../../domain/errors/errors.js'
+import { SystemClock } from '../clock/system-clock.js'
+import type { SignOptions, TokenPayload, TokenService } from '../../domain/auth/token-service.js'
+
+export interface JsonWebTokenOptions {
+  secret: string
+  /** A duration such as '1d', '12h' or a number of seconds (PROTOCOL.md §5.2: 1d). */
+  expiresIn?: string | number
+  audience?: string
+  issuer?: string
+  /** The one algorithm tokens are signed with and the only one verification accepts. */
+  algorithm?: 'HS256' | 'HS384' | 'HS512'
+  clock?: Clock
+}
+
+/** Claims this service sets itself; a payload carrying them (e.g. a re-signed token) must not clash. */
+const REGISTERED = ['iat', 'exp', 'nbf', 'aud', 'iss', 'sub', 'jti']
+
+/**
+ * Access tokens with jsonwebtoken, shaped as Feathers v5 issues them (PROTOCOL.md §5.2): header
+ * `{alg: HS256, typ: 'access'}`, `aud`, `iss`, `exp`, a random `jti`. Verification pins the algorithm,
+ * so `alg: none` and other algorithms are refused, and checks exp/aud/iss against the injected clock.
+ */
+export class JsonWebTokenService implements TokenService {
+  // Verification runs on every authenticated call: the key is prepared once, not re-parsed per token.
+  private readonly key: KeyObject
+  private readonly algorithm: Algorithm
+  private readonly audience: string
+  private readonly issuer: string
+  private readonly expiresIn: string | number
+  private readonly clock: Clock
+
+  constructor(options: JsonWebTokenOptions) {
+    if (typeof options.secret !== 'string' || options.secret.length === 0) {
+      throw new Error('JsonWebTokenService needs a non-empty secret (set AUTH_SECRET)')
+    }
+    this.key = createSecretKey(Buffer.from(options.secret, 'utf8'))
+    this.algorithm = options.algorithm ?? 'HS256'
+    this.audience = options.audience ?? 'https://yourdomain.com'
+    this.issuer = options.issuer ?? 'feathers'
+    this.expiresIn = options.expiresIn ?? '1d'
+    this.clock = options.clock ?? new SystemClock()
+  }
+
+  async sign(payload: TokenPayload, options: SignOptions = {}): Promise<string> {
+    const claims: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(payload)) if (!REGISTERED.includes(name)) claims[name] = value
+    claims.iat = Math.floor(this.clock.now() / 1000)
+    const signOptions: JwtSignOptions = {
+      algorithm: this.algorithm,
+      header: { alg: this.algorithm, typ: 'access' },
+      audience: this.audience,
+      issuer: this.issuer,
+      expiresIn: this.expiresIn as JwtSignOptions['expiresIn'],
+      jwtid: randomUUID()
+    }
+    if (options.subject !== undefined) signOptions.subject = options.subject
+    return jwt.sign(claims, this.key, signOptions)
+  }
+
+  async verify(token: string): Promise<TokenPayload> {
+    let payload: string | jwt.JwtPayload
+    try {
+      payload = jwt.verify(token, this.key, {
+        algorithms: [this.algorithm],
+        audience: this.audience,
+        issuer: this.issuer,
+        clockTimestamp: Math.floor(this.clock.now() / 1000)
+      })
+    } catch (error) {
+      // The library's messages are the v5 wire messages (PROTOCOL.md §5.4): 'jwt expired', 'invalid signature', …
+      const { name, message, expiredAt } = error as { name: string; message: string; expiredAt?: Date }
+      throw new NotAuthenticated(message, expiredAt ? { name, expiredAt } : { name })
+    }
+    if (typeof payload !== 'object' || payload === null) {
+      throw new NotAuthenticated('jwt payload must be an object', { name: 'JsonWebTokenError' })
+    }
+    return payload as TokenPayload
+  }
+}

@@ -1,0 +1,38 @@
+import { App } from '../../src/application/app.js'
+import { buildContainer, restAppOptions } from '../../src/container.js'
+import { Logger } from '../../src/domain/logger.js'
+import { loadConfig } from '../../src/infrastructure/config/config.js'
+import { listen } from '../../src/interfaces/rest/http-server.js'
+import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
+import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
+
+export const AUTH_SECRET = 'e2e-secret-0123456789abcdef'
+
+export interface AuthServer {
+  app: App
+  url: string
+  warnings: string[]
+  close(): Promise<void>
+}
+
+/** The real composition root (bcrypt cost 10, jsonwebtoken, reference app) behind REST and socket.io on 127.0.0.1:0. */
+export async function startAuthServer(env: Record<string, string> = { AUTH_SECRET }): Promise<AuthServer> {
+  const config = loadConfig({ NODE_ENV: 'test', ...env })
+  const warnings: string[] = []
+  const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => { warnings.push(message) } }
+  const container = buildContainer(config, { logger })
+  const app = container.get<App>(App)
+  await app.setup()
+  const running = await listen(createRestApp(app, restAppOptions(config, logger)), 0, '127.0.0.1')
+  const io = attachSocketIo(app, running.server, { logger })
+  return {
+    app,
+    url: running.url,
+    warnings,
+    async close() {
+      io.disconnectSockets(true)
+      await running.close()
+      await app.teardown()
+    }
+  }
+}

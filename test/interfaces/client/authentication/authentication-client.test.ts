@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { NotAuthenticated } from '../../../../src/domain/errors/errors.js'
+import { authentication } from '../../../../src/interfaces/client/authentication/authentication-client.js'
+import { MemoryStorage } from '../../../../src/interfaces/client/authentication/storage.js'
+import { createClient } from '../../../../src/interfaces/client/client-app.js'
+import { rest } from '../../../../src/interfaces/client/rest/rest-client.js'
+import type { RemoteCall, Transport } from '../../../../src/interfaces/client/transport.js'
+import { startAuthServer, type AuthServer } from '../../../e2e/auth-server.js'
+
+/** Answers logins with a token and records what each call carried. */
+function fakeTransport(name: string, answer?: (call: RemoteCall) => unknown) {
+  const calls: RemoteCall[] = []
+  const transport: Transport = {
+    name,
+    async call(call) {
+      calls.push(call)
+      if (answer) return answer(call)
+      if (call.path === 'authentication') return { accessToken: `token-${calls.length}`, authentication: { strategy: 'local' } }
+      return []
+    }
+  }
+  return { transport, calls }
+}
+
+describe('authentication client (fake transports)', () => {
+  it('stores the token in the given storage and sends it as a Bearer header on REST calls, not on the login', async () => {
+    const storage = new MemoryStorage()
+    const { transport, calls } = fakeTransport('rest')
+    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication({ storage }))
+    const logins: unknown[] = []
+    client.on('login', (result) => logins.push(result))
+    await client.authenticate({ strategy: 'local', email: 'a', password: 'b' })
+    await client.service('messages').find({ headers: { 'X-Extra': '1' } })
+    expect(calls[0]!.params.headers).toBeUndefined()
+    expect(calls[1]!.params.headers).toEqual({ Authorization: 'Bearer token-1', 'X-Extra': '1' })
+    expect(storage.getItem('feathers-jwt')).toBe('token-1')
+    expect(logins).toHaveLength(1)
+  })
+
+  it('uses the configured header, scheme, storage key and path; a localStorage-like async storage works', async () => {
+    const items = new Map<string, string>()
+    const storage = { getItem: async (key: string) => items.get(key) ?? null, setItem: async (key: string, value: string) => { items.set(key, value) }, removeItem: async (key: string) => { items.delete(key) } }
+    const { transport, calls } = fakeTransport('rest', (call) => call.path === 'auth' ? { accessToken: 't' } : [])
+    const client = createClient().configure((app) => { app.transport = transport })
+      .configure(authentication({ storage, storageKey: 'jwt', header: 'X-Token', scheme: 'JWT', path: '/auth/' }))
+    await client.authenticate({ strategy: 'local' })
+    await client.service('messages').find()
+    expect(items.get('jwt')).toBe('t')
+    expect(calls[1]!.params.headers).toEqual({ 'X-Token': 'JWT t' })
+  })
+
+  it('sends no header over a socket transport (the connection is authenticated) and re-authenticates after a disconnect', async () => {
+    const { transport, calls } = fakeTransport('socketio')
+    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication())
+    await client.authenticate({ strategy: 'local', email: 'a', password: 'b' })
+    await client.service('messages').find()
+    expect(calls[1]!.params.headers).toBeUndefined()
+    const relogin = new Promise((resolve) => client.once('login', resolve))
+    client.emit('disconnect', 'transport close')
+    await expect(relogin).resolves.toMatchObject({ accessToken: 'token-3' })
+    expect(calls[2]).toMatchObject({ path: 'authentication', method: 'create', data: { strategy: 'jwt', accessToken: 'token-1' } })
+  })
+
+  it('drops the stored token when the server refuses it (401–407) and says when there is none', async () => {
+    const storage = new MemoryStorage()
+    storage.setItem('feathers-jwt', 'stale')
+    const { transport } = fakeTransport('rest', () => { throw new NotAuthenticated('jwt expired') })
+    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication({ storage }))
+    await expect(client.reAuthenticate()).rejects.toThrow('jwt expired')
+    expect(storage.getItem('feathers-jwt')).toBeNull()
+    await expect(client.reAuthenticate()).rejects.toThrow('No accessToken found in storage')
+  })
+
+  it('keeps the token on other errors', async () => {
+    const storage = new MemoryStorage()
+    storage.setItem('feathers-jwt', 'kept')
+    const { transport } = fakeTransport('rest', () => { throw new Error('network down') })
+    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication({ storage }))
+    await expect(client.reAuthenticate()).rejects.toThrow('network down')
+    expect(storage.getItem('feathers-jwt')).toBe('kept')
+  })
+
+  it('makes calls wait for a login in progress', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    const { transport, calls } = fakeTransport('rest', async (call) => {
+      if (call.path === 'authentication') { await gate; return { accessToken: 'late' } }
+      return []
+    })
+    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication())
+    const login = client.authenticate({ strategy: 'local' })
+    const find = client.service('messages').find()
+    release()
+    await Promise.all([login, find])
+    expect(calls.map((call) => call.path)).toEqual(['authentication', 'messages'])
+    expect(calls[1]!.params.headers).toEqual({ Authorization: 'Bearer late' })
+  })
+})
+
+describe('authentication client against the server over REST', () => {
+  let server: AuthServer
+  beforeAll(async () => {
+    server = await startAuthServer()
+    await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'a@x.io', password: 'secret' }) })
+  })
+  afterAll(() => server.close())
+
+  it('logs in, calls protected services, re-authenticates with the same token and logs out', async () => {
+    const storage = new MemoryStorage()
+    const client = createClient().configure(rest(server.url).fetch(fetch)).configure(authentication({ storage }))
+    const events: string[] = []
+    client.on('login', () => events.push('login'))
+    client.on('logout', () => events.push('logout'))
+    await expect(client.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Not authenticated' })
+    const result = await client.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret' })
+    expect(result.user).toEqual({ email: 'a@x.io', id: 0 })
+    await expect(client.service('messages').create({ text: 'hi' })).resolves.toEqual({ text: 'hi', userId: 0, id: 0 })
+    const again = await client.reAuthenticate(true)
+    expect(again.accessToken).toBe(result.accessToken)
+    await expect(client.reAuthenticate()).resolves.toBe(again)
+    await expect(client.logout()).resolves.toMatchObject({ accessToken: result.accessToken })
+    expect(storage.getItem('feathers-jwt')).toBeNull()
+    await expect(client.service('messages').find()).rejects.toMatchObject({ code: 401 })
+    expect(events).toEqual(['login', 'login', 'logout'])
+  })
+
+  it('restores a session from storage with reAuthenticate (e.g. after a page reload)', async () => {
+    const storage = new MemoryStorage()
+    const first = createClient().configure(rest(server.url).fetch(fetch)).configure(authentication({ storage }))
+    await first.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret' })
+    const second = createClient().configure(rest(server.url).fetch(fetch)).configure(authentication({ storage }))
+    await second.reAuthenticate()
+    await expect(second.service('users').get(0)).resolves.toEqual({ email: 'a@x.io', id: 0 })
+  })
+
+  it('rejects a wrong password with "Invalid login" and keeps no token', async () => {
+    const storage = new MemoryStorage()
+    const client = createClient().configure(rest(server.url).fetch(fetch)).configure(authentication({ storage }))
+    await expect(client.authenticate({ strategy: 'local', email: 'a@x.io', password: 'nope' })).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Invalid login' })
+    expect(storage.getItem('feathers-jwt')).toBeNull()
+  })
+})
