@@ -1,16 +1,27 @@
 import 'reflect-metadata'
+import { randomBytes } from 'node:crypto'
 import { Container } from 'inversify'
 import { App } from './application/app.js'
+import { PasswordHasher } from './domain/auth/password-hasher.js'
+import { TokenService } from './domain/auth/token-service.js'
+import { Clock } from './domain/clock.js'
+import { BcryptPasswordHasher } from './infrastructure/auth/bcrypt-password-hasher.js'
+import { JsonWebTokenService } from './infrastructure/auth/json-web-token-service.js'
+import { SystemClock } from './infrastructure/clock/system-clock.js'
 import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { Config } from './infrastructure/config/config.js'
 import { PinoLogger } from './infrastructure/logging/pino-logger.js'
 import { InMemoryStoreFactory } from './infrastructure/memory/in-memory-store-factory.js'
+import { RethinkDbStoreFactory } from './infrastructure/rethinkdb/rethinkdb-store-factory.js'
+import type { RestAppOptions } from './interfaces/rest/rest-app.js'
+import type { SocketIoOptions } from './interfaces/socketio/attach-socket-io.js'
 import { createReferenceApp } from './reference-app.js'
 
 /** Store adapters by the STORE setting. Adding one here is all it takes to swap persistence. */
 export const storeAdapters: Record<string, (config: Config, logger: Logger) => StoreFactory> = {
-  memory: () => new InMemoryStoreFactory()
+  memory: () => new InMemoryStoreFactory(),
+  rethinkdb: (config, logger) => new RethinkDbStoreFactory(config.rethinkdbUrl, { logger })
 }
 
 /**
@@ -25,8 +36,43 @@ export function buildContainer(config: Config, overrides: { logger?: Logger } = 
   const adapter = storeAdapters[config.store]
   if (!adapter) throw new Error(`No store adapter is registered for STORE=${config.store}`)
   container.bind<StoreFactory>(StoreFactory).toConstantValue(adapter(config, logger))
+  const clock = new SystemClock()
+  container.bind<Clock>(Clock).toConstantValue(clock)
+  container.bind<PasswordHasher>(PasswordHasher).toConstantValue(new BcryptPasswordHasher(config.bcryptRounds))
+  container.bind<TokenService>(TokenService).toConstantValue(new JsonWebTokenService({
+    secret: config.authSecret ?? developmentSecret(logger), expiresIn: config.jwtExpiresIn, clock
+  }))
   container.bind<App>(App).toDynamicValue((context) => createReferenceApp({
-    stores: context.get<StoreFactory>(StoreFactory)
+    stores: context.get<StoreFactory>(StoreFactory),
+    authentication: { hasher: context.get<PasswordHasher>(PasswordHasher), tokens: context.get<TokenService>(TokenService), clock }
   })).inSingletonScope()
   return container
+}
+
+/** The HTTP layer's settings from config; request logs go through the app's pino when it has one. */
+export function restAppOptions(config: Config, logger: Logger): RestAppOptions {
+  return {
+    logger,
+    bodyLimit: config.bodyLimit,
+    corsOrigins: config.corsOrigins,
+    compression: config.compression,
+    staticDir: config.staticDir,
+    requestLog: config.requestLog && (logger instanceof PinoLogger ? logger.pino : true)
+  }
+}
+
+/** Without AUTH_SECRET (development and test only: config refuses production) tokens die with the process. */
+function developmentSecret(logger: Logger): string {
+  logger.warn('AUTH_SECRET is not set: using a random secret for this run, so access tokens stop working after a restart')
+  return randomBytes(32).toString('base64url')
+}
+
+/** The socket.io transport's limits from config (PROTOCOL.md §6.1). */
+export function socketIoOptions(config: Config, logger: Logger): SocketIoOptions {
+  return {
+    logger,
+    maxMessageSize: config.socketMaxMessageSize,
+    maxConcurrentCalls: config.socketMaxConcurrentCalls,
+    server: config.corsOrigins.length > 0 ? { cors: { origin: config.corsOrigins } } : {}
+  }
 }

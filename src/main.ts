@@ -3,7 +3,10 @@ import { App } from './application/app.js'
 import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
-import { buildContainer } from './container.js'
+import { buildContainer, restAppOptions, socketIoOptions } from './container.js'
+import { listen } from './interfaces/rest/http-server.js'
+import { createRestApp } from './interfaces/rest/rest-app.js'
+import { attachSocketIo } from './interfaces/socketio/attach-socket-io.js'
 
 async function main(): Promise<void> {
   const config = loadConfig()
@@ -11,9 +14,14 @@ async function main(): Promise<void> {
   const logger = container.get<Logger>(Logger)
   const app = container.get<App>(App)
   await app.setup()
-  logger.info('plumage started', { store: config.store, services: app.paths })
+  const http = await listen(createRestApp(app, restAppOptions(config, logger)), config.port, config.host)
+  const io = attachSocketIo(app, http.server, socketIoOptions(config, logger))
+  logger.info('plumage started', { url: http.url, store: config.store, services: app.paths })
   const stop = async (signal: string) => {
     logger.info('shutting down', { signal })
+    // Open websockets would hold the HTTP server open; REST requests in flight still finish.
+    io.disconnectSockets(true)
+    await http.close()
     await app.teardown()
     await container.get<StoreFactory>(StoreFactory).close()
     process.exit(0)

@@ -15,6 +15,10 @@ export interface Config {
   staticDir?: string
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   bodyLimit: string
+  /** Largest socket message in bytes; a bigger one closes the connection. */
+  socketMaxMessageSize: number
+  /** Calls one socket connection may have in flight; more are answered with 429. */
+  socketMaxConcurrentCalls: number
 }
 export const Config = Symbol.for('Config')
 
@@ -40,7 +44,9 @@ export function loadConfig(env: Env = process.env): Config {
     requestLog: flag(env, 'REQUEST_LOG', false),
     staticDir: env.STATIC_DIR === '' ? undefined : env.STATIC_DIR ?? 'public',
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    bodyLimit: env.BODY_LIMIT || '100kb'
+    bodyLimit: env.BODY_LIMIT || '100kb',
+    socketMaxMessageSize: integer(env, 'SOCKET_MAX_MESSAGE_SIZE', 1e6, 1024, 2 ** 31 - 1),
+    socketMaxConcurrentCalls: integer(env, 'SOCKET_MAX_CONCURRENT_CALLS', 100, 1, 100000)
   }
   if (!/^\d+\s*(ms|s|m|h|d|w|y)?$/.test(config.jwtExpiresIn)) {
     throw new ConfigError(`JWT_EXPIRES_IN must be a duration such as 1d, 12h or 3600s (got '${config.jwtExpiresIn}')`)

@@ -1,0 +1,73 @@
+import { errorFromJson } from '../../../domain/errors/convert-error.js'
+import { Timeout } from '../../../domain/errors/errors.js'
+import type { ClientApp } from '../client-app.js'
+import { fillRoute, type RemoteCall, type Transport } from '../transport.js'
+
+type Listener = (...args: unknown[]) => void
+
+/** The part of a socket.io-client `Socket` this transport uses (the user passes the socket in). */
+export interface SocketLike {
+  emit(event: string, ...args: unknown[]): unknown
+  on(event: string, listener: Listener): unknown
+  off(event: string, listener: Listener): unknown
+}
+
+export interface SocketioOptions {
+  /** Milliseconds to wait for an answer before rejecting with a Timeout error; default 5000. */
+  timeout?: number
+}
+
+/** Arguments after the path, by method (PROTOCOL.md §6.3); the query is always sent, `{}` by default. */
+function callArguments({ method, id, data, params }: RemoteCall): unknown[] {
+  const query = params.query ?? {}
+  switch (method) {
+    case 'find': return [query]
+    case 'get': case 'remove': return [id, query]
+    case 'update': case 'patch': return [id, data, query]
+    default: return [data, query]
+  }
+}
+
+/**
+ * The socket.io transport for the client core: calls are `socket.emit(method, path, ...args, ack)`,
+ * service events are the wire events `"<path> <event>"`. The socket's `connect`/`disconnect` are
+ * re-emitted as client app events so plugins (the authentication client) can log in again after a
+ * reconnect; calls made while disconnected are buffered by socket.io and sent on reconnect.
+ */
+export class SocketioTransport implements Transport {
+  readonly name = 'socketio'
+
+  constructor(readonly socket: SocketLike, private readonly options: SocketioOptions = {}) {}
+
+  call(call: RemoteCall): Promise<unknown> {
+    const path = fillRoute(call.path, call.params.route)
+    const timeout = this.options.timeout ?? 5000
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Timeout(`Timeout of ${timeout}ms exceeded calling ${call.method} on ${path}`, { timeout, method: call.method, path }))
+      }, timeout)
+      this.socket.emit(call.method, path, ...callArguments(call), (error: unknown, result: unknown) => {
+        clearTimeout(timer)
+        if (error !== null && error !== undefined) reject(errorFromJson(typeof error === 'object' ? error : { message: String(error) }))
+        else resolve(result)
+      })
+    })
+  }
+
+  subscribe(path: string, event: string, emit: (data: unknown) => void): () => void {
+    const listener = (data: unknown) => emit(data)
+    const name = `${path} ${event}`
+    this.socket.on(name, listener)
+    return () => this.socket.off(name, listener)
+  }
+}
+
+/** `client.configure(socketio(socket, { timeout }))`: makes the client talk over a socket.io socket. */
+export function socketio(socket: SocketLike, options: SocketioOptions = {}): (client: ClientApp) => void {
+  if (!socket || typeof socket.emit !== 'function') throw new Error('socketio(socket) needs a socket.io-client socket, e.g. io(url)')
+  return (client) => {
+    client.transport = new SocketioTransport(socket, options)
+    socket.on('connect', () => client.emit('connect'))
+    socket.on('disconnect', (reason) => client.emit('disconnect', reason))
+  }
+}

@@ -1,0 +1,106 @@
+import type { App } from '../../application/app.js'
+import { NotFound } from '../../domain/errors/errors.js'
+import type { Connection, Data } from '../../domain/service/service.js'
+import { parseAuthorization } from '../rest/authorization-header.js'
+import { socketParams } from './dispatch-call.js'
+
+const AUTHENTICATION_PATH = 'authentication'
+/** setTimeout fires at once for delays above 2^31-1 ms, so long-lived tokens are re-checked in steps. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1
+
+interface AuthResult {
+  accessToken?: unknown
+  user?: Data
+  authentication?: { payload?: { exp?: unknown } }
+}
+
+interface AuthEventMeta {
+  connection?: Connection
+}
+
+/**
+ * Binds authentication to socket connections: the v5 way (the authentication service's `login` and
+ * `logout` app events carry the connection), the handshake `Authorization` header, and the older
+ * `authenticate`/`logout` socket events (PROTOCOL.md §6.5, §6.6). A token that expires logs the
+ * connection out, so it stops receiving private events.
+ */
+export class SocketAuthentication {
+  private readonly timers = new Map<Connection, ReturnType<typeof setTimeout>>()
+
+  constructor(private readonly app: App, private readonly owns: (connection: Connection) => boolean) {
+    app.on('login', this.onLogin)
+    app.on('logout', this.onLogout)
+  }
+
+  /** Authenticates during the handshake when the client sent an `Authorization` header. */
+  async handshake(connection: Connection): Promise<void> {
+    // The same header rules as REST (PROTOCOL.md §5.3, §6.5).
+    const authentication = parseAuthorization(connection.headers?.authorization as string | undefined)
+    if (!authentication || !this.app.lookup(AUTHENTICATION_PATH, false)) return
+    await this.call(connection, 'create', authentication)
+  }
+
+  /** The v3 `authenticate` event: the same as `create` on the authentication service. */
+  authenticate(connection: Connection, payload: unknown): Promise<unknown> {
+    const data = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? payload : {}
+    return this.call(connection, 'create', data)
+  }
+
+  /** The v3 `logout` event: like `remove` on the authentication service, but `{}` when not logged in. */
+  async logout(connection: Connection): Promise<unknown> {
+    if (!connection.authentication) return {}
+    return this.call(connection, 'remove', null)
+  }
+
+  /** Stops the expiry timer of a connection that went away. */
+  forget(connection: Connection): void {
+    clearTimeout(this.timers.get(connection))
+    this.timers.delete(connection)
+  }
+
+  detach(): void {
+    this.app.off('login', this.onLogin)
+    this.app.off('logout', this.onLogout)
+    for (const connection of [...this.timers.keys()]) this.forget(connection)
+  }
+
+  private async call(connection: Connection, method: 'create' | 'remove', data: unknown): Promise<unknown> {
+    const found = this.app.lookup(AUTHENTICATION_PATH, false)
+    if (!found) throw new NotFound(`Service '${AUTHENTICATION_PATH}' not found`)
+    const params = socketParams(connection)
+    const context = method === 'create'
+      ? await this.app.execute(found.entry, 'create', undefined, data, params)
+      : await this.app.execute(found.entry, 'remove', null, undefined, params)
+    return context.dispatch ?? context.result
+  }
+
+  private readonly onLogin = (result: AuthResult | undefined, meta?: AuthEventMeta): void => {
+    const connection = meta?.connection
+    if (!connection || !this.owns(connection) || typeof result?.accessToken !== 'string') return
+    connection.authentication = { strategy: 'jwt', accessToken: result.accessToken }
+    if (result.user) connection.user = result.user
+    const exp = result.authentication?.payload?.exp
+    this.forget(connection)
+    if (typeof exp === 'number') this.expireAt(connection, result, exp * 1000)
+  }
+
+  private readonly onLogout = (_result: unknown, meta?: AuthEventMeta): void => {
+    const connection = meta?.connection
+    if (!connection || !this.owns(connection)) return
+    this.forget(connection)
+    delete connection.authentication
+    delete connection.user
+  }
+
+  private expireAt(connection: Connection, result: AuthResult, at: number): void {
+    const delay = at - Date.now()
+    const timer = setTimeout(() => {
+      if (delay > MAX_TIMER_DELAY) return this.expireAt(connection, result, at)
+      this.timers.delete(connection)
+      // The app-level logout event makes every listener (channels, this class) forget the login.
+      this.app.emit('logout', result, { provider: 'socketio', connection })
+    }, Math.max(0, Math.min(delay, MAX_TIMER_DELAY)))
+    timer.unref?.()
+    this.timers.set(connection, timer)
+  }
+}

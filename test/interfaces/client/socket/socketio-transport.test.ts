@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import type { Socket } from 'socket.io-client'
+import { NotFound, Timeout } from '../../../../src/domain/errors/errors.js'
+import { createClient } from '../../../../src/interfaces/client/client-app.js'
+import { socketio } from '../../../../src/interfaces/client/socket/socketio-transport.js'
+import { connect, disconnectAll, emitAck, startSocketServer, type TestServer } from '../../socketio/support.js'
+import { Gate, createSocketTestApp } from '../../socketio/test-app.js'
+
+const { app, gate } = createSocketTestApp()
+let server: TestServer
+const sockets: Socket[] = []
+
+async function client(options = {}) {
+  const socket = await connect(server.url)
+  sockets.push(socket)
+  return { socket, client: createClient().configure(socketio(socket, options)) }
+}
+
+beforeAll(async () => {
+  await app.service('users').create!({ email: 'a@x.io', password: 'secret' })
+  server = await startSocketServer(app)
+})
+afterAll(async () => {
+  await disconnectAll(app, sockets)
+  await server.close()
+})
+
+describe('socketio client transport', () => {
+  it('calls the six methods', async () => {
+    const { client: c } = await client()
+    const multi = c.service('multi')
+    expect(await multi.create({ text: 'a' })).toEqual({ text: 'a', id: 0 })
+    expect(await multi.create([{ text: 'b' }])).toEqual([{ text: 'b', id: 1 }])
+    expect(await multi.get(0)).toEqual({ text: 'a', id: 0 })
+    expect(await multi.find({ query: { text: 'b' } })).toEqual([{ text: 'b', id: 1 }])
+    expect(await multi.update(0, { text: 'A' })).toEqual({ text: 'A', id: 0 })
+    expect(await multi.patch(null, { seen: true })).toHaveLength(2)
+    expect(await multi.remove(1)).toEqual({ text: 'b', seen: true, id: 1 })
+    expect(await c.service('users/:userId/posts').find({ route: { userId: '7' } })).toEqual({ userId: '7' })
+    expect(await c.service('echo').find()).toMatchObject({ query: {}, provider: 'socketio' })
+  })
+
+  it('rejects with the server error rebuilt by name', async () => {
+    const { client: c } = await client()
+    const error = await c.service('multi').get(999).catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(NotFound)
+    expect(error).toMatchObject({ message: "No record found for id '999'", code: 404 })
+  })
+
+  it('receives standard and custom events for services it listens to', async () => {
+    const [{ client: watcher, socket }, { client: caller }] = [await client(), await client()]
+    await emitAck(socket, 'authenticate', { strategy: 'local', email: 'a@x.io', password: 'secret' })
+    const created = new Promise((resolve) => watcher.service('multi').once('created', resolve))
+    const boom = new Promise((resolve) => watcher.service('custom').once('boom', resolve))
+    await caller.service('multi').create({ text: 'evt' })
+    await caller.service('custom').methods('shout').shout({ text: 'hey' })
+    expect(await created).toEqual({ text: 'evt', id: expect.any(Number) })
+    expect(await boom).toEqual({ loud: 'hey' })
+  })
+
+  it('rejects a call without an answer with a Timeout error after the configured time', async () => {
+    gate.current = new Gate()
+    const { client: c } = await client({ timeout: 50 })
+    const error = await c.service('slow').find().catch((thrown: unknown) => thrown)
+    gate.current.open()
+    expect(error).toBeInstanceOf(Timeout)
+    expect((error as Error).message).toBe('Timeout of 50ms exceeded calling find on slow')
+  })
+})
