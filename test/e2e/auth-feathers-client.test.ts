@@ -16,10 +16,10 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const connections = [
+const connections: [string, (url: string) => ReturnType<ReturnType<typeof restClient>['fetch']>][] = [
   ['fetch', (url: string) => restClient(url).fetch(fetch)],
   ['axios', (url: string) => restClient(url).axios(axios)]
-] as const
+]
 
 describe.each(connections)('@feathersjs/authentication-client + rest-client (%s)', (_library, connect) => {
   it('logs in, uses protected services, re-authenticates and logs out', async () => {

@@ -46,6 +46,8 @@ export interface ConnectOptions {
   /** How long to wait for a first connection (a database container may still be starting). */
   timeoutMs?: number
   logger?: Logger
+  /** Stops waiting (and drains the pool) when the app shuts down before the server ever answered. */
+  signal?: AbortSignal
 }
 
 /**
@@ -74,7 +76,7 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
   })
   const deadline = Date.now() + (options.timeoutMs ?? 30_000)
   while (!pool.isHealthy) {
-    if (Date.now() >= deadline) {
+    if (Date.now() >= deadline || options.signal?.aborted) {
       await pool.drain().catch(() => undefined)
       throw new Unavailable(`Cannot reach RethinkDB at ${address.host}:${address.port}`)
     }
