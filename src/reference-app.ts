@@ -5,6 +5,7 @@ import { authenticate } from './application/authentication/hooks/authenticate.js
 import { forbidQueryOn } from './application/authentication/hooks/forbid-query-on.js'
 import { hashPassword } from './application/authentication/hooks/hash-password.js'
 import { protect } from './application/authentication/hooks/protect.js'
+import { restrictToOwner } from './application/authentication/hooks/restrict-to-owner.js'
 import { JwtStrategy } from './application/authentication/jwt-strategy.js'
 import { LocalStrategy } from './application/authentication/local-strategy.js'
 import type { HookContext } from './application/hook-context.js'
@@ -44,17 +45,21 @@ export function createReferenceApp({ stores, authentication }: ReferenceAppDeps)
 
 /**
  * Local + JWT login at `authentication`. `users`: signup (create) is open, every other method needs a
- * token, passwords are stored hashed. `messages`: every method needs a token; create records the author.
+ * token, passwords are stored hashed, and a user may only update, patch or remove themselves. `messages`:
+ * every method needs a token; writes record the author, and only the author may change a message.
  */
 function useAuthentication(app: App, { hasher, tokens, clock }: NonNullable<ReferenceAppDeps['authentication']>): void {
   app.use('authentication', new AuthenticationService({ tokens, clock, authStrategies: ['jwt', 'local'] })
     .register(new JwtStrategy(), new LocalStrategy(hasher)))
   const jwt = authenticate('jwt')
+  // The ownership example: users change only themselves, messages only their author (403 otherwise).
+  const itself = restrictToOwner({ ownerField: 'id' })
+  const author = restrictToOwner({ ownerField: 'userId' })
   app.service('users').hooks({
     before: {
       all: [forbidQueryOn('password')],
-      find: [jwt], get: [jwt], remove: [jwt],
-      create: [hashPassword('password')], update: [jwt, hashPassword('password')], patch: [jwt, hashPassword('password')]
+      find: [jwt], get: [jwt], remove: [jwt, itself],
+      create: [hashPassword('password')], update: [jwt, itself, hashPassword('password')], patch: [jwt, itself, hashPassword('password')]
     }
   })
   const recordAuthor = (context: HookContext) => {
@@ -63,7 +68,10 @@ function useAuthentication(app: App, { hasher, tokens, clock }: NonNullable<Refe
     const stamp = (item: unknown) => ({ ...(item as object), userId })
     context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
   }
-  app.service('messages').hooks({ before: { all: [jwt], create: [recordAuthor] } })
+  // recordAuthor also on update/patch, so an author can neither drop nor hand over authorship.
+  app.service('messages').hooks({
+    before: { all: [jwt], create: [recordAuthor], update: [author, recordAuthor], patch: [author, recordAuthor], remove: [author] }
+  })
 }
 
 /**

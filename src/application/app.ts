@@ -4,6 +4,7 @@ import {
   METHOD_EVENTS, RESERVED_METHODS, STANDARD_METHODS,
   type Connection, type Data, type Id, type NullableId, type Params, type ServiceMethods
 } from '../domain/service/service.js'
+import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-depth.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
 import type { AroundHook, HookContext, HookMap } from './hook-context.js'
 import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
@@ -162,6 +163,8 @@ export class App extends EventEmitter {
       throw new MethodNotAllowed(`Method \`${method}\` is not supported by this endpoint.`)
     }
     validateData(method, data)
+    // Before any hook: hooks walk queries recursively too (e.g. forbidQueryOn).
+    if (nestedDeeperThan(params.query)) throw new BadRequest(`The query may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
     const context: HookContext = {
       app: this, service: entry.handle, path: entry.path, method, type: 'before',
       id, data, params, event: METHOD_EVENTS[method] ?? null, http: {}
@@ -331,6 +334,7 @@ function runAround(hooks: AroundHook[], index: number, context: HookContext, inn
 
 /** PROTOCOL.md §1.4: malformed data is a 400 before any hook or method runs. */
 function validateData(method: string, data: unknown): void {
+  if (nestedDeeperThan(data)) throw new BadRequest(`Data may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
   if (method === 'create' && (typeof data !== 'object' || data === null)) {
     throw new BadRequest("First parameter for 'create' must be an object")
   }

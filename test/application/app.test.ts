@@ -83,3 +83,23 @@ describe('App hook pipeline', () => {
     await expect(app.service('messages').patch!(0, undefined as never)).rejects.toThrow('No data provided')
   })
 })
+
+describe('nesting limits (found by the fuzz suite: deep JSON overflowed the stack as a 500)', () => {
+  const deep = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth))
+
+  it('refuses data nested deeper than 64 levels with a 400 before any hook runs, and stores nothing', async () => {
+    const app = messagesApp()
+    let hooked = false
+    app.service('messages').hooks({ before: { all: [() => { hooked = true }] } })
+    await expect(app.service('messages').create!({ text: deep(20_000) })).rejects.toMatchObject({ code: 400, message: 'Data may be nested at most 64 levels deep' })
+    await expect(app.service('messages').patch!(null, { text: deep(100) })).rejects.toMatchObject({ code: 400 })
+    expect(hooked).toBe(false)
+    expect(await app.service('messages').find!()).toEqual([])
+    await expect(app.service('messages').create!({ text: deep(60) })).resolves.toMatchObject({ id: 0 })
+  })
+
+  it('refuses a query nested deeper than 64 levels with a 400', async () => {
+    const app = messagesApp()
+    await expect(app.service('messages').find!({ query: { text: deep(20_000) } })).rejects.toMatchObject({ code: 400, message: 'The query may be nested at most 64 levels deep' })
+  })
+})

@@ -140,7 +140,9 @@ describe('protected services', () => {
     }
     expect(JSON.parse(texts[4]!)).toEqual({ id: alice.id })
     const extra = await http('POST', '/users', { body: { email: 'gone@x.io', password: 'pw' } })
-    const removed = await http('DELETE', `/users/${extra.body!.id}`, { token: alice.token })
+    // A user may only remove themselves (the reference app's ownership rule).
+    const { body: extraSession } = await login('gone@x.io', 'pw')
+    const removed = await http('DELETE', `/users/${extra.body!.id}`, { token: extraSession!.accessToken as string })
     expect(removed.status).toBe(200)
     expect(removed.text).not.toMatch(/password|\$2b\$/)
   })

@@ -1,4 +1,5 @@
 import { BadRequest, type FeathersError } from '../errors/errors.js'
+import { MAX_NESTING_DEPTH } from '../service/nesting-depth.js'
 import type { Filter, Query, Scalar, SortDirection, Value } from './ast.js'
 
 export interface ParseOptions {
@@ -32,7 +33,7 @@ export function parseQuery(raw: unknown, options: ParseOptions = {}): Query {
       case '$sort': query.sort = parseSort(value); break
       case '$select': query.select = parseSelect(value); break
       case '$or':
-      case '$and': filters.push(parseLogical(key, value, extra)); break
+      case '$and': filters.push(parseLogical(key, value, extra, 0)); break
       default:
         if (key.startsWith('$')) throw new BadRequest(`Invalid filter value ${key}`)
         filters.push(...parseField(key, value, extra))
@@ -43,24 +44,25 @@ export function parseQuery(raw: unknown, options: ParseOptions = {}): Query {
 }
 
 /** The criteria objects inside `$or`/`$and`: fields and nested `$or`/`$and` only. */
-function parseCriteria(criteria: unknown, extra: readonly string[]): Filter {
+function parseCriteria(criteria: unknown, extra: readonly string[], depth: number): Filter {
   if (!isPlainObject(criteria)) throw new BadRequest('Each $or/$and entry must be an object of criteria')
   const filters: Filter[] = []
   for (const key of Object.keys(criteria)) {
     assertSafeKey(key)
     const value = criteria[key]
     if (value === undefined) continue
-    if (key === '$or' || key === '$and') filters.push(parseLogical(key, value, extra))
+    if (key === '$or' || key === '$and') filters.push(parseLogical(key, value, extra, depth + 1))
     else if (key.startsWith('$')) throw invalidParameter(`Invalid query parameter ${key}`, criteria)
     else filters.push(...parseField(key, value, extra))
   }
   return filters.length === 1 ? filters[0]! : { op: 'and', filters }
 }
 
-function parseLogical(key: '$or' | '$and', value: unknown, extra: readonly string[]): Filter {
+function parseLogical(key: '$or' | '$and', value: unknown, extra: readonly string[], depth: number): Filter {
+  if (depth > MAX_NESTING_DEPTH) throw new BadRequest(`$or/$and may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
   const list = asList(value)
   if (!list) throw new BadRequest(`${key} must be an array of criteria`)
-  return { op: key === '$or' ? 'or' : 'and', filters: list.map((criteria) => parseCriteria(criteria, extra)) }
+  return { op: key === '$or' ? 'or' : 'and', filters: list.map((criteria) => parseCriteria(criteria, extra, depth)) }
 }
 
 function parseField(field: string, value: unknown, extra: readonly string[]): Filter[] {
@@ -78,7 +80,7 @@ function parseField(field: string, value: unknown, extra: readonly string[]): Fi
       case '$in': case '$nin': {
         const values = asList(operand) ?? (isPlainObject(operand) ? undefined : [operand])
         if (!values) throw invalidParameter(`Invalid query parameter ${operator}: expected a list of values`, value)
-        return { op: operator === '$in' ? 'in' : 'nin', field, values: values.map(toValue) }
+        return { op: operator === '$in' ? 'in' : 'nin', field, values: values.map((item) => toValue(item)) }
       }
       case '$search':
         if (!extra.includes(operator)) break
@@ -134,10 +136,11 @@ function toScalar(field: string, operator: string, value: unknown): Scalar {
   throw new BadRequest(`${operator} on '${field}' needs a single value`, { [operator]: value })
 }
 
-function toValue(value: unknown): Value {
+function toValue(value: unknown, depth = 0): Value {
   if (value === undefined) return null
-  if (isPlainObject(value)) for (const key of Object.keys(value)) { assertSafeKey(key); toValue(value[key]) }
-  else if (Array.isArray(value)) value.forEach(toValue)
+  if (depth > MAX_NESTING_DEPTH) throw new BadRequest(`Query values may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
+  if (isPlainObject(value)) for (const key of Object.keys(value)) { assertSafeKey(key); toValue(value[key], depth + 1) }
+  else if (Array.isArray(value)) for (const item of value) toValue(item, depth + 1)
   return value as Value
 }
 

@@ -364,3 +364,19 @@ describe('parseQuery', () => {
     })
   })
 })
+
+describe('nesting limits', () => {
+  it('refuses values and $or/$and chains nested deeper than 64 levels instead of overflowing the stack', () => {
+    const deep = JSON.parse('['.repeat(20_000) + ']'.repeat(20_000)) as unknown
+    badRequest({ text: deep }, /nested at most 64 levels/)
+    badRequest({ text: { $in: [deep] } }, /nested at most 64 levels/)
+    let chain: Record<string, unknown> = { a: 1 }
+    for (let level = 0; level < 5000; level++) chain = { $or: [chain] }
+    badRequest(chain, /\$or\/\$and may be nested at most 64 levels/)
+  })
+
+  it('keeps $in lists of any length (list positions are not depth)', () => {
+    const values = Array.from({ length: 500 }, (_, index) => [index])
+    expect(filterOf({ a: { $in: values } })).toEqual({ op: 'in', field: 'a', values })
+  })
+})

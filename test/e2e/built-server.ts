@@ -1,0 +1,61 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+
+/*
+ * The built server as `npm start` runs it, in a child process. Built into node_modules/.cache so the
+ * compiled files still resolve the project's packages and no other run's dist/ is touched.
+ */
+const root = process.cwd()
+
+export interface BuiltServer {
+  /** Starts dist main.js on 127.0.0.1:0 and resolves once it logged "plumage started". */
+  start(env?: Record<string, string>): Promise<StartedServer>
+  /** Kills a child still running and removes the build. */
+  cleanup(): Promise<void>
+}
+
+export interface StartedServer {
+  child: ChildProcess
+  port: number
+  logs: AsyncIterator<string>
+  exited: Promise<number | null>
+}
+
+export async function buildServer(name: string): Promise<BuiltServer> {
+  const outDir = join(root, 'node_modules', '.cache', `plumage-${name}-${process.pid}`)
+  // tsc still emits when files other engineers are editing fail to type-check; only main.js matters.
+  await new Promise((resolve) => execFile('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: root }, resolve))
+  if (!existsSync(join(outDir, 'src', 'main.js'))) throw new Error(`tsc did not emit ${outDir}/src/main.js`)
+  const children: ChildProcess[] = []
+  return {
+    async start(env = {}) {
+      const child = spawn(process.execPath, [join(outDir, 'src', 'main.js')], {
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'test', REQUEST_LOG: 'false', ...env },
+        stdio: ['ignore', 'pipe', 'inherit']
+      })
+      children.push(child)
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      const logs = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+      for (let line = await logs.next(); !line.done; line = await logs.next()) {
+        const entry = JSON.parse(line.value) as { msg: string; url?: string }
+        if (entry.msg === 'plumage started') return { child, port: Number(new URL(entry.url!).port), logs, exited }
+      }
+      throw new Error('the server exited before logging "plumage started"')
+    },
+    async cleanup() {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      await rm(outDir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** Reads the server's JSON log lines until one has `msg` equal to `message`. */
+export async function nextLog(logs: AsyncIterator<string>, message: string): Promise<void> {
+  for (let line = await logs.next(); !line.done; line = await logs.next()) {
+    if ((JSON.parse(line.value) as { msg: string }).msg === message) return
+  }
+  throw new Error(`the server never logged "${message}"`)
+}
