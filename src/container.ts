@@ -1,5 +1,8 @@
 import 'reflect-metadata'
 import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Container } from 'inversify'
 import { App } from './application/app.js'
 import { PasswordHasher } from './domain/auth/password-hasher.js'
@@ -28,7 +31,7 @@ export const storeAdapters: Record<string, (config: Config, logger: Logger) => S
  * The composition root: the only place that knows every adapter. Ports are bound to adapters
  * from configuration; everything else receives its ports.
  */
-export function buildContainer(config: Config, overrides: { logger?: Logger } = {}): Container {
+export function buildContainer(config: Config, overrides: { logger?: Logger; clock?: Clock } = {}): Container {
   const container = new Container()
   container.bind<Config>(Config).toConstantValue(config)
   const logger = overrides.logger ?? PinoLogger.fromConfig(config)
@@ -36,7 +39,7 @@ export function buildContainer(config: Config, overrides: { logger?: Logger } = 
   const adapter = storeAdapters[config.store]
   if (!adapter) throw new Error(`No store adapter is registered for STORE=${config.store}`)
   container.bind<StoreFactory>(StoreFactory).toConstantValue(adapter(config, logger))
-  const clock = new SystemClock()
+  const clock = overrides.clock ?? new SystemClock()
   container.bind<Clock>(Clock).toConstantValue(clock)
   container.bind<PasswordHasher>(PasswordHasher).toConstantValue(new BcryptPasswordHasher(config.bcryptRounds))
   container.bind<TokenService>(TokenService).toConstantValue(new JsonWebTokenService({
@@ -49,16 +52,29 @@ export function buildContainer(config: Config, overrides: { logger?: Logger } = 
   return container
 }
 
-/** The HTTP layer's settings from config; request logs go through the app's pino when it has one. */
-export function restAppOptions(config: Config, logger: Logger): RestAppOptions {
+/**
+ * The HTTP layer's settings from config; request logs go through the app's pino when it has one.
+ * With the store factory, `GET /health` reports whether the store answers.
+ */
+export function restAppOptions(config: Config, logger: Logger, stores?: StoreFactory): RestAppOptions {
   return {
     logger,
+    ...(stores ? { health: { version: packageVersion(), ping: () => stores.ping() } } : {}),
     bodyLimit: config.bodyLimit,
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     staticDir: config.staticDir,
     requestLog: config.requestLog && (logger instanceof PinoLogger ? logger.pino : true)
   }
+}
+
+/** The version in package.json, found from this file (src/ under jest, dist/src/ when built). */
+function packageVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json')
+    if (existsSync(file)) return String((JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version ?? 'unknown')
+  }
+  return 'unknown'
 }
 
 /** Without AUTH_SECRET (development and test only: config refuses production) tokens die with the process. */
@@ -68,9 +84,10 @@ function developmentSecret(logger: Logger): string {
 }
 
 /** The socket.io transport's limits from config (PROTOCOL.md §6.1). */
-export function socketIoOptions(config: Config, logger: Logger): SocketIoOptions {
+export function socketIoOptions(config: Config, logger: Logger, clock: Clock): SocketIoOptions {
   return {
     logger,
+    clock,
     maxMessageSize: config.socketMaxMessageSize,
     maxConcurrentCalls: config.socketMaxConcurrentCalls,
     server: config.corsOrigins.length > 0 ? { cors: { origin: config.corsOrigins } } : {}

@@ -1,5 +1,6 @@
 import 'reflect-metadata'
 import { App } from './application/app.js'
+import { Clock } from './domain/clock.js'
 import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
@@ -14,8 +15,8 @@ async function main(): Promise<void> {
   const logger = container.get<Logger>(Logger)
   const app = container.get<App>(App)
   await app.setup()
-  const http = await listen(createRestApp(app, restAppOptions(config, logger)), config.port, config.host)
-  const io = attachSocketIo(app, http.server, socketIoOptions(config, logger))
+  const http = await listen(createRestApp(app, restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory))), config.port, config.host)
+  const io = attachSocketIo(app, http.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
   logger.info('plumage started', { url: http.url, store: config.store, services: app.paths })
   const stop = async (signal: string) => {
     logger.info('shutting down', { signal })

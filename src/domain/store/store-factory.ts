@@ -11,5 +11,7 @@ export interface StoreFactory {
   create<T extends Data = Data>(name: string, options?: StoreOptions): Store<T>
   /** Releases shared resources (connection pools) when the app stops. */
   close(): Promise<void>
+  /** Whether the backing store answers right now; resolves false (never rejects) within a few seconds. */
+  ping(): Promise<boolean>
 }
 export const StoreFactory = Symbol.for('StoreFactory')

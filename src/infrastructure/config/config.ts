@@ -48,6 +48,17 @@ export function loadConfig(env: Env = process.env): Config {
     socketMaxMessageSize: integer(env, 'SOCKET_MAX_MESSAGE_SIZE', 1e6, 1024, 2 ** 31 - 1),
     socketMaxConcurrentCalls: integer(env, 'SOCKET_MAX_CONCURRENT_CALLS', 100, 1, 100000)
   }
+  if (!/^[\w.:[\]-]+$/.test(config.host)) {
+    throw new ConfigError(`HOST must be a host name or IP address such as 127.0.0.1 or 0.0.0.0 (got '${config.host}')`)
+  }
+  const badOrigin = config.corsOrigins.find((origin) => origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin))
+  if (badOrigin !== undefined) {
+    throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins such as https://app.example.com (got '${badOrigin}')`)
+  }
+  // An unparsable limit would silently mean "no limit" to the body parsers.
+  if (!/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(config.bodyLimit)) {
+    throw new ConfigError(`BODY_LIMIT must be a size such as 100kb or 1mb (got '${config.bodyLimit}')`)
+  }
   if (!/^\d+\s*(ms|s|m|h|d|w|y)?$/.test(config.jwtExpiresIn)) {
     throw new ConfigError(`JWT_EXPIRES_IN must be a duration such as 1d, 12h or 3600s (got '${config.jwtExpiresIn}')`)
   }

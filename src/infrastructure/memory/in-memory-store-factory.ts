@@ -10,4 +10,9 @@ export class InMemoryStoreFactory implements StoreFactory {
   }
 
   async close(): Promise<void> {}
+
+  /** The data lives in this process: reachable whenever the process answers. */
+  async ping(): Promise<boolean> {
+    return true
+  }
 }

@@ -1,6 +1,7 @@
-import { r, type R } from 'rethinkdb-ts'
+import type { R } from 'rethinkdb-ts'
 import { BadRequest, Unavailable } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
+import { rethinkdbDriver } from './rethinkdb-driver.js'
 
 export interface RethinkDbAddress {
   host: string
@@ -59,6 +60,7 @@ export interface ConnectOptions {
 export async function connectRethinkDb(url: string, options: ConnectOptions = {}): Promise<RethinkDbConnection> {
   const address = parseRethinkDbUrl(url)
   const logger = options.logger ?? silentLogger
+  const { r } = rethinkdbDriver()
   const pool = await r.connectPool({
     servers: [{ host: address.host, port: address.port }],
     ...(address.db ? { db: address.db } : {}),

@@ -1,12 +1,14 @@
-import compression from 'compression'
-import cors from 'cors'
+import type compression from 'compression'
+import type cors from 'cors'
 import express, { type Express, type RequestHandler } from 'express'
+import { createRequire } from 'node:module'
 import type { Logger as Pino } from 'pino'
-import { pinoHttp } from 'pino-http'
+import type { pinoHttp } from 'pino-http'
 import type { App } from '../../application/app.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { errorHandler } from './error-response.js'
+import { healthCheck, type HealthOptions } from './health.js'
 import { parseQueryString } from './query-parser.js'
 import { serviceMiddleware, type Formatter } from './service-middleware.js'
 
@@ -26,9 +28,14 @@ export interface RestAppOptions {
   requestLog?: boolean | Pino
   /** Replaces the default JSON writer for service results. */
   formatter?: Formatter
+  /** Mounts `GET /health` (before request logging, so probes do not flood the log). */
+  health?: HealthOptions
   /** Extra middleware run before the services (after body parsing). */
   middleware?: RequestHandler[]
 }
+
+/** The optional middleware (all CommonJS) loads only when configured: each costs startup time and memory. */
+const optional = createRequire(import.meta.url)
 
 /** JSON and urlencoded (extended) parsing in one layer that skips bodiless verbs: GET is the hot path. */
 function bodyParser(limit: string): RequestHandler {
@@ -53,10 +60,14 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   http.disable('etag')
   http.set('query parser', parseQueryString)
 
-  if (options.requestLog) http.use(pinoHttp(options.requestLog === true ? {} : { logger: options.requestLog }))
-  if (options.compression) http.use(compression())
+  if (options.health) http.use(healthCheck(options.health))
+  if (options.requestLog) {
+    const { pinoHttp: requestLogger } = optional('pino-http') as { pinoHttp: typeof pinoHttp }
+    http.use(requestLogger(options.requestLog === true ? {} : { logger: options.requestLog }))
+  }
+  if (options.compression) http.use((optional('compression') as typeof compression)())
   const origins = options.corsOrigins ?? []
-  if (origins.length > 0) http.use(cors({ origin: origins.includes('*') ? true : origins, credentials: true }))
+  if (origins.length > 0) http.use((optional('cors') as typeof cors)({ origin: origins.includes('*') ? true : origins, credentials: true }))
   if (bodyParsers) http.use(bodyParser(limit))
   for (const middleware of options.middleware ?? []) http.use(middleware)
   http.use(serviceMiddleware(app, { logger, formatter: options.formatter, bodyParsed: bodyParsers }))

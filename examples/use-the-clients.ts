@@ -1,0 +1,31 @@
+import axios from 'axios'
+import request from 'request'
+import { io } from 'socket.io-client'
+import superagent from 'superagent'
+import { authentication } from '../src/interfaces/client/authentication/authentication-client.js'
+import { createClient, type ClientApp } from '../src/interfaces/client/client-app.js'
+import type { JQueryLike, RequestLike } from '../src/interfaces/client/rest/http-libraries.js'
+import { rest } from '../src/interfaces/client/rest/rest-client.js'
+import { socketio } from '../src/interfaces/client/socket/socketio-transport.js'
+
+// REST: one transport per client, with whichever HTTP library the app already uses.
+export const withFetch = (url: string) => createClient().configure(rest(url).fetch(fetch))
+export const withAxios = (url: string) => createClient().configure(rest(url).axios(axios))
+export const withSuperagent = (url: string) => createClient().configure(rest(url).superagent(superagent))
+export const withJquery = (url: string, $: JQueryLike) => createClient().configure(rest(url).jquery($))
+/** `request` is deprecated upstream: legacy support only (its overloaded typings need the cast). */
+export const withRequest = (url: string) => createClient().configure(rest(url).request(request as unknown as RequestLike))
+
+// Socket.io: calls and live events over one connection.
+export const withSocket = (url: string) => createClient().configure(socketio(io(url, { transports: ['websocket'] })))
+
+/** Sign up, log in (the token is kept and sent from then on), post, read the newest page, log out. */
+export async function chat(client: ClientApp, email: string, password: string) {
+  client.configure(authentication())
+  await client.service('users').create({ email, password })
+  const { user } = await client.authenticate({ strategy: 'local', email, password })
+  await client.service('messages').create({ text: `Hello from ${email}` })
+  const page = await client.service('messages').find({ query: { $sort: { id: -1 }, $limit: 5 } })
+  await client.logout()
+  return { user, page }
+}

@@ -1,0 +1,151 @@
+import { io } from 'socket.io-client'
+import type { FeathersError } from '../../domain/errors/errors.js'
+import type { Paginated } from '../../domain/service/service.js'
+import { authentication } from '../client/authentication/authentication-client.js'
+import { createClient } from '../client/client-app.js'
+import type { RemoteService } from '../client/remote-service.js'
+import { socketio } from '../client/socket/socketio-transport.js'
+
+/*
+ * The chat page (public/index.html), bundled into public/app.js by scripts/build-client.mjs.
+ * One socket.io connection carries everything: login, history, posting and live `created` events
+ * (REST would do for the calls, but only a socket receives other people's messages).
+ */
+interface Message { id: string | number; text: string; userId?: string | number; createdAt?: number }
+/** `password` is only ever sent (signing up); the server never returns it. */
+interface User { id: string | number; email: string; password?: string }
+
+const PAGE_SIZE = 20
+const socket = io({ transports: ['websocket'] })
+const client = createClient()
+  .configure(socketio(socket))
+  .configure(authentication({ storage: window.localStorage }))
+// The server does not send types; these are what the reference app's services return.
+const messages = client.service('messages') as unknown as RemoteService<Message>
+const users = client.service('users') as unknown as RemoteService<User>
+
+const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
+const loginForm = element<HTMLFormElement>('login')
+const chat = element<HTMLElement>('chat')
+const list = element<HTMLOListElement>('messages')
+const older = element<HTMLButtonElement>('older')
+const errorBox = element<HTMLElement>('error')
+const statusBox = element<HTMLElement>('status')
+const shown = new Set<string | number>()
+const authors = new Map<string | number, Promise<string>>()
+
+function showError(error: unknown): void {
+  const { name, message } = error as Partial<FeathersError>
+  errorBox.textContent = name === 'Timeout'
+    ? 'The server did not answer. Is it running? Try again in a moment.'
+    : message || String(error)
+  errorBox.hidden = false
+}
+
+function clearError(): void {
+  errorBox.hidden = true
+}
+
+/** Authors are looked up once per user id; a failed lookup shows the id rather than nothing. */
+function authorOf(userId: Message['userId']): Promise<string> {
+  if (userId === undefined) return Promise.resolve('someone')
+  if (!authors.has(userId)) {
+    authors.set(userId, users.get(userId).then((user) => user.email, () => `user ${userId}`))
+  }
+  return authors.get(userId)!
+}
+
+/** Renders one message (text only: never HTML from the server); `atTop` for older history pages. */
+function render(message: Message, atTop = false): void {
+  if (shown.has(message.id)) return
+  shown.add(message.id)
+  const item = document.createElement('li')
+  const author = document.createElement('strong')
+  const time = document.createElement('time')
+  const text = document.createElement('span')
+  author.textContent = '…'
+  void authorOf(message.userId).then((email) => { author.textContent = email })
+  if (message.createdAt) time.textContent = new Date(message.createdAt).toLocaleTimeString()
+  text.textContent = message.text
+  item.append(author, time, text)
+  if (atTop) list.prepend(item)
+  else {
+    list.append(item)
+    item.scrollIntoView({ block: 'end' })
+  }
+}
+
+/** The next page back in time: newest first from the server, so each is prepended. */
+async function loadOlder(): Promise<void> {
+  const page = await messages.find({ query: { $sort: { createdAt: -1 }, $limit: PAGE_SIZE, $skip: shown.size } }) as Paginated<Message>
+  for (const message of page.data) render(message, true)
+  older.hidden = shown.size >= page.total
+}
+
+async function enter(user: User): Promise<void> {
+  authors.set(user.id, Promise.resolve(user.email))
+  statusBox.textContent = `Signed in as ${user.email}`
+  loginForm.hidden = true
+  chat.hidden = false
+  clearError()
+  list.replaceChildren()
+  shown.clear()
+  await loadOlder()
+  list.lastElementChild?.scrollIntoView({ block: 'end' })
+  element<HTMLInputElement>('text').focus()
+}
+
+function leave(): void {
+  chat.hidden = true
+  loginForm.hidden = false
+  statusBox.textContent = ''
+}
+
+loginForm.addEventListener('submit', async (event) => {
+  event.preventDefault()
+  const signUp = (event.submitter as HTMLButtonElement | null)?.value === 'signup'
+  const email = element<HTMLInputElement>('email').value.trim()
+  const password = element<HTMLInputElement>('password').value
+  try {
+    if (signUp) await users.create({ email, password })
+    const result = await client.authenticate({ strategy: 'local', email, password })
+    element<HTMLInputElement>('password').value = ''
+    await enter(result.user as User)
+  } catch (error) {
+    showError(error)
+  }
+})
+
+element<HTMLFormElement>('post').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  const input = element<HTMLInputElement>('text')
+  const text = input.value.trim()
+  if (!text) return
+  try {
+    // The event usually arrives before the answer; render() ignores the second copy.
+    render(await messages.create({ text, createdAt: Date.now() }))
+    input.value = ''
+    clearError()
+  } catch (error) {
+    showError(error)
+  }
+})
+
+older.addEventListener('click', () => loadOlder().catch(showError))
+element<HTMLButtonElement>('logout').addEventListener('click', () => {
+  client.logout().then(leave, showError)
+})
+messages.on('created', (message) => render(message as Message))
+
+socket.on('connect', () => {
+  element('offline').hidden = true
+})
+socket.on('disconnect', () => {
+  element('offline').hidden = false
+})
+socket.on('connect_error', () => {
+  element('offline').hidden = false
+})
+
+// A token kept in localStorage from an earlier visit logs in again without the form.
+client.reAuthenticate().then((result) => enter(result.user as User), leave)

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import type { Browser, Page } from 'playwright-core'
+import type { Server as SocketServer } from 'socket.io'
+import { App } from '../../src/application/app.js'
+import { buildContainer, restAppOptions, socketIoOptions } from '../../src/container.js'
+import { Clock } from '../../src/domain/clock.js'
+import { silentLogger } from '../../src/domain/logger.js'
+import type { Data, Paginated } from '../../src/domain/service/service.js'
+import { StoreFactory } from '../../src/domain/store/store-factory.js'
+import { loadConfig } from '../../src/infrastructure/config/config.js'
+import { listen, type RunningServer } from '../../src/interfaces/rest/http-server.js'
+import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
+import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
+
+/*
+ * The chat page in headless Debian Chromium (never a downloaded browser): two people in two
+ * browser contexts (separate localStorage), a message typed by one appears live for the other.
+ * The page is the real public/index.html with app.js built by scripts/build-client.mjs.
+ */
+const CHROMIUM = '/usr/bin/chromium'
+const available = existsSync(CHROMIUM)
+if (!available) console.warn(`Browser test SKIPPED: ${CHROMIUM} not found (install it with apt-get install -y chromium)`)
+const withChromium = available ? describe : describe.skip
+
+const root = process.cwd()
+let staticDir: string
+let app: App
+let server: RunningServer
+let browser: Browser
+let io: SocketServer
+/** Uncaught errors of any page: the script must never throw, whatever the server answers. */
+const pageErrors: Error[] = []
+
+beforeAll(async () => {
+  if (!available) return
+  staticDir = await mkdtemp(join(tmpdir(), 'plumage-chat-'))
+  await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-client.mjs'), staticDir])
+  for (const file of ['index.html', 'style.css']) await copyFile(join(root, 'public', file), join(staticDir, file))
+
+  const config = loadConfig({ NODE_ENV: 'test', AUTH_SECRET: 'chat-browser-test-secret', BCRYPT_ROUNDS: '4', STATIC_DIR: staticDir })
+  const container = buildContainer(config, { logger: silentLogger })
+  app = container.get<App>(App)
+  await app.setup()
+  server = await listen(createRestApp(app, restAppOptions(config, silentLogger, container.get<StoreFactory>(StoreFactory))), 0, '127.0.0.1')
+  io = attachSocketIo(app, server.server, socketIoOptions(config, silentLogger, container.get<Clock>(Clock)))
+
+  const { chromium } = await import('playwright-core')
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+  })
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  io?.disconnectSockets(true)
+  await server?.close()
+  io?.close()
+  await app?.teardown()
+  if (staticDir) await rm(staticDir, { recursive: true, force: true })
+})
+
+async function openPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 800, height: 640 } })
+  const page = await context.newPage()
+  page.on('pageerror', (error) => pageErrors.push(error))
+  await page.goto(server.url)
+  await page.locator('#login').waitFor()
+  return page
+}
+
+/** Waits until exactly `count` elements match (the page renders asynchronously). */
+async function countSoon(page: Page, selector: string, count: number): Promise<number> {
+  await page.waitForFunction(([css, n]) => document.querySelectorAll(css as string).length === n, [selector, count] as const)
+  return page.locator(selector).count()
+}
+
+async function signIn(page: Page, email: string, password: string, button: 'Log in' | 'Sign up'): Promise<void> {
+  await page.fill('#email', email)
+  await page.fill('#password', password)
+  await page.getByRole('button', { name: button }).click()
+}
+
+withChromium('the chat page in Chromium', () => {
+  it('serves index.html at / and shows the sign-in form', async () => {
+    const response = await fetch(`${server.url}/`)
+    expect(response.status).toBe(200)
+    expect(await response.text()).toContain('<title>plumage chat</title>')
+  })
+
+  it('signs two people up, pages the history and delivers messages live both ways', async () => {
+    const ann = await openPage()
+    await signIn(ann, 'ann@example.com', 'ann-secret', 'Sign up')
+    await ann.locator('#chat').waitFor()
+    await expect(ann.locator('#status').textContent()).resolves.toBe('Signed in as ann@example.com')
+
+    // Older history than one page: 22 messages, the newest 20 shown first.
+    const messages = app.service('messages')
+    const annId = ((await app.service('users').find!({ query: { email: 'ann@example.com' } })) as Paginated<Data>).data[0]!.id
+    for (let n = 1; n <= 22; n++) await messages.create!({ text: `history ${n}`, userId: annId, createdAt: Date.now() - (23 - n) * 60_000 }, {})
+
+    const bob = await openPage()
+    await signIn(bob, 'bob@example.com', 'wrong', 'Log in')
+    await bob.locator('#error').waitFor()
+    await expect(bob.locator('#error').textContent()).resolves.toBe('Invalid login')
+    await signIn(bob, 'bob@example.com', 'bob-secret', 'Sign up')
+    await bob.locator('#chat').waitFor()
+    await bob.locator('#error').waitFor({ state: 'hidden' })
+    expect(await countSoon(bob, '#messages li', 20)).toBe(20)
+    await expect(bob.locator('#messages li').last().textContent()).resolves.toContain('history 22')
+    await bob.click('#older')
+    expect(await countSoon(bob, '#messages li', 22)).toBe(22)
+    await expect(bob.locator('#messages li').first().textContent()).resolves.toContain('history 1')
+    expect(await bob.locator('#older').isHidden()).toBe(true)
+
+    await ann.fill('#text', 'Hello Bob <b>not bold</b>')
+    await ann.press('#text', 'Enter')
+    const received = bob.locator('#messages li', { hasText: 'Hello Bob' })
+    await received.waitFor()
+    await expect(received.locator('strong').textContent()).resolves.toBe('ann@example.com')
+    expect(await received.locator('b').count()).toBe(0)
+
+    await bob.fill('#text', 'Hi Ann!')
+    await bob.click('button:text("Send")')
+    await ann.locator('#messages li', { hasText: 'Hi Ann!' }).waitFor()
+    expect(await ann.locator('#messages li', { hasText: 'Hello Bob' }).count()).toBe(1)
+
+    await mkdir(join(root, 'test-artifacts'), { recursive: true })
+    await ann.screenshot({ path: join(root, 'test-artifacts', 'chat-ann.png'), fullPage: true })
+    await bob.screenshot({ path: join(root, 'test-artifacts', 'chat-bob.png'), fullPage: true })
+
+    await bob.click('#logout')
+    await bob.locator('#login').waitFor()
+    await ann.fill('#text', 'after Bob left')
+    await ann.press('#text', 'Enter')
+    await ann.locator('#messages li', { hasText: 'after Bob left' }).waitFor()
+    expect(await bob.locator('#messages li', { hasText: 'after Bob left' }).count()).toBe(0)
+
+    // A reload logs in again from the token in localStorage.
+    await ann.reload()
+    await ann.locator('#messages li', { hasText: 'after Bob left' }).waitFor()
+  }, 60_000)
+
+  it('tells the person when the server goes away', async () => {
+    const page = await openPage()
+    await signIn(page, 'cy@example.com', 'cy-secret', 'Sign up')
+    await page.locator('#chat').waitFor()
+    io.disconnectSockets(true)
+    await server.close()
+    await page.locator('#offline').waitFor()
+    await expect(page.locator('#offline').textContent()).resolves.toContain('Lost the connection')
+    expect(pageErrors).toEqual([])
+  })
+})

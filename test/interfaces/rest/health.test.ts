@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from '@jest/globals'
+import { readFile } from 'node:fs/promises'
+import request from 'supertest'
+import { restAppOptions } from '../../../src/container.js'
+import { silentLogger } from '../../../src/domain/logger.js'
+import { loadConfig } from '../../../src/infrastructure/config/config.js'
+import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
+import type { HealthOptions } from '../../../src/interfaces/rest/health.js'
+import { startRestServer, type TestServer } from './rest-test-server.js'
+
+let server: TestServer | undefined
+async function start(health: HealthOptions) {
+  server = await startRestServer({ health })
+  return request(server.url)
+}
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+describe('GET /health', () => {
+  it('answers 200 ok with the version while the store is reachable, without a token', async () => {
+    const response = await (await start({ version: '1.2.3', ping: async () => true })).get('/health').expect(200)
+    expect(response.body).toEqual({ status: 'ok', store: { reachable: true }, version: '1.2.3' })
+    expect(response.headers['cache-control']).toBe('no-store')
+  })
+
+  it('answers 503 degraded when the store is unreachable', async () => {
+    const response = await (await start({ version: '1.2.3', ping: async () => false })).get('/health').expect(503)
+    expect(response.body).toEqual({ status: 'degraded', store: { reachable: false }, version: '1.2.3' })
+  })
+
+  it('treats a ping that throws as unreachable instead of failing the probe', async () => {
+    const http = await start({ version: '1', ping: () => Promise.reject(new Error('connection reset')) })
+    const response = await http.get('/health').expect(503)
+    expect(response.body.status).toBe('degraded')
+    expect(JSON.stringify(response.body)).not.toContain('connection reset')
+  })
+
+  it('answers HEAD like GET and leaves other methods to the rest of the app', async () => {
+    const http = await start({ version: '1', ping: async () => true })
+    await http.head('/health').expect(200)
+    const post = await http.post('/health').send({}).expect(404)
+    expect(post.body.name).toBe('NotFound')
+  })
+
+  it('is mounted by the composition root with the memory store and the package.json version', async () => {
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string }
+    const options = restAppOptions(loadConfig({ NODE_ENV: 'test' }), silentLogger, new InMemoryStoreFactory())
+    const response = await (await start(options.health!)).get('/health').expect(200)
+    expect(response.body).toEqual({ status: 'ok', store: { reachable: true }, version: pkg.version })
+  })
+})
