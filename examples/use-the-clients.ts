@@ -4,7 +4,7 @@ import { io } from 'socket.io-client'
 import superagent from 'superagent'
 import { authentication } from '../src/interfaces/client/authentication/authentication-client.js'
 import { createClient, type ClientApp } from '../src/interfaces/client/client-app.js'
-import type { JQueryLike, RequestLike } from '../src/interfaces/client/rest/http-libraries.js'
+import type { JQueryLike } from '../src/interfaces/client/rest/http-libraries.js'
 import { rest } from '../src/interfaces/client/rest/rest-client.js'
 import { socketio } from '../src/interfaces/client/socket/socketio-transport.js'
 
@@ -13,8 +13,8 @@ export const withFetch = (url: string) => createClient().configure(rest(url).fet
 export const withAxios = (url: string) => createClient().configure(rest(url).axios(axios))
 export const withSuperagent = (url: string) => createClient().configure(rest(url).superagent(superagent))
 export const withJquery = (url: string, $: JQueryLike) => createClient().configure(rest(url).jquery($))
-/** `request` is deprecated upstream: legacy support only (its overloaded typings need the cast). */
-export const withRequest = (url: string) => createClient().configure(rest(url).request(request as unknown as RequestLike))
+/** `request` is deprecated upstream: legacy support only. */
+export const withRequest = (url: string) => createClient().configure(rest(url).request(request))
 
 // Socket.io: calls and live events over one connection.
 export const withSocket = (url: string) => createClient().configure(socketio(io(url, { transports: ['websocket'] })))

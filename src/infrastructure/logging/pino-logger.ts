@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module'
 import { pino, type Logger as Pino } from 'pino'
 import type { Logger } from '../../domain/logger.js'
 import type { Config } from '../config/config.js'
@@ -7,7 +8,8 @@ export class PinoLogger implements Logger {
   constructor(readonly pino: Pino) {}
 
   static fromConfig(config: Pick<Config, 'logLevel' | 'env'>): PinoLogger {
-    const pretty = config.env === 'development' && process.stdout.isTTY
+    // pino-pretty is a devDependency: an install with --omit=dev logs JSON even in a terminal.
+    const pretty = config.env === 'development' && process.stdout.isTTY && isInstalled('pino-pretty')
     return new PinoLogger(pino({
       level: config.logLevel,
       ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {})
@@ -18,4 +20,13 @@ export class PinoLogger implements Logger {
   info(message: string, details?: Record<string, unknown>): void { this.pino.info(details ?? {}, message) }
   warn(message: string, details?: Record<string, unknown>): void { this.pino.warn(details ?? {}, message) }
   error(message: string, details?: Record<string, unknown>): void { this.pino.error(details ?? {}, message) }
+}
+
+function isInstalled(name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name)
+    return true
+  } catch {
+    return false
+  }
 }

@@ -63,7 +63,11 @@ export function jquerySend($: JQueryLike): HttpSend {
   })
 }
 
-export type RequestLike = (options: Record<string, unknown>, callback: (error: unknown, response: { statusCode: number }, body: unknown) => void) => void
+/** The shape of the `request` package's function (or its `defaults(...)`); typed loosely enough that the real one fits. */
+export type RequestLike = (
+  options: { url: string; method: string; headers: Record<string, string>; body?: string },
+  callback: (error: unknown, response: { statusCode: number }, body: unknown) => void
+) => unknown
 
 /** `request` is deprecated upstream: legacy support. Its `defaults` (e.g. basic auth) are kept. */
 export function requestSend(request: RequestLike): HttpSend {

@@ -4,7 +4,7 @@ import request from 'request'
 import superagent from 'superagent'
 import { BadRequest, FeathersError, Forbidden, MethodNotAllowed, NotFound, Unavailable } from '../../../../src/domain/errors/errors.js'
 import { createClient, type ClientApp } from '../../../../src/interfaces/client/client-app.js'
-import type { RequestLike, SuperagentLike } from '../../../../src/interfaces/client/rest/http-libraries.js'
+import type { SuperagentLike } from '../../../../src/interfaces/client/rest/http-libraries.js'
 import { rest } from '../../../../src/interfaces/client/rest/rest-client.js'
 import { jqueryInJsdom } from './jquery-in-jsdom.js'
 import { startRestServer, type TestServer } from '../../rest/rest-test-server.js'
@@ -28,7 +28,7 @@ const libraries: [string, Connect][] = [
   ['axios', (url, headers) => createClient().configure(rest(url).axios(axios, { headers }))],
   ['superagent', (url, headers) => createClient().configure(rest(url).superagent(superagent as unknown as SuperagentLike, { headers }))],
   ['jquery', (url, headers) => createClient().configure(rest(url).jquery(jquery.$, { headers }))],
-  ['request', (url, headers) => createClient().configure(rest(url).request(request.defaults({ headers }) as unknown as RequestLike))]
+  ['request', (url, headers) => createClient().configure(rest(url).request(request.defaults({ headers })))]
 ]
 
 describe.each(libraries)('REST client over %s', (library, connect) => {
@@ -137,7 +137,7 @@ describe.each(libraries)('REST client over %s', (library, connect) => {
 
 describe('request defaults', () => {
   it('keep basic-auth settings { user, pass, sendImmediately }', async () => {
-    const authed = request.defaults({ auth: { user: 'ann', pass: 'secret', sendImmediately: true } }) as unknown as RequestLike
+    const authed = request.defaults({ auth: { user: 'ann', pass: 'secret', sendImmediately: true } })
     const client = createClient().configure(rest(server.url).request(authed))
     const result = await client.service('echo').get('h') as { headers: Record<string, string> }
     expect(result.headers.authorization).toBe(`Basic ${Buffer.from('ann:secret').toString('base64')}`)
