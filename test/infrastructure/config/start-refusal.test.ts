@@ -1,27 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { execFile, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { buildMain } from '../../e2e/built-server.js'
 
 /*
  * The built server refuses to start on a bad setting: exit code 1 and exactly one line on stderr
- * that names the variable, before it listens or logs anything. Compiled into node_modules/.cache
- * so the compiled files resolve the project's packages and no other run's dist/ is touched.
+ * that names the variable, before it listens or logs anything.
  */
-const root = process.cwd()
-const outDir = join(root, 'node_modules', '.cache', `plumage-config-${process.pid}`)
+let built: { main: string; outDir: string }
 
-beforeAll(async () => {
-  // tsc still emits when files other engineers are editing fail to type-check; only main.js matters.
-  await new Promise((resolve) => execFile('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: root }, resolve))
-  if (!existsSync(join(outDir, 'src', 'main.js'))) throw new Error(`tsc did not emit ${outDir}/src/main.js`)
-}, 120_000)
-afterAll(() => rm(outDir, { recursive: true, force: true }))
+beforeAll(async () => { built = await buildMain('config') }, 60_000)
+afterAll(() => rm(built.outDir, { recursive: true, force: true }))
 
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // PORT 0 so that a start that wrongly succeeds cannot collide with anything; killed below if it does.
-  const child = spawn(process.execPath, [join(outDir, 'src', 'main.js')], {
+  const child = spawn(process.execPath, [built.main], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
