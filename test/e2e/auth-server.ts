@@ -1,5 +1,6 @@
 import { App } from '../../src/application/app.js'
-import { buildContainer, restAppOptions } from '../../src/container.js'
+import { buildContainer, restAppOptions, socketIoOptions } from '../../src/container.js'
+import { Clock } from '../../src/domain/clock.js'
 import { Logger } from '../../src/domain/logger.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { listen } from '../../src/interfaces/rest/http-server.js'
@@ -16,15 +17,15 @@ export interface AuthServer {
 }
 
 /** The real composition root (bcrypt cost 10, jsonwebtoken, reference app) behind REST and socket.io on 127.0.0.1:0. */
-export async function startAuthServer(env: Record<string, string> = { AUTH_SECRET }): Promise<AuthServer> {
+export async function startAuthServer(env: Record<string, string> = { AUTH_SECRET }, overrides: { clock?: Clock } = {}): Promise<AuthServer> {
   const config = loadConfig({ NODE_ENV: 'test', ...env })
   const warnings: string[] = []
   const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => { warnings.push(message) } }
-  const container = buildContainer(config, { logger })
+  const container = buildContainer(config, { logger, ...overrides })
   const app = container.get<App>(App)
   await app.setup()
   const running = await listen(createRestApp(app, restAppOptions(config, logger)), 0, '127.0.0.1')
-  const io = attachSocketIo(app, running.server, { logger })
+  const io = attachSocketIo(app, running.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
   return {
     app,
     url: running.url,

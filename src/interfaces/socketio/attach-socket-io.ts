@@ -2,12 +2,14 @@ import type { Server as HttpServer } from 'node:http'
 import { Server, type ServerOptions, type Socket } from 'socket.io'
 import type { App } from '../../application/app.js'
 import type { Delivery } from '../../application/channel.js'
+import type { Clock } from '../../domain/clock.js'
 import { convertError } from '../../domain/errors/convert-error.js'
 import { FeathersError, TooManyRequests } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { Connection } from '../../domain/service/service.js'
 import { dispatchCall } from './dispatch-call.js'
 import { SocketAuthentication } from './socket-authentication.js'
+import { WriteBatch } from './write-batch.js'
 
 export interface SocketIoOptions {
   /** Largest accepted message in bytes; a bigger one closes the connection (socket.io maxHttpBufferSize). */
@@ -15,6 +17,8 @@ export interface SocketIoOptions {
   /** Calls one connection may have in flight; more are answered with 429 TooManyRequests. */
   maxConcurrentCalls?: number
   logger?: Logger
+  /** Decides when a connection's token expires; the composition root passes the app's Clock. */
+  clock?: Clock
   /** Passed to socket.io as is (e.g. `cors`). */
   server?: Partial<ServerOptions>
 }
@@ -31,13 +35,14 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 100
   const io = new Server(httpServer, { serveClient: false, ...options.server, maxHttpBufferSize: options.maxMessageSize ?? 1e6 })
   const connections = new WeakMap<Socket, Connection>()
-  const socketIds = new WeakMap<Connection, string>()
-  const auth = new SocketAuthentication(app, (connection) => socketIds.has(connection))
+  const sockets = new WeakMap<Connection, Socket>()
+  const auth = new SocketAuthentication(app, (connection) => sockets.has(connection), options.clock ?? { now: () => Date.now() })
+  const batch = new WriteBatch()
 
   io.use((socket, next) => {
     const connection: Connection = { provider: 'socketio', headers: socket.handshake.headers }
     connections.set(socket, connection)
-    socketIds.set(connection, socket.id)
+    sockets.set(connection, socket)
     auth.handshake(connection).then(() => next(), (thrown: unknown) => {
       const error = convertError(thrown)
       if (!(thrown instanceof FeathersError)) logger.error('socket handshake authentication failed', { error: thrown })
@@ -74,12 +79,16 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     })
   })
 
-  // One encode per event: socket.io's broadcast serialises the packet once for all target sockets.
+  // One encode per event: socket.io's broadcast serialises the packet (and its websocket frame) once
+  // for all target sockets.
   const undeliver = app.onDelivery((delivery: Delivery) => {
     const ids: string[] = []
+    const batching = batch.open()
     for (const connection of delivery.connections) {
-      const id = socketIds.get(connection)
-      if (id !== undefined) ids.push(id)
+      const socket = sockets.get(connection)
+      if (socket === undefined) continue
+      ids.push(socket.id)
+      if (batching) batch.add(socket)
     }
     if (ids.length === 0) return
     try {

@@ -1,4 +1,5 @@
 import type { App } from '../../application/app.js'
+import type { Clock } from '../../domain/clock.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import type { Connection, Data } from '../../domain/service/service.js'
 import { parseAuthorization } from '../rest/authorization-header.js'
@@ -27,7 +28,12 @@ interface AuthEventMeta {
 export class SocketAuthentication {
   private readonly timers = new Map<Connection, ReturnType<typeof setTimeout>>()
 
-  constructor(private readonly app: App, private readonly owns: (connection: Connection) => boolean) {
+  constructor(
+    private readonly app: App,
+    private readonly owns: (connection: Connection) => boolean,
+    // The same clock the token service checks `exp` against, so both agree when a token has expired.
+    private readonly clock: Clock
+  ) {
     app.on('login', this.onLogin)
     app.on('logout', this.onLogout)
   }
@@ -93,7 +99,7 @@ export class SocketAuthentication {
   }
 
   private expireAt(connection: Connection, result: AuthResult, at: number): void {
-    const delay = at - Date.now()
+    const delay = at - this.clock.now()
     const timer = setTimeout(() => {
       if (delay > MAX_TIMER_DELAY) return this.expireAt(connection, result, at)
       this.timers.delete(connection)

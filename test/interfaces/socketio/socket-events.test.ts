@@ -94,6 +94,19 @@ describe('socket events and channels', () => {
     expect(app.channel('authenticated').length).toBe(0)
   })
 
+  it('delivers a burst of events published in one turn completely and in order, before later acks', async () => {
+    const [caller, watcher] = [await open(true), await open(true)]
+    const received = collect(watcher, 'custom boom')
+    const ownEvents = collect(caller, 'custom boom')
+    // Events after the first of a turn are coalesced into one write per socket; none may be lost or reordered.
+    for (let n = 0; n < 200; n++) app.service('custom').emit!('boom', { n })
+    const [, created] = await emitAck(caller, 'create', 'messages', { text: 'after the burst' }, {})
+    await settled(watcher)
+    expect(received).toEqual(Array.from({ length: 200 }, (_, n) => ({ n })))
+    expect(ownEvents).toHaveLength(200)
+    expect(created).toMatchObject({ text: 'after the burst' })
+  })
+
   it('serialises each payload once per event, however many sockets receive it', async () => {
     const watchers = await Promise.all([1, 2, 3].map(() => open(true)))
     const entry = app.lookup('messages', false)!.entry

@@ -13,14 +13,20 @@ export class Gate {
   open(): void { this.release() }
 }
 
-/**
- * The reference app (messages, users, default channels) with the fake authentication, plus services
- * exercising the socket protocol: `multi` (multi: true, no pagination), `echo` (returns what the
- * service saw), `custom` (custom method and event), `broken`, `slow` and a routed service.
- */
+/** The reference app (messages, users, default channels) with the fake authentication and the protocol services below. */
 export function createSocketTestApp(options: { lifetimeMs?: number } = {}) {
   const app = createReferenceApp({ stores: new InMemoryStoreFactory() })
   useFakeAuthentication(app, options)
+  const gate = useProtocolServices(app)
+  return { app: app as App, gate }
+}
+
+/**
+ * Services exercising the socket protocol, added to any app (also the real reference app in the e2e
+ * tests): `multi` (multi: true, no pagination), `echo` (returns what the service saw), `custom`
+ * (custom method and event), `broken`, `slow` (waits on the returned gate) and a routed service.
+ */
+export function useProtocolServices(app: App): { current: Gate } {
   app.use('multi', new AdapterService(new InMemoryStore(), { multi: true }))
   app.use('echo', {
     async find(params: Params) {
@@ -42,5 +48,5 @@ export function createSocketTestApp(options: { lifetimeMs?: number } = {}) {
   const gate = { current: new Gate() }
   app.use('slow', { async find() { await gate.current.opened; return [] } })
   app.use('users/:userId/posts', { async find(params: Params) { return params.route } })
-  return { app: app as App, gate }
+  return gate
 }

@@ -32,7 +32,8 @@ function callArguments({ method, id, data, params }: RemoteCall): unknown[] {
  * The socket.io transport for the client core: calls are `socket.emit(method, path, ...args, ack)`,
  * service events are the wire events `"<path> <event>"`. The socket's `connect`/`disconnect` are
  * re-emitted as client app events so plugins (the authentication client) can log in again after a
- * reconnect; calls made while disconnected are buffered by socket.io and sent on reconnect.
+ * reconnect (not when the user closed the socket); calls made while disconnected are buffered by
+ * socket.io and sent on reconnect.
  */
 export class SocketioTransport implements Transport {
   readonly name = 'socketio'
@@ -68,6 +69,9 @@ export function socketio(socket: SocketLike, options: SocketioOptions = {}): (cl
   return (client) => {
     client.transport = new SocketioTransport(socket, options)
     socket.on('connect', () => client.emit('connect'))
-    socket.on('disconnect', (reason) => client.emit('disconnect', reason))
+    // A socket the user closed does not come back, so nothing should wait to log in on it again.
+    socket.on('disconnect', (reason) => {
+      if (reason !== 'io client disconnect') client.emit('disconnect', reason)
+    })
   }
 }
