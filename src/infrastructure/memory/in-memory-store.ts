@@ -1,6 +1,7 @@
-import { RE2JS } from 're2js'
+import { createRequire } from 'node:module'
+import type { RE2JS } from 're2js'
 import { BadRequest, Conflict } from '../../domain/errors/errors.js'
-import type { Filter, Query } from '../../domain/query/ast.js'
+import { isMatchAll, type Filter, type Query } from '../../domain/query/ast.js'
 import { compileFilter, type Predicate } from '../../domain/query/compile-filter.js'
 import { compileSort, type Comparator } from '../../domain/query/compile-sort.js'
 import type { Doc } from '../../domain/query/field-getter.js'
@@ -109,6 +110,13 @@ export class InMemoryStore implements Store<Data> {
       if (withTotal) for (const record of this.records.values()) if (matches(record)) total++
     } else if (compare && end !== Infinity) {
       kept = topK(this.records.values(), matches, compare, end, (count) => (total = count))
+    } else if (!compare && isMatchAll(query.filter)) {
+      // The plain `find` of every list page: the total is the size, and only the page is visited.
+      total = this.records.size
+      for (const record of this.records.values()) {
+        if (kept.length >= end) break
+        kept.push(record)
+      }
     } else {
       for (const record of this.records.values()) {
         if (!matches(record)) continue
@@ -150,11 +158,15 @@ function keyOf(id: unknown): string {
   return String(id)
 }
 
+/** re2js is half a megabyte of code that most apps never run: it loads at the first `$search`, not at startup. */
+let re2: typeof RE2JS | undefined
+const loadRe2 = () => (re2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS)
+
 /** `$search` with RE2 semantics (the syntax RethinkDB uses), linear time whatever the pattern. */
 function compilePattern(pattern: string): (text: string) => boolean {
   let regex: RE2JS
   try {
-    regex = RE2JS.compile(pattern)
+    regex = loadRe2().compile(pattern)
   } catch (error) {
     throw new BadRequest(`Invalid $search pattern: ${(error as Error).message}`)
   }

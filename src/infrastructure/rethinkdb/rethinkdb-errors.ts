@@ -1,17 +1,19 @@
-import { isRethinkDBError, RethinkDBErrorType } from 'rethinkdb-ts'
+import type { RethinkDBError, RethinkDBErrorType } from 'rethinkdb-ts'
 import { INTERNAL_ERROR_MESSAGE } from '../../domain/errors/convert-error.js'
 import { BadRequest, FeathersError, GeneralError, Unavailable } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
+import { rethinkdbDriver } from './rethinkdb-driver.js'
 
 /** What a client sees while the database cannot be reached; it says what to do. */
 export const UNAVAILABLE_MESSAGE = 'The database is unavailable, try again later'
 
-const UNAVAILABLE_TYPES = new Set<RethinkDBErrorType>([
-  RethinkDBErrorType.POOL_FAIL,
-  RethinkDBErrorType.MASTER_POOL_FAIL,
-  RethinkDBErrorType.CONNECTION,
-  RethinkDBErrorType.TIMEOUT
-])
+let unavailableTypes: Set<RethinkDBErrorType> | undefined
+const UNAVAILABLE_TYPES = () => {
+  const { RethinkDBErrorType: type } = rethinkdbDriver()
+  return (unavailableTypes ??= new Set([type.POOL_FAIL, type.MASTER_POOL_FAIL, type.CONNECTION, type.TIMEOUT]))
+}
+
+const isRethinkDBError = (error: unknown): error is RethinkDBError => rethinkdbDriver().isRethinkDBError(error)
 
 /**
  * Some outages arrive as UNKNOWN or OP_FAILED errors; their messages are stable across 2.x servers
@@ -39,11 +41,11 @@ export function toStoreError(error: unknown, logger: Logger, operation: string):
   if (error instanceof FeathersError) return error
   const message = driverMessage(error)
   if (isRethinkDBError(error)) {
-    if (UNAVAILABLE_TYPES.has(error.type) || UNAVAILABLE_MESSAGES.test(message)) {
+    if (UNAVAILABLE_TYPES().has(error.type) || UNAVAILABLE_MESSAGES.test(message)) {
       logger.warn('RethinkDB unavailable', { operation, error: message })
       return new Unavailable(UNAVAILABLE_MESSAGE)
     }
-    if (error.type === RethinkDBErrorType.QUERY_LOGIC && /^Error in regexp/i.test(message)) {
+    if (error.type === rethinkdbDriver().RethinkDBErrorType.QUERY_LOGIC && /^Error in regexp/i.test(message)) {
       return new BadRequest(`Invalid $search pattern: ${message}`)
     }
   }
