@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs a TypeScript benchmark: bundles bench/<name>.ts with esbuild (packages stay external) and imports it.
+// The servers in bench/support/*-server.ts are bundled beside it, since benchmarks spawn them as processes.
 import { build } from 'esbuild'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -11,18 +12,13 @@ if (!name) {
   console.error('usage: node bench/run.mjs <benchmark>   (a file bench/<benchmark>.ts)')
   process.exit(2)
 }
-const outDir = join(here, '..', 'dist', 'bench')
-mkdirSync(outDir, { recursive: true })
-const outfile = join(outDir, `${name}.mjs`)
-await build({
-  entryPoints: [join(here, `${name}.ts`)],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: 'inline',
-  logLevel: 'warning'
-})
-await import(pathToFileURL(outfile).href)
+const outdir = join(here, '..', 'dist', 'bench')
+mkdirSync(outdir, { recursive: true })
+const servers = readdirSync(join(here, 'support')).filter((file) => file.endsWith('-server.ts')).map((file) => join(here, 'support', file))
+const options = { outdir, outbase: here, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' }
+// No source maps in the servers: cold start would pay for parsing them and tsc's dist/src/main.js does not.
+await Promise.all([
+  build({ ...options, entryPoints: [join(here, `${name}.ts`)], sourcemap: 'inline' }),
+  build({ ...options, entryPoints: servers })
+])
+await import(pathToFileURL(join(outdir, `${name}.mjs`)).href)

@@ -4,6 +4,8 @@ declare module 'autocannon' {
     url: string
     connections?: number
     duration?: number
+    /** Seconds before a request counts as an error (default 10). */
+    timeout?: number
     method?: string
     headers?: Record<string, string>
     body?: string
@@ -11,6 +13,8 @@ declare module 'autocannon' {
   interface Result {
     requests: { average: number; total: number }
     latency: { p99: number; average: number }
+    /** Elapsed seconds. */
+    duration: number
     errors: number
     non2xx: number
   }

@@ -1,6 +1,7 @@
 import { feathers } from '@feathersjs/feathers'
 import expressModule, { errorHandler, json, notFound, rest, urlencoded } from '@feathersjs/express'
 import { MemoryService } from '@feathersjs/memory'
+import socketio from '@feathersjs/socketio'
 import { announce, seedRecords } from './seed.js'
 import { addFeathersAuthentication } from './feathers-auth.js'
 
@@ -10,10 +11,12 @@ const app = expressModule.default(feathers())
 app.use(json())
 app.use(urlencoded({ extended: true }))
 app.configure(rest())
+app.configure(socketio())
 app.use('messages', new MemoryService({ paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }))
 await addFeathersAuthentication(app)
 app.use(notFound())
 app.use(errorHandler({ logger: false }))
 for (const record of seedRecords()) await app.service('messages').create(record)
-const server = await app.listen(0)
+const server = await app.listen(0, '127.0.0.1')
+if (!server.listening) await new Promise((resolve) => server.once('listening', resolve))
 announce((server.address() as { port: number }).port)

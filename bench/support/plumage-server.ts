@@ -3,16 +3,18 @@ import { App } from '../../src/application/app.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 import { listen } from '../../src/interfaces/rest/http-server.js'
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
+import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 import { announce, seedRecords } from './seed.js'
 import { addAuthentication } from './plumage-auth.js'
 
-/** plumage as `npm start` serves it: messages on the memory store, paginate 10/50, open; `secure` the same behind a JWT (plumage-auth.ts). */
+/** plumage as `npm start` serves it (REST + socket.io): messages on the memory store, paginate 10/50, open; `secure` the same behind a JWT (plumage-auth.ts). */
 const app = new App()
 app.use('messages', new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }))
 await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create!(record)
 const { server } = await listen(createRestApp(app), 0, '127.0.0.1')
+attachSocketIo(app, server)
 announce((server.address() as { port: number }).port)
 // Exit normally on SIGTERM so `node --cpu-prof` writes its profile.
 process.once('SIGTERM', () => process.exit(0))

@@ -1,0 +1,82 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, totalmem } from 'node:os'
+import { join } from 'node:path'
+
+/** One line of the table: absolute figures per target and how plumage compares. */
+export interface Row {
+  name: string
+  unit: string
+  plumage: number
+  feathers: number
+  express?: number
+  /** Higher is better (throughput) or lower is better (latency, time, memory). */
+  better: 'higher' | 'lower'
+  /** Human-readable goal, e.g. '≥ 1.25× Feathers'; checked by `met`. */
+  goal?: string
+  met?: (row: Row) => boolean
+}
+
+export interface Machine {
+  cpus: string
+  cores: number
+  memoryGb: number
+  node: string
+  /** os.loadavg() (1, 5, 15 min) at each named point of the run. */
+  load: Record<string, number[]>
+}
+
+export function machine(): Machine {
+  const list = cpus()
+  return { cpus: list[0]?.model.trim() ?? 'unknown', cores: list.length, memoryGb: totalmem() / 2 ** 30, node: process.version, load: {} }
+}
+
+export const loadText = (load = loadavg()) => load.map((value) => value.toFixed(2)).join(' / ')
+
+const format = (value: number | undefined) => value === undefined || Number.isNaN(value)
+  ? '—'
+  : value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1)
+const ratio = (ours: number, theirs: number | undefined) => theirs === undefined || !theirs ? '—' : `${(ours / theirs).toFixed(2)}×`
+
+/** The results as a Markdown table (printed, saved, and kept in BENCHMARKS.md). */
+export function markdown(rows: Row[], info: Machine, settings: string): string {
+  const lines = [
+    '| workload | unit | plumage | Feathers v5 | raw express | plumage ÷ Feathers | plumage ÷ express | goal | met |',
+    '|---|---|--:|--:|--:|--:|--:|---|:-:|'
+  ]
+  for (const row of rows) {
+    const met = row.met ? (row.met(row) ? '✅' : '❌') : ''
+    lines.push(`| ${row.name} | ${row.unit} | ${format(row.plumage)} | ${format(row.feathers)} | ${format(row.express)} | ${ratio(row.plumage, row.feathers)} | ${ratio(row.plumage, row.express)} | ${row.goal ?? ''} | ${met} |`)
+  }
+  const load = Object.entries(info.load).map(([point, values]) => `${point} ${loadText(values)}`).join('; ')
+  return [
+    lines.join('\n'),
+    '',
+    `Machine: ${info.cores} × ${info.cpus}, ${info.memoryGb.toFixed(1)} GB, Node ${info.node}. ${settings}`,
+    `Load average (1/5/15 min): ${load}.`
+  ].join('\n')
+}
+
+/** Writes bench/results/<stamp>.json and .md; a full run also replaces the table in BENCHMARKS.md. */
+export function save(rows: Row[], info: Machine, settings: string, { quick }: { quick: boolean }): string[] {
+  const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z') + (quick ? '-quick' : '')
+  const dir = join(process.cwd(), 'bench', 'results')
+  mkdirSync(dir, { recursive: true })
+  const table = markdown(rows, info, settings)
+  const json = rows.map(({ met, ...row }) => ({ ...row, ratioVsFeathers: row.plumage / row.feathers, ratioVsExpress: row.express ? row.plumage / row.express : null, met: met?.(row) ?? null }))
+  writeFileSync(join(dir, `${stamp}.json`), JSON.stringify({ date: new Date().toISOString(), quick, settings, machine: info, rows: json }, null, 2) + '\n')
+  writeFileSync(join(dir, `${stamp}.md`), `# npm run bench — ${new Date().toISOString()}\n\n${table}\n`)
+  const written = [`bench/results/${stamp}.json`, `bench/results/${stamp}.md`]
+  const doc = join(process.cwd(), 'BENCHMARKS.md')
+  const start = '<!-- latest-run:start -->'
+  const end = '<!-- latest-run:end -->'
+  if (!quick && existsSync(doc)) {
+    const text = readFileSync(doc, 'utf8')
+    const from = text.indexOf(start)
+    const to = text.indexOf(end)
+    if (from >= 0 && to > from) {
+      writeFileSync(doc, `${text.slice(0, from + start.length)}\n${table}\n${text.slice(to)}`)
+      written.push('BENCHMARKS.md')
+    }
+  }
+  return written
+}
