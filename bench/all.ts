@@ -5,7 +5,7 @@
  *   same routes, same 1000 seeded records, same bcrypt cost and JWT claims), a warm-up per target,
  *   then ROUNDS rounds interleaved between targets (rotating who goes first); the median round counts.
  * - Socket fan-out: bench/socket.ts's `fanOut` (50 clients, 500 creates).
- * - Cold start of the built server (`node dist/src/main.js`) vs the same app on Feathers, median of
+ * - Cold start of the built server (`node dist/plumage.mjs`) vs the same app on Feathers, median of
  *   several spawns; idle RSS after start and a full GC; peak RSS (VmHWM) of the servers under load.
  *
  * BENCH_QUICK=1: one short round of everything (a smoke run of about a minute).
@@ -120,8 +120,8 @@ async function rest(targets: Target[]): Promise<{ rows: Row[]; idle: number[]; p
 }
 
 async function coldStarts(): Promise<{ plumage: ColdStart[]; feathers: ColdStart[] }> {
-  const main = fileURLToPath(new URL('../src/main.js', import.meta.url))
-  if (!existsSync(main)) throw new Error('dist/src/main.js is missing: run `npm run build` first (npm run bench does)')
+  const main = fileURLToPath(new URL('../plumage.mjs', import.meta.url))
+  if (!existsSync(main)) throw new Error('dist/plumage.mjs is missing: run `npm run build` first (npm run bench does)')
   const anchor = fileURLToPath(new URL('./support/feathers-app-server.mjs', import.meta.url))
   const env = { NODE_ENV: 'production', AUTH_SECRET: BENCH_SECRET }
   const runs = { plumage: [] as ColdStart[], feathers: [] as ColdStart[] }

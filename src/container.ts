@@ -68,7 +68,7 @@ export function restAppOptions(config: Config, logger: Logger, stores?: StoreFac
   }
 }
 
-/** The version in package.json, found from this file (src/ under jest, dist/src/ when built). */
+/** The version in package.json, found from this file (src/ under jest, dist/ when built). */
 function packageVersion(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
     const file = join(dir, 'package.json')

@@ -8,7 +8,7 @@ import type { Channel, RealTimeConnection } from '@feathersjs/transport-commons'
 import { BENCH_SECRET } from './auth-setup.js'
 
 /**
- * The anchor of the cold-start and idle-RSS rows: what `node dist/src/main.js` serves (src/reference-app.ts),
+ * The anchor of the cold-start and idle-RSS rows: what `node dist/plumage.mjs` serves (src/reference-app.ts),
  * built the Feathers v5 way: express REST + socket.io, memory services, local + JWT authentication,
  * `messages` behind a JWT, `users` with open signup, the generated app's channels. A generated app
  * loads more than this (configuration, schemas, a logger), so this anchor is the generous one.

@@ -1,18 +1,18 @@
-import { build } from 'esbuild'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { promisify } from 'node:util'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 
 /*
- * The server as `npm start` runs it (src/main.ts compiled, in a child process). esbuild compiles it
- * in well under a second (tsc takes seconds per suite); packages stay external. Built into
- * node_modules/.cache so the output resolves the project's packages and no other run's dist/ is touched.
+ * The server as `npm start` runs it: the bundle of scripts/build-server.mjs (under a second), in a
+ * child process. Built into node_modules/.cache so the output resolves the project's packages and
+ * no other run's dist/ is touched.
  */
 const root = process.cwd()
 
 export interface BuiltServer {
-  /** Starts dist main.js on 127.0.0.1:0 and resolves once it logged "plumage started". */
+  /** Starts the bundle on 127.0.0.1:0 and resolves once it logged "plumage started". */
   start(env?: Record<string, string>): Promise<StartedServer>
   /** Kills a child still running and removes the build. */
   cleanup(): Promise<void>
@@ -25,14 +25,11 @@ export interface StartedServer {
   exited: Promise<number | null>
 }
 
-/** Compiles src/main.ts to `<outDir>/src/main.js` and returns that path. */
+/** Bundles the server as `npm run build` does, into `<outDir>/plumage.mjs`, and returns that path. */
 export async function buildMain(name: string): Promise<{ main: string; outDir: string }> {
   const outDir = join(root, 'node_modules', '.cache', `plumage-${name}-${process.pid}`)
-  const main = join(outDir, 'src', 'main.js')
-  await build({
-    entryPoints: [join(root, 'src', 'main.ts')], outfile: main, bundle: true, packages: 'external',
-    platform: 'node', format: 'esm', target: 'node20', logLevel: 'error'
-  })
+  const main = join(outDir, 'plumage.mjs')
+  await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-server.mjs'), main], { cwd: root })
   return { main, outDir }
 }
 
