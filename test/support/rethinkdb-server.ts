@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect } from 'node:net'
-import { homedir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { R } from 'rethinkdb-ts'
 import { connectRethinkDb, parseRethinkDbUrl } from '../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
@@ -31,7 +31,7 @@ export async function discoverRethinkDb(): Promise<RethinkDbTestServer | null> {
   // Asked for explicitly: an unreachable server is a failure, not a skip.
   if (url) return open(parseRethinkDbUrl(url))
   if (!(await dockerAnswers())) {
-    console.warn(SKIP_MESSAGE)
+    announceSkipOnce()
     return null
   }
   // Loaded only when Docker is there, so runs without it stay fast.
@@ -62,6 +62,20 @@ async function open(address: { host: string; port: number }, stopContainer?: () 
         await stopContainer?.()
       }
     }
+  }
+}
+
+/**
+ * One loud line per test run, however many suite files skip: jest's workers share their parent's
+ * pid, so the first file to skip claims a marker named after it and the others stay quiet.
+ */
+function announceSkipOnce(): void {
+  try {
+    closeSync(openSync(join(tmpdir(), `plumage-rethinkdb-skipped-${process.ppid}`), 'wx'))
+    // Straight to stderr: jest drops console output of a file whose tests are all skipped.
+    process.stderr.write(`\n${SKIP_MESSAGE}\n\n`)
+  } catch {
+    // Another suite file of this run already said it.
   }
 }
 
