@@ -1,0 +1,16 @@
+import type { Query } from '../../src/domain/query/ast.js'
+import type { Data, Id } from '../../src/domain/service/service.js'
+import type { Store } from '../../src/domain/store/store.js'
+
+/** What the parts of the store contract share: helpers, and the store and seeded records of the current test. */
+export interface ContractContext {
+  idProp: string
+  /** Feathers query syntax → AST, with the adapter's extra operators allowed. */
+  q(raw?: Record<string, unknown>): Query
+  idOf(record: Data | null | undefined): Id
+  names(records: Data[]): string[]
+  nameSet(records: Data[]): string[]
+  create(record: Data): Promise<Data>
+  findAll(): Promise<Data[]>
+  state(): { store: Store; alice: Data; bob: Data; doug: Data }
+}
