@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import { BadRequest, MethodNotAllowed } from '../domain/errors/errors.js'
 import {
   METHOD_EVENTS, RESERVED_METHODS, STANDARD_METHODS,
-  type Connection, type Data, type Id, type NullableId, type Params, type ServiceMethods
+  type Connection, type Id, type NullableId, type Params, type ServiceMethods
 } from '../domain/service/service.js'
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-depth.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
@@ -362,4 +362,4 @@ function normalisePath(path: string): string {
   return path.split('/').filter((segment) => segment.length > 0).join('/')
 }
 
-export type { ServiceEntry, Data }
+export type { ServiceEntry }
