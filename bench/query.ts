@@ -7,18 +7,10 @@ import { MemoryService } from '@feathersjs/memory'
 import { AdapterService } from '../src/application/adapter-service.js'
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
 import { measure, printTable, writeResults } from './support/measure.js'
+import { peopleRecords } from './support/seed.js'
 
 const RECORDS = 100_000
-const cities = ['Rome', 'Paris', 'Berlin', 'Madrid', 'Lisbon', 'Vienna', 'Prague', 'Oslo', 'Dublin', 'Athens']
-let seed = 42
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-const records = Array.from({ length: RECORDS }, (_, id) => ({
-  id,
-  name: `user-${Math.floor(random() * 1e6).toString(36)}`,
-  age: Math.floor(random() * 100),
-  city: cities[Math.floor(random() * cities.length)],
-  score: Math.round(random() * 1e4) / 100
-}))
+const records = peopleRecords(RECORDS)
 
 const workloads: Record<string, Record<string, unknown>> = {
   'filter + 2-key sort + limit 10': {

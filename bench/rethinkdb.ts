@@ -10,6 +10,7 @@ import { parseQuery } from '../src/domain/query/parse-query.js'
 import { connectRethinkDb, type RethinkDbConnection } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { measure, printTable, writeResults } from './support/measure.js'
+import { peopleRecords } from './support/seed.js'
 
 const RECORDS = 10_000
 const url = process.env.RETHINKDB_URL ?? 'rethinkdb://127.0.0.1:28015'
@@ -24,16 +25,7 @@ try {
 
 const { r } = connection
 const db = `plumage_bench_${randomBytes(4).toString('hex')}`
-const cities = ['Rome', 'Paris', 'Berlin', 'Madrid', 'Lisbon', 'Vienna', 'Prague', 'Oslo', 'Dublin', 'Athens']
-let seed = 42
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-const records = Array.from({ length: RECORDS }, (_, id) => ({
-  id,
-  name: `user-${Math.floor(random() * 1e6).toString(36)}`,
-  age: Math.floor(random() * 100),
-  city: cities[Math.floor(random() * cities.length)]!,
-  score: Math.round(random() * 1e4) / 100
-}))
+const records = peopleRecords(RECORDS)
 
 const q = (raw: Record<string, unknown>): Query => parseQuery(raw, { operators: ['$search', '$contains'] })
 
@@ -81,8 +73,8 @@ try {
     },
     {
       name: 'patch by id',
-      store: () => store.patch(17, { score: random() }, q({})),
-      hand: () => table.get(17).update({ score: random() }, { returnChanges: true }).run()
+      store: () => store.patch(17, { score: Math.random() }, q({})),
+      hand: () => table.get(17).update({ score: Math.random() }, { returnChanges: true }).run()
     }
   ]
 

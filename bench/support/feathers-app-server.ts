@@ -1,11 +1,11 @@
-import { AuthenticationService, JWTStrategy, authenticate } from '@feathersjs/authentication'
-import { LocalStrategy, hooks as localHooks } from '@feathersjs/authentication-local'
+import { authenticate } from '@feathersjs/authentication'
+import { hooks as localHooks } from '@feathersjs/authentication-local'
 import expressModule, { errorHandler, json, notFound, rest, urlencoded } from '@feathersjs/express'
-import { feathers, type HookContext } from '@feathersjs/feathers'
+import { feathers, type Application, type HookContext } from '@feathersjs/feathers'
 import { MemoryService } from '@feathersjs/memory'
 import socketio from '@feathersjs/socketio'
 import type { Channel, RealTimeConnection } from '@feathersjs/transport-commons'
-import { BENCH_SECRET } from './auth-setup.js'
+import { feathersAuthenticationService } from './feathers-auth.js'
 
 /**
  * The anchor of the cold-start and idle-RSS rows: what `node dist/plumage.mjs` serves (src/reference-app.ts),
@@ -19,18 +19,7 @@ app.use(json())
 app.use(urlencoded({ extended: true }))
 app.configure(rest())
 app.configure(socketio())
-app.set('authentication', {
-  secret: BENCH_SECRET,
-  entity: 'user',
-  service: 'users',
-  authStrategies: ['jwt', 'local'],
-  jwtOptions: { header: { typ: 'access' }, audience: 'https://yourdomain.com', issuer: 'feathers', algorithm: 'HS256', expiresIn: '1d' },
-  local: { usernameField: 'email', passwordField: 'password' }
-})
-const auth = new AuthenticationService(app)
-auth.register('jwt', new JWTStrategy())
-auth.register('local', new LocalStrategy())
-app.use('authentication', auth)
+app.use('authentication', feathersAuthenticationService(app as unknown as Application))
 app.use('users', new MemoryService({ paginate: { default: 10, max: 50 } }))
 app.use('messages', new MemoryService({ paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }))
 const jwt = authenticate('jwt')

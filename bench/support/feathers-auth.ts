@@ -5,8 +5,8 @@ import { MemoryService } from '@feathersjs/memory'
 import { BENCH_SECRET, BENCH_USER, SECURE_PATH } from './auth-setup.js'
 import { seedRecords } from './seed.js'
 
-/** The same setup as a generated Feathers v5 app: local + jwt, hashPassword/protect, a service behind authenticate('jwt'). */
-export async function addFeathersAuthentication(app: Application): Promise<void> {
+/** The authentication service of a generated Feathers v5 app (local + jwt, v5 JWT claims), on `app`'s settings. */
+export function feathersAuthenticationService(app: Application): AuthenticationService {
   app.set('authentication', {
     secret: BENCH_SECRET,
     entity: 'user',
@@ -18,12 +18,17 @@ export async function addFeathersAuthentication(app: Application): Promise<void>
   const auth = new AuthenticationService(app)
   auth.register('jwt', new JWTStrategy())
   auth.register('local', new LocalStrategy())
+  return auth
+}
+
+/** The same setup as a generated Feathers v5 app: local + jwt, hashPassword/protect, a service behind authenticate('jwt'). */
+export async function addFeathersAuthentication(app: Application): Promise<void> {
+  app.use('authentication', feathersAuthenticationService(app))
   app.use('users', new MemoryService({ paginate: { default: 10, max: 50 } }))
   app.service('users').hooks({
     before: { create: [localHooks.hashPassword('password')] },
     after: { all: [localHooks.protect('password')] }
   })
-  app.use('authentication', auth)
   app.use(SECURE_PATH, new MemoryService({ paginate: { default: 10, max: 50 } }))
   app.service(SECURE_PATH).hooks({ around: { all: [authenticate('jwt')] } })
   await app.service('users').create(BENCH_USER)
