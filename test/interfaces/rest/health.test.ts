@@ -1,22 +1,14 @@
-import { afterEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
-import request from 'supertest'
 import { restAppOptions } from '../../../src/container.js'
 import { silentLogger } from '../../../src/domain/logger.js'
 import { loadConfig } from '../../../src/infrastructure/config/config.js'
 import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
 import type { HealthOptions } from '../../../src/interfaces/rest/health.js'
-import { startRestServer, type TestServer } from './rest-test-server.js'
+import { serverPerTest } from './rest-test-server.js'
 
-let server: TestServer | undefined
-async function start(health: HealthOptions) {
-  server = await startRestServer({ health })
-  return request(server.url)
-}
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-})
+const startWith = serverPerTest()
+const start = (health: HealthOptions) => startWith({ health })
 
 describe('GET /health', () => {
   it('answers 200 ok with the version while the store is reachable, without a token', async () => {

@@ -1,23 +1,13 @@
-import { afterEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
-import request from 'supertest'
 import type { Logger } from '../../../src/domain/logger.js'
-import type { RestAppOptions } from '../../../src/interfaces/rest/rest-app.js'
-import { startRestServer, type TestServer } from './rest-test-server.js'
+import { serverPerTest } from './rest-test-server.js'
 
-let server: TestServer | undefined
-async function start(options: RestAppOptions) {
-  server = await startRestServer(options)
-  return request(server.url)
-}
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-})
+const start = serverPerTest()
 
 describe('formatter', () => {
   it('lets a custom formatter negotiate text/csv from res.data', async () => {

@@ -1,3 +1,5 @@
+import { afterEach } from '@jest/globals'
+import request from 'supertest'
 import { AdapterService } from '../../../src/application/adapter-service.js'
 import type { App } from '../../../src/application/app.js'
 import type { HookContext } from '../../../src/application/hook-context.js'
@@ -64,5 +66,21 @@ export async function startRestServer(options: RestAppOptions = {}): Promise<Tes
       await running.close()
       await app.teardown()
     }
+  }
+}
+
+/**
+ * For suites that start a differently configured server per test: `start(options)` starts one and
+ * returns a supertest agent for it; each is closed after its test.
+ */
+export function serverPerTest(): (options?: RestAppOptions) => Promise<ReturnType<typeof request>> {
+  let server: TestServer | undefined
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+  })
+  return async (options = {}) => {
+    server = await startRestServer(options)
+    return request(server.url)
   }
 }
