@@ -24,7 +24,13 @@ import { createReferenceApp } from './reference-app.js'
 /** Store adapters by the STORE setting. Adding one here is all it takes to swap persistence. */
 export const storeAdapters: Record<string, (config: Config, logger: Logger) => StoreFactory> = {
   memory: () => new InMemoryStoreFactory(),
-  rethinkdb: (config, logger) => new RethinkDbStoreFactory(config.rethinkdbUrl, { logger })
+  rethinkdb: (config, logger) => new RethinkDbStoreFactory(config.rethinkdbUrl, {
+    logger,
+    timeoutMs: config.rethinkdbTimeoutMs,
+    directWrites: config.rethinkdbDirectWrites,
+    ...(config.rethinkdbReplicas !== undefined ? { replicas: config.rethinkdbReplicas } : {}),
+    ...(config.rethinkdbShards !== undefined ? { shards: config.rethinkdbShards } : {})
+  })
 }
 
 /**
@@ -59,7 +65,7 @@ export function buildContainer(config: Config, overrides: { logger?: Logger; clo
 export function restAppOptions(config: Config, logger: Logger, stores?: StoreFactory): RestAppOptions {
   return {
     logger,
-    ...(stores ? { health: { version: packageVersion(), ping: () => stores.ping() } } : {}),
+    ...(stores ? { health: { version: packageVersion(), check: () => stores.health() } } : {}),
     bodyLimit: config.bodyLimit,
     corsOrigins: config.corsOrigins,
     compression: config.compression,

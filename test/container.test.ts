@@ -18,7 +18,7 @@ class FakeStoreFactory implements StoreFactory {
     this.created.set(name, store)
     return store as unknown as Store<T>
   }
-  async ping() { return true }
+  async health() { return { ready: true, checks: { reachable: true }, problems: [] } }
   async close() {}
 }
 

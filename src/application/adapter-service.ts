@@ -22,10 +22,16 @@ export interface AdapterServiceOptions {
 export class AdapterService<T extends Data = Data> {
   readonly events: string[]
   readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
+  /** With watch: resolves once the store's change stream is live (App.setup waits for it). */
+  readonly whenWatching?: () => Promise<void>
+  /** With watch: sends a custom event through the store, so that every process publishes it once. */
+  readonly publish?: (event: string, data: unknown) => Promise<void>
 
   constructor(readonly store: Store<T>, readonly options: AdapterServiceOptions = {}) {
     this.events = options.events ?? []
     if (store.watch) this.watch = (listener) => store.watch!(listener)
+    if (store.whenWatching) this.whenWatching = () => store.whenWatching!()
+    if (store.publish) this.publish = (event, data) => store.publish!(event, data)
   }
 
   get id(): string {

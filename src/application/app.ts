@@ -18,9 +18,16 @@ export interface ServiceOptions {
   events?: string[]
 }
 
-/** A service whose store publishes its own changes (e.g. a RethinkDB changefeed). */
+/**
+ * A service whose store publishes its own changes (e.g. RethinkDB's event log): its events come from
+ * `watch`, on every process, instead of from its method results.
+ */
 interface LiveService {
   watch(listener: (change: { event: string; record: unknown }) => void): () => void
+  /** Resolves once the change stream is live: setup() waits for it. */
+  whenWatching?(): Promise<void>
+  /** Sends a custom event through the change stream (`service.emit` then reaches every process once). */
+  publish?(event: string, data: unknown): Promise<void>
 }
 
 interface ServiceEntry {
@@ -239,6 +246,8 @@ export class App extends EventEmitter {
         const hidden = new Set([...this.appProtected, ...entry.protectedFields])
         this.emitServiceEvent(entry, event, hidden.size > 0 ? withoutFields(record, hidden) : record)
       })
+      // Ready means every write from now on is published: wait until the change stream is live.
+      await (entry.service as LiveService).whenWatching?.()
     }
   }
 
@@ -304,7 +313,10 @@ export class App extends EventEmitter {
       once: (event: string, listener: EventListener) => (emitter.once(event, listener), handle),
       off: (event: string, listener: EventListener) => (emitter.off(event, listener), handle),
       emit: (event: string, data: unknown, context?: HookContext) => {
-        this.emitServiceEvent(entry, event, data, context)
+        const live = entry.live ? (entry.service as LiveService) : undefined
+        // A live store carries custom events to every process, this one included (the store logs failures).
+        if (live?.publish) void live.publish(event, data).catch(() => undefined)
+        else this.emitServiceEvent(entry, event, data, context)
         return true
       },
       publish: (eventOrPublisher: string | Publisher, publisher?: Publisher) => {

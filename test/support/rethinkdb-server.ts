@@ -29,7 +29,7 @@ const DOCKER_PROBE_TIMEOUT_MS = 1_500
 export async function discoverRethinkDb(): Promise<RethinkDbTestServer | null> {
   const url = process.env.RETHINKDB_URL
   // Asked for explicitly: an unreachable server is a failure, not a skip.
-  if (url) return open(parseRethinkDbUrl(url))
+  if (url) return open(parseRethinkDbUrl(url).servers[0]!)
   if (!(await dockerAnswers())) {
     announceSkipOnce()
     return null
@@ -49,19 +49,29 @@ async function open(address: { host: string; port: number }, stopContainer?: () 
   const connection = await connectRethinkDb(`rethinkdb://${address.host}:${address.port}/${db}`, { timeoutMs: 15_000 })
   const { r } = connection
   await r.dbCreate(db).run()
+  let stopped: Promise<void> | undefined
   return {
     r,
     host: address.host,
     port: address.port,
     db,
-    async stop() {
+    // Once, whoever calls it: drops the database over a connection of its own (a test may have
+    // replaced or drained the module-wide pool), then drains the pool and stops the container.
+    stop: () => (stopped ??= (async () => {
       try {
-        await r.dbDrop(db).run()
+        const own = await r.connect({ host: address.host, port: address.port, timeout: 10 })
+        try {
+          await r.dbDrop(db).run(own).catch((error: unknown) => {
+            if (!/does not exist/.test(String((error as Error).message))) throw error
+          })
+        } finally {
+          await own.close()
+        }
       } finally {
-        await connection.close()
+        await connection.close().catch(() => undefined)
         await stopContainer?.()
       }
-    }
+    })())
   }
 }
 

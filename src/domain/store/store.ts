@@ -1,9 +1,10 @@
 import type { Filter, Query } from '../query/ast.js'
 import type { Data, Id, Params } from '../service/service.js'
 
-/** A change published by a store with a live change feed (e.g. a RethinkDB changefeed). */
+/** A change published by a store with a live change stream (e.g. RethinkDB's event log). */
 export interface StoreChange<T = Data> {
-  event: 'created' | 'updated' | 'patched' | 'removed'
+  /** created, updated, patched, removed — or a custom event sent with `publish`. */
+  event: string
   record: T
 }
 
@@ -43,6 +44,13 @@ export interface Store<T = Data> {
    * processes). The service then emits these instead of its own method events — never both.
    */
   watch?(listener: (change: StoreChange<T>) => void): () => void
+  /** With `watch`: resolves once every change made from now on will reach the listeners. */
+  whenWatching?(): Promise<void>
+  /**
+   * With `watch`: sends a custom event through the store's change stream, so that every process
+   * watching it publishes the event once (the App routes `service.emit` of a live service here).
+   */
+  publish?(event: string, data: unknown): Promise<void>
   setup?(): Promise<void>
   close?(): Promise<void>
 }

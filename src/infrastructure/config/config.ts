@@ -4,7 +4,15 @@ export interface Config {
   port: number
   host: string
   store: 'memory' | 'rethinkdb'
+  /** `rethinkdb://host:port/db`, or `rethinkdb://h1:port,h2:port,h3:port/db` for a cluster. */
   rethinkdbUrl: string
+  /** How long to wait for RethinkDB at startup, and for the change feeds, in ms (RETHINKDB_TIMEOUT in seconds). */
+  rethinkdbTimeoutMs: number
+  /** Replicas and shards of every table (a cluster); undefined keeps what the tables have. */
+  rethinkdbReplicas?: number
+  rethinkdbShards?: number
+  /** Publish writes made directly in the database too (default true). */
+  rethinkdbDirectWrites: boolean
   /** Undefined when AUTH_SECRET is not set (development generates one; production refuses to start). */
   authSecret?: string
   jwtExpiresIn: string
@@ -36,6 +44,10 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '127.0.0.1',
     store: oneOf(env, 'STORE', ['memory', 'rethinkdb'] as const, 'memory'),
     rethinkdbUrl: env.RETHINKDB_URL || 'rethinkdb://127.0.0.1:28015/plumage',
+    rethinkdbTimeoutMs: integer(env, 'RETHINKDB_TIMEOUT', 30, 1, 3600) * 1000,
+    rethinkdbReplicas: optionalInteger(env, 'RETHINKDB_REPLICAS', 1, 64),
+    rethinkdbShards: optionalInteger(env, 'RETHINKDB_SHARDS', 1, 64),
+    rethinkdbDirectWrites: flag(env, 'RETHINKDB_DIRECT_WRITES', true),
     authSecret: env.AUTH_SECRET || undefined,
     jwtExpiresIn: env.JWT_EXPIRES_IN || '1d',
     bcryptRounds: integer(env, 'BCRYPT_ROUNDS', 10, 4, 15),
@@ -62,8 +74,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^\d+\s*(ms|s|m|h|d|w|y)?$/.test(config.jwtExpiresIn)) {
     throw new ConfigError(`JWT_EXPIRES_IN must be a duration such as 1d, 12h or 3600s (got '${config.jwtExpiresIn}')`)
   }
-  if (config.store === 'rethinkdb' && !/^rethinkdb:\/\/[^/:]+(:\d+)?(\/\w*)?$/.test(config.rethinkdbUrl)) {
-    throw new ConfigError(`RETHINKDB_URL must look like rethinkdb://host:28015/db (got '${config.rethinkdbUrl}')`)
+  if (config.store === 'rethinkdb' && !/^rethinkdb:\/\/([\w.-]+(:\d{1,5})?)(,[\w.-]+(:\d{1,5})?)*(\/\w*)?$/.test(config.rethinkdbUrl)) {
+    throw new ConfigError(`RETHINKDB_URL must look like rethinkdb://host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got '${config.rethinkdbUrl}')`)
   }
   if (config.env === 'production' && !config.authSecret) {
     throw new ConfigError('AUTH_SECRET must be set when NODE_ENV=production')
@@ -82,6 +94,10 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got '${raw}')`)
   }
   return value
+}
+
+function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  return env[name] === undefined || env[name] === '' ? undefined : integer(env, name, min, min, max)
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {

@@ -1,6 +1,6 @@
 import type { Data } from '../../domain/service/service.js'
 import type { Store } from '../../domain/store/store.js'
-import type { StoreFactory, StoreOptions } from '../../domain/store/store-factory.js'
+import type { StoreFactory, StoreHealth, StoreOptions } from '../../domain/store/store-factory.js'
 import { InMemoryStore } from './in-memory-store.js'
 
 /** The embedded adapter: every collection is an InMemoryStore (data lives as long as the process). */
@@ -11,8 +11,8 @@ export class InMemoryStoreFactory implements StoreFactory {
 
   async close(): Promise<void> {}
 
-  /** The data lives in this process: reachable whenever the process answers. */
-  async ping(): Promise<boolean> {
-    return true
+  /** The data lives in this process: ready whenever the process answers. */
+  async health(): Promise<StoreHealth> {
+    return { ready: true, checks: { reachable: true }, problems: [] }
   }
 }

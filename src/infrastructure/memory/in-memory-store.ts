@@ -72,7 +72,7 @@ export class InMemoryStore implements Store<Data> {
       keys.add(key)
     }
     for (const record of prepared) this.records.set(keyOf(record[this.id]), record)
-    return prepared.map((record) => this.publish('created', record))
+    return prepared.map((record) => this.announce('created', record))
   }
 
   async update(id: Id, data: Data, query: Query): Promise<Data | null> {
@@ -80,7 +80,7 @@ export class InMemoryStore implements Store<Data> {
     if (!current) return null
     const record = { ...clone(data), [this.id]: current[this.id] }
     this.records.set(keyOf(current[this.id]), record)
-    return project(this.publish('updated', record), query.select, this.id)
+    return project(this.announce('updated', record), query.select, this.id)
   }
 
   async patch(id: Id | null, data: Data, query: Query): Promise<Data[]> {
@@ -88,14 +88,14 @@ export class InMemoryStore implements Store<Data> {
     delete changes[this.id]
     return this.matching(id, query.filter).map((record) => {
       Object.assign(record, clone(changes))
-      return project(this.publish('patched', record), query.select, this.id)
+      return project(this.announce('patched', record), query.select, this.id)
     })
   }
 
   async remove(id: Id | null, query: Query): Promise<Data[]> {
     return this.matching(id, query.filter).map((record) => {
       this.records.delete(keyOf(record[this.id]))
-      return project(this.publish('removed', record), query.select, this.id)
+      return project(this.announce('removed', record), query.select, this.id)
     })
   }
 
@@ -148,7 +148,7 @@ export class InMemoryStore implements Store<Data> {
     return this.nextId++
   }
 
-  private publish(event: StoreChange['event'], record: Doc): Data {
+  private announce(event: StoreChange['event'], record: Doc): Data {
     for (const listener of this.listeners) listener({ event, record: clone(record) })
     return clone(record)
   }

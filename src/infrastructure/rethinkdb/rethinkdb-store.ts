@@ -1,13 +1,16 @@
 import type { R, RDatum, RSelection, RStream, RTable, WriteResult } from 'rethinkdb-ts'
-import { BadRequest, Conflict, GeneralError } from '../../domain/errors/errors.js'
+import { BadRequest, Conflict, GeneralError, Unavailable } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { isMatchAll, type Filter, type Query } from '../../domain/query/ast.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
-import { TableChangefeed, type FeedCursor } from './changefeed.js'
+import { DirectWrites } from './direct-writes.js'
+import { EventLog, type WriteEvent } from './event-log.js'
+import { LiveFeed, type FeedCursor } from './live-feed.js'
 import { applyFilter, applyPage, compileFilter } from './reql-compiler.js'
-import { driverMessage, isAlreadyExists, toStoreError } from './rethinkdb-errors.js'
+import { driverMessage, toStoreError } from './rethinkdb-errors.js'
+import { ensureTable, type IndexSpec } from './rethinkdb-tables.js'
 
 export interface RethinkDbStoreOptions {
   /**
@@ -21,8 +24,22 @@ export interface RethinkDbStoreOptions {
   db?: string
   /** Id field; must be the table's primary key (default 'id'). */
   id?: string
-  /** Publish every change of the table, including other processes' writes (default true). */
+  /**
+   * Publish every change of the table, on every instance, exactly once (default true): the store's
+   * writes go through the event log, and writes made directly in the database are picked up too.
+   */
   watch?: boolean
+  /** The database's event log; shared by every store of the database (one follower per process). */
+  events?: EventLog
+  /** Also publish writes made directly in the database, e.g. from the admin UI (default true). */
+  directWrites?: boolean
+  /** Secondary indexes init() creates and waits for. */
+  indexes?: IndexSpec[]
+  /** Replication of the table in a cluster; init() applies it when the table differs. */
+  replicas?: number
+  shards?: number
+  /** How long setup() waits for the change feeds to go live (default 30 s). */
+  timeoutMs?: number
   logger?: Logger
   /** Settles when the pool is open (a factory connecting in the background); setup() waits for it. */
   connected?: Promise<unknown>
@@ -32,7 +49,9 @@ type Listener = (change: StoreChange<Data>) => void
 
 /**
  * The Store port over a RethinkDB table. Queries are compiled from the AST by reql-compiler; writes
- * use `returnChanges` so every answer takes one round trip; events come from one table changefeed.
+ * use `returnChanges` so every answer takes one round trip. Events: each write logs its changes in
+ * the database's event log within the same query, every instance follows the log (see EventLog),
+ * and the table's own changefeed adds the writes nobody logged (see DirectWrites).
  */
 export class RethinkDbStore implements Store<Data> {
   readonly id: string
@@ -44,10 +63,13 @@ export class RethinkDbStore implements Store<Data> {
   private readonly r: R
   private readonly logger: Logger
   private readonly listeners = new Set<Listener>()
-  private readonly feed?: TableChangefeed
+  private readonly events?: EventLog
+  private readonly tableFeed?: LiveFeed
+  private readonly direct?: DirectWrites
   private readonly connected?: Promise<unknown>
+  private unsubscribe?: () => void
 
-  constructor(options: RethinkDbStoreOptions) {
+  constructor(private readonly options: RethinkDbStoreOptions) {
     this.r = options.r
     this.tableName = options.table
     if (options.db !== undefined) this.db = options.db
@@ -55,14 +77,17 @@ export class RethinkDbStore implements Store<Data> {
     this.logger = options.logger ?? silentLogger
     if (options.connected) this.connected = options.connected
     if (options.watch ?? true) {
-      this.feed = new TableChangefeed({
-        open: () => this.table().changes({ includeTypes: true, includeStates: true }).run() as Promise<FeedCursor>,
-        idField: this.id,
-        logger: this.logger,
-        onChange: (change) => {
-          for (const listener of this.listeners) listener(change)
-        }
-      })
+      this.events = options.events ?? new EventLog({ r: this.r, db: this.database(), logger: this.logger })
+      if (options.directWrites ?? true) {
+        const events = this.events
+        this.direct = new DirectWrites({ idField: this.id, logIsLive: () => events.isLive, publish: (change) => this.emit(change) })
+        this.tableFeed = new LiveFeed({
+          name: `${this.tableName} table`,
+          logger: this.logger,
+          open: () => this.table().changes({ includeTypes: true, includeStates: true }).run() as Promise<FeedCursor>,
+          onRow: (row) => this.direct!.changed(row as never)
+        })
+      }
       this.watch = (listener) => this.subscribe(listener)
     }
   }
@@ -73,40 +98,66 @@ export class RethinkDbStore implements Store<Data> {
   }
 
   /**
-   * Creates the database and the table when missing (primary key = the id field). "Already exists"
-   * counts as success, so processes starting together do not fail each other. Waits until the
-   * table accepts writes, then checks that its primary key really is the id field.
+   * Creates the database and the table when missing (primary key = the id field), with its indexes
+   * and replication, safely when several processes start at once (see ensureTable); repairs
+   * duplicate tables; waits until the table accepts writes.
    */
   async init(options: { primaryKey?: string } = {}): Promise<void> {
-    const primaryKey = options.primaryKey ?? this.id
-    await this.run('init', async () => {
-      if (this.db !== undefined) await ignoreAlreadyExists(this.r.dbCreate(this.db).run())
-      const database = this.db === undefined ? this.r : this.r.db(this.db)
-      await ignoreAlreadyExists(database.tableCreate(this.tableName, { primaryKey }).run())
-      await this.table().wait().run()
-      const info = await this.table().info().run()
-      if (info.primary_key !== primaryKey) {
-        throw new GeneralError(`Table '${this.tableName}' has primary key '${String(info.primary_key)}', but the store's id field is '${primaryKey}'`)
-      }
-    })
+    await this.run('init', () => ensureTable(this.r, {
+      db: this.database(),
+      name: this.tableName,
+      primaryKey: options.primaryKey ?? this.id,
+      ...(this.options.indexes ? { indexes: this.options.indexes } : {}),
+      ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
+      ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
+    }, this.logger))
+    await this.run('init', () => this.events?.setup() ?? Promise.resolve())
   }
 
-  /** Creates the table when missing, so a fresh database works out of the box. */
+  /** Creates the tables when missing, so a fresh database works out of the box. */
   async setup(): Promise<void> {
     await this.connected
     await this.init()
   }
 
-  /** Stops the change feed. The pool belongs to whoever opened it and stays open. */
+  /** Stops the change feeds. The pool belongs to whoever opened it and stays open. */
   async close(): Promise<void> {
     this.listeners.clear()
-    await this.feed?.stop()
+    await this.stopWatching()
   }
 
-  /** Resolves when the change feed is live (writes after this are published); for tests and probes. */
-  whenWatching(): Promise<void> {
-    if (!this.feed) return Promise.reject(new Error('This store was created with watch: false'))
-    return this.feed.whenLive()
+  /**
+   * Resolves when every change made from now on will be published: the event log and the table
+   * feed are live. Bounded by `timeoutMs` (503 after it), so setup never hangs on a lost database.
+   */
+  async whenWatching(): Promise<void> {
+    if (!this.events) throw new Error('This store was created with watch: false')
+    const feeds = Promise.all([this.events.whenLive(), this.tableFeed?.whenLive()])
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeoutMs = this.options.timeoutMs ?? 30_000
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Unavailable(`The RethinkDB change feeds of ${this.tableName} did not go live within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
+    })
+    try {
+      await Promise.race([feeds, timedOut])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Whether the change feeds are live right now (for health probes); true without `watch`. */
+  get isWatching(): boolean {
+    if (!this.events || this.listeners.size === 0) return true
+    return this.events.isLive && (this.tableFeed?.isLive ?? true)
+  }
+
+  /** Logs a custom event: every instance watching this table publishes it once. */
+  async publish(event: string, data: unknown): Promise<void> {
+    if (!this.events) {
+      this.emit({ event, record: data as Data })
+      return
+    }
+    await this.run('publish', () => this.events!.publish(this.tableName, event, data))
   }
 
   /** The table filtered by the query's filter: no sort, no pagination (for `params.rethinkdb`). */
@@ -142,7 +193,7 @@ export class RethinkDbStore implements Store<Data> {
     if (records.length === 0) return []
     // The memory adapter treats a null id as missing; RethinkDB would reject it.
     const prepared = records.map((record) => (record[this.id] == null ? withoutKey(record, this.id) : record))
-    const result = await this.run('create', () => this.table().insert(prepared, { returnChanges: true }).run())
+    const result = await this.write('create', this.table().insert(prepared, { returnChanges: true }), 'created')
     // Rejected documents come back in `changes` with an `error`: never count (or undo) those.
     const created = (result.changes ?? []).flatMap((change) => (change.new_val && !change.error && change.old_val == null ? [change.new_val] : []))
     if (result.errors > 0) await this.failInsert(result, created)
@@ -152,22 +203,11 @@ export class RethinkDbStore implements Store<Data> {
   async update(id: Id, data: Data, query: Query): Promise<Data | null> {
     if (!isStorableKey(id)) return null
     const body = withoutKey(data, this.id)
-    const selection = this.byId(id, query.filter)
-    // Tag before writing: the feed may deliver the change before the write's own answer arrives.
-    const tags = this.feed?.isRunning ? this.feed.tags : undefined
-    const expected = tags ? this.candidateIds(id).map((candidate) => ({ candidate, withdraw: tags.expect(candidate) })) : []
-    let result: WriteResult<Data>
-    try {
-      result = await this.run('update', () =>
-        selection.replace((row: RDatum<Data>) => this.r.expr(body).merge({ [this.id]: row(this.id) }), { returnChanges: 'always' }).run())
-    } catch (error) {
-      for (const tag of expected) tag.withdraw()
-      throw error
-    }
-    const record = result.changes?.[0]?.new_val ?? null
-    // Only a real replacement produces a change on the feed; drop every other expectation.
-    for (const tag of expected) if (result.replaced !== 1 || !sameId(tag.candidate, record?.[this.id])) tag.withdraw()
+    const replace = this.byId(id, query.filter)
+      .replace((row: RDatum<Data>) => this.r.expr(body).merge({ [this.id]: row(this.id) }), { returnChanges: 'always' })
+    const result = await this.write('update', replace, 'updated')
     this.assertWritten(result, 'update')
+    const record = result.changes?.[0]?.new_val ?? null
     return record && project(record, query.select, this.id)
   }
 
@@ -175,7 +215,7 @@ export class RethinkDbStore implements Store<Data> {
     if (id !== null && !isStorableKey(id)) return []
     const body = this.patchBody(data)
     const selection = id === null ? this.matching(query.filter) : this.byId(id, query.filter)
-    const result = await this.run('patch', () => selection.update(body, { returnChanges: 'always' }).run())
+    const result = await this.write('patch', selection.update(body, { returnChanges: 'always' }), 'patched')
     this.assertWritten(result, 'patch')
     return (result.changes ?? []).flatMap((change) => (change.new_val ? [project(change.new_val, query.select, this.id)] : []))
   }
@@ -183,18 +223,56 @@ export class RethinkDbStore implements Store<Data> {
   async remove(id: Id | null, query: Query): Promise<Data[]> {
     if (id !== null && !isStorableKey(id)) return []
     const selection = id === null ? this.matching(query.filter) : this.byId(id, query.filter)
-    const result = await this.run('remove', () => selection.delete({ returnChanges: true }).run())
+    const result = await this.write('remove', selection.delete({ returnChanges: true }), 'removed')
     this.assertWritten(result, 'remove')
     return (result.changes ?? []).flatMap((change) => (change.old_val ? [project(change.old_val, query.select, this.id)] : []))
   }
 
+  /** Runs a write; with `watch`, its events go into the event log in the same query. */
+  private write(operation: string, term: RDatum<WriteResult<Data>>, event: WriteEvent): Promise<WriteResult<Data>> {
+    const query = this.events ? this.events.recording(term, this.tableName, event) : term
+    return this.run(operation, () => query.run())
+  }
+
   private subscribe(listener: Listener): () => void {
     this.listeners.add(listener)
-    this.feed?.start()
+    if (!this.unsubscribe && this.events) {
+      const events = this.events
+      this.unsubscribe = events.subscribe(this.tableName, ({ event, record }) => {
+        this.direct?.logged(event, record)
+        this.emit({ event, record: record as Data })
+      })
+      this.tableFeed?.start()
+    }
     return () => {
       this.listeners.delete(listener)
-      if (this.listeners.size === 0) void this.feed?.stop()
+      if (this.listeners.size === 0) void this.stopWatching()
     }
+  }
+
+  private async stopWatching(): Promise<void> {
+    this.unsubscribe?.()
+    this.unsubscribe = undefined
+    this.direct?.clear()
+    await this.tableFeed?.stop()
+  }
+
+  private emit(change: StoreChange<Data>): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change)
+      } catch (error) {
+        // A failing listener must not keep the others from the event.
+        this.logger.error('RethinkDB change listener failed', { event: change.event, error: driverMessage(error) })
+      }
+    }
+  }
+
+  /** The database the table lives in: `db`, else the pool's default database. */
+  private database(): string {
+    if (this.db !== undefined) return this.db
+    const master = this.r.getPoolMaster() as unknown as { connParam?: { db?: string } } | undefined
+    return master?.connParam?.db ?? 'test'
   }
 
   /** `params.rethinkdb` (set by a hook, e.g. from createQuery) replaces the table as the base query. */
@@ -244,7 +322,9 @@ export class RethinkDbStore implements Store<Data> {
     // One insert is one operation for the caller: undo the records that did go in.
     if (created.length > 0) {
       const keys = created.map((record) => record[this.id])
-      await this.table().getAll(this.r.args(keys as (string | number)[])).delete().run().catch((error: unknown) =>
+      // Through the event log: whoever saw the records created sees them removed.
+      const undo = this.table().getAll(this.r.args(keys as (string | number)[])).delete({ returnChanges: true })
+      await this.write('undo insert', undo, 'removed').catch((error: unknown) =>
         this.logger.error('RethinkDB could not undo a failed insert', { error: driverMessage(error), keys }))
     }
     const message = result.first_error ?? 'Insert failed'
@@ -275,14 +355,6 @@ export class RethinkDbStore implements Store<Data> {
   }
 }
 
-async function ignoreAlreadyExists(creation: Promise<unknown>): Promise<void> {
-  try {
-    await creation
-  } catch (error) {
-    if (!isAlreadyExists(error)) throw error
-  }
-}
-
 /**
  * RethinkDB rejects primary keys over 127 bytes with a query error, even in `get`: such an id
  * cannot be stored, so it finds nothing (a long id in a URL is a 404, not a 500).
@@ -300,6 +372,3 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function sameId(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b)
-}

@@ -23,6 +23,10 @@ describe('loadConfig defaults', () => {
       host: '127.0.0.1',
       store: 'memory',
       rethinkdbUrl: 'rethinkdb://127.0.0.1:28015/plumage',
+      rethinkdbTimeoutMs: 30_000,
+      rethinkdbReplicas: undefined,
+      rethinkdbShards: undefined,
+      rethinkdbDirectWrites: true,
       authSecret: undefined,
       jwtExpiresIn: '1d',
       bcryptRounds: 10,
@@ -88,9 +92,21 @@ describe('RETHINKDB_URL', () => {
     expect(load({ RETHINKDB_URL: 'postgres://db/chat' }).rethinkdbUrl).toBe('postgres://db/chat')
   })
 
+  it('accepts the servers of a cluster, comma-separated', () => {
+    expect(load({ STORE: 'rethinkdb', RETHINKDB_URL: 'rethinkdb://h1:28015,h2:28016,h3/chat' }).rethinkdbUrl).toBe('rethinkdb://h1:28015,h2:28016,h3/chat')
+  })
+
+  it('reads the cluster and startup settings beside it', () => {
+    expect(load({ RETHINKDB_TIMEOUT: '5', RETHINKDB_REPLICAS: '3', RETHINKDB_SHARDS: '2', RETHINKDB_DIRECT_WRITES: 'false' })).toMatchObject({
+      rethinkdbTimeoutMs: 5_000, rethinkdbReplicas: 3, rethinkdbShards: 2, rethinkdbDirectWrites: false
+    })
+    expect(failure({ RETHINKDB_REPLICAS: '0' }).message).toBe("RETHINKDB_REPLICAS must be an integer from 1 to 64 (got '0')")
+    expect(failure({ RETHINKDB_TIMEOUT: 'soon' }).message).toBe("RETHINKDB_TIMEOUT must be an integer from 1 to 3600 (got 'soon')")
+  })
+
   it('refuses a URL that is not rethinkdb://host[:port][/db] with STORE=rethinkdb', () => {
     expect(failure({ STORE: 'rethinkdb', RETHINKDB_URL: 'postgres://db/chat' }).message)
-      .toBe("RETHINKDB_URL must look like rethinkdb://host:28015/db (got 'postgres://db/chat')")
+      .toBe("RETHINKDB_URL must look like rethinkdb://host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got 'postgres://db/chat')")
   })
 })
 

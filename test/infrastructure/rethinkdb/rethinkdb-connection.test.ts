@@ -2,7 +2,7 @@ import { createServer } from 'node:net'
 import { r } from 'rethinkdb-ts'
 import { Unavailable } from '../../../src/domain/errors/errors.js'
 import { MATCH_ALL } from '../../../src/domain/query/ast.js'
-import { connectRethinkDb, parseRethinkDbUrl } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import { connectRethinkDb, describeServers, parseRethinkDbUrl } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStoreFactory } from '../../../src/infrastructure/rethinkdb/rethinkdb-store-factory.js'
 import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
 
@@ -18,17 +18,30 @@ async function closedPort(): Promise<number> {
 
 describe('parseRethinkDbUrl', () => {
   it('reads host, port and database', () => {
-    expect(parseRethinkDbUrl('rethinkdb://rethinkdb:28015/plumage')).toEqual({ host: 'rethinkdb', port: 28015, db: 'plumage' })
+    expect(parseRethinkDbUrl('rethinkdb://rethinkdb:28015/plumage')).toEqual({ servers: [{ host: 'rethinkdb', port: 28015 }], db: 'plumage' })
   })
 
   it('defaults the port and leaves the database out when the path is empty', () => {
-    expect(parseRethinkDbUrl('rethinkdb://db.example')).toEqual({ host: 'db.example', port: 28015 })
+    expect(parseRethinkDbUrl('rethinkdb://db.example')).toEqual({ servers: [{ host: 'db.example', port: 28015 }] })
+    expect(parseRethinkDbUrl('rethinkdb://db.example/')).toEqual({ servers: [{ host: 'db.example', port: 28015 }] })
   })
 
   it('reads credentials', () => {
     expect(parseRethinkDbUrl('rethinkdb://app:s%40cret@10.0.0.5:29015/prod')).toEqual({
-      host: '10.0.0.5', port: 29015, db: 'prod', user: 'app', password: 's@cret'
+      servers: [{ host: '10.0.0.5', port: 29015 }], db: 'prod', user: 'app', password: 's@cret'
     })
+  })
+
+  it('reads the servers of a cluster, comma-separated, each with its own port or the default', () => {
+    expect(parseRethinkDbUrl('rethinkdb://h1:28015,h2:28016,[::1]:28017,h4/chat')).toEqual({
+      servers: [{ host: 'h1', port: 28015 }, { host: 'h2', port: 28016 }, { host: '::1', port: 28017 }, { host: 'h4', port: 28015 }], db: 'chat'
+    })
+    expect(describeServers(parseRethinkDbUrl('rethinkdb://h1:1,[::1]:2').servers)).toBe('h1:1,[::1]:2')
+  })
+
+  it('refuses an empty host in a list and a port out of range', () => {
+    expect(() => parseRethinkDbUrl('rethinkdb://h1:28015,,h2/chat')).toThrow('expected rethinkdb://host:port/db')
+    expect(() => parseRethinkDbUrl('rethinkdb://h1:70000/chat')).toThrow('expected rethinkdb://host:port/db')
   })
 
   it('refuses other schemes with a message that shows the expected form', () => {
@@ -41,6 +54,24 @@ describe('without a reachable server', () => {
   it('connectRethinkDb gives up after its timeout with Unavailable', async () => {
     const port = await closedPort()
     await expect(connectRethinkDb(`rethinkdb://127.0.0.1:${port}/plumage`, { timeoutMs: 200 })).rejects.toBeInstanceOf(Unavailable)
+  })
+
+  it('says once that it waits, where, for how long, and the driver\'s reason', async () => {
+    const port = await closedPort()
+    const warnings: { message: string; details?: Record<string, unknown> }[] = []
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string, details?: Record<string, unknown>) => warnings.push({ message, details }) }
+    await expect(connectRethinkDb(`rethinkdb://127.0.0.1:${port}/plumage`, { timeoutMs: 2_500, logger })).rejects.toThrow(
+      `Cannot reach RethinkDB at 127.0.0.1:${port} (waited 3 s; set RETHINKDB_TIMEOUT to wait longer)`)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.message).toBe(`waiting for RethinkDB at 127.0.0.1:${port} (up to 3 s)`)
+    expect(warnings[0]!.details?.reason).toMatch(/ECONNREFUSED/)
+  })
+
+  it('names an unknown host in its reason', async () => {
+    const warnings: { message: string; details?: Record<string, unknown> }[] = []
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string, details?: Record<string, unknown>) => warnings.push({ message, details }) }
+    await expect(connectRethinkDb('rethinkdb://no-such-host.invalid:28015/plumage', { timeoutMs: 1_500, logger })).rejects.toBeInstanceOf(Unavailable)
+    expect(warnings[0]!.details?.reason).toMatch(/ENOTFOUND|EAI_AGAIN/)
   })
 
   it('a store over a pool with no open connection answers 503 at once', async () => {

@@ -12,10 +12,12 @@ async function closedPort(): Promise<number> {
   return port
 }
 
-describe('RethinkDbStoreFactory.ping', () => {
-  it('resolves false within its timeout while no server answers', async () => {
+describe('RethinkDbStoreFactory.health', () => {
+  it('reports the server unreachable within its timeout while no server answers', async () => {
     const factory = new RethinkDbStoreFactory(`rethinkdb://127.0.0.1:${await closedPort()}/plumage`, { timeoutMs: 500 })
-    await expect(factory.ping(100)).resolves.toBe(false)
+    const health = await factory.health(100)
+    expect(health).toMatchObject({ ready: false, checks: { reachable: false } })
+    expect(health.problems[0]).toMatch(/^RethinkDB at 127\.0\.0\.1:\d+ (did not answer within 100 ms|cannot be reached)$/)
     await factory.close()
   })
 })
@@ -24,13 +26,21 @@ describe('RethinkDbStoreFactory.ping', () => {
 const server = await discoverRethinkDb()
 const withServer = server ? describe : describe.skip
 
-withServer('RethinkDbStoreFactory.ping against a server', () => {
-  it('resolves true when the server answers a query', async () => {
+withServer('RethinkDbStoreFactory.health against a server', () => {
+  it('is ready once the tables exist and the feeds are live, and says which feed is not', async () => {
     const { host, port, db } = server!
-    // The factory opens its own pool on the module-level `r`, which replaces the test server's pool.
-    await server!.stop()
+    // The factory opens its own pool on the module-level `r` (replacing the test server's pool).
     const factory = new RethinkDbStoreFactory(`rethinkdb://${host}:${port}/${db}`, { timeoutMs: 15_000 })
-    await expect(factory.ping(15_000)).resolves.toBe(true)
-    await factory.close()
+    try {
+      const store = factory.create('health_probe')
+      await store.setup!()
+      const unwatch = store.watch!(() => {})
+      await store.whenWatching!()
+      await expect(factory.health(15_000)).resolves.toEqual({ ready: true, checks: { reachable: true, writable: true, feeds: true }, problems: [] })
+      unwatch()
+    } finally {
+      await factory.close()
+      await server!.stop()
+    }
   })
 })

@@ -1,8 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { Logger } from '../../../src/domain/logger.js'
-import type { Data } from '../../../src/domain/service/service.js'
-import type { StoreChange } from '../../../src/domain/store/store.js'
-import { TableChangefeed } from '../../../src/infrastructure/rethinkdb/changefeed.js'
+import { LiveFeed, type FeedRow } from '../../../src/infrastructure/rethinkdb/live-feed.js'
 
 /** Stands in for a rethinkdb-ts feed cursor: rows, errors and ends are pushed by the test. */
 class FakeCursor extends EventEmitter {
@@ -29,7 +27,8 @@ class FakeCursor extends EventEmitter {
 interface LogEntry { level: keyof Logger; message: string; details?: Record<string, unknown> }
 
 function harness(options: { failOpens?: number } = {}) {
-  const changes: StoreChange<Data>[] = []
+  const changes: FeedRow[] = []
+  let lost = 0
   const logs: LogEntry[] = []
   const opened: FakeCursor[] = []
   const waiting: ((cursor: FakeCursor) => void)[] = []
@@ -41,12 +40,13 @@ function harness(options: { failOpens?: number } = {}) {
     warn: (message, details) => logs.push({ level: 'warn', message, details }),
     error: (message, details) => logs.push({ level: 'error', message, details })
   }
-  const feed = new TableChangefeed({
-    idField: 'id',
+  const feed = new LiveFeed({
+    name: 'messages table',
     logger,
     initialBackoffMs: 1,
     maxBackoffMs: 4,
-    onChange: (change) => changes.push(change),
+    onRow: (row) => changes.push(row),
+    onLost: () => lost++,
     open: async () => {
       opens++
       if (failures > 0) {
@@ -65,47 +65,37 @@ function harness(options: { failOpens?: number } = {}) {
     await cursor.flowing
     return cursor
   }
-  return { feed, changes, logs, opened, nextCursor, opens: () => opens }
+  return { feed, changes, logs, opened, nextCursor, opens: () => opens, lost: () => lost }
 }
 
-describe('TableChangefeed', () => {
-  it('maps add, remove and change to created, removed and patched', async () => {
+describe('LiveFeed', () => {
+  it('passes every row but state rows on, in order', async () => {
     const { feed, changes, nextCursor } = harness()
     const next = nextCursor()
     feed.start()
     const cursor = await next
+    cursor.row({ state: 'initializing' })
+    cursor.row({ type: 'initial', new_val: { id: 0 } })
+    cursor.row({ state: 'ready' })
     cursor.row({ type: 'add', old_val: null, new_val: { id: 1, n: 1 } })
-    cursor.row({ type: 'change', old_val: { id: 1, n: 1 }, new_val: { id: 1, n: 2 } })
-    cursor.row({ type: 'remove', old_val: { id: 1, n: 2 }, new_val: null })
+    cursor.row({ type: 'remove', old_val: { id: 1, n: 1 }, new_val: null })
     expect(changes).toEqual([
-      { event: 'created', record: { id: 1, n: 1 } },
-      { event: 'patched', record: { id: 1, n: 2 } },
-      { event: 'removed', record: { id: 1, n: 2 } }
+      { type: 'initial', new_val: { id: 0 } },
+      { type: 'add', old_val: null, new_val: { id: 1, n: 1 } },
+      { type: 'remove', old_val: { id: 1, n: 1 }, new_val: null }
     ])
     await feed.stop()
   })
 
-  it('reports a change this process tagged as updated, once', async () => {
-    const { feed, changes, nextCursor } = harness()
+  it('is not live before the ready state, however many rows came first', async () => {
+    const { feed, nextCursor } = harness()
     const next = nextCursor()
     feed.start()
     const cursor = await next
-    feed.tags.expect(0)
-    cursor.row({ type: 'change', old_val: { id: 0, n: 1 }, new_val: { id: 0, n: 2 } })
-    cursor.row({ type: 'change', old_val: { id: 0, n: 2 }, new_val: { id: 0, n: 3 } })
-    expect(changes.map((change) => change.event)).toEqual(['updated', 'patched'])
-    await feed.stop()
-  })
-
-  it('derives the change type from old and new values when the row has none', async () => {
-    const { feed, changes, nextCursor } = harness()
-    const next = nextCursor()
-    feed.start()
-    const cursor = await next
-    cursor.row({ old_val: null, new_val: { id: 'a' } })
-    cursor.row({ old_val: { id: 'a' }, new_val: { id: 'a', x: 1 } })
-    cursor.row({ old_val: { id: 'a', x: 1 }, new_val: null })
-    expect(changes.map((change) => change.event)).toEqual(['created', 'patched', 'removed'])
+    cursor.row({ type: 'initial', new_val: { id: 0 } })
+    expect(feed.isLive).toBe(false)
+    cursor.row({ state: 'ready' })
+    expect(feed.isLive).toBe(true)
     await feed.stop()
   })
 
@@ -124,7 +114,7 @@ describe('TableChangefeed', () => {
   })
 
   it('re-opens the feed after an error and after an end, and keeps publishing', async () => {
-    const { feed, changes, logs, nextCursor } = harness()
+    const { feed, changes, logs, nextCursor, lost } = harness()
     let next = nextCursor()
     feed.start()
     const first = await next
@@ -137,14 +127,17 @@ describe('TableChangefeed', () => {
     second.emit('end')
     const third = await next
     third.row({ type: 'add', old_val: null, new_val: { id: 'after' } })
-    expect(changes).toEqual([{ event: 'created', record: { id: 'after' } }])
+    expect(changes).toEqual([{ type: 'add', old_val: null, new_val: { id: 'after' } }])
+    expect(lost()).toBe(2)
     const warnings = logs.filter((entry) => entry.level === 'warn')
-    expect(warnings.map((entry) => entry.message)).toEqual(['RethinkDB change feed failed; re-opening', 'RethinkDB change feed ended; re-opening'])
+    expect(warnings.map((entry) => entry.message)).toEqual([
+      'RethinkDB messages table change feed failed; re-opening', 'RethinkDB messages table change feed ended; re-opening'
+    ])
     expect(warnings[0]!.details).toMatchObject({ error: 'The connection was closed before the query could be completed' })
     await feed.stop()
   })
 
-  it('keeps retrying, with growing delays, while the feed cannot be opened', async () => {
+  it('keeps retrying, with growing delays up to its cap, while the feed cannot be opened', async () => {
     const { feed, logs, nextCursor, opens } = harness({ failOpens: 4 })
     const next = nextCursor()
     feed.start()
@@ -163,7 +156,7 @@ describe('TableChangefeed', () => {
     const live = feed.whenLive()
     await feed.stop()
     expect(cursor.closed).toBe(true)
-    await expect(live).rejects.toThrow('The change feed was stopped')
+    await expect(live).rejects.toThrow('The messages table change feed was stopped')
     cursor.emit('end')
     await new Promise((resolve) => setImmediate(resolve))
     expect(opened).toHaveLength(1)
@@ -177,7 +170,7 @@ describe('TableChangefeed', () => {
     const cursor = await next
     cursor.row({ error: 'Changefeed cache over array size limit, skipped 12 elements.' })
     expect(changes).toEqual([])
-    expect(logs).toContainEqual({ level: 'warn', message: 'RethinkDB change feed skipped changes', details: { error: 'Changefeed cache over array size limit, skipped 12 elements.' } })
+    expect(logs).toContainEqual({ level: 'warn', message: 'RethinkDB messages table change feed skipped changes', details: { error: 'Changefeed cache over array size limit, skipped 12 elements.' } })
     await feed.stop()
   })
 
@@ -185,13 +178,13 @@ describe('TableChangefeed', () => {
     const logs: LogEntry[] = []
     const seen: string[] = []
     const cursor = new FakeCursor()
-    const feed = new TableChangefeed({
-      idField: 'id',
+    const feed = new LiveFeed<{ id: string }>({
+      name: 'messages table',
       logger: { debug() {}, info() {}, warn() {}, error: (message, details) => logs.push({ level: 'error', message, details }) },
       open: async () => cursor,
-      onChange: (change) => {
-        seen.push(String(change.record.id))
-        if (change.record.id === 'bad') throw new Error('listener bug')
+      onRow: (row) => {
+        seen.push(row.new_val!.id)
+        if (row.new_val!.id === 'bad') throw new Error('listener bug')
       }
     })
     feed.start()
@@ -199,7 +192,7 @@ describe('TableChangefeed', () => {
     cursor.row({ type: 'add', old_val: null, new_val: { id: 'bad' } })
     cursor.row({ type: 'add', old_val: null, new_val: { id: 'good' } })
     expect(seen).toEqual(['bad', 'good'])
-    expect(logs).toEqual([{ level: 'error', message: 'RethinkDB change listener failed', details: { event: 'created', error: 'listener bug' } }])
+    expect(logs).toEqual([{ level: 'error', message: 'RethinkDB messages table change listener failed', details: { error: 'listener bug' } }])
     await feed.stop()
   })
 })
