@@ -38,6 +38,9 @@ const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: 
 const configSource = readFileSync('src/infrastructure/config/config.ts', 'utf8')
 const configVariables = [...new Set([...configSource.matchAll(/env(?:\.|, ')([A-Z][A-Z_]+)/g)].map((match) => match[1]!))]
 const readme = readFileSync('README.md', 'utf8')
+/** Variables the test helpers read (e.g. RETHINKDB_BIN): commands that run the tests may name them. */
+const testVariables = readdirSync('test/support').filter((name) => name.endsWith('.ts'))
+  .flatMap((name) => [...readFileSync(`test/support/${name}`, 'utf8').matchAll(/process\.env\.([A-Z][A-Z_]+)/g)].map((match) => match[1]!))
 
 describe('code blocks in the docs', () => {
   it('finds the blocks, each with a known marker', () => {
@@ -60,7 +63,7 @@ describe('code blocks in the docs', () => {
     '%s names real scripts, files and variables', (_where, block) => {
       for (const [, script] of block.code.matchAll(/npm run ([\w:-]+)/g)) expect(Object.keys(scripts)).toContain(script)
       for (const [, script] of block.code.matchAll(/npm (start|test)\b/g)) expect(Object.keys(scripts)).toContain(script)
-      for (const [, name] of block.code.matchAll(/(?:^|\s|-e )([A-Z][A-Z_]+)=/gm)) expect(configVariables).toContain(name)
+      for (const [, name] of block.code.matchAll(/(?:^|\s|-e )([A-Z][A-Z_]+)=/gm)) expect([...configVariables, ...testVariables]).toContain(name)
       if (block.code.includes('docker compose')) expect(existsSync('docker-compose.yml')).toBe(true)
       if (block.code.includes('docker build')) expect(existsSync('Dockerfile')).toBe(true)
     })

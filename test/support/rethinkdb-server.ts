@@ -16,9 +16,9 @@ export interface RethinkDbTestServer {
   r: R
   host: string
   port: number
-  /** The fresh database of this run: `plumage_test_<random>`. */
+  /** The fresh database of this run: `plumage_test_<random>`; suites may add `<db>_<n>` beside it. */
   db: string
-  /** Drops the database, drains the pool and stops the container (when one was started). */
+  /** Drops the database (and every `<db>_<n>`), drains the pool and stops the container (when one was started). */
   stop(): Promise<void>
 }
 
@@ -61,9 +61,13 @@ async function open(address: { host: string; port: number }, stopContainer?: () 
       try {
         const own = await r.connect({ host: address.host, port: address.port, timeout: 10 })
         try {
-          await r.dbDrop(db).run(own).catch((error: unknown) => {
-            if (!/does not exist/.test(String((error as Error).message))) throw error
-          })
+          // The run's database and any a suite made beside it (`<db>_<n>`).
+          const names = (await r.dbList().run(own)).filter((name) => name === db || name.startsWith(`${db}_`))
+          for (const name of names) {
+            await r.dbDrop(name).run(own).catch((error: unknown) => {
+              if (!/does not exist/.test(String((error as Error).message))) throw error
+            })
+          }
         } finally {
           await own.close()
         }

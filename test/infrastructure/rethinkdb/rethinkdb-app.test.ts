@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { App } from '../../../src/application/app.js'
 import type { Logger } from '../../../src/domain/logger.js'
 import type { Data } from '../../../src/domain/service/service.js'
-import { connectRethinkDb } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import { connectRethinkDb, type RethinkDbConnection } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { service, type RethinkDbService } from '../../../src/infrastructure/rethinkdb/rethinkdb-service.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js'
@@ -13,6 +13,7 @@ import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js'
 const server = await discoverRethinkDb()
 const withServer = server ? describe : describe.skip
 let proxy: TcpProxy | undefined
+let proxied: RethinkDbConnection | undefined
 
 /** Records a service's events; `next` resolves with the first not yet taken event matching. */
 function listen(app: App, path: string, events: string[]) {
@@ -56,6 +57,8 @@ const table = () => `messages_${randomBytes(4).toString('hex')}`
 
 afterAll(async () => {
   await proxy?.restore().catch(() => undefined)
+  // The pool the outage test opened through the proxy: left open, it would keep jest from exiting.
+  await proxied?.close().catch(() => undefined)
   await server?.stop()
   await proxy?.close()
 })
@@ -125,7 +128,7 @@ withServer('RethinkDB service in an app', () => {
   it('fails fast with 503 while the server is away, then reconnects and resumes the feed', async () => {
     proxy = await startTcpProxy(server!.host, server!.port)
     // From here on the pool (module-wide in rethinkdb-ts) goes through the proxy the test controls.
-    await connectRethinkDb(`rethinkdb://127.0.0.1:${proxy.port}/${server!.db}`, { timeoutMs: 15_000 })
+    proxied = await connectRethinkDb(`rethinkdb://127.0.0.1:${proxy.port}/${server!.db}`, { timeoutMs: 15_000 })
     const { app, messages } = messagesApp(table())
     await app.setup()
     await messages.store.whenWatching()

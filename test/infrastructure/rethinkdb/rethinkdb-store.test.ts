@@ -89,13 +89,21 @@ withServer('RethinkDbStore against a real server', () => {
       expect(await store.count(q().filter)).toBe(1)
     })
 
-    it('lets two stores race to create the same table (two processes starting together)', async () => {
+    it('lets eight stores race to create the same table and leaves exactly one (processes starting together)', async () => {
       const table = tableName('race')
-      const first = new RethinkDbStore({ r: server!.r, db: server!.db, table })
-      const second = new RethinkDbStore({ r: server!.r, db: server!.db, table })
-      await Promise.all([first.init(), second.init()])
-      await first.create([{ name: 'one' }])
-      expect(names(await second.find(q()))).toEqual(['one'])
+      const stores = Array.from({ length: 8 }, () => new RethinkDbStore({ r: server!.r, db: server!.db, table, indexes: [{ name: 'name', field: 'name' }] }))
+      await Promise.all(stores.map((store) => store.init()))
+      expect(await server!.r.db('rethinkdb').table('table_config').filter({ db: server!.db, name: table }).count().run()).toBe(1)
+      expect(await stores[0]!.table().indexList().run()).toEqual(['name'])
+      await stores[0]!.create([{ name: 'one' }])
+      expect(names(await stores[7]!.find(q()))).toEqual(['one'])
+    })
+
+    it('creates indexes on nested fields and waits for them', async () => {
+      const store = new RethinkDbStore({ r: server!.r, db: server!.db, table: tableName('indexed'), indexes: [{ name: 'city', field: ['address', 'city'] }] })
+      await store.init()
+      await store.create([{ address: { city: 'Oslo' } }, { address: { city: 'Lima' } }])
+      expect(await store.table().getAll('Lima', { index: 'city' }).count().run()).toBe(1)
     })
 
     it('creates a missing database as well', async () => {
@@ -226,6 +234,19 @@ withServer('RethinkDbStore against a real server', () => {
       await store.create([{ name: 'marker' }])
       await events.next(about('created', 'marker'))
       expect(events.events.map((change) => `${change.event} ${String(change.record.name)}`).sort()).toEqual(['created a', 'created b', 'created marker', 'removed a'])
+      events.stop()
+      await store.close()
+    })
+
+    it('sends a custom event through the event log, once', async () => {
+      const store = await freshStore()
+      const events = recorder(store)
+      await store.whenWatching()
+      await store.publish('archived', { id: 'x', name: 'custom' })
+      expect(await events.next(about('archived', 'custom'))).toEqual({ event: 'archived', record: { id: 'x', name: 'custom' } })
+      await store.create([{ name: 'marker' }])
+      await events.next(about('created', 'marker'))
+      expect(events.events.filter((change) => change.event === 'archived')).toHaveLength(1)
       events.stop()
       await store.close()
     })
