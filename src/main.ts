@@ -1,6 +1,7 @@
 import 'reflect-metadata'
 import { App } from './application/app.js'
 import { Clock } from './domain/clock.js'
+import { FeathersError } from './domain/errors/errors.js'
 import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
@@ -32,7 +33,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? error.message : String((error as Error)?.stack ?? error)
+  // Configuration and operational errors (database unreachable, duplicate tables) are one line; bugs keep their stack.
+  const message = error instanceof ConfigError || error instanceof FeathersError ? error.message : String((error as Error)?.stack ?? error)
   process.stderr.write(`plumage failed to start: ${message}\n`)
   process.exit(1)
 })

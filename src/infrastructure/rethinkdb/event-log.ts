@@ -38,6 +38,9 @@ export interface EventLogOptions {
 
 const PRUNE_EVERY_MS = 60_000
 
+/** Event logs made by `EventLog.of`, one per pool and database. */
+const shared = new WeakMap<R, Map<string, EventLog>>()
+
 /**
  * The event log that gives several app instances on one database every event exactly once.
  *
@@ -71,6 +74,18 @@ export class EventLog {
   private initialPhase = true
   private ready?: Promise<void>
   private pruner?: ReturnType<typeof setInterval>
+
+  /**
+   * The event log of a database on this `r`, shared by every store created without one (e.g. with
+   * the `service(options)` API), so a process follows each database's log once.
+   */
+  static of(r: R, db: string, logger: Logger): EventLog {
+    let byDb = shared.get(r)
+    if (!byDb) shared.set(r, (byDb = new Map()))
+    let log = byDb.get(db)
+    if (!log) byDb.set(db, (log = new EventLog({ r, db, logger })))
+    return log
+  }
 
   constructor(private readonly options: EventLogOptions) {
     this.r = options.r

@@ -77,7 +77,7 @@ export class RethinkDbStore implements Store<Data> {
     this.logger = options.logger ?? silentLogger
     if (options.connected) this.connected = options.connected
     if (options.watch ?? true) {
-      this.events = options.events ?? new EventLog({ r: this.r, db: this.database(), logger: this.logger })
+      this.events = options.events ?? EventLog.of(this.r, this.database(), this.logger)
       if (options.directWrites ?? true) {
         const events = this.events
         this.direct = new DirectWrites({ idField: this.id, logIsLive: () => events.isLive, publish: (change) => this.emit(change) })
