@@ -1,6 +1,7 @@
 import type { R, RDatum, RTable, WriteResult } from 'rethinkdb-ts'
 import type { Logger } from '../../domain/logger.js'
 import { driverMessage } from './rethinkdb-errors.js'
+import { EventReplay } from './event-replay.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
 
@@ -64,14 +65,8 @@ export class EventLog {
   private readonly retentionMs: number
   private readonly feed: LiveFeed<LoggedEvent>
   private readonly subscribers = new Map<string, Set<(event: LoggedEvent) => void>>()
-  private readonly seen = new Map<string, number>()
-  private pruneSeenAt = 10_000
-  /** Newest `ts` published; undefined until the follower first opens (then: the server's now). */
-  private newest?: number
+  private readonly replay: EventReplay<LoggedEvent>
   private resuming = false
-  /** Rows of the current cursor before its `ready`: published sorted by time once it comes. */
-  private initial: LoggedEvent[] = []
-  private initialPhase = true
   private ready?: Promise<void>
   private pruner?: ReturnType<typeof setInterval>
 
@@ -94,16 +89,14 @@ export class EventLog {
     this.tableName = options.table ?? 'plumage_events'
     this.lookbackMs = options.lookbackMs ?? 10_000
     this.retentionMs = Math.max(options.retentionMs ?? 600_000, 2 * this.lookbackMs)
+    this.replay = new EventReplay(this.lookbackMs)
     this.feed = new LiveFeed<LoggedEvent>({
       name: 'event log',
       logger: this.logger,
       open: () => this.open(),
       onRow: (row) => this.receive(row),
       onReady: () => this.flushInitial(),
-      onLost: () => {
-        this.initial = []
-        this.initialPhase = true
-      }
+      onLost: () => this.replay.lost()
     })
   }
 
@@ -170,8 +163,7 @@ export class EventLog {
     this.pruner = undefined
     await this.feed.stop()
     // A later start follows from its own start, not from where this one stopped.
-    this.newest = undefined
-    this.seen.clear()
+    this.replay.reset()
   }
 
   private start(): void {
@@ -186,17 +178,16 @@ export class EventLog {
   }
 
   private async open(): Promise<FeedCursor> {
-    let from: number
-    if (this.newest === undefined) {
+    let from = this.replay.resumeFrom()
+    if (from === undefined) {
       // First open: events from the server's now on (earlier ones happened before this instance).
-      this.newest = await serverMs(this.r).run()
-      from = this.newest
+      from = await serverMs(this.r).run()
+      this.replay.startAt(from)
     } else {
-      from = this.newest - this.lookbackMs
       const oldest = await serverMs(this.r).sub(this.retentionMs).run()
       if (from < oldest) {
         this.logger.warn('RethinkDB event log: this instance was cut off for longer than the retention; events older than it are lost', {
-          retentionMs: this.retentionMs, missedSinceMs: this.newest
+          retentionMs: this.retentionMs
         })
       }
       this.resuming = true
@@ -210,44 +201,26 @@ export class EventLog {
   private receive(row: FeedRow<LoggedEvent>): void {
     // Log rows are only ever inserted (and pruned long after): `add` and `initial` carry events.
     if ((row.type !== 'add' && row.type !== 'initial') || !row.new_val) return
-    if (this.initialPhase) this.initial.push(row.new_val)
-    else this.deliver(row.new_val)
+    for (const entry of this.replay.row(row.new_val)) this.deliver(entry)
   }
 
   private flushInitial(): void {
-    const rows = this.initial.sort((a, b) => a.ts - b.ts)
-    this.initial = []
-    this.initialPhase = false
-    let replayed = 0
-    for (const row of rows) if (this.deliver(row)) replayed++
-    if (this.resuming && replayed > 0) this.logger.info('RethinkDB event log resumed', { replayed })
+    const replayed = this.replay.ready()
+    for (const entry of replayed) this.deliver(entry)
+    if (this.resuming && replayed.length > 0) this.logger.info('RethinkDB event log resumed', { replayed: replayed.length })
     this.resuming = false
   }
 
-  /** Publishes an event unless this instance already did; true when it was new. */
-  private deliver(entry: LoggedEvent): boolean {
-    if (this.seen.has(entry.id)) return false
-    this.seen.set(entry.id, entry.ts)
-    if (entry.ts > (this.newest ?? -Infinity)) this.newest = entry.ts
-    if (this.seen.size > this.pruneSeenAt) this.forgetOldIds()
+  private deliver(entry: LoggedEvent): void {
     const listeners = this.subscribers.get(entry.table)
-    if (listeners) {
-      for (const listener of listeners) {
-        try {
-          listener(entry)
-        } catch (error) {
-          this.logger.error('RethinkDB event listener failed', { event: entry.event, table: entry.table, error: driverMessage(error) })
-        }
+    if (!listeners) return
+    for (const listener of listeners) {
+      try {
+        listener(entry)
+      } catch (error) {
+        this.logger.error('RethinkDB event listener failed', { event: entry.event, table: entry.table, error: driverMessage(error) })
       }
     }
-    return true
-  }
-
-  /** Ids older than twice the lookback can no longer come back in a replay. */
-  private forgetOldIds(): void {
-    const cutoff = (this.newest ?? 0) - 2 * this.lookbackMs
-    for (const [id, ts] of this.seen) if (ts < cutoff) this.seen.delete(id)
-    this.pruneSeenAt = Math.max(10_000, this.seen.size * 2)
   }
 
   private async prune(): Promise<void> {
