@@ -133,6 +133,8 @@ export class RethinkDbStore implements Store<Data> {
   async whenWatching(): Promise<void> {
     if (!this.events) throw new Error('This store was created with watch: false')
     const feeds = Promise.all([this.events.whenLive(), this.tableFeed?.whenLive()])
+    // Stopped after a timeout already answered: nobody waits for this rejection any more.
+    feeds.catch(() => undefined)
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeoutMs = this.options.timeoutMs ?? 30_000
     const timedOut = new Promise<never>((_resolve, reject) => {
