@@ -13,9 +13,15 @@ import { JsonWebTokenService } from './infrastructure/auth/json-web-token-servic
 import { SystemClock } from './infrastructure/clock/system-clock.js'
 import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
+import { SchemaValidator } from './domain/schema/schema-validator.js'
+import { UniqueKeys } from './domain/unique-keys.js'
 import { Config } from './infrastructure/config/config.js'
 import { PinoLogger } from './infrastructure/logging/pino-logger.js'
 import { InMemoryStoreFactory } from './infrastructure/memory/in-memory-store-factory.js'
+import { InMemoryUniqueKeys } from './infrastructure/memory/in-memory-unique-keys.js'
+import { RethinkDbUniqueKeys } from './infrastructure/rethinkdb/rethinkdb-unique-keys.js'
+import { parseRethinkDbUrl } from './infrastructure/rethinkdb/rethinkdb-connection.js'
+import { AjvSchemaValidator } from './infrastructure/schema/ajv-schema-validator.js'
 import { RethinkDbStoreFactory } from './infrastructure/rethinkdb/rethinkdb-store-factory.js'
 import type { RestAppOptions } from './interfaces/rest/rest-app.js'
 import type { SocketIoOptions } from './interfaces/socketio/attach-socket-io.js'
@@ -34,6 +40,22 @@ export const storeAdapters: Record<string, (config: Config, logger: Logger) => S
 }
 
 /**
+ * Where unique values are claimed, by the STORE setting: it must live where every process of the
+ * app sees it (RethinkDB shares the store factory's connection pool).
+ */
+export const uniqueKeysAdapters: Record<string, (config: Config, logger: Logger) => UniqueKeys> = {
+  memory: () => new InMemoryUniqueKeys(),
+  rethinkdb: (config, logger) => new RethinkDbUniqueKeys({ db: parseRethinkDbUrl(config.rethinkdbUrl).db ?? 'test', logger })
+}
+
+function uniqueKeys(config: Config, logger: Logger): UniqueKeys {
+  const adapter = uniqueKeysAdapters[config.store]
+  if (adapter) return adapter(config, logger)
+  logger.warn(`No unique keys adapter is registered for STORE=${config.store}: unique fields are enforced in this process only`)
+  return new InMemoryUniqueKeys()
+}
+
+/**
  * The composition root: the only place that knows every adapter. Ports are bound to adapters
  * from configuration; everything else receives its ports.
  */
@@ -45,6 +67,8 @@ export function buildContainer(config: Config, overrides: { logger?: Logger; clo
   const adapter = storeAdapters[config.store]
   if (!adapter) throw new Error(`No store adapter is registered for STORE=${config.store}`)
   container.bind<StoreFactory>(StoreFactory).toConstantValue(adapter(config, logger))
+  container.bind<UniqueKeys>(UniqueKeys).toConstantValue(uniqueKeys(config, logger))
+  container.bind<SchemaValidator>(SchemaValidator).toConstantValue(new AjvSchemaValidator())
   const clock = overrides.clock ?? new SystemClock()
   container.bind<Clock>(Clock).toConstantValue(clock)
   container.bind<PasswordHasher>(PasswordHasher).toConstantValue(new BcryptPasswordHasher(config.bcryptRounds))
@@ -53,6 +77,9 @@ export function buildContainer(config: Config, overrides: { logger?: Logger; clo
   }))
   container.bind<App>(App).toDynamicValue((context) => createReferenceApp({
     stores: context.get<StoreFactory>(StoreFactory),
+    validator: context.get<SchemaValidator>(SchemaValidator),
+    uniqueKeys: context.get<UniqueKeys>(UniqueKeys),
+    clock,
     authentication: { hasher: context.get<PasswordHasher>(PasswordHasher), tokens: context.get<TokenService>(TokenService), clock }
   })).inSingletonScope()
   return container
@@ -67,12 +94,15 @@ export function restAppOptions(config: Config, logger: Logger, stores?: StoreFac
     logger,
     ...(stores ? { health: { version: packageVersion(), check: () => stores.health() } } : {}),
     bodyLimit: config.bodyLimit,
+    ...(config.apiDocs ? { apiDocs: { title: 'plumage', version: packageVersion(), description: API_DESCRIPTION } } : {}),
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     staticDir: config.staticDir,
     requestLog: config.requestLog && (logger instanceof PinoLogger ? logger.pino : true)
   }
 }
+
+const API_DESCRIPTION = 'The reference chat: sign up with POST /users, log in with POST /authentication, then send the accessToken as a bearer token. Errors use Feathers\' JSON shape.'
 
 /** The version in package.json, found from this file (src/ under jest, dist/ when built). */
 function packageVersion(): string {

@@ -9,14 +9,26 @@ import { restrictToOwner } from './application/authentication/hooks/restrict-to-
 import { JwtStrategy } from './application/authentication/jwt-strategy.js'
 import { LocalStrategy } from './application/authentication/local-strategy.js'
 import type { HookContext } from './application/hook-context.js'
+import { stampTimes } from './application/schema/stamp-times.js'
+import { uniqueField } from './application/schema/unique-field.js'
+import { validateSchemas } from './application/schema/validate-schemas.js'
 import type { PasswordHasher } from './domain/auth/password-hasher.js'
 import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
+import type { SchemaValidator } from './domain/schema/schema-validator.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
+import type { UniqueKeys } from './domain/unique-keys.js'
+import { messageSchemas, userSchemas } from './reference-schemas.js'
 
 export interface ReferenceAppDeps {
   stores: StoreFactory
+  /** Compiles the services' schemas (the Ajv adapter). */
+  validator: SchemaValidator
+  /** Where unique values (users' emails) are claimed; must be shared by every process of one database. */
+  uniqueKeys: UniqueKeys
+  /** Stamps createdAt/updatedAt (default: the system clock). */
+  clock?: Clock
   /**
    * Ports of the authentication service. The composition root always passes them; without them the
    * app has no `authentication` service and nothing requires a login (transport tests plug in their own).
@@ -26,52 +38,73 @@ export interface ReferenceAppDeps {
 
 /**
  * The reference application people clone: a `messages` and a `users` service on whichever store the
- * composition root bound. Transports and authentication are added around it in src/container.ts.
+ * composition root bound, each declared by its schemas (src/reference-schemas.ts). Transports and
+ * authentication are added around it in src/container.ts.
+ *
+ * `users`: signup (create) is open, every other method needs a token, emails are unique
+ * (case-insensitively), passwords are validated, stored hashed and never returned, and a user may
+ * only update, patch or remove themselves. `messages`: every method needs a token; the server sets
+ * the author and the timestamps, and only the author may change a message; create takes an array.
  */
-export function createReferenceApp({ stores, authentication }: ReferenceAppDeps): App {
-  const app = new App()
+export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, authentication }: ReferenceAppDeps): App {
+  const app = new App({ validator })
   app.use('messages', new AdapterService(stores.create('messages'), {
     paginate: { default: 10, max: 50 },
-    multi: ['patch', 'remove']
-  }))
+    multi: ['create', 'patch', 'remove']
+  }), { schemas: messageSchemas })
   app.use('users', new AdapterService(stores.create('users'), {
     paginate: { default: 10, max: 50 }
-  }))
-  app.service('users').hooks({ after: { all: [protect('password')] } })
-  if (authentication) useAuthentication(app, authentication)
+  }), { schemas: userSchemas })
+  if (authentication) {
+    const { hasher, tokens, clock: authClock = clock } = authentication
+    app.use('authentication', new AuthenticationService({ tokens, clock: authClock, authStrategies: ['jwt', 'local'] })
+      .register(new JwtStrategy(), new LocalStrategy(hasher)))
+  }
+  // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
+  const login = authentication ? [authenticate('jwt')] : []
+  const hash = authentication ? [hashPassword('password')] : []
+  // The ownership example: users change only themselves, messages only their author (403 otherwise).
+  const itself = authentication ? [restrictToOwner({ ownerField: 'id' })] : []
+  const author = authentication ? [restrictToOwner({ ownerField: 'userId' })] : []
+  const validate = validateSchemas()
+  const email = uniqueField('email', { keys: uniqueKeys, message: 'email already registered' })
+  const stamp = stampTimes(clock)
+
+  // Order matters: log in, validate, check ownership, claim the email, then hash (a refused or
+  // losing signup costs no bcrypt round).
+  app.service('users').hooks({
+    before: {
+      all: [forbidQueryOn('password')],
+      find: [...login, validate], get: [...login, validate], remove: [...login, ...itself, validate],
+      create: [validate, email.before, ...hash],
+      update: [...login, ...itself, validate, email.before, ...hash],
+      patch: [...login, ...itself, validate, email.before, ...hash]
+    },
+    after: { all: [protect('password')], update: [email.after], patch: [email.after], remove: [email.after] },
+    error: { all: [email.error] }
+  })
+  // recordAuthor also on update/patch, so an author can neither drop nor hand over authorship.
+  app.service('messages').hooks({
+    before: {
+      all: [...login, validate],
+      create: [recordAuthor, stamp],
+      update: [...author, recordAuthor, stamp],
+      patch: [...author, recordAuthor, stamp],
+      remove: [...author]
+    }
+  })
   useDefaultChannels(app)
   return app
 }
 
-/**
- * Local + JWT login at `authentication`. `users`: signup (create) is open, every other method needs a
- * token, passwords are stored hashed, and a user may only update, patch or remove themselves. `messages`:
- * every method needs a token; writes record the author, and only the author may change a message.
- */
-function useAuthentication(app: App, { hasher, tokens, clock }: NonNullable<ReferenceAppDeps['authentication']>): void {
-  app.use('authentication', new AuthenticationService({ tokens, clock, authStrategies: ['jwt', 'local'] })
-    .register(new JwtStrategy(), new LocalStrategy(hasher)))
-  const jwt = authenticate('jwt')
-  // The ownership example: users change only themselves, messages only their author (403 otherwise).
-  const itself = restrictToOwner({ ownerField: 'id' })
-  const author = restrictToOwner({ ownerField: 'userId' })
-  app.service('users').hooks({
-    before: {
-      all: [forbidQueryOn('password')],
-      find: [jwt], get: [jwt], remove: [jwt, itself],
-      create: [hashPassword('password')], update: [jwt, itself, hashPassword('password')], patch: [jwt, itself, hashPassword('password')]
-    }
-  })
-  const recordAuthor = (context: HookContext) => {
-    const userId = context.params.user?.id
-    if (userId === undefined) return
-    const stamp = (item: unknown) => ({ ...(item as object), userId })
-    context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
-  }
-  // recordAuthor also on update/patch, so an author can neither drop nor hand over authorship.
-  app.service('messages').hooks({
-    before: { all: [jwt], create: [recordAuthor], update: [author, recordAuthor], patch: [author, recordAuthor], remove: [author] }
-  })
+const systemClock: Clock = { now: () => Date.now() }
+
+/** Before create/update/patch: the logged-in user is the author (refused from clients by the schema). */
+function recordAuthor(context: HookContext): void {
+  const userId = context.params.user?.id
+  if (userId === undefined) return
+  const stamp = (item: unknown) => ({ ...(item as object), userId })
+  context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
 }
 
 /**

@@ -120,10 +120,14 @@ export class AdapterService<T extends Data = Data> {
     return { filter, select, sort: [], skip: 0 }
   }
 
-  private assertMulti(method: 'create' | 'patch' | 'remove'): void {
+  /** Whether `method` may act on several records (the `multi` option). */
+  allowsMulti(method: 'create' | 'patch' | 'remove'): boolean {
     const { multi = false } = this.options
-    if (multi === true || (Array.isArray(multi) && multi.includes(method))) return
-    throw new MethodNotAllowed(`Can not ${method} multiple entries`)
+    return multi === true || (Array.isArray(multi) && multi.includes(method))
+  }
+
+  private assertMulti(method: 'create' | 'patch' | 'remove'): void {
+    if (!this.allowsMulti(method)) throw new MethodNotAllowed(`Can not ${method} multiple entries`)
   }
 }
 

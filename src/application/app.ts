@@ -5,10 +5,13 @@ import {
   type Connection, type Id, type NullableId, type Params, type ServiceMethods
 } from '../domain/service/service.js'
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-depth.js'
+import type { ServiceSchemas } from '../domain/schema/json-schema.js'
+import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
 import type { AroundHook, HookContext, HookMap } from './hook-context.js'
 import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
 import { PROTECTED_FIELDS, withoutFields } from './protected-fields.js'
+import { compileSchemas, type CompiledSchemas } from './schema/compile-schemas.js'
 import type { CustomMethod, EventListener, ServiceHandle } from './service-handle.js'
 
 export interface ServiceOptions {
@@ -16,6 +19,28 @@ export interface ServiceOptions {
   methods?: string[]
   /** Custom events the service sends besides created/updated/patched/removed. */
   events?: string[]
+  /**
+   * JSON Schemas of the service's records, data, patch data and query: applied by the
+   * `validateSchemas()` hook, and published in the OpenAPI document.
+   */
+  schemas?: ServiceSchemas
+}
+
+export interface AppOptions {
+  /** Compiles the schemas services are registered with (the Ajv adapter, bound in the composition root). */
+  validator?: SchemaValidator
+}
+
+/** What the app knows about one registered service (for generated documentation such as OpenAPI). */
+export interface ServiceDescription {
+  path: string
+  service: object
+  /** The methods external callers may use. */
+  methods: readonly string[]
+  events: readonly string[]
+  schemas?: ServiceSchemas
+  /** Every hook of one method, app-level included, in the order they run. */
+  hooks(method: string): HookChain
 }
 
 /**
@@ -44,6 +69,7 @@ interface ServiceEntry {
   route?: string[]
   live: boolean
   unwatch?: () => void
+  schemas?: CompiledSchemas
 }
 
 export interface Lookup {
@@ -68,9 +94,11 @@ export class App extends EventEmitter {
   private readonly publishers = new Map<string, Publisher>()
   private readonly deliveryListeners: ((delivery: Delivery) => void)[] = []
   private isSetup = false
+  readonly validator?: SchemaValidator
 
-  constructor() {
+  constructor(options: AppOptions = {}) {
     super()
+    this.validator = options.validator
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.leaveAllChannels(connection))
   }
@@ -99,7 +127,8 @@ export class App extends EventEmitter {
       publishers: new Map(),
       protectedFields: new Set(),
       route: segments.some((segment) => segment.startsWith(':')) ? segments : undefined,
-      live: typeof (service as Partial<LiveService>).watch === 'function'
+      live: typeof (service as Partial<LiveService>).watch === 'function',
+      ...(options.schemas ? { schemas: compileSchemas(options.schemas, this.validator) } : {})
     }
     this.decorate(entry, new Set([...STANDARD_METHODS.filter(has), ...methods]))
     this.entries.set(name, entry)
@@ -116,6 +145,23 @@ export class App extends EventEmitter {
 
   get paths(): string[] {
     return [...this.entries.keys()]
+  }
+
+  /** The compiled schemas a service was registered with; undefined when it has none. */
+  schemasOf(path: string): CompiledSchemas | undefined {
+    return this.entries.get(normalisePath(path))?.schemas
+  }
+
+  /** Every registered service with its methods, events, schemas and hooks. */
+  describe(): ServiceDescription[] {
+    return [...this.entries.values()].map((entry) => ({
+      path: entry.path,
+      service: entry.service,
+      methods: entry.methods,
+      events: [...entry.events],
+      ...(entry.schemas ? { schemas: entry.schemas.schemas } : {}),
+      hooks: (method: string) => this.chainFor(entry, method)
+    }))
   }
 
   /** App-level hooks; they wrap every service's hooks. */
@@ -176,12 +222,17 @@ export class App extends EventEmitter {
       app: this, service: entry.handle, path: entry.path, method, type: 'before',
       id, data, params, event: METHOD_EVENTS[method] ?? null, http: {}
     }
-    let chain = entry.chains.get(method)
-    if (!chain) entry.chains.set(method, (chain = combineChains(this.appHooks.forMethod(method), entry.hooks.forMethod(method))))
+    const chain = this.chainFor(entry, method)
     if (chain.around.length === 0) await this.runHooksAndMethod(entry, chain, context)
     else await runAround(chain.around, 0, context, () => this.runHooksAndMethod(entry, chain, context))
     if (context.event !== null && !entry.live) this.emitResult(entry, context)
     return context
+  }
+
+  private chainFor(entry: ServiceEntry, method: string): HookChain {
+    let chain = entry.chains.get(method)
+    if (!chain) entry.chains.set(method, (chain = combineChains(this.appHooks.forMethod(method), entry.hooks.forMethod(method))))
+    return chain
   }
 
   /** Emits a service event locally and publishes it to the channels its publisher picks. */

@@ -114,7 +114,7 @@ describe('examples against a real server', () => {
   it('answers every URL form of the "Query syntax" table', async () => {
     const auth = await fetch(`${server.url}/authentication`, {
       method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ strategy: 'local', email: 'ann@example.com', password: 'secret' })
+      body: JSON.stringify({ strategy: 'local', email: 'ann@example.com', password: 'secret-pw' })
     })
     token = ((await auth.json()) as { accessToken: string }).accessToken
     const section = readme.slice(readme.indexOf('## Query syntax'), readme.indexOf('## Authentication'))

@@ -31,7 +31,7 @@ describe('"Use the clients" against the real server', () => {
     const client = make()
     try {
       const email = `${name.replace(/\W/g, '')}@example.com`
-      const { user, page } = await chat(client, email, 'secret')
+      const { user, page } = await chat(client, email, 'secret-pw')
       expect(user).toMatchObject({ email })
       expect(user).not.toHaveProperty('password')
       expect(page).toMatchObject({ data: expect.arrayContaining([expect.objectContaining({ text: `Hello from ${email}` })]) })

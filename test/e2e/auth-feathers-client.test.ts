@@ -12,7 +12,7 @@ const authClient = authClientModule.default
 let server: AuthServer
 beforeAll(async () => {
   server = await startAuthServer()
-  await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'f@x.io', password: 'secret' }) })
+  await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'f@x.io', password: 'secret-pw' }) })
 })
 afterAll(() => server.close())
 
@@ -27,7 +27,7 @@ describe.each(connections)('@feathersjs/authentication-client + rest-client (%s)
     const app = feathers().configure(connect(server.url)).configure(authClient({ storage }))
     const logins: unknown[] = []
     app.on('login', (result: unknown) => logins.push(result))
-    const result = await app.authenticate({ strategy: 'local', email: 'f@x.io', password: 'secret' })
+    const result = await app.authenticate({ strategy: 'local', email: 'f@x.io', password: 'secret-pw' })
     expect(result).toMatchObject({ accessToken: expect.any(String), authentication: { strategy: 'local' }, user: { email: 'f@x.io' } })
     expect(result.user).not.toHaveProperty('password')
     expect(await storage.getItem('feathers-jwt')).toBe(result.accessToken)

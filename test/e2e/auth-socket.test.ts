@@ -13,7 +13,7 @@ const sockets: Socket[] = []
 
 beforeAll(async () => {
   server = await startAuthServer()
-  await server.app.service('users').create!({ email: 's@x.io', password: 'secret' })
+  await server.app.service('users').create!({ email: 's@x.io', password: 'secret-pw' })
 })
 afterAll(async () => {
   for (const socket of sockets) socket.disconnect()
@@ -31,7 +31,7 @@ function emit(socket: Socket, ...args: unknown[]): Promise<unknown[]> {
   return new Promise((resolve) => socket.emit(String(args[0]), ...args.slice(1), (...answer: unknown[]) => resolve(answer)))
 }
 
-const credentials = { strategy: 'local', email: 's@x.io', password: 'secret' }
+const credentials = { strategy: 'local', email: 's@x.io', password: 'secret-pw' }
 
 describe('authentication over socket.io (reference app)', () => {
   it('logs in with create, then receives events of authenticated channels; payloads carry no password', async () => {
@@ -42,7 +42,7 @@ describe('authentication over socket.io (reference app)', () => {
     expect(result).toMatchObject({ accessToken: expect.any(String), authentication: { strategy: 'local' }, user: { email: 's@x.io', id: 0 } })
     expect(result.user).not.toHaveProperty('password')
     const created = new Promise((resolve) => socket.once('users created', resolve))
-    await server.app.service('users').create!({ email: 'new@x.io', password: 'pw' })
+    await server.app.service('users').create!({ email: 'new@x.io', password: 'password-1' })
     expect(await created).toEqual({ email: 'new@x.io', id: expect.any(Number) })
     const [, page] = await emit(socket, 'find', 'users', { $select: ['password'] })
     expect(JSON.stringify(page)).not.toMatch(/password|\$2b\$/)

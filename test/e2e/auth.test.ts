@@ -33,15 +33,15 @@ function unauthorized(message: string, data?: Record<string, unknown>) {
 let alice: { token: string; id: number }
 
 beforeAll(async () => {
-  const signup = await http('POST', '/users', { body: { email: 'alice@x.io', password: 'secret', name: 'Alice' } })
+  const signup = await http('POST', '/users', { body: { email: 'alice@x.io', password: 'secret-pw', name: 'Alice' } })
   expect(signup.status).toBe(201)
-  const { body } = await login('alice@x.io', 'secret')
+  const { body } = await login('alice@x.io', 'secret-pw')
   alice = { token: body!.accessToken as string, id: signup.body!.id as number }
 })
 
 describe('signup and login over REST (reference app)', () => {
   it('signs up without a token and never returns the password', async () => {
-    const { status, body, text } = await http('POST', '/users', { body: { email: 'bob@x.io', password: 'hunter2' } })
+    const { status, body, text } = await http('POST', '/users', { body: { email: 'bob@x.io', password: 'hunter222' } })
     expect(status).toBe(201)
     expect(body).toEqual({ email: 'bob@x.io', id: expect.any(Number) })
     expect(text).not.toContain('hunter2')
@@ -54,7 +54,7 @@ describe('signup and login over REST (reference app)', () => {
   })
 
   it('logs in with 201 and the v5 login object, user without password', async () => {
-    const { status, body, text } = await login('alice@x.io', 'secret')
+    const { status, body, text } = await login('alice@x.io', 'secret-pw')
     expect(status).toBe(201)
     expect(Object.keys(body!)).toEqual(['accessToken', 'authentication', 'user'])
     expect(body!.authentication).toEqual({
@@ -70,13 +70,13 @@ describe('signup and login over REST (reference app)', () => {
   it('accepts a urlencoded login body', async () => {
     const response = await fetch(`${server.url}/authentication`, {
       method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: 'strategy=local&email=alice%40x.io&password=secret'
+      body: 'strategy=local&email=alice%40x.io&password=secret-pw'
     })
     expect(response.status).toBe(201)
   })
 
   it('answers the same 401 "Invalid login" for an unknown email, a wrong password and missing fields', async () => {
-    const unknown = await login('nobody@x.io', 'secret')
+    const unknown = await login('nobody@x.io', 'secret-pw')
     const wrong = await login('alice@x.io', 'wrong')
     const missing = await http('POST', '/authentication', { body: { strategy: 'local', email: 'alice@x.io' } })
     for (const answer of [unknown, wrong, missing]) {
@@ -87,7 +87,7 @@ describe('signup and login over REST (reference app)', () => {
   })
 
   it('answers the strategy errors of §5.4', async () => {
-    const none = await http('POST', '/authentication', { body: { email: 'alice@x.io', password: 'secret' } })
+    const none = await http('POST', '/authentication', { body: { email: 'alice@x.io', password: 'secret-pw' } })
     expect(none.body).toEqual(unauthorized('Invalid authentication information (no `strategy` set)'))
     const other = await http('POST', '/authentication', { body: { strategy: 'github' } })
     expect(other.body).toEqual(unauthorized('Invalid authentication information (strategy not allowed in authStrategies)'))
@@ -121,9 +121,12 @@ describe('protected services', () => {
   })
 
   it('record the author of a message', async () => {
-    const { status, body } = await http('POST', '/messages', { token: alice.token, body: { text: 'hello', userId: 999 } })
+    const { status, body } = await http('POST', '/messages', { token: alice.token, body: { text: 'hello' } })
     expect(status).toBe(201)
-    expect(body).toEqual({ text: 'hello', userId: alice.id, id: expect.any(Number) })
+    expect(body).toEqual({ text: 'hello', userId: alice.id, id: expect.any(Number), createdAt: expect.any(String), updatedAt: expect.any(String) })
+    // Claiming someone else's authorship is refused, not silently overwritten.
+    const forged = await http('POST', '/messages', { token: alice.token, body: { text: 'hello', userId: 999 } })
+    expect(forged.status).toBe(400)
   })
 
   it('never return the password: find, get, $select=password, $select[]=password, patch, remove', async () => {
@@ -139,9 +142,9 @@ describe('protected services', () => {
       expect(text).not.toMatch(/password|\$2b\$/)
     }
     expect(JSON.parse(texts[4]!)).toEqual({ id: alice.id })
-    const extra = await http('POST', '/users', { body: { email: 'gone@x.io', password: 'pw' } })
+    const extra = await http('POST', '/users', { body: { email: 'gone@x.io', password: 'password-1' } })
     // A user may only remove themselves (the reference app's ownership rule).
-    const { body: extraSession } = await login('gone@x.io', 'pw')
+    const { body: extraSession } = await login('gone@x.io', 'password-1')
     const removed = await http('DELETE', `/users/${extra.body!.id}`, { token: extraSession!.accessToken as string })
     expect(removed.status).toBe(200)
     expect(removed.text).not.toMatch(/password|\$2b\$/)
@@ -156,13 +159,13 @@ describe('protected services', () => {
   })
 
   it('hash a password changed by patch', async () => {
-    const { body: created } = await http('POST', '/users', { body: { email: 'carol@x.io', password: 'one' } })
-    const { body: session } = await login('carol@x.io', 'one')
-    await http('PATCH', `/users/${created!.id}`, { token: session!.accessToken as string, body: { password: 'two' } })
+    const { body: created } = await http('POST', '/users', { body: { email: 'carol@x.io', password: 'password-one' } })
+    const { body: session } = await login('carol@x.io', 'password-one')
+    await http('PATCH', `/users/${created!.id}`, { token: session!.accessToken as string, body: { password: 'password-two' } })
     const stored = await server.app.service('users').get!(created!.id as number) as Record<string, unknown>
     expect(stored.password).toMatch(/^\$2b\$10\$/)
-    expect((await login('carol@x.io', 'one')).status).toBe(401)
-    expect((await login('carol@x.io', 'two')).status).toBe(201)
+    expect((await login('carol@x.io', 'password-one')).status).toBe(401)
+    expect((await login('carol@x.io', 'password-two')).status).toBe(201)
   })
 })
 
@@ -188,8 +191,8 @@ describe('bad tokens get 401 with the v5 messages', () => {
   })
 
   it('refuses a valid token of a deleted user with 401', async () => {
-    const { body: created } = await http('POST', '/users', { body: { email: 'dave@x.io', password: 'pw' } })
-    const { body: session } = await login('dave@x.io', 'pw')
+    const { body: created } = await http('POST', '/users', { body: { email: 'dave@x.io', password: 'password-1' } })
+    const { body: session } = await login('dave@x.io', 'password-1')
     const token = session!.accessToken as string
     expect((await http('DELETE', `/users/${created!.id}`, { token })).status).toBe(200)
     const { status, body } = await http('GET', '/messages', { token })
@@ -229,9 +232,9 @@ describe('secret handling', () => {
     const second = await startAuthServer({ NODE_ENV: 'development' })
     try {
       expect(first.warnings.join('\n')).toMatch(/AUTH_SECRET is not set/)
-      await fetch(`${first.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'e@x.io', password: 'pw' }) })
+      await fetch(`${first.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'e@x.io', password: 'password-1' }) })
       const session = await fetch(`${first.url}/authentication`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ strategy: 'local', email: 'e@x.io', password: 'pw' })
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ strategy: 'local', email: 'e@x.io', password: 'password-1' })
       }).then((response) => response.json() as Promise<{ accessToken: string }>)
       const elsewhere = await fetch(`${second.url}/messages`, { headers: { Authorization: `Bearer ${session.accessToken}` } })
       expect(elsewhere.status).toBe(401)

@@ -37,9 +37,10 @@ describe.each(connections)('@feathersjs/rest-client over %s', (library, connect)
     await expect(messages.get(created.id)).resolves.toEqual(created)
     const page = await messages.find({ query: { text: `official ${library}`, $limit: 5 } })
     expect(page).toMatchObject({ total: 1, limit: 5, skip: 0, data: [created] })
-    await expect(messages.update(created.id, { text: 'u' })).resolves.toEqual({ text: 'u', id: created.id })
-    await expect(messages.patch(created.id, { p: 1 })).resolves.toEqual({ text: 'u', p: 1, id: created.id })
-    await expect(messages.remove(created.id)).resolves.toEqual({ text: 'u', p: 1, id: created.id })
+    const stamps = { createdAt: created.createdAt, updatedAt: expect.any(String) }
+    await expect(messages.update(created.id, { text: 'u' })).resolves.toEqual({ text: 'u', id: created.id, ...stamps })
+    await expect(messages.patch(created.id, { p: 1 })).resolves.toEqual({ text: 'u', p: 1, id: created.id, ...stamps })
+    await expect(messages.remove(created.id)).resolves.toEqual({ text: 'u', p: 1, id: created.id, ...stamps })
   })
 
   it('sends bracket queries the server parses ($or, $in with 500 values, $sort)', async () => {

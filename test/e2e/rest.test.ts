@@ -20,12 +20,13 @@ describe('REST mapping (PROTOCOL.md §2.1)', () => {
 
   it('POST /path creates (201), GET /path/:id gets, PUT updates, PATCH patches, DELETE removes', async () => {
     const created = await http.post('/messages').send({ text: 'hello' }).expect(201)
-    expect(created.body).toEqual({ text: 'hello', id: expect.anything() })
-    const id = created.body.id
-    await http.get(`/messages/${id}`).expect(200, { text: 'hello', id })
-    await http.put(`/messages/${id}`).send({ text: 'replaced', extra: 1 }).expect(200, { text: 'replaced', extra: 1, id })
-    await http.patch(`/messages/${id}`).send({ extra: 2 }).expect(200, { text: 'replaced', extra: 2, id })
-    await http.delete(`/messages/${id}`).expect(200, { text: 'replaced', extra: 2, id })
+    expect(created.body).toEqual({ text: 'hello', id: expect.anything(), createdAt: expect.any(String), updatedAt: created.body.createdAt })
+    const { id, createdAt } = created.body
+    await http.get(`/messages/${id}`).expect(200, created.body)
+    const stamps = { createdAt, updatedAt: expect.any(String) }
+    expect((await http.put(`/messages/${id}`).send({ text: 'replaced', extra: 1 }).expect(200)).body).toEqual({ text: 'replaced', extra: 1, id, ...stamps })
+    expect((await http.patch(`/messages/${id}`).send({ extra: 2 }).expect(200)).body).toEqual({ text: 'replaced', extra: 2, id, ...stamps })
+    expect((await http.delete(`/messages/${id}`).expect(200)).body).toEqual({ text: 'replaced', extra: 2, id, ...stamps })
     const missing = await http.get(`/messages/${id}`).expect(404)
     expect(missing.body).toEqual({ name: 'NotFound', message: `No record found for id '${id}'`, code: 404, className: 'not-found', errors: {} })
   })
@@ -214,8 +215,8 @@ describe('query strings (§2.4, §4)', () => {
   })
 
   it('paginates with $limit and $skip', async () => {
-    await http.post('/messages').send(Array.from({ length: 3 }, () => ({ p: 1 }))).expect(405)
-    for (let i = 0; i < 12; i++) await http.post('/messages').send({ n: i, tag: 'page' }).expect(201)
+    await http.post('/plain').send(Array.from({ length: 3 }, () => ({ p: 1 }))).expect(405)
+    for (let i = 0; i < 12; i++) await http.post('/messages').send({ text: `page ${i}`, n: i, tag: 'page' }).expect(201)
     const res = await http.get('/messages?tag=page&$limit=5&$skip=10').expect(200)
     expect(res.body).toMatchObject({ total: 12, limit: 5, skip: 10 })
     expect(res.body.data).toHaveLength(2)

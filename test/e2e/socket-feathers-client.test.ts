@@ -17,7 +17,7 @@ const socketioClient = socketioClientModule.default
 const authClient = authClientModule.default
 type FeathersSocket = Parameters<typeof socketioClient>[0]
 
-const credentials = { strategy: 'local', email: 'official@x.io', password: 'secret' }
+const credentials = { strategy: 'local', email: 'official@x.io', password: 'secret-pw' }
 let server: AuthServer
 const sockets: Socket[] = []
 
@@ -68,12 +68,13 @@ describe('@feathersjs/socketio-client against the reference app', () => {
     const { app } = await loggedIn()
     const messages = app.service('messages')
     const created = await messages.create({ text: 'official' })
-    expect(created).toEqual({ text: 'official', userId: 0, id: expect.any(Number) })
+    expect(created).toEqual({ text: 'official', userId: 0, id: expect.any(Number), createdAt: expect.any(String), updatedAt: expect.any(String) })
     expect(await messages.get(created.id)).toEqual(created)
     expect(await messages.find({ query: { id: created.id, $select: ['text'] } })).toEqual({ total: 1, limit: 10, skip: 0, data: [{ text: 'official', id: created.id }] })
-    expect(await messages.update(created.id, { text: 'replaced' })).toEqual({ text: 'replaced', userId: 0, id: created.id })
-    expect(await messages.patch(created.id, { read: true })).toEqual({ text: 'replaced', userId: 0, read: true, id: created.id })
-    expect(await messages.patch(null, { tag: 'o' }, { query: { id: created.id } })).toEqual([{ text: 'replaced', userId: 0, read: true, tag: 'o', id: created.id }])
+    const stamps = { createdAt: created.createdAt, updatedAt: expect.any(String) }
+    expect(await messages.update(created.id, { text: 'replaced' })).toEqual({ text: 'replaced', userId: 0, id: created.id, ...stamps })
+    expect(await messages.patch(created.id, { read: true })).toEqual({ text: 'replaced', userId: 0, read: true, id: created.id, ...stamps })
+    expect(await messages.patch(null, { tag: 'o' }, { query: { id: created.id } })).toEqual([{ text: 'replaced', userId: 0, read: true, tag: 'o', id: created.id, ...stamps }])
     expect(await messages.remove(created.id)).toMatchObject({ id: created.id })
     expect(await messages.remove(null, { query: { tag: 'o' } })).toEqual([])
     expect(await custom(app).shout({ text: 'hi' })).toEqual({ shouted: true })
@@ -175,7 +176,7 @@ describe('events through the official client', () => {
     const [caller, watcher, anonymous] = [await loggedIn(), await loggedIn(), await client()]
     const toAnonymous = collect(anonymous.socket, 'users created')
     const created = nextServiceEvent(watcher.app, 'users', 'created')
-    const user = await caller.app.service('users').create({ email: 'nopw@x.io', password: 'hunter2' })
+    const user = await caller.app.service('users').create({ email: 'nopw@x.io', password: 'hunter222' })
     expect(user).toEqual({ email: 'nopw@x.io', id: expect.any(Number) })
     expect(await created).toEqual(user)
     await watcher.app.logout()

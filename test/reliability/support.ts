@@ -40,7 +40,7 @@ export interface Session {
 }
 
 /** Signs up over REST and logs in; returns the user id and an access token. */
-export async function signup(url: string, email: string, password = 'secret'): Promise<Session> {
+export async function signup(url: string, email: string, password = 'secret-pw'): Promise<Session> {
   const created = await request(url, 'POST', '/users', { body: { email, password } })
   if (created.status !== 201) throw new Error(`signup of ${email} failed: ${created.status} ${created.text}`)
   const login = await request(url, 'POST', '/authentication', { body: { strategy: 'local', email, password } })

@@ -27,6 +27,8 @@ export interface Config {
   socketMaxMessageSize: number
   /** Calls one socket connection may have in flight; more are answered with 429. */
   socketMaxConcurrentCalls: number
+  /** Serve GET /openapi.json and the API reference page at /docs. */
+  apiDocs: boolean
 }
 export const Config = Symbol.for('Config')
 
@@ -58,7 +60,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimit: env.BODY_LIMIT || '100kb',
     socketMaxMessageSize: integer(env, 'SOCKET_MAX_MESSAGE_SIZE', 1e6, 1024, 2 ** 31 - 1),
-    socketMaxConcurrentCalls: integer(env, 'SOCKET_MAX_CONCURRENT_CALLS', 100, 1, 100000)
+    socketMaxConcurrentCalls: integer(env, 'SOCKET_MAX_CONCURRENT_CALLS', 100, 1, 100000),
+    apiDocs: flag(env, 'API_DOCS', true)
   }
   if (!/^[\w.:[\]-]+$/.test(config.host)) {
     throw new ConfigError(`HOST must be a host name or IP address such as 127.0.0.1 or 0.0.0.0 (got '${config.host}')`)

@@ -7,6 +7,8 @@ import type { pinoHttp } from 'pino-http'
 import type { App } from '../../application/app.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
+import { openApiDocument, type OpenApiOptions } from '../../application/openapi/openapi-document.js'
+import { apiDocs } from './api-docs.js'
 import { errorHandler } from './error-response.js'
 import { healthCheck, type HealthOptions } from './health.js'
 import { parseQueryString } from './query-parser.js'
@@ -32,6 +34,11 @@ export interface RestAppOptions {
   health?: HealthOptions
   /** Extra middleware run before the services (after body parsing). */
   middleware?: RequestHandler[]
+  /**
+   * Serves the OpenAPI 3.1 document generated from the app's services at `specPath` (default
+   * `/openapi.json`) and the API reference page at `uiPath` (default `/docs`).
+   */
+  apiDocs?: OpenApiOptions & { specPath?: string; uiPath?: string }
 }
 
 /** The optional middleware (all CommonJS) loads only when configured: each costs startup time and memory. */
@@ -61,6 +68,10 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   http.set('query parser', parseQueryString)
 
   if (options.health) http.use(healthCheck(options.health))
+  if (options.apiDocs) {
+    const { specPath, uiPath, ...document } = options.apiDocs
+    http.use(apiDocs({ document: () => openApiDocument(app, document), specPath, uiPath }))
+  }
   if (options.requestLog) {
     const { pinoHttp: requestLogger } = optional('pino-http') as { pinoHttp: typeof pinoHttp }
     http.use(requestLogger(options.requestLog === true ? {} : { logger: options.requestLog }))

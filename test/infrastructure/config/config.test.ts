@@ -37,7 +37,8 @@ describe('loadConfig defaults', () => {
       logLevel: 'info',
       bodyLimit: '100kb',
       socketMaxMessageSize: 1_000_000,
-      socketMaxConcurrentCalls: 100
+      socketMaxConcurrentCalls: 100,
+      apiDocs: true
     })
   })
 

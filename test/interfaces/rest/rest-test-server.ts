@@ -6,6 +6,8 @@ import type { HookContext } from '../../../src/application/hook-context.js'
 import { Forbidden } from '../../../src/domain/errors/errors.js'
 import type { Params } from '../../../src/domain/service/service.js'
 import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
+import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
+import { AjvSchemaValidator } from '../../../src/infrastructure/schema/ajv-schema-validator.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { listen } from '../../../src/interfaces/rest/http-server.js'
 import { createRestApp, type RestAppOptions } from '../../../src/interfaces/rest/rest-app.js'
@@ -40,7 +42,7 @@ export class EchoService {
  * by the real REST adapter on 127.0.0.1:0.
  */
 export async function startRestServer(options: RestAppOptions = {}): Promise<TestServer> {
-  const app = createReferenceApp({ stores: new InMemoryStoreFactory() })
+  const app = createReferenceApp({ stores: new InMemoryStoreFactory(), validator: new AjvSchemaValidator(), uniqueKeys: new InMemoryUniqueKeys() })
   app.use('echo', new EchoService(), { methods: ['find', 'get', 'create', 'update', 'patch', 'remove', 'shout'] })
   app.use('multi', new AdapterService(new InMemoryStore(), { multi: true }))
   app.use('plain', new AdapterService(new InMemoryStore()))

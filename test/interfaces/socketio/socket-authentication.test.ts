@@ -8,7 +8,7 @@ const lifetime = { lifetimeMs: 3_600_000 }
 const { app } = createSocketTestApp(lifetime)
 let server: TestServer
 const sockets: Socket[] = []
-const credentials = { strategy: 'local', email: 'a@x.io', password: 'secret' }
+const credentials = { strategy: 'local', email: 'a@x.io', password: 'secret-pw' }
 
 async function open(options = {}): Promise<Socket> {
   const socket = await connect(server.url, options)
@@ -23,7 +23,7 @@ async function seen(socket: Socket): Promise<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-  await app.service('users').create!({ email: 'a@x.io', password: 'secret', name: 'Alice' })
+  await app.service('users').create!({ email: 'a@x.io', password: 'secret-pw', name: 'Alice' })
   server = await startSocketServer(app)
 })
 afterEach(() => disconnectAll(app, sockets))

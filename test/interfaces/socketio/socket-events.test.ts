@@ -6,7 +6,7 @@ import { createSocketTestApp } from './test-app.js'
 const { app } = createSocketTestApp()
 let server: TestServer
 const sockets: Socket[] = []
-const credentials = { strategy: 'local', email: 'a@x.io', password: 'secret' }
+const credentials = { strategy: 'local', email: 'a@x.io', password: 'secret-pw' }
 
 async function open(login = false): Promise<Socket> {
   const socket = await connect(server.url)
@@ -21,7 +21,7 @@ async function settled(socket: Socket): Promise<void> {
 }
 
 beforeAll(async () => {
-  await app.service('users').create!({ email: 'a@x.io', password: 'secret' })
+  await app.service('users').create!({ email: 'a@x.io', password: 'secret-pw' })
   server = await startSocketServer(app)
 })
 afterEach(() => disconnectAll(app, sockets))
@@ -75,8 +75,8 @@ describe('socket events and channels', () => {
     const [caller, watcher] = [await open(true), await open(true)]
     const created = nextEvent(watcher, 'users created')
     const patched = nextEvent(watcher, 'users patched')
-    const [, user] = await emitAck(caller, 'create', 'users', { email: 'b@x.io', password: 'hunter2' }, {}) as [null, { id: number }]
-    await emitAck(caller, 'patch', 'users', user.id, { password: 'hunter3' }, {})
+    const [, user] = await emitAck(caller, 'create', 'users', { email: 'b@x.io', password: 'hunter222' }, {}) as [null, { id: number }]
+    await emitAck(caller, 'patch', 'users', user.id, { password: 'hunter333' }, {})
     expect(await created).toEqual({ email: 'b@x.io', id: user.id })
     expect(await patched).toEqual({ email: 'b@x.io', id: user.id })
   })

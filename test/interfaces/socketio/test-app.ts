@@ -3,6 +3,8 @@ import type { App } from '../../../src/application/app.js'
 import type { Data, Params } from '../../../src/domain/service/service.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
+import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
+import { AjvSchemaValidator } from '../../../src/infrastructure/schema/ajv-schema-validator.js'
 import { createReferenceApp } from '../../../src/reference-app.js'
 import { useFakeAuthentication } from './support.js'
 
@@ -15,7 +17,7 @@ export class Gate {
 
 /** The reference app (messages, users, default channels) with the fake authentication and the protocol services below. */
 export function createSocketTestApp(options: { lifetimeMs?: number } = {}) {
-  const app = createReferenceApp({ stores: new InMemoryStoreFactory() })
+  const app = createReferenceApp({ stores: new InMemoryStoreFactory(), validator: new AjvSchemaValidator(), uniqueKeys: new InMemoryUniqueKeys() })
   useFakeAuthentication(app, options)
   const gate = useProtocolServices(app)
   return { app: app as App, gate }

@@ -2,6 +2,9 @@ import { NotAuthenticated } from '../../../domain/errors/errors.js'
 import type { Hook, HookContext } from '../../hook-context.js'
 import type { AuthenticationService } from '../authentication-service.js'
 
+/** Marks a hook that requires authentication, with its strategies (read by the OpenAPI generator). */
+export const AUTHENTICATES = Symbol.for('plumage.authenticates')
+
 export interface AuthenticateSettings {
   /** Path of the authentication service (default 'authentication'). */
   service?: string
@@ -17,7 +20,7 @@ export function authenticate(settings: string | AuthenticateSettings, ...strateg
   const { service = 'authentication', strategies: allowed } =
     typeof settings === 'string' ? { strategies: [settings, ...strategies] } : settings
   if (allowed.length === 0) throw new Error('The authenticate hook needs at least one allowed strategy')
-  return async (context: HookContext) => {
+  const hook = async (context: HookContext) => {
     if (context.type !== 'before') throw new NotAuthenticated('The authenticate hook must be used as a before hook')
     const { params } = context
     if (params.authenticated === true) return
@@ -30,4 +33,5 @@ export function authenticate(settings: string | AuthenticateSettings, ...strateg
       throw new NotAuthenticated('Not authenticated')
     }
   }
+  return Object.assign(hook, { [AUTHENTICATES]: allowed })
 }

@@ -101,7 +101,7 @@ describe('authentication client against the server over REST', () => {
   let server: AuthServer
   beforeAll(async () => {
     server = await startAuthServer()
-    await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'a@x.io', password: 'secret' }) })
+    await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'a@x.io', password: 'secret-pw' }) })
   })
   afterAll(() => server.close())
 
@@ -112,9 +112,9 @@ describe('authentication client against the server over REST', () => {
     client.on('login', () => events.push('login'))
     client.on('logout', () => events.push('logout'))
     await expect(client.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Not authenticated' })
-    const result = await client.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret' })
+    const result = await client.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret-pw' })
     expect(result.user).toEqual({ email: 'a@x.io', id: 0 })
-    await expect(client.service('messages').create({ text: 'hi' })).resolves.toEqual({ text: 'hi', userId: 0, id: 0 })
+    await expect(client.service('messages').create({ text: 'hi' })).resolves.toEqual({ text: 'hi', userId: 0, id: 0, createdAt: expect.any(String), updatedAt: expect.any(String) })
     const again = await client.reAuthenticate(true)
     expect(again.accessToken).toBe(result.accessToken)
     await expect(client.reAuthenticate()).resolves.toBe(again)
@@ -127,7 +127,7 @@ describe('authentication client against the server over REST', () => {
   it('restores a session from storage with reAuthenticate (e.g. after a page reload)', async () => {
     const storage = new MemoryStorage()
     const first = createClient().configure(rest(server.url).fetch(fetch)).configure(authentication({ storage }))
-    await first.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret' })
+    await first.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret-pw' })
     const second = createClient().configure(rest(server.url).fetch(fetch)).configure(authentication({ storage }))
     await second.reAuthenticate()
     await expect(second.service('users').get(0)).resolves.toEqual({ email: 'a@x.io', id: 0 })

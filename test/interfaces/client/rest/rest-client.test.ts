@@ -44,9 +44,11 @@ describe.each(libraries)('REST client over %s', (library, connect) => {
     await expect(messages.get(created.id)).resolves.toEqual(created)
     const page = await messages.find({ query: { text: `from ${library}` } })
     expect(page).toMatchObject({ total: 1, data: [created] })
-    await expect(messages.update(created.id, { text: 'new' })).resolves.toEqual({ text: 'new', id: created.id })
-    await expect(messages.patch(created.id, { more: 1 })).resolves.toEqual({ text: 'new', more: 1, id: created.id })
-    await expect(messages.remove(created.id)).resolves.toEqual({ text: 'new', more: 1, id: created.id })
+    // The server stamps createdAt (kept by update) and updatedAt (every write).
+    const stamps = { createdAt: (created as { createdAt?: string }).createdAt, updatedAt: expect.any(String) }
+    await expect(messages.update(created.id, { text: 'new' })).resolves.toEqual({ text: 'new', id: created.id, ...stamps })
+    await expect(messages.patch(created.id, { more: 1 })).resolves.toEqual({ text: 'new', more: 1, id: created.id, ...stamps })
+    await expect(messages.remove(created.id)).resolves.toEqual({ text: 'new', more: 1, id: created.id, ...stamps })
   })
 
   it('encodes queries so the server parses the same object', async () => {

@@ -17,7 +17,7 @@ async function client(options = {}) {
 }
 
 beforeAll(async () => {
-  await app.service('users').create!({ email: 'a@x.io', password: 'secret' })
+  await app.service('users').create!({ email: 'a@x.io', password: 'secret-pw' })
   server = await startSocketServer(app)
 })
 afterAll(async () => {
@@ -49,7 +49,7 @@ describe('socketio client transport', () => {
 
   it('receives standard and custom events for services it listens to', async () => {
     const [{ client: watcher, socket }, { client: caller }] = [await client(), await client()]
-    await emitAck(socket, 'authenticate', { strategy: 'local', email: 'a@x.io', password: 'secret' })
+    await emitAck(socket, 'authenticate', { strategy: 'local', email: 'a@x.io', password: 'secret-pw' })
     const created = new Promise((resolve) => watcher.service('multi').once('created', resolve))
     const boom = new Promise((resolve) => watcher.service('custom').once('boom', resolve))
     await caller.service('multi').create({ text: 'evt' })

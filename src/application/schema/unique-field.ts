@@ -1,0 +1,107 @@
+import { BadRequest, Conflict } from '../../domain/errors/errors.js'
+import type { Data, Id } from '../../domain/service/service.js'
+import type { UniqueKeys } from '../../domain/unique-keys.js'
+import type { Hook, HookContext } from '../hook-context.js'
+
+/** Marks the `before` hook with its field (the OpenAPI generator documents the 409). */
+export const UNIQUE_FIELD = Symbol.for('plumage.uniqueField')
+
+export interface UniqueFieldOptions {
+  /** Where keys are claimed (the UniqueKeys port, memory or RethinkDB, bound in the composition root). */
+  keys: UniqueKeys
+  /** The value that must be unique, from the field's value (default: trimmed and lower-cased). */
+  normalize?: (value: string) => string
+  /** The 409's message (default: `<field> already registered`). */
+  message?: string
+  /** Key namespace (default: `<service path>.<field>`). */
+  scope?: string
+}
+
+/** Hooks to register on the service: `before` on create/update/patch, `after` on update/patch/remove, `error` on all. */
+export interface UniqueFieldHooks {
+  before: Hook
+  after: Hook
+  error: Hook
+}
+
+interface CallState {
+  scope: string
+  /** Keys this call claimed: released if the call fails. */
+  claimed: string[]
+  /** Keys the call's records held before: released once it succeeded. */
+  replaced: string[]
+}
+
+/**
+ * Keeps `field` unique across a service's records, also under concurrency: before a write, the
+ * normalised value is claimed in the UniqueKeys port (atomic: of 100 simultaneous signups with one
+ * email exactly one claims it), and a value already claimed is a 409 Conflict. A failed write gives
+ * its claim back; a changed value (update/patch) frees the old one, remove frees the record's.
+ * A query-then-insert in a hook could not do this: two calls both find nothing, then both insert.
+ *
+ * Register `before` after the schema validation and the ownership checks (an invalid or unauthorised
+ * call claims nothing), and before slow hooks such as `hashPassword` (a losing signup costs no hash).
+ */
+export function uniqueField(field: string, options: UniqueFieldOptions): UniqueFieldHooks {
+  const { keys } = options
+  const normalize = options.normalize ?? ((value: string) => value.trim().toLowerCase())
+  const message = options.message ?? `${field} already registered`
+  const calls = new WeakMap<HookContext, CallState>()
+  const keyOf = (value: unknown) => (typeof value === 'string' ? normalize(value) : undefined)
+  const conflict = () => new Conflict(message, { errors: { [field]: message } })
+
+  const claimAll = async (state: CallState, wanted: string[]) => {
+    for (const key of wanted) {
+      if (!(await keys.claim(state.scope, key))) {
+        await releaseAll(state.scope, state.claimed)
+        state.claimed = []
+        throw conflict()
+      }
+      state.claimed.push(key)
+    }
+  }
+  const releaseAll = (scope: string, list: string[]) => Promise.all(list.map((key) => keys.release(scope, key)))
+
+  const before: Hook = async (context) => {
+    const { method, data } = context
+    if (method !== 'create' && method !== 'update' && method !== 'patch') return
+    const state: CallState = { scope: options.scope ?? `${context.path}.${field}`, claimed: [], replaced: [] }
+    if (method === 'create') {
+      const wanted = (Array.isArray(data) ? data : [data]).map((item) => keyOf((item as Data | undefined)?.[field])).filter((key) => key !== undefined)
+      if (new Set(wanted).size !== wanted.length) throw conflict()
+      calls.set(context, state)
+      await claimAll(state, wanted)
+      return
+    }
+    const wanted = keyOf((data as Data | undefined)?.[field])
+    if (wanted === undefined) return
+    if (context.id === null || context.id === undefined) throw new BadRequest(`'${field}' is unique: it cannot be set on several records at once`)
+    if (!context.service.get) throw new Error(`uniqueField on '${context.path}' needs a service with a get method`)
+    const current = keyOf((await context.service.get(context.id as Id) as Data)[field])
+    if (current === wanted) return
+    calls.set(context, state)
+    await claimAll(state, [wanted])
+    if (current !== undefined) state.replaced.push(current)
+  }
+
+  const after: Hook = async (context) => {
+    if (context.method === 'remove') {
+      const removed = context.result
+      const scope = options.scope ?? `${context.path}.${field}`
+      const records = (Array.isArray(removed) ? removed : [removed]) as (Data | undefined)[]
+      await releaseAll(scope, records.map((record) => keyOf(record?.[field])).filter((key) => key !== undefined))
+      return
+    }
+    const state = calls.get(context)
+    if (state) await releaseAll(state.scope, state.replaced)
+  }
+
+  const error: Hook = async (context) => {
+    const state = calls.get(context)
+    if (!state) return
+    calls.delete(context)
+    await releaseAll(state.scope, state.claimed)
+  }
+
+  return { before: Object.assign(before, { [UNIQUE_FIELD]: field }), after, error }
+}

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto'
+import type { R } from 'rethinkdb-ts'
+import { GeneralError } from '../../domain/errors/errors.js'
+import { silentLogger, type Logger } from '../../domain/logger.js'
+import type { UniqueKeys } from '../../domain/unique-keys.js'
+import { rethinkdbDriver } from './rethinkdb-driver.js'
+import { driverMessage, isAlreadyExists, toStoreError } from './rethinkdb-errors.js'
+
+export interface RethinkDbUniqueKeysOptions {
+  db: string
+  /** The table holding the claims (default `unique_keys`). */
+  table?: string
+  logger?: Logger
+  /** The driver's `r` with its connection pool (default: rethinkdb-ts's module-level one, which the store factory connects). */
+  r?: R
+}
+
+interface KeyRow {
+  id: string
+  scope: string
+  key: string
+}
+
+/**
+ * Unique keys in RethinkDB: one table keyed by the claim itself (a hash of scope and normalised
+ * value), so a claim is one insert and the primary key makes it atomic across every process and
+ * connection — of any number of simultaneous inserts of one key exactly one succeeds, the others get
+ * "duplicate primary key". A secondary index could not do this: RethinkDB does not enforce
+ * uniqueness on secondary indexes. The key is hashed because primary keys are limited to 127
+ * characters (an email alone may have 254); scope and value are kept in the row for people.
+ *
+ * The table is created on first use, once per process (a claim waits for it).
+ */
+export class RethinkDbUniqueKeys implements UniqueKeys {
+  readonly tableName: string
+  private readonly logger: Logger
+  private ready?: Promise<void>
+
+  constructor(private readonly options: RethinkDbUniqueKeysOptions) {
+    this.tableName = options.table ?? 'unique_keys'
+    this.logger = options.logger ?? silentLogger
+  }
+
+  async claim(scope: string, key: string): Promise<boolean> {
+    await this.setup()
+    try {
+      const result = await this.table().insert({ id: keyId(scope, key), scope, key }, { conflict: 'error' }).run()
+      if (result.inserted === 1) return true
+      if (result.errors > 0 && /duplicate primary key/i.test(result.first_error ?? '')) return false
+      throw new GeneralError(`Claiming a unique key failed: ${result.first_error ?? 'nothing was inserted'}`)
+    } catch (error) {
+      throw toStoreError(error, this.logger, `claim ${scope}`)
+    }
+  }
+
+  async release(scope: string, key: string): Promise<void> {
+    await this.setup()
+    try {
+      await this.table().get(keyId(scope, key)).delete().run()
+    } catch (error) {
+      throw toStoreError(error, this.logger, `release ${scope}`)
+    }
+  }
+
+  /** Creates the database and table when missing; once per process (retried after a failure). */
+  setup(): Promise<void> {
+    this.ready ??= this.create().catch((error: unknown) => {
+      this.ready = undefined
+      throw toStoreError(error, this.logger, `create table ${this.tableName}`)
+    })
+    return this.ready
+  }
+
+  private async create(): Promise<void> {
+    const r = this.r()
+    const { db } = this.options
+    const ignoreExisting = (error: unknown) => {
+      if (!isAlreadyExists(error)) throw error
+    }
+    if (!(await r.dbList().run()).includes(db)) await r.dbCreate(db).run().catch(ignoreExisting)
+    if (!(await r.db(db).tableList().run()).includes(this.tableName)) {
+      await r.db(db).tableCreate(this.tableName).run().catch(ignoreExisting)
+      this.logger.info('Created the unique keys table', { db, table: this.tableName })
+    }
+    await r.db(db).table(this.tableName).wait({ waitFor: 'ready_for_writes' }).run().catch((error: unknown) => {
+      throw new GeneralError(`The unique keys table is not ready: ${driverMessage(error)}`)
+    })
+  }
+
+  private r(): R {
+    return this.options.r ?? rethinkdbDriver().r
+  }
+
+  private table() {
+    return this.r().db(this.options.db).table<KeyRow>(this.tableName)
+  }
+}
+
+/** 64 hex characters, whatever the value's length (primary keys are limited to 127). */
+export function keyId(scope: string, key: string): string {
+  return createHash('sha256').update(scope).update('\u0000').update(key).digest('hex')
+}
