@@ -104,7 +104,7 @@ withChromium('the chat page in Chromium', () => {
     // Older history than one page: 22 messages, the newest 20 shown first.
     const messages = app.service('messages')
     const annId = ((await app.service('users').find!({ query: { email: 'ann@example.com' } })) as Paginated<Data>).data[0]!.id
-    for (let n = 1; n <= 22; n++) await messages.create!({ text: `history ${n}`, userId: annId, createdAt: Date.now() - (23 - n) * 60_000 }, {})
+    for (let n = 1; n <= 22; n++) await messages.create!({ text: `history ${n}`, userId: annId, createdAt: new Date(Date.now() - (23 - n) * 60_000).toISOString() }, {})
 
     const bob = await openPage()
     await signIn(bob, 'bob@example.com', 'wrong', 'Log in')
@@ -146,6 +146,33 @@ withChromium('the chat page in Chromium', () => {
     // A reload logs in again from the token in localStorage.
     await ann.reload()
     await ann.locator('#messages li', { hasText: 'after Bob left' }).waitFor()
+  }, 60_000)
+
+  it('shows every validation error the server sends back', async () => {
+    await app.service('users').create!({ email: 'dee@example.com', password: 'dee-secret' }, {})
+    const page = await openPage()
+    // Both rules fail at once: each field's message on its own line.
+    await signIn(page, 'not-an-email', 'short', 'Sign up')
+    await page.locator('#error li').nth(1).waitFor()
+    await expect(page.locator('#error li').allTextContents()).resolves.toEqual([
+      "'email' must be a valid email address",
+      "'password' must have at least 8 characters"
+    ])
+    // The same email in other letters is taken (409).
+    await signIn(page, 'DEE@example.com', 'another-secret', 'Sign up')
+    await page.locator('#error li', { hasText: 'email already registered' }).waitFor()
+    // A login by email ignores case.
+    await signIn(page, 'Dee@Example.COM', 'dee-secret', 'Log in')
+    await page.locator('#chat').waitFor()
+    await page.fill('#text', '    ')
+    await page.press('#text', 'Enter')
+    await page.locator('#error li', { hasText: "'text' must have at least 1 character" }).waitFor()
+    await page.fill('#text', 'x'.repeat(2001))
+    await page.press('#text', 'Enter')
+    await page.locator('#error li', { hasText: "'text' must have at most 2000 characters" }).waitFor()
+    await mkdir(join(root, 'test-artifacts'), { recursive: true })
+    await page.screenshot({ path: join(root, 'test-artifacts', 'chat-validation.png'), fullPage: true })
+    expect(pageErrors).toEqual([])
   }, 60_000)
 
   it('tells the person when the server goes away', async () => {

@@ -11,7 +11,7 @@ import { socketio } from '../client/socket/socketio-transport.js'
  * One socket.io connection carries everything: login, history, posting and live `created` events
  * (REST would do for the calls, but only a socket receives other people's messages).
  */
-interface Message { id: string | number; text: string; userId?: string | number; createdAt?: number }
+interface Message { id: string | number; text: string; userId?: string | number; createdAt?: string }
 /** `password` is only ever sent (signing up); the server never returns it. */
 interface User { id: string | number; email: string; password?: string }
 
@@ -34,11 +34,24 @@ const statusBox = element<HTMLElement>('status')
 const shown = new Set<string | number>()
 const authors = new Map<string | number, Promise<string>>()
 
+/**
+ * Shows what went wrong. A validation error (400, or 409 for a taken email) maps each field to its
+ * message in `errors`: each is shown on its own line, so every problem is visible at once.
+ */
 function showError(error: unknown): void {
-  const { name, message } = error as Partial<FeathersError>
-  errorBox.textContent = name === 'Timeout'
-    ? 'The server did not answer. Is it running? Try again in a moment.'
-    : message || String(error)
+  const { name, message, errors } = error as Partial<FeathersError>
+  const fieldMessages = typeof errors === 'object' && errors !== null ? Object.values(errors).filter((text) => typeof text === 'string') : []
+  errorBox.replaceChildren()
+  if (name === 'Timeout') errorBox.textContent = 'The server did not answer. Is it running? Try again in a moment.'
+  else if (fieldMessages.length > 0) {
+    const list = document.createElement('ul')
+    for (const text of fieldMessages) {
+      const item = document.createElement('li')
+      item.textContent = text as string
+      list.append(item)
+    }
+    errorBox.append(list)
+  } else errorBox.textContent = message || String(error)
   errorBox.hidden = false
 }
 
@@ -119,11 +132,11 @@ loginForm.addEventListener('submit', async (event) => {
 element<HTMLFormElement>('post').addEventListener('submit', async (event) => {
   event.preventDefault()
   const input = element<HTMLInputElement>('text')
-  const text = input.value.trim()
-  if (!text) return
+  // Sent as typed: the server trims, and refuses an empty or over-long message with a message to show.
+  const text = input.value
   try {
     // The event usually arrives before the answer; render() ignores the second copy.
-    render(await messages.create({ text, createdAt: Date.now() }))
+    render(await messages.create({ text }))
     input.value = ''
     clearError()
   } catch (error) {
