@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, it } from '@jest/globals'
+import type { Data } from '../../../src/domain/service/service.js'
+import type { Store } from '../../../src/domain/store/store.js'
+import type { StoreFactory } from '../../../src/domain/store/store-factory.js'
+import type { UniqueKeys } from '../../../src/domain/unique-keys.js'
+import { FakePasswordHasher } from '../../../src/infrastructure/auth/fake-password-hasher.js'
+import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
+import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { AjvSchemaValidator } from '../../../src/infrastructure/schema/ajv-schema-validator.js'
+import { createReferenceApp } from '../../../src/reference-app.js'
+import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
+import { keyId, RethinkDbUniqueKeys } from '../../../src/infrastructure/rethinkdb/rethinkdb-unique-keys.js'
+import { discoverRethinkDb, type RethinkDbTestServer } from '../../support/rethinkdb-server.js'
+
+/** The UniqueKeys contract, run on every adapter. */
+function uniqueKeysContract(name: string, make: () => UniqueKeys | undefined) {
+  describe(name, () => {
+    it('lets exactly one of 100 simultaneous claims of one key win', async () => {
+      const keys = make()!
+      const results = await Promise.all(Array.from({ length: 100 }, () => keys.claim('users.email', 'race@x.io')))
+      expect(results.filter(Boolean)).toHaveLength(1)
+    })
+
+    it('keeps scopes apart, frees a released key, and releases unknown keys quietly', async () => {
+      const keys = make()!
+      expect(await keys.claim('users.email', 'a@x.io')).toBe(true)
+      expect(await keys.claim('users.email', 'a@x.io')).toBe(false)
+      expect(await keys.claim('teams.email', 'a@x.io')).toBe(true)
+      await keys.release('users.email', 'a@x.io')
+      await keys.release('users.email', 'never@x.io')
+      expect(await keys.claim('users.email', 'a@x.io')).toBe(true)
+    })
+
+    it('takes values longer than a RethinkDB primary key (a 254-character email)', async () => {
+      const keys = make()!
+      const long = `${'l'.repeat(245)}@long.io`
+      expect(await keys.claim('users.email', long)).toBe(true)
+      expect(await keys.claim('users.email', long)).toBe(false)
+      expect(await keys.claim('users.email', `${long}x`)).toBe(true)
+    })
+  })
+}
+
+uniqueKeysContract('InMemoryUniqueKeys', () => new InMemoryUniqueKeys())
+
+// Needs a real RethinkDB (RETHINKDB_URL, or Docker); skipped with the run's one loud line otherwise.
+const server: RethinkDbTestServer | null = await discoverRethinkDb()
+const tables: RethinkDbUniqueKeys[] = []
+afterAll(async () => {
+  await server?.stop()
+})
+
+const withRethinkDb = server ? describe : describe.skip
+withRethinkDb('RethinkDbUniqueKeys', () => {
+  uniqueKeysContract('on a real server', () => {
+    // A table per test: the contract reuses key names.
+    const keys = new RethinkDbUniqueKeys({ r: server!.r, db: server!.db, table: `unique_keys_${tables.length}` })
+    tables.push(keys)
+    return keys
+  })
+
+  it('keys rows by a fixed-length hash of scope and value', () => {
+    expect(keyId('users.email', 'a@x.io')).toMatch(/^[0-9a-f]{64}$/)
+    expect(keyId('users.email', 'a@x.io')).not.toBe(keyId('users.emai', 'la@x.io'))
+  })
+})
+
+withRethinkDb('the reference app on RethinkDB', () => {
+  it('answers 100 simultaneous signups with one email with exactly one 201 and 99 × 409', async () => {
+    const users = new RethinkDbStore({ r: server!.r, db: server!.db, table: 'signup_users', watch: false })
+    await users.init()
+    const stores: StoreFactory = {
+      create: <T extends Data>(name: string) => (name === 'users' ? users : new RethinkDbStore({ r: server!.r, db: server!.db, table: `signup_${name}`, watch: false })) as unknown as Store<T>,
+      close: async () => {},
+      health: async () => ({ ready: true, checks: {}, problems: [] })
+    }
+    const app = createReferenceApp({
+      stores,
+      validator: new AjvSchemaValidator(),
+      uniqueKeys: new RethinkDbUniqueKeys({ r: server!.r, db: server!.db, table: 'signup_unique_keys' }),
+      authentication: { hasher: new FakePasswordHasher(), tokens: new JsonWebTokenService({ secret: 'unique-keys-test-secret' }) }
+    })
+    await app.setup()
+    const signups = await Promise.allSettled(Array.from({ length: 100 }, (_, i) =>
+      app.service('users').create!({ email: i % 2 ? 'Race@Example.com' : ' race@example.COM ', password: `password-${i}` }, { provider: 'rest' })))
+    const created = signups.filter((result) => result.status === 'fulfilled')
+    const refused = signups.filter((result): result is PromiseRejectedResult => result.status === 'rejected')
+    expect(created).toHaveLength(1)
+    expect(refused).toHaveLength(99)
+    for (const { reason } of refused) expect(reason).toMatchObject({ name: 'Conflict', code: 409, message: 'email already registered' })
+    expect(await users.count({ op: 'eq', field: 'email', value: 'race@example.com' })).toBe(1)
+    // Removing the account frees the email for a new signup.
+    const [record] = await users.find({ filter: { op: 'and', filters: [] }, sort: [], skip: 0 })
+    await app.service('users').remove!(record!.id as string)
+    await expect(app.service('users').create!({ email: 'race@example.com', password: 'password-again' }, { provider: 'rest' })).resolves.toMatchObject({ email: 'race@example.com' })
+    await app.teardown()
+  }, 60_000)
+})
