@@ -66,17 +66,23 @@ export function save(rows: Row[], info: Machine, settings: string, { quick }: { 
   writeFileSync(join(dir, `${stamp}.json`), JSON.stringify({ date: new Date().toISOString(), quick, settings, machine: info, rows: json }, null, 2) + '\n')
   writeFileSync(join(dir, `${stamp}.md`), `# npm run bench — ${new Date().toISOString()}\n\n${table}\n`)
   const written = [`bench/results/${stamp}.json`, `bench/results/${stamp}.md`]
-  const doc = join(process.cwd(), 'BENCHMARKS.md')
-  const start = '<!-- latest-run:start -->'
-  const end = '<!-- latest-run:end -->'
-  if (!quick && existsSync(doc)) {
-    const text = readFileSync(doc, 'utf8')
-    const from = text.indexOf(start)
-    const to = text.indexOf(end)
-    if (from >= 0 && to > from) {
-      writeFileSync(doc, `${text.slice(0, from + start.length)}\n${table}\n${text.slice(to)}`)
-      written.push('BENCHMARKS.md')
-    }
-  }
+  if (!quick && replaceSection('latest-run', table)) written.push('BENCHMARKS.md')
   return written
+}
+
+/**
+ * Replaces what stands between `<!-- <marker>:start -->` and `<!-- <marker>:end -->` in BENCHMARKS.md
+ * with `content`; false when the file or the markers are missing.
+ */
+export function replaceSection(marker: string, content: string): boolean {
+  const doc = join(process.cwd(), 'BENCHMARKS.md')
+  if (!existsSync(doc)) return false
+  const start = `<!-- ${marker}:start -->`
+  const end = `<!-- ${marker}:end -->`
+  const text = readFileSync(doc, 'utf8')
+  const from = text.indexOf(start)
+  const to = text.indexOf(end)
+  if (from < 0 || to < from) return false
+  writeFileSync(doc, `${text.slice(0, from + start.length)}\n${content}\n${text.slice(to)}`)
+  return true
 }

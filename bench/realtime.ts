@@ -1,0 +1,619 @@
+/**
+ * `npm run bench:realtime`: real-time events across app instances. 1, 2 and 4 instances of the built
+ * plumage server (`node dist/plumage.mjs`, STORE=rethinkdb, one fresh database per instance count)
+ * against the anchor users would pick instead: the Feathers v5 reference app
+ * (bench/support/feathers-sync-server.ts) joined by feathers-sync over Redis (a redis-server this run
+ * starts on a free loopback port and stops by PID). Both sides in the same run, same clients, same load.
+ *
+ * Per side: CLIENTS socket.io clients (in a worker thread) log in (local strategy) on the instances in
+ * turn (client i on instance i mod N); one more logged-in socket per instance sends the creates, in turn
+ * over the instances. Every create carries `t` (performance.timeOrigin + performance.now(), comparable
+ * across threads and processes), `from` (the instance it was sent to) and `p` (the phase).
+ * - Load phase: CREATES creates, IN_FLIGHT in flight → events/s = first deliveries / (last first
+ *   delivery − first create sent), i.e. until all clients had all events; latency under load.
+ * - Paced phase: CREATES creates, one in flight → delivery latency without the receivers' backlog.
+ * - Cross-instance latency: receive time − `t`, only for deliveries to clients on another instance than
+ *   the one the create was sent to (with one instance: every delivery — the base line).
+ * - Every (client, record) is counted (a record: its instance and id): lost = 0 deliveries, doubled = more than 1. A phase waits for
+ *   all events up to EVENT_TIMEOUT_MS after its last create was answered (or QUIET_MS without any event).
+ * Per instance count: both sides up, a warm-up phase each, then ROUNDS rounds with the side order flipped
+ * every round; medians over rounds, lost/doubled summed over every measured phase.
+ *
+ * Needs RETHINKDB_URL (rethinkdb://host:port; the database in the URL is ignored) and redis-server.
+ * BENCH_QUICK=1: one round. REALTIME_INSTANCES=1,2: only those instance counts. Results go to
+ * bench/results/<date>-realtime.json/.md; a full run also rewrites the realtime table in BENCHMARKS.md.
+ */
+import type { ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+import { r, type Connection } from 'rethinkdb-ts'
+import { io as connectClient, type Socket } from 'socket.io-client'
+import { BENCH_SECRET, BENCH_USER } from './support/auth-setup.js'
+import { freePort, hasCommand, killChildren, startChild, stopChild } from './support/processes.js'
+import { loadText, machine, replaceSection } from './support/report.js'
+
+const QUICK = process.env.BENCH_QUICK === '1'
+const CLIENTS = 50
+const CREATES = 500
+const IN_FLIGHT = 20
+const WARMUP_CREATES = 100
+const ROUNDS = QUICK ? 1 : 3
+const INSTANCE_COUNTS = (process.env.REALTIME_INSTANCES ?? '1,2,4').split(',').map(Number)
+const FULL_RUN = !QUICK && process.env.REALTIME_INSTANCES === undefined
+const EVENT_TIMEOUT_MS = 20_000
+const QUIET_MS = 5_000
+/** After the last expected event: how long to keep counting, so late duplicates are seen. */
+const GRACE_MS = 500
+const CALL_TIMEOUT_MS = 15_000
+/** bcrypt cost on both sides: logins are setup here, not the measured work. */
+const BCRYPT_ROUNDS = '4'
+
+const now = () => performance.timeOrigin + performance.now()
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+type Id = string | number
+/**
+ * What identifies a record: the instance it was created on and its id. The Feathers instances keep their
+ * own memory stores, which number records from 0 each; plumage's RethinkDB ids are unique anyway.
+ */
+const recordKey = (from: number | undefined, id: Id) => `${from}:${id}`
+/** What every create sends; the created record (and its event) carries it back. */
+interface Stamp { t: number; from: number; p: number }
+
+/** Feathers socket protocol: `emit(method, path, ...args, callback(error, result))`, bounded by `timeoutMs`. */
+function call(socket: Socket, timeoutMs: number, method: string, path: string, ...args: unknown[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer to ${method} ${path} within ${timeoutMs} ms`)), timeoutMs)
+    socket.emit(method, path, ...args, (error: unknown, result: unknown) => {
+      clearTimeout(timer)
+      if (error) reject(new Error(`${method} ${path} failed: ${JSON.stringify(error)}`))
+      else resolve(result)
+    })
+  })
+}
+
+/** A socket.io connection logged in with the local strategy (it then joins the 'authenticated' channel). */
+async function login(url: string): Promise<Socket> {
+  const socket = connectClient(url, { transports: ['websocket'], reconnection: false, forceNew: true, timeout: 10_000 })
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve())
+      socket.once('connect_error', reject)
+    })
+    await call(socket, CALL_TIMEOUT_MS, 'create', 'authentication', { strategy: 'local', ...BENCH_USER }, {})
+    return socket
+  } catch (error) {
+    socket.disconnect()
+    throw error
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Worker thread: the receiving clients of one side.
+
+interface ReceiverSetup { urls: string[]; clients: number }
+type ToWorker = { type: 'phase'; id: number } | { type: 'expect'; keys: string[] }
+
+interface PhaseReport {
+  /** First deliveries (client, record) of this phase. */
+  unique: number
+  lost: number
+  /** (client, record) pairs delivered more than once, and the deliveries beyond the first. */
+  doubled: number
+  extra: number
+  /** Deliveries of records of this phase whose create was not answered (not among the expected records). */
+  unexpected: number
+  /** Events of an earlier phase that arrived during this one. */
+  stray: number
+  disconnects: number
+  complete: boolean
+  lastUnique: number
+  /** Latencies (ms) of first deliveries: to clients on another instance than the sender / the same. */
+  cross: number[]
+  local: number[]
+}
+
+interface PhaseState {
+  id: number
+  counts: Map<string, number>[]
+  unique: number
+  lastUnique: number
+  lastEvent: number
+  cross: number[]
+  local: number[]
+}
+
+async function receive({ urls, clients }: ReceiverSetup): Promise<void> {
+  const port = parentPort!
+  const home = (client: number) => client % urls.length
+  const sockets = await Promise.all(Array.from({ length: clients }, (_, client) => login(urls[home(client)]!)))
+  let state: PhaseState | undefined
+  let stray = 0
+  let disconnects = 0
+  sockets.forEach((socket, client) => {
+    socket.on('disconnect', () => disconnects++)
+    socket.on('messages created', (data: Partial<Stamp> & { id: Id }) => {
+      const at = now()
+      if (!state || data.p !== state.id) {
+        stray++
+        return
+      }
+      state.lastEvent = at
+      const counts = state.counts[client]!
+      const key = recordKey(data.from, data.id)
+      const seen = counts.get(key) ?? 0
+      counts.set(key, seen + 1)
+      if (seen > 0) return
+      state.unique++
+      state.lastUnique = at
+      ;(data.from === home(client) ? state.local : state.cross).push(at - data.t!)
+    })
+  })
+
+  async function settle(current: PhaseState, keys: string[]): Promise<PhaseReport> {
+    const target = keys.length * clients
+    const answered = now()
+    const deadline = answered + EVENT_TIMEOUT_MS
+    while (current.unique < target && now() < deadline && now() - Math.max(current.lastEvent, answered) < QUIET_MS) await sleep(20)
+    await sleep(GRACE_MS)
+    const expected = new Set(keys)
+    let lost = 0
+    let doubled = 0
+    let extra = 0
+    let unexpected = 0
+    for (const counts of current.counts) {
+      for (const id of expected) if (!counts.has(id)) lost++
+      for (const [id, count] of counts) {
+        if (!expected.has(id)) unexpected += count
+        else if (count > 1) {
+          doubled++
+          extra += count - 1
+        }
+      }
+    }
+    const report: PhaseReport = {
+      unique: current.unique, lost, doubled, extra, unexpected, stray, disconnects,
+      complete: lost === 0, lastUnique: current.lastUnique, cross: current.cross, local: current.local
+    }
+    stray = 0
+    return report
+  }
+
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'phase') {
+      state = { id: message.id, counts: sockets.map(() => new Map()), unique: 0, lastUnique: 0, lastEvent: 0, cross: [], local: [] }
+      port.postMessage({ type: 'phase-ready' })
+    } else {
+      void settle(state!, message.keys).then((report) => port.postMessage(report))
+    }
+  })
+  port.postMessage({ type: 'ready' })
+}
+
+/** The main thread's handle on a receiver worker: one request at a time, answers in order. */
+class Receivers {
+  private readonly waiting: { resolve: (value: unknown) => void; reject: (error: Error) => void }[] = []
+  private failure?: Error
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (message) => this.waiting.shift()?.resolve(message))
+    const fail = (error: Error) => {
+      this.failure ??= error
+      for (const waiter of this.waiting.splice(0)) waiter.reject(this.failure)
+    }
+    worker.on('error', (error) => fail(new Error(`receiver worker failed: ${error.message}`)))
+    worker.on('exit', (code) => fail(new Error(`receiver worker exited (code ${code})`)))
+  }
+
+  static async start(setup: ReceiverSetup): Promise<Receivers> {
+    const receivers = new Receivers(new Worker(new URL(import.meta.url), { workerData: setup }))
+    await receivers.next(60_000)
+    return receivers
+  }
+
+  /** Sends `message` (if any) and resolves with the worker's next message. */
+  async next<T>(timeoutMs: number, message?: ToWorker): Promise<T> {
+    if (this.failure) throw this.failure
+    let timer: ReturnType<typeof setTimeout> | undefined
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        this.waiting.push({ resolve: resolve as (value: unknown) => void, reject })
+        timer = setTimeout(() => reject(new Error(`receiver worker did not answer within ${timeoutMs / 1000} s`)), timeoutMs)
+        if (message) this.worker.postMessage(message)
+      })
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Main thread: instances, load, report.
+
+type SideName = 'plumage' | 'Feathers'
+
+interface Side {
+  name: SideName
+  instances: { url: string; child: ChildProcess }[]
+  senders: Socket[]
+  receivers?: Receivers
+  /** plumage: the database these instances share, dropped when they stop. */
+  db?: string
+}
+
+interface PhaseResult extends Omit<PhaseReport, 'cross' | 'local'> {
+  started: number
+  failedCreates: number
+  firstError?: string
+  /** Creates answered per second (the write path; an upper bound for events/s ÷ clients). */
+  createsPerSecond: number
+  eventsPerSecond: number
+  /** Cross-instance latency (all deliveries with one instance), ms. */
+  p50: number
+  p99: number
+  localP50: number
+  localP99: number
+  samples: number
+}
+
+interface RoundResult { load: PhaseResult; paced: PhaseResult }
+
+function percentile(values: number[], q: number): number {
+  if (values.length === 0) return NaN
+  const sorted = Float64Array.from(values).sort()
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!
+}
+
+let phaseCounter = 0
+
+async function runPhase(side: Side, creates: number, inFlight: number): Promise<PhaseResult> {
+  const id = ++phaseCounter
+  const receivers = side.receivers!
+  await receivers.next(10_000, { type: 'phase', id })
+  const keys: string[] = []
+  let failedCreates = 0
+  let firstError: string | undefined
+  let next = 0
+  const started = now()
+  const sender = async () => {
+    while (next < creates) {
+      const from = next++ % side.senders.length
+      try {
+        const stamp: Stamp = { t: now(), from, p: id }
+        const created = await call(side.senders[from]!, CALL_TIMEOUT_MS, 'create', 'messages', { text: 'hello everyone', ...stamp }, {}) as { id: Id }
+        keys.push(recordKey(from, created.id))
+      } catch (error) {
+        failedCreates++
+        firstError ??= (error as Error).message
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: inFlight }, sender))
+  const answered = now()
+  const { cross, local, ...report } = await receivers.next<PhaseReport>(EVENT_TIMEOUT_MS + QUIET_MS + 30_000, { type: 'expect', keys })
+  // One instance has no "other" instance: its same-instance latency is the base line.
+  const latencies = side.instances.length === 1 ? local : cross
+  return {
+    ...report, started, failedCreates, ...(firstError ? { firstError } : {}),
+    createsPerSecond: creates / ((answered - started) / 1000),
+    eventsPerSecond: report.unique === 0 ? 0 : report.unique / ((report.lastUnique - started) / 1000),
+    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99),
+    localP50: percentile(local, 0.5), localP99: percentile(local, 0.99), samples: latencies.length
+  }
+}
+
+interface Rethink { host: string; port: number; user?: string; password?: string }
+
+function rethinkAddress(url: string): Rethink {
+  const parsed = new URL(url)
+  if (parsed.protocol !== 'rethinkdb:' || !parsed.hostname) throw new Error(`RETHINKDB_URL must look like rethinkdb://127.0.0.1:28015 (got '${url}')`)
+  return {
+    host: parsed.hostname, port: Number(parsed.port || 28015),
+    ...(parsed.username ? { user: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {})
+  }
+}
+
+function rethinkUrl({ host, port, user, password }: Rethink, db: string): string {
+  const credentials = user ? `${encodeURIComponent(user)}${password ? `:${encodeURIComponent(password)}` : ''}@` : ''
+  return `rethinkdb://${credentials}${host}:${port}/${db}`
+}
+
+async function signUp(url: string): Promise<void> {
+  const response = await fetch(`${url}/users`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_USER), signal: AbortSignal.timeout(CALL_TIMEOUT_MS)
+  })
+  if (response.status !== 201) throw new Error(`POST ${url}/users answered ${response.status}: ${await response.text()}`)
+}
+
+/** Polls GET /health until 200 (RethinkDB: tables writable, feeds live); warns and goes on after `timeoutMs`. */
+async function waitHealthy(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = now() + timeoutMs
+  let last = ''
+  while (now() < deadline) {
+    try {
+      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) })
+      if (response.status === 200) return
+      last = `${response.status} ${await response.text()}`
+    } catch (error) {
+      last = (error as Error).message
+    }
+    await sleep(200)
+  }
+  console.warn(`warning: ${url}/health still not 200 after ${timeoutMs / 1000} s (${last}); measuring anyway`)
+}
+
+function logLine(text: string): void {
+  console.log(`${text}   [load ${loadText()}]`)
+}
+
+async function main(): Promise<void> {
+  const rethinkdbUrl = process.env.RETHINKDB_URL
+  if (!rethinkdbUrl) {
+    console.error('bench:realtime needs a RethinkDB server: set RETHINKDB_URL=rethinkdb://127.0.0.1:28015 (e.g. `docker compose up rethinkdb`)')
+    process.exit(1)
+  }
+  if (!hasCommand('redis-server')) {
+    console.error('bench:realtime needs redis-server on PATH for the Feathers + feathers-sync anchor (Debian: apt-get install -y redis-server)')
+    process.exit(1)
+  }
+  if (INSTANCE_COUNTS.some((count) => !Number.isInteger(count) || count < 1)) {
+    console.error(`REALTIME_INSTANCES must be a comma-separated list of positive integers (got '${process.env.REALTIME_INSTANCES}')`)
+    process.exit(1)
+  }
+  const plumageMain = fileURLToPath(new URL('../plumage.mjs', import.meta.url))
+  if (!existsSync(plumageMain)) throw new Error('dist/plumage.mjs is missing: run `npm run build` first (npm run bench:realtime does)')
+  const feathersServer = fileURLToPath(new URL('./support/feathers-sync-server.mjs', import.meta.url))
+
+  const rethink = rethinkAddress(rethinkdbUrl)
+  let connection: Connection
+  try {
+    connection = await r.connect({ host: rethink.host, port: rethink.port, ...(rethink.user ? { user: rethink.user } : {}), ...(rethink.password ? { password: rethink.password } : {}), timeout: 5 })
+  } catch (error) {
+    console.error(`bench:realtime needs a RethinkDB server: none answers at ${rethink.host}:${rethink.port} (RETHINKDB_URL): ${(error as Error).message}`)
+    process.exit(1)
+  }
+
+  const info = machine()
+  const mark = (point: string) => { info.load[point] = loadavg() }
+  const prefix = `bench_realtime_${randomBytes(4).toString('hex')}`
+  const databases: string[] = []
+  const redisDir = mkdtempSync(join(tmpdir(), 'bench-realtime-redis-'))
+  let redis: ChildProcess | undefined
+  const sides: Side[] = []
+  const results: { instances: number; side: SideName; warmup: PhaseResult; rounds: RoundResult[] }[] = []
+
+  const stopSide = async (side: Side) => {
+    for (const socket of side.senders) socket.disconnect()
+    await side.receivers?.close()
+    await Promise.all(side.instances.map(({ child }) => stopChild(child, side.name === 'plumage' ? 'SIGTERM' : 'SIGKILL')))
+    if (side.db) await r.dbDrop(side.db).run(connection).catch(() => undefined)
+    sides.splice(sides.indexOf(side), 1)
+  }
+
+  const settings = `${CLIENTS} socket.io clients (worker thread) spread over the instances, ${CREATES} creates spread over the instances per phase: ` +
+    `load phase ${IN_FLIGHT} in flight (events/s, latency under load), paced phase 1 in flight; warm-up ${WARMUP_CREATES} creates; ` +
+    `median of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} (side order flipped each round); bcrypt ${BCRYPT_ROUNDS}${QUICK ? ' (BENCH_QUICK)' : ''}.`
+  console.log(`npm run bench:realtime${QUICK ? ' (quick)' : ''}: ${info.cores} × ${info.cpus}, Node ${info.node}; RethinkDB ${rethink.host}:${rethink.port}, databases ${prefix}_<instances>\n${settings}\n`)
+  mark('start')
+  try {
+    const redisPort = await freePort()
+    const started = await startChild('redis-server', 'redis-server',
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir],
+      process.env, (line) => /Ready to accept connections/.test(line) ? true : undefined, { timeoutMs: 15_000 })
+    redis = started.child
+    const redisUrl = `redis://127.0.0.1:${redisPort}`
+    logLine(`redis-server pid ${redis.pid} on ${redisUrl}`)
+
+    for (const count of INSTANCE_COUNTS) {
+      // plumage: instances one after the other (the first creates the database and tables; concurrent
+      // table creation in RethinkDB can make duplicates), each healthy before the next.
+      const plumage: Side = { name: 'plumage', instances: [], senders: [], db: `${prefix}_${count}` }
+      sides.push(plumage)
+      databases.push(plumage.db!)
+      for (let index = 0; index < count; index++) {
+        const name = `plumage #${index + 1}`
+        const { child, value: url } = await startChild(name, process.execPath, [plumageMain], {
+          ...process.env, STORE: 'rethinkdb', RETHINKDB_URL: rethinkUrl(rethink, plumage.db!), AUTH_SECRET: BENCH_SECRET, BCRYPT_ROUNDS,
+          PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info', REQUEST_LOG: 'false'
+        }, (line) => {
+          const entry = parseLog(line)
+          return entry?.msg === 'plumage started' && typeof entry.url === 'string' ? entry.url : undefined
+        }, {
+          // Warnings and errors of the instances are shown; info lines are not.
+          after: (line) => { if ((parseLog(line)?.level ?? 50) >= 40) console.error(`[${name}] ${line}`) }
+        })
+        plumage.instances.push({ url, child })
+        await waitHealthy(url)
+      }
+      await signUp(plumage.instances[0]!.url)
+
+      // Feathers: memory services per instance, so the user signs up on each; events go through Redis.
+      const feathers: Side = { name: 'Feathers', instances: [], senders: [] }
+      sides.push(feathers)
+      await Promise.all(Array.from({ length: count }, async (_, index) => {
+        const { child, value: port } = await startChild(`Feathers #${index + 1}`, process.execPath, [feathersServer],
+          { ...process.env, NODE_ENV: 'production', REDIS_URL: redisUrl, BCRYPT_ROUNDS },
+          (line) => /^READY (\d+)$/.exec(line)?.[1])
+        feathers.instances[index] = { url: `http://127.0.0.1:${port}`, child }
+      }))
+      for (const { url } of feathers.instances) await signUp(url)
+
+      for (const side of [plumage, feathers]) {
+        side.senders = await Promise.all(side.instances.map(({ url }) => login(url)))
+        side.receivers = await Receivers.start({ urls: side.instances.map(({ url }) => url), clients: CLIENTS })
+      }
+      logLine(`${count} instance${count === 1 ? '' : 's'} per side up, ${CLIENTS} clients logged in on each side`)
+
+      const runs = { plumage: { warmup: undefined as PhaseResult | undefined, rounds: [] as RoundResult[] }, Feathers: { warmup: undefined as PhaseResult | undefined, rounds: [] as RoundResult[] } }
+      for (const side of [plumage, feathers]) {
+        const warmup = await runPhase(side, WARMUP_CREATES, IN_FLIGHT)
+        runs[side.name].warmup = warmup
+        logLine(`  warm-up ${side.name}: ${describe(warmup)}`)
+      }
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? [plumage, feathers] : [feathers, plumage]
+        for (const side of order) {
+          const load = await runPhase(side, CREATES, IN_FLIGHT)
+          const paced = await runPhase(side, CREATES, 1)
+          runs[side.name].rounds.push({ load, paced })
+          logLine(`  ${count}× ${side.name} round ${round + 1}: load ${describe(load)}; paced ${describe(paced)}`)
+        }
+      }
+      for (const name of ['plumage', 'Feathers'] as const) results.push({ instances: count, side: name, warmup: runs[name].warmup!, rounds: runs[name].rounds })
+      await stopSide(plumage)
+      await stopSide(feathers)
+      mark(`${count} instance${count === 1 ? '' : 's'}`)
+    }
+  } finally {
+    for (const side of [...sides]) await stopSide(side).catch(() => undefined)
+    if (redis) await stopChild(redis, 'SIGTERM')
+    rmSync(redisDir, { recursive: true, force: true })
+    for (const db of databases) await r.dbDrop(db).run(connection).catch(() => undefined)
+    await connection.close().catch(() => undefined)
+    killChildren()
+  }
+  mark('end')
+
+  const rows = summarize(results)
+  const table = markdown(rows, info, settings)
+  console.log(`\n${table}\n`)
+  const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z') + (FULL_RUN ? '' : '-partial') + '-realtime'
+  const dir = join(process.cwd(), 'bench', 'results')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, `${stamp}.json`), JSON.stringify({ date: new Date().toISOString(), quick: QUICK, settings, machine: info, rows, runs: results }, null, 2) + '\n')
+  writeFileSync(join(dir, `${stamp}.md`), `# npm run bench:realtime — ${new Date().toISOString()}\n\n${table}\n`)
+  const written = [`bench/results/${stamp}.json`, `bench/results/${stamp}.md`]
+  if (FULL_RUN && replaceSection('realtime-run', table)) written.push('BENCHMARKS.md')
+  console.log(`written: ${written.join(', ')}`)
+  const unreliable = rows.filter((row) => row.lost > 0 || row.doubled > 0).map((row) => `${row.instances}× ${row.side} (lost ${row.lost}, doubled ${row.doubled})`)
+  if (unreliable.length > 0) console.log(`events lost or doubled: ${unreliable.join('; ')}`)
+}
+
+function parseLog(line: string): { msg?: string; url?: unknown; level?: number } | undefined {
+  try {
+    return JSON.parse(line) as { msg?: string; url?: unknown; level?: number }
+  } catch {
+    return undefined
+  }
+}
+
+const ms = (value: number) => Number.isNaN(value) ? '—' : value.toFixed(1)
+
+function describe(phase: PhaseResult): string {
+  const problems = [
+    phase.lost ? `${phase.lost} lost` : '', phase.doubled ? `${phase.doubled} doubled (${phase.extra} extra)` : '',
+    phase.unexpected ? `${phase.unexpected} unexpected` : '', phase.stray ? `${phase.stray} stray` : '',
+    phase.disconnects ? `${phase.disconnects} disconnects` : '', phase.failedCreates ? `${phase.failedCreates} creates failed (${phase.firstError})` : ''
+  ].filter(Boolean)
+  return `${Math.round(phase.eventsPerSecond)} events/s (${Math.round(phase.createsPerSecond)} creates/s), p50 ${ms(phase.p50)} / p99 ${ms(phase.p99)} ms${problems.length ? ` — ${problems.join(', ')}` : ''}`
+}
+
+interface SummaryRow {
+  instances: number
+  side: SideName
+  eventsPerSecond: number
+  createsPerSecond: number
+  p50: number
+  p99: number
+  pacedP50: number
+  pacedP99: number
+  lost: number
+  doubled: number
+  /** (client, record) deliveries checked for lost/doubled, over all measured phases. */
+  checked: number
+  failedCreates: number
+  eventsRatio?: number
+  p99Ratio?: number
+  pacedP99Ratio?: number
+}
+
+const median = (values: number[]) => {
+  const present = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b)
+  return present.length === 0 ? NaN : present[Math.floor(present.length / 2)]!
+}
+
+function summarize(results: { instances: number; side: SideName; rounds: RoundResult[] }[]): SummaryRow[] {
+  const rows: SummaryRow[] = results.map(({ instances, side, rounds }) => {
+    const phases = rounds.flatMap(({ load, paced }) => [load, paced])
+    return {
+      instances, side,
+      eventsPerSecond: median(rounds.map(({ load }) => load.eventsPerSecond)),
+      createsPerSecond: median(rounds.map(({ load }) => load.createsPerSecond)),
+      p50: median(rounds.map(({ load }) => load.p50)),
+      p99: median(rounds.map(({ load }) => load.p99)),
+      pacedP50: median(rounds.map(({ paced }) => paced.p50)),
+      pacedP99: median(rounds.map(({ paced }) => paced.p99)),
+      lost: phases.reduce((sum, phase) => sum + phase.lost, 0),
+      doubled: phases.reduce((sum, phase) => sum + phase.doubled, 0),
+      checked: phases.reduce((sum, phase) => sum + (CREATES - phase.failedCreates) * CLIENTS, 0),
+      failedCreates: phases.reduce((sum, phase) => sum + phase.failedCreates, 0)
+    }
+  })
+  for (const row of rows) {
+    const anchor = rows.find((other) => other.instances === row.instances && other.side === 'Feathers')
+    if (row.side !== 'plumage' || !anchor) continue
+    row.eventsRatio = row.eventsPerSecond / anchor.eventsPerSecond
+    row.p99Ratio = row.p99 / anchor.p99
+    row.pacedP99Ratio = row.pacedP99 / anchor.pacedP99
+  }
+  return rows
+}
+
+function markdown(rows: SummaryRow[], info: ReturnType<typeof machine>, settings: string): string {
+  const number = (value: number) => Number.isNaN(value) ? '—' : Math.round(value).toLocaleString('en-US')
+  const ratio = (value: number | undefined, good: (value: number) => boolean) =>
+    value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}× ${good(value) ? '✅' : '❌'}`
+  const count = (value: number) => `${value === 0 ? '0 ✅' : `${value.toLocaleString('en-US')} ❌`}`
+  const lines = [
+    '| instances | side | events/s (20 in flight) | creates/s | cross-instance p50 ms | p99 ms | paced p50 ms | paced p99 ms | lost | doubled | events/s ÷ Feathers (goal ≥ 1) | p99 ÷ Feathers (goal ≤ 1) | paced p99 ÷ Feathers |',
+    '|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|'
+  ]
+  for (const row of rows) {
+    const instances = row.instances === 1 ? '1 (base line¹)' : String(row.instances)
+    const side = row.side === 'plumage' ? 'plumage (RethinkDB)' : 'Feathers v5 + feathers-sync (Redis)'
+    // A ratio only meets its goal when both sides delivered every event exactly once.
+    const anchor = rows.find((other) => other.instances === row.instances && other.side === 'Feathers')
+    const exact = row.lost + row.doubled + (anchor ? anchor.lost + anchor.doubled : 0) === 0
+    lines.push(`| ${instances} | ${side} | ${number(row.eventsPerSecond)} | ${number(row.createsPerSecond)} | ${ms(row.p50)} | ${ms(row.p99)} | ${ms(row.pacedP50)} | ${ms(row.pacedP99)} | ` +
+      `${count(row.lost)} | ${count(row.doubled)} | ${ratio(row.eventsRatio, (v) => exact && v >= 1)} | ${ratio(row.p99Ratio, (v) => exact && v <= 1)} | ` +
+      `${ratio(row.pacedP99Ratio, (v) => exact && v <= 1)} |`)
+  }
+  const checked = rows[0]?.checked ?? 0
+  const failed = rows.filter((row) => row.failedCreates > 0).map((row) => `${row.instances}× ${row.side}: ${row.failedCreates}`)
+  const load = Object.entries(info.load).map(([point, values]) => `${point} ${loadText(values)}`).join('; ')
+  return [
+    lines.join('\n'),
+    '',
+    '¹ One instance has no other instance: its latency columns are same-instance delivery, the base line for the cross-instance figures.',
+    `Lost and doubled: (client, record) pairs over every measured phase, ${checked.toLocaleString('en-US')} checked per row${failed.length ? `; creates that failed: ${failed.join(', ')}` : ''}. ` +
+      'events/s counts first deliveries until the last one; with events lost it is not all events, so no ratio meets its goal then. ' +
+      'creates/s: creates answered per second in the same phase (plumage writes to RethinkDB, Feathers to memory).',
+    `Machine: ${info.cores} × ${info.cpus}, ${info.memoryGb.toFixed(1)} GB, Node ${info.node}. ${settings}`,
+    `Load average (1/5/15 min): ${load}.`
+  ].join('\n')
+}
+
+if (!isMainThread) {
+  await receive(workerData as ReceiverSetup)
+} else {
+  // Ctrl-C or a kill of the driver must not leave instances or redis-server behind.
+  process.once('exit', killChildren)
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { killChildren(); process.exit(130) })
+  try {
+    await main()
+    process.exit(0)
+  } catch (error) {
+    console.error(`bench:realtime failed: ${(error as Error).stack ?? String(error)}`)
+    killChildren()
+    process.exit(1)
+  }
+}
