@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { existsSync } from 'node:fs'
+import type { Browser } from 'playwright-core'
+import { STANDARD_METHODS } from '../../src/domain/service/service.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
+
+/*
+ * GET /openapi.json is a valid OpenAPI 3.1 document covering every external method of every service
+ * the reference app registers, and /docs renders it in headless Chromium from the package's assets.
+ */
+let server: AuthServer
+type Operation = { security?: unknown[]; responses: Record<string, unknown>; parameters?: { name: string }[]; requestBody?: unknown }
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Record<string, unknown>> } }
+let document: Document
+
+beforeAll(async () => {
+  server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4' })
+  const response = await fetch(`${server.url}/openapi.json`)
+  expect(response.status).toBe(200)
+  document = await response.json() as Document
+})
+afterAll(() => server.close())
+
+/** The REST route and verb of each standard method (id-less patch/remove where multi allows them). */
+const ROUTES: Record<string, [item: boolean, verb: string]> = {
+  find: [false, 'get'], create: [false, 'post'], get: [true, 'get'], update: [true, 'put'], patch: [true, 'patch'], remove: [true, 'delete']
+}
+
+describe('GET /openapi.json', () => {
+  it('validates against the OpenAPI 3.1 schema', async () => {
+    const validator = new Validator()
+    const result = await validator.validate(document as unknown as object)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(validator.version).toBe('3.1')
+    // The check can fail: a document missing its info object is refused.
+    const { info: _info, ...withoutInfo } = document as unknown as Record<string, unknown>
+    expect((await new Validator().validate(withoutInfo)).valid).toBe(false)
+  })
+
+  it('has every external method of every registered service', () => {
+    const services = server.app.describe()
+    expect(services.map((service) => service.path).sort()).toEqual(['authentication', 'messages', 'users'])
+    for (const service of services) {
+      for (const method of service.methods) {
+        expect(STANDARD_METHODS).toContain(method)
+        const [item, verb] = ROUTES[method]!
+        const path = item && service.path !== 'authentication' ? `/${service.path}/{id}` : `/${service.path}`
+        expect([service.path, method, document.paths[path]?.[verb] !== undefined]).toEqual([service.path, method, true])
+      }
+    }
+    // messages: multi patch/remove on the collection; create takes one message or an array.
+    expect(Object.keys(document.paths['/messages']!).sort()).toEqual(['delete', 'get', 'patch', 'post'])
+    expect(JSON.stringify(document.paths['/messages']!.post!.requestBody)).toContain('"type":"array"')
+  })
+
+  it('documents schemas, query operators, pagination, errors and bearer authentication', () => {
+    const { schemas } = document.components
+    expect(schemas.User).toMatchObject({ properties: { email: { format: 'email', maxLength: 254 } } })
+    expect(Object.keys(schemas.User.properties as object)).toEqual(['id', 'email', 'name'])
+    expect(schemas.UserData).toMatchObject({ required: ['email', 'password'], properties: { password: { minLength: 8, maxLength: 128 } } })
+    expect(schemas.MessageData).toMatchObject({ required: ['text'], properties: { text: { minLength: 1, maxLength: 2000 }, userId: { not: {} } } })
+    const find = document.paths['/messages']!.get!
+    const names = find.parameters!.map((parameter) => parameter.name)
+    for (const name of ['$limit', '$skip', '$sort', '$select', 'createdAt', 'createdAt[$gt]', 'userId[$in]', 'text[$nin]', 'id[$ne]', 'text[$search]']) expect(names).toContain(name)
+    expect(JSON.stringify(find.responses['200'])).toContain('"required":["total","limit","skip","data"]')
+    expect(find.security).toEqual([{ bearerAuth: [] }])
+    expect(Object.keys(find.responses).sort()).toEqual(['200', '400', '401'])
+    const signup = document.paths['/users']!.post!
+    expect(signup.security).toBeUndefined()
+    expect(Object.keys(signup.responses).sort()).toEqual(['201', '400', '405', '409'])
+    expect(Object.keys(document.paths['/messages/{id}']!.patch!.responses).sort()).toEqual(['200', '400', '401', '403', '404'])
+    expect(schemas.Error).toMatchObject({ required: ['name', 'message', 'code', 'className'] })
+  })
+})
+
+const CHROMIUM = '/usr/bin/chromium'
+const withChromium = existsSync(CHROMIUM) ? describe : describe.skip
+if (!existsSync(CHROMIUM)) console.warn(`Browser test SKIPPED: ${CHROMIUM} not found (install it with apt-get install -y chromium)`)
+
+withChromium('the API reference page at /docs', () => {
+  let browser: Browser
+  beforeAll(async () => {
+    const { chromium } = await import('playwright-core')
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] })
+  }, 60_000)
+  afterAll(() => browser?.close())
+
+  it('renders every operation from the server itself, with no request elsewhere', async () => {
+    const page = await browser.newPage()
+    const requested: string[] = []
+    const errors: Error[] = []
+    page.on('request', (request) => requested.push(request.url()))
+    page.on('pageerror', (error) => errors.push(error))
+    const response = await page.goto(`${server.url}/docs`)
+    expect(response?.status()).toBe(200)
+    expect(page.url()).toBe(`${server.url}/docs/`)
+    await page.locator('.opblock').first().waitFor()
+    await expect(page.locator('.info .title').textContent()).resolves.toContain('plumage')
+    const operations = await page.locator('.opblock-summary-path').allTextContents()
+    const distinct = new Set(operations.map((text) => text.replace(/\u200b/g, '')))
+    expect([...distinct].sort()).toEqual(['/authentication', '/messages', '/messages/{id}', '/users', '/users/{id}'])
+    // users 6, messages 8 (with multi patch and remove), authentication 2 (login, logout).
+    expect(await page.locator('.opblock').count()).toBe(16)
+    await page.getByRole('button', { name: /Authorize/ }).first().waitFor()
+    expect(requested.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:'))).toEqual([])
+    expect(requested).toContain(`${server.url}/openapi.json`)
+    expect(errors).toEqual([])
+    await page.close()
+  }, 60_000)
+})
