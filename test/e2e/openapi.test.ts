@@ -30,7 +30,7 @@ const ROUTES: Record<string, [item: boolean, verb: string]> = {
 describe('GET /openapi.json', () => {
   it('validates against the OpenAPI 3.1 schema', async () => {
     const validator = new Validator()
-    const result = await validator.validate(document as unknown as object)
+    const result = await validator.validate(document as unknown as Record<string, unknown>)
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
     expect(validator.version).toBe('3.1')
