@@ -376,7 +376,7 @@ async function main(): Promise<void> {
   const rethink = rethinkAddress(rethinkdbUrl)
   let connection: Connection
   try {
-    connection = await r.connect({ host: rethink.host, port: rethink.port, ...(rethink.user ? { user: rethink.user } : {}), ...(rethink.password ? { password: rethink.password } : {}), timeout: 5 })
+    connection = await r.connect({ host: rethink.host, port: rethink.port, ...(rethink.user ? { user: rethink.user } : {}), ...(rethink.password ? { password: rethink.password } : {}), timeout: 5, silent: true })
   } catch (error) {
     console.error(`bench:realtime needs a RethinkDB server: none answers at ${rethink.host}:${rethink.port} (RETHINKDB_URL): ${(error as Error).message}`)
     process.exit(1)
