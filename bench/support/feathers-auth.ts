@@ -3,6 +3,7 @@ import { LocalStrategy, hooks as localHooks } from '@feathersjs/authentication-l
 import type { Application } from '@feathersjs/feathers'
 import { MemoryService } from '@feathersjs/memory'
 import { BENCH_SECRET, BENCH_USER, SECURE_PATH } from './auth-setup.js'
+import { feathersMessageHooks } from './feathers-schemas.js'
 import { seedRecords } from './seed.js'
 
 /** The authentication service of a generated Feathers v5 app (local + jwt, v5 JWT claims), on `app`'s settings. */
@@ -30,7 +31,7 @@ export async function addFeathersAuthentication(app: Application): Promise<void>
     after: { all: [localHooks.protect('password')] }
   })
   app.use(SECURE_PATH, new MemoryService({ paginate: { default: 10, max: 50 } }))
-  app.service(SECURE_PATH).hooks({ around: { all: [authenticate('jwt')] } })
+  app.service(SECURE_PATH).hooks({ around: { all: [authenticate('jwt')] }, before: feathersMessageHooks as never })
   await app.service('users').create(BENCH_USER)
   for (const record of seedRecords()) await app.service(SECURE_PATH).create(record)
 }

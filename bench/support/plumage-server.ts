@@ -1,15 +1,22 @@
 import { AdapterService } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
+import { validateSchemas } from '../../src/application/schema/validate-schemas.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
+import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
+import { messageSchemas } from '../../src/reference-schemas.js'
 import { listen } from '../../src/interfaces/rest/http-server.js'
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 import { announce, seedRecords } from './seed.js'
 import { addAuthentication } from './plumage-auth.js'
 
-/** plumage as `npm start` serves it (REST + socket.io): messages on the memory store, paginate 10/50, open; `secure` the same behind a JWT (plumage-auth.ts). */
-const app = new App()
-app.use('messages', new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }))
+/**
+ * plumage as `npm start` serves it (REST + socket.io): messages on the memory store, paginate 10/50,
+ * open, validated by the reference app's schemas; `secure` the same behind a JWT (plumage-auth.ts).
+ */
+const app = new App({ validator: new AjvSchemaValidator() })
+app.use('messages', new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }), { schemas: messageSchemas })
+app.service('messages').hooks({ before: { all: [validateSchemas()] } })
 await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create!(record)
