@@ -4,7 +4,8 @@ import { GeneralError } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { UniqueKeys } from '../../domain/unique-keys.js'
 import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { driverMessage, isAlreadyExists, toStoreError } from './rethinkdb-errors.js'
+import { toStoreError } from './rethinkdb-errors.js'
+import { ensureTable } from './rethinkdb-tables.js'
 
 export interface RethinkDbUniqueKeysOptions {
   db: string
@@ -29,7 +30,7 @@ interface KeyRow {
  * uniqueness on secondary indexes. The key is hashed because primary keys are limited to 127
  * characters (an email alone may have 254); scope and value are kept in the row for people.
  *
- * The table is created on first use, once per process (a claim waits for it).
+ * The table is created on first use (a claim waits for it).
  */
 export class RethinkDbUniqueKeys implements UniqueKeys {
   readonly tableName: string
@@ -62,7 +63,11 @@ export class RethinkDbUniqueKeys implements UniqueKeys {
     }
   }
 
-  /** Creates the database and table when missing; once per process (retried after a failure). */
+  /**
+   * Creates the database and table when missing, once per process (retried after a failure), with
+   * ensureTable: safe when several processes claim their first key at the same moment (concurrent
+   * tableCreate calls would leave duplicate tables).
+   */
   setup(): Promise<void> {
     this.ready ??= this.create().catch((error: unknown) => {
       this.ready = undefined
@@ -72,19 +77,7 @@ export class RethinkDbUniqueKeys implements UniqueKeys {
   }
 
   private async create(): Promise<void> {
-    const r = this.r()
-    const { db } = this.options
-    const ignoreExisting = (error: unknown) => {
-      if (!isAlreadyExists(error)) throw error
-    }
-    if (!(await r.dbList().run()).includes(db)) await r.dbCreate(db).run().catch(ignoreExisting)
-    if (!(await r.db(db).tableList().run()).includes(this.tableName)) {
-      await r.db(db).tableCreate(this.tableName).run().catch(ignoreExisting)
-      this.logger.info('Created the unique keys table', { db, table: this.tableName })
-    }
-    await r.db(db).table(this.tableName).wait({ waitFor: 'ready_for_writes' }).run().catch((error: unknown) => {
-      throw new GeneralError(`The unique keys table is not ready: ${driverMessage(error)}`)
-    })
+    await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id' }, this.logger)
   }
 
   private r(): R {
