@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { R, RDatum } from 'rethinkdb-ts'
 import { GeneralError } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
@@ -32,36 +31,29 @@ interface TableConfigRow {
  * Makes sure the table exists exactly once, with its primary key, indexes and replication, and waits
  * until it accepts writes. Safe when many processes start together:
  *
- * - RethinkDB lets concurrent `tableCreate` calls for one name all succeed (every later query on the
- *   name then fails as "ambiguous"). Instead, the table is created by inserting its row into the
- *   system table `rethinkdb.table_config` with an id derived from database and table name: every
- *   process computes the same id, the primary key lets exactly one insert win, and the others get
- *   "duplicate primary key", which counts as success.
- * - Duplicates left by an earlier race (or by older versions) are repaired: the table with the
- *   derived id, else the lowest id, is kept; each other one is renamed `<name>_duplicate_<id>` so
- *   it can be inspected, and dropped when it is empty. A duplicate holding records is never dropped:
- *   startup fails naming it, until someone merges or drops it.
- * - Concurrent `dbCreate` and `indexCreate` are safe on their own ("already exists" counts as
- *   success).
+ * - RethinkDB lets concurrent `tableCreate` calls for one name all succeed, leaving several tables of
+ *   that name (every query on the name then fails as "ambiguous"), and it offers nothing to create a
+ *   table atomically (`table_config` inserts must let the server pick the id). So every process
+ *   creates the table when it does not see it, then repairs: all tables of the name but the lowest id
+ *   are renamed `<name>_duplicate_<id>`, which makes the name unambiguous again; empty duplicates are
+ *   dropped. Every process computes the same outcome from the same rows, and every step (rename by id,
+ *   delete by id) is idempotent, so racing processes converge.
+ * - When the kept table is empty and exactly one duplicate holds records, that one takes the name.
+ *   A duplicate holding records is never dropped: while more than one table of the name holds
+ *   records, startup fails naming them, until someone merges or drops them.
+ * - Concurrent `dbCreate` and `indexCreate` are safe ("already exists" counts as success).
  */
 export async function ensureTable(r: R, spec: TableSpec, logger: Logger): Promise<void> {
   await ensureDatabase(r, spec.db)
-  const configs = r.db('rethinkdb').table<TableConfigRow>('table_config')
-  const existing = await configs.filter({ db: spec.db, name: spec.name }).run()
-  if (existing.length === 0) {
-    const row = { id: tableId(spec.db, spec.name), db: spec.db, name: spec.name, primary_key: spec.primaryKey }
+  if (!(await r.db(spec.db).tableList().run()).includes(spec.name)) {
     try {
-      await configs.insert(row as TableConfigRow).run()
-        .then((result) => {
-          if (result.errors > 0 && !/duplicate primary key/i.test(result.first_error ?? '')) throw new GeneralError(result.first_error ?? 'tableCreate failed')
-        })
+      await r.db(spec.db).tableCreate(spec.name, { primaryKey: spec.primaryKey }).run()
     } catch (error) {
-      if (!isAlreadyExists(error)) throw error
+      // "already exists", or "ambiguous" while another process's create lands: the repair sorts it out.
+      if (!isAlreadyExists(error) && !/ambiguous/i.test(driverMessage(error))) throw error
     }
-  } else if (existing.length > 1) {
-    await repairDuplicates(r, spec, existing, logger)
   }
-  await refuseLeftDuplicates(r, spec)
+  await repairDuplicates(r, spec, logger)
   const table = r.db(spec.db).table(spec.name)
   await table.wait({ waitFor: 'ready_for_writes' }).run()
   const config = await table.config().run() as unknown as TableConfigRow
@@ -80,47 +72,48 @@ export async function ensureDatabase(r: R, db: string): Promise<void> {
   }
 }
 
-/** The id every process gives the table's config row: a UUID (v5 layout) of sha1(db, name). */
-export function tableId(db: string, name: string): string {
-  const hex = createHash('sha1').update(`plumage-table\u0000${db}\u0000${name}`).digest('hex').slice(0, 32).split('')
-  hex[12] = '5'
-  hex[16] = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
-  const h = hex.join('')
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
-}
-
-async function repairDuplicates(r: R, spec: TableSpec, rows: TableConfigRow[], logger: Logger): Promise<void> {
-  const preferred = tableId(spec.db, spec.name)
-  const sorted = [...rows].sort((a, b) => (a.id === preferred ? -1 : b.id === preferred ? 1 : a.id.localeCompare(b.id)))
-  const [kept, ...others] = sorted
-  logger.warn(`RethinkDB table ${spec.db}.${spec.name} exists ${rows.length} times (tables created concurrently); keeping one and repairing the others`, {
-    kept: kept!.id, duplicates: others.map((row) => row.id)
-  })
+async function repairDuplicates(r: R, spec: TableSpec, logger: Logger): Promise<void> {
   const configs = r.db('rethinkdb').table<TableConfigRow>('table_config')
-  // Racing processes rename to the same name, so this converges whoever runs first.
-  for (const row of others) await configs.get(row.id).update({ name: duplicateName(spec.name, row.id) }).run()
+  const rows = (await configs.filter({ db: spec.db, name: spec.name }).run()).sort((a, b) => a.id.localeCompare(b.id))
+  if (rows.length > 1) {
+    logger.warn(`RethinkDB table ${spec.db}.${spec.name} exists ${rows.length} times (created concurrently); keeping one and repairing the others`, {
+      kept: rows[0]!.id, duplicates: rows.slice(1).map((row) => row.id)
+    })
+    // Racing processes rename to the same names, so this converges whoever runs first.
+    for (const row of rows.slice(1)) await configs.get(row.id).update({ name: duplicateName(spec.name, row.id) }).run()
+  }
+  const pattern = new RegExp(`^${escapeRegExp(spec.name)}_duplicate_[0-9a-f]{12}$`)
+  const duplicates = (await r.db(spec.db).tableList().run()).filter((name) => pattern.test(name))
+  if (duplicates.length === 0) return
+  const counts = new Map<string, number>()
+  for (const name of [spec.name, ...duplicates]) {
+    const count = await countRecords(r, spec.db, name)
+    if (count !== undefined) counts.set(name, count)
+  }
+  const holding = [...counts].filter(([, count]) => count > 0).map(([name]) => name)
+  if (holding.length === 1 && holding[0] !== spec.name && counts.get(spec.name) === 0) {
+    // The records are in a duplicate and the kept table is empty: the duplicate takes the name.
+    logger.warn(`RethinkDB table ${spec.db}.${spec.name}: keeping ${holding[0]}, the one that holds records`)
+    await configs.filter({ db: spec.db, name: spec.name }).delete().run()
+    await configs.filter({ db: spec.db, name: holding[0]! }).update({ name: spec.name }).run()
+  }
+  for (const name of duplicates) if (counts.get(name) === 0) await configs.filter({ db: spec.db, name }).delete().run()
+  if (holding.length > 1) {
+    throw new GeneralError(`RethinkDB table ${spec.db}.${spec.name} has duplicates that hold records: ` +
+      `${holding.filter((name) => name !== spec.name).map((name) => `${spec.db}.${name} (${counts.get(name)} records)`).join(', ')}. ` +
+      `Move what you need into ${spec.db}.${spec.name} and drop them, then start again.`)
+  }
 }
 
-/** Drops empty `<name>_duplicate_<id>` tables and refuses to start while one holds records. */
-async function refuseLeftDuplicates(r: R, spec: TableSpec): Promise<void> {
-  const pattern = new RegExp(`^${escapeRegExp(spec.name)}_duplicate_[0-9a-f]{12}$`)
-  const names = (await r.db(spec.db).tableList().run()).filter((name) => pattern.test(name))
-  const holding: string[] = []
-  for (const name of names) {
-    const table = r.db(spec.db).table(name)
-    try {
-      await table.wait({ waitFor: 'ready_for_writes', timeout: 30 }).run()
-      const count = await table.count().run()
-      if (count === 0) await r.db('rethinkdb').table('table_config').filter({ db: spec.db, name }).delete().run()
-      else holding.push(`${spec.db}.${name} (${count} records)`)
-    } catch (error) {
-      // Another process dropped it meanwhile.
-      if (!/does not exist/i.test(driverMessage(error))) throw error
-    }
-  }
-  if (holding.length > 0) {
-    throw new GeneralError(`RethinkDB table ${spec.db}.${spec.name} had duplicates that hold records: ${holding.join(', ')}. ` +
-      `Move what you need into ${spec.db}.${spec.name} and drop them, then start again.`)
+/** Records in a table, once it is ready; undefined when another process dropped it meanwhile. */
+async function countRecords(r: R, db: string, name: string): Promise<number | undefined> {
+  try {
+    const table = r.db(db).table(name)
+    await table.wait({ waitFor: 'ready_for_writes', timeout: 30 }).run()
+    return await table.count().run()
+  } catch (error) {
+    if (/does not exist/i.test(driverMessage(error))) return undefined
+    throw error
   }
 }
 
