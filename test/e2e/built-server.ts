@@ -22,6 +22,8 @@ export interface StartedServer {
   child: ChildProcess
   port: number
   logs: AsyncIterator<string>
+  /** The log lines written before "plumage started" (startup warnings). */
+  startup: string[]
   exited: Promise<number | null>
 }
 
@@ -45,9 +47,11 @@ export async function buildServer(name: string): Promise<BuiltServer> {
       children.push(child)
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
       const logs = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+      const startup: string[] = []
       for (let line = await logs.next(); !line.done; line = await logs.next()) {
         const entry = JSON.parse(line.value) as { msg: string; url?: string }
-        if (entry.msg === 'plumage started') return { child, port: Number(new URL(entry.url!).port), logs, exited }
+        if (entry.msg === 'plumage started') return { child, port: Number(new URL(entry.url!).port), logs, startup, exited }
+        startup.push(line.value)
       }
       throw new Error('the server exited before logging "plumage started"')
     },

@@ -30,7 +30,7 @@ export async function builtInstances(name: string): Promise<Instances> {
   return {
     async start(env) {
       const started = await built.start({ STORE: 'rethinkdb', AUTH_SECRET: INSTANCE_SECRET, BCRYPT_ROUNDS: '4', LOG_LEVEL: 'info', ...env })
-      const logs: Instance['logs'] = []
+      const logs: Instance['logs'] = started.startup.map((line) => JSON.parse(line) as Instance['logs'][number])
       void (async () => {
         for (let line = await started.logs.next(); !line.done; line = await started.logs.next()) {
           try {

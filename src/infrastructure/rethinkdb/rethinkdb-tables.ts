@@ -100,7 +100,7 @@ async function repairDuplicates(r: R, spec: TableSpec, logger: Logger): Promise<
   for (const name of duplicates) if (counts.get(name) === 0) await configs.filter({ db: spec.db, name }).delete().run()
   if (holding.length > 1) {
     throw new GeneralError(`RethinkDB table ${spec.db}.${spec.name} has duplicates that hold records: ` +
-      `${holding.filter((name) => name !== spec.name).map((name) => `${spec.db}.${name} (${counts.get(name)} records)`).join(', ')}. ` +
+      `${holding.filter((name) => name !== spec.name).map((name) => `${spec.db}.${name} (${counts.get(name)} record${counts.get(name) === 1 ? '' : 's'})`).join(', ')}. ` +
       `Move what you need into ${spec.db}.${spec.name} and drop them, then start again.`)
   }
 }
