@@ -21,7 +21,8 @@ describe('toStoreError', () => {
     ['an empty pool', new RethinkDBError('None of the pools have an opened connection and failed to open a new one.', { type: RethinkDBErrorType.POOL_FAIL })],
     ['a master pool failure', new RethinkDBError('Error initializing master pool', { type: RethinkDBErrorType.MASTER_POOL_FAIL })],
     ['a dropped connection', new RethinkDBError('The connection was closed before the query could be completed.')],
-    ['an unavailable replica', new RethinkDBError('Cannot perform read: primary replica for shard ["", +inf) not available', { type: RethinkDBErrorType.OP_FAILED })]
+    ['an unavailable replica', new RethinkDBError('Cannot perform read: primary replica for shard ["", +inf) not available', { type: RethinkDBErrorType.OP_FAILED })],
+    ['a primary lost in the middle of a write (cluster failover)', new RethinkDBError('Cannot perform write: lost contact with primary replica', { type: RethinkDBErrorType.OP_INDETERMINATE })]
   ])('maps %s to Unavailable (503)', (_name, error) => {
     const { logger, entries } = recordingLogger()
     const mapped = toStoreError(error, logger, 'items.find')
