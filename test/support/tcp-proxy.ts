@@ -14,11 +14,13 @@ export interface TcpProxy {
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
-  let server: Server
+  let server: Server | undefined
   let port = 0
 
+  // Idempotent both ways: restoring a listening proxy (or cutting a cut one) changes nothing.
   const listen = () => new Promise<void>((resolve, reject) => {
-    server = createServer((client) => {
+    if (server) return resolve()
+    const listening = createServer((client) => {
       const upstream = connect({ host: targetHost, port: targetPort })
       for (const socket of [client, upstream]) {
         sockets.add(socket)
@@ -28,15 +30,19 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       client.pipe(upstream)
       upstream.pipe(client)
     })
-    server.once('error', reject)
-    server.listen(port, '127.0.0.1', () => {
-      port = (server.address() as { port: number }).port
+    listening.once('error', reject)
+    listening.listen(port, '127.0.0.1', () => {
+      port = (listening.address() as { port: number }).port
+      server = listening
       resolve()
     })
   })
   const stop = () => new Promise<void>((resolve) => {
     for (const socket of sockets) socket.destroy()
-    server.close(() => resolve())
+    const closing = server
+    server = undefined
+    if (!closing) return resolve()
+    closing.close(() => resolve())
   })
 
   await listen()

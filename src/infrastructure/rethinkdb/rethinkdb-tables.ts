@@ -43,7 +43,24 @@ interface TableConfigRow {
  *   records, startup fails naming them, until someone merges or drops them.
  * - Concurrent `dbCreate` and `indexCreate` are safe ("already exists" counts as success).
  */
-export async function ensureTable(r: R, spec: TableSpec, logger: Logger): Promise<void> {
+export async function ensureTable(r: R, spec: TableSpec, logger: Logger, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await ensureTableOnce(r, spec, logger)
+    } catch (error) {
+      // Another process is creating, renaming or dropping the same table, or a replica is moving:
+      // try again shortly. Refusals (records in duplicates, a wrong primary key) are final.
+      if (!TRANSIENT.test(driverMessage(error)) || error instanceof GeneralError || Date.now() > deadline) throw error
+      logger.debug(`RethinkDB table ${spec.db}.${spec.name} not ready yet; trying again`, { error: driverMessage(error), attempt })
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 1_000)))
+    }
+  }
+}
+
+const TRANSIENT = /not available|ambiguous|does not exist|lost contact|connection was closed|none of the pools|being (created|deleted|dropped)/i
+
+async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<void> {
   await ensureDatabase(r, spec.db)
   if (!(await r.db(spec.db).tableList().run()).includes(spec.name)) {
     try {
