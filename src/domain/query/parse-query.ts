@@ -123,7 +123,7 @@ function parseSelect(value: unknown): string[] {
 }
 
 /** Arrays, and objects whose keys are exactly '0'..'n-1' (what qs makes of long arrays). */
-function asList(value: unknown): unknown[] | undefined {
+export function asList(value: unknown): unknown[] | undefined {
   if (Array.isArray(value)) return value
   if (!isPlainObject(value)) return undefined
   const keys = Object.keys(value)

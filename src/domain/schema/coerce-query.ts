@@ -1,4 +1,5 @@
 import type { JsonSchema, JsonSchemaObject, JsonType, SchemaIssue, StringTransform } from './json-schema.js'
+import { asList } from '../query/parse-query.js'
 import { validationError } from './validation-error.js'
 
 type RawObject = Record<string, unknown>
@@ -202,13 +203,6 @@ function unknownField(field: string, where: string): SchemaIssue {
   return { field, rule: 'additionalProperties', message: `${where}'${field}' is not a field that can be queried` }
 }
 
-function asList(value: unknown): unknown[] | undefined {
-  if (Array.isArray(value)) return value
-  if (!isPlainObject(value)) return undefined
-  const keys = Object.keys(value)
-  if (keys.length === 0 || !keys.every((key, index) => key === String(index))) return undefined
-  return keys.map((key) => value[key])
-}
 
 function isPlainObject(value: unknown): value is RawObject {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
