@@ -5,10 +5,20 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Container } from 'inversify'
 import { App } from './application/app.js'
+import { LoginThrottle } from './application/authentication/login-throttle.js'
+import { Sessions } from './application/authentication/sessions.js'
+import { LoginAttempts } from './domain/auth/login-attempts.js'
 import { PasswordHasher } from './domain/auth/password-hasher.js'
+import { SecretTokens } from './domain/auth/secret-tokens.js'
+import { SessionStore } from './domain/auth/session-store.js'
 import { TokenService } from './domain/auth/token-service.js'
 import { Clock } from './domain/clock.js'
 import { BcryptPasswordHasher } from './infrastructure/auth/bcrypt-password-hasher.js'
+import { CryptoSecretTokens } from './infrastructure/auth/crypto-secret-tokens.js'
+import { InMemoryLoginAttempts } from './infrastructure/memory/in-memory-login-attempts.js'
+import { InMemorySessionStore } from './infrastructure/memory/in-memory-session-store.js'
+import { RethinkDbLoginAttempts } from './infrastructure/rethinkdb/rethinkdb-login-attempts.js'
+import { RethinkDbSessionStore } from './infrastructure/rethinkdb/rethinkdb-session-store.js'
 import { JsonWebTokenService } from './infrastructure/auth/json-web-token-service.js'
 import { SystemClock } from './infrastructure/clock/system-clock.js'
 import { Logger } from './domain/logger.js'
@@ -48,6 +58,25 @@ export const uniqueKeysAdapters: Record<string, (config: Config, logger: Logger)
   rethinkdb: (config, logger) => new RethinkDbUniqueKeys({ db: parseRethinkDbUrl(config.rethinkdbUrl).db ?? 'test', logger })
 }
 
+/**
+ * Where sessions (refresh tokens, the access-token deny-list) and login-throttling counters live, by
+ * the STORE setting: shared by every instance on one database, so revocations and limits hold for all.
+ */
+export const sessionAdapters: Record<string, (config: Config, logger: Logger) => { sessions: SessionStore; attempts: LoginAttempts }> = {
+  memory: () => ({ sessions: new InMemorySessionStore(), attempts: new InMemoryLoginAttempts() }),
+  rethinkdb: (config, logger) => {
+    const db = parseRethinkDbUrl(config.rethinkdbUrl).db ?? 'test'
+    return { sessions: new RethinkDbSessionStore({ db, logger }), attempts: new RethinkDbLoginAttempts({ db, logger }) }
+  }
+}
+
+function sessionStores(config: Config, logger: Logger): { sessions: SessionStore; attempts: LoginAttempts } {
+  const adapter = sessionAdapters[config.store]
+  if (adapter) return adapter(config, logger)
+  logger.warn(`No session adapter is registered for STORE=${config.store}: sessions and login limits are kept in this process only`)
+  return { sessions: new InMemorySessionStore(), attempts: new InMemoryLoginAttempts() }
+}
+
 function uniqueKeys(config: Config, logger: Logger): UniqueKeys {
   const adapter = uniqueKeysAdapters[config.store]
   if (adapter) return adapter(config, logger)
@@ -59,7 +88,7 @@ function uniqueKeys(config: Config, logger: Logger): UniqueKeys {
  * The composition root: the only place that knows every adapter. Ports are bound to adapters
  * from configuration; everything else receives its ports.
  */
-export function buildContainer(config: Config, overrides: { logger?: Logger; clock?: Clock } = {}): Container {
+export function buildContainer(config: Config, overrides: { logger?: Logger; clock?: Clock; sessions?: SessionStore; attempts?: LoginAttempts } = {}): Container {
   const container = new Container()
   container.bind<Config>(Config).toConstantValue(config)
   const logger = overrides.logger ?? PinoLogger.fromConfig(config)
@@ -75,12 +104,35 @@ export function buildContainer(config: Config, overrides: { logger?: Logger; clo
   container.bind<TokenService>(TokenService).toConstantValue(new JsonWebTokenService({
     secret: config.authSecret ?? developmentSecret(logger), expiresIn: config.jwtExpiresIn, clock
   }))
+  const stores = overrides.sessions && overrides.attempts ? undefined : sessionStores(config, logger)
+  container.bind<SessionStore>(SessionStore).toConstantValue(overrides.sessions ?? stores!.sessions)
+  container.bind<LoginAttempts>(LoginAttempts).toConstantValue(overrides.attempts ?? stores!.attempts)
+  container.bind<SecretTokens>(SecretTokens).toConstantValue(new CryptoSecretTokens())
   container.bind<App>(App).toDynamicValue((context) => createReferenceApp({
     stores: context.get<StoreFactory>(StoreFactory),
     validator: context.get<SchemaValidator>(SchemaValidator),
     uniqueKeys: context.get<UniqueKeys>(UniqueKeys),
     clock,
-    authentication: { hasher: context.get<PasswordHasher>(PasswordHasher), tokens: context.get<TokenService>(TokenService), clock }
+    authentication: {
+      hasher: context.get<PasswordHasher>(PasswordHasher),
+      tokens: context.get<TokenService>(TokenService),
+      clock,
+      sessions: new Sessions({
+        store: context.get<SessionStore>(SessionStore),
+        secrets: context.get<SecretTokens>(SecretTokens),
+        clock,
+        accessTokenTtl: config.jwtExpiresInMs,
+        refreshTokenTtl: config.refreshTokenExpiresInMs
+      }),
+      throttle: new LoginThrottle({
+        attempts: context.get<LoginAttempts>(LoginAttempts),
+        clock,
+        maxFailures: config.loginMaxFailures,
+        addressMaxFailures: config.loginAddressMaxFailures,
+        window: config.loginFailureWindowMs,
+        freeFailures: config.loginFreeFailures
+      })
+    }
   })).inSingletonScope()
   return container
 }

@@ -8,6 +8,9 @@ import { protect } from './application/authentication/hooks/protect.js'
 import { restrictToOwner } from './application/authentication/hooks/restrict-to-owner.js'
 import { JwtStrategy } from './application/authentication/jwt-strategy.js'
 import { LocalStrategy } from './application/authentication/local-strategy.js'
+import type { LoginThrottle } from './application/authentication/login-throttle.js'
+import { RefreshStrategy } from './application/authentication/refresh-strategy.js'
+import type { Sessions } from './application/authentication/sessions.js'
 import type { HookContext } from './application/hook-context.js'
 import { stampTimes } from './application/schema/stamp-times.js'
 import { uniqueField } from './application/schema/unique-field.js'
@@ -33,7 +36,15 @@ export interface ReferenceAppDeps {
    * Ports of the authentication service. The composition root always passes them; without them the
    * app has no `authentication` service and nothing requires a login (transport tests plug in their own).
    */
-  authentication?: { hasher: PasswordHasher; tokens: TokenService; clock?: Clock }
+  authentication?: {
+    hasher: PasswordHasher
+    tokens: TokenService
+    clock?: Clock
+    /** Refresh tokens, revocation and the `refresh` strategy (README "Sessions"); stateless tokens without. */
+    sessions?: Sessions
+    /** Failed-login limits per account and client address. */
+    throttle?: LoginThrottle
+  }
 }
 
 /**
@@ -56,9 +67,13 @@ export function createReferenceApp({ stores, validator, uniqueKeys, clock = syst
     paginate: { default: 10, max: 50 }
   }), { schemas: userSchemas })
   if (authentication) {
-    const { hasher, tokens, clock: authClock = clock } = authentication
-    app.use('authentication', new AuthenticationService({ tokens, clock: authClock, authStrategies: ['jwt', 'local'] })
-      .register(new JwtStrategy(), new LocalStrategy(hasher)))
+    const { hasher, tokens, clock: authClock = clock, sessions, throttle } = authentication
+    const service = new AuthenticationService({
+      tokens, clock: authClock, authStrategies: sessions ? ['jwt', 'local', 'refresh'] : ['jwt', 'local'],
+      ...(sessions ? { sessions } : {}), ...(throttle ? { throttle } : {})
+    }).register(new JwtStrategy(), new LocalStrategy(hasher))
+    if (sessions) service.register(new RefreshStrategy())
+    app.use('authentication', service)
   }
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
   const login = authentication ? [authenticate('jwt')] : []
@@ -117,13 +132,18 @@ function useDefaultChannels(app: App): void {
     // A handshake login (Authorization header) happens before 'connection'; don't undo it.
     if (!connection.authentication) app.channel('anonymous').join(connection)
   })
+  // A login on a connection that is already logged in (a refresh in place) moves it: out of every
+  // channel of the old login, into those of the new one, without a moment outside 'authenticated'.
   app.on('login', (_result: unknown, { connection }: { connection?: Connection } = {}) => {
     if (!connection) return
-    app.channel('anonymous').leave(connection)
+    for (const name of app.channels) if (name !== 'authenticated') app.channel(name).leave(connection)
     app.channel('authenticated').join(connection)
   })
+  // A logout (or an expired token) takes the connection back to 'anonymous'.
   app.on('logout', (_result: unknown, { connection }: { connection?: Connection } = {}) => {
-    if (connection) app.channel(app.channels).leave(connection)
+    if (!connection) return
+    app.channel(app.channels).leave(connection)
+    app.channel('anonymous').join(connection)
   })
   app.publish(() => app.channel('authenticated'))
 }

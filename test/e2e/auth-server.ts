@@ -1,5 +1,7 @@
 import { App } from '../../src/application/app.js'
 import { buildContainer, restAppOptions, socketIoOptions } from '../../src/container.js'
+import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
+import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import { Clock } from '../../src/domain/clock.js'
 import { Logger } from '../../src/domain/logger.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
@@ -16,9 +18,16 @@ export interface AuthServer {
   close(): Promise<void>
 }
 
-/** The real composition root (bcrypt cost 10, jsonwebtoken, reference app) behind REST and socket.io on 127.0.0.1:0. */
-export async function startAuthServer(env: Record<string, string> = { AUTH_SECRET }, overrides: { clock?: Clock } = {}): Promise<AuthServer> {
-  const config = loadConfig({ NODE_ENV: 'test', ...env })
+/**
+ * The real composition root (bcrypt cost 10, jsonwebtoken, reference app) behind REST and socket.io on 127.0.0.1:0.
+ * Login throttling is off unless `env` sets LOGIN_MAX_FAILURES: suites log in wrongly many times from
+ * one address on purpose. Servers given the same `sessions`/`attempts` stores act as instances of one app.
+ */
+export async function startAuthServer(
+  env: Record<string, string> = { AUTH_SECRET },
+  overrides: { clock?: Clock; sessions?: SessionStore; attempts?: LoginAttempts } = {}
+): Promise<AuthServer> {
+  const config = loadConfig({ NODE_ENV: 'test', LOGIN_MAX_FAILURES: '0', ...env })
   const warnings: string[] = []
   const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => { warnings.push(message) } }
   const container = buildContainer(config, { logger, ...overrides })

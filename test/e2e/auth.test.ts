@@ -56,11 +56,13 @@ describe('signup and login over REST (reference app)', () => {
   it('logs in with 201 and the v5 login object, user without password', async () => {
     const { status, body, text } = await login('alice@x.io', 'secret-pw')
     expect(status).toBe(201)
-    expect(Object.keys(body!)).toEqual(['accessToken', 'authentication', 'user'])
+    // The v5 object plus the session's refresh token (README "Sessions"); `sid` names the session.
+    expect(Object.keys(body!)).toEqual(['accessToken', 'authentication', 'user', 'refreshToken'])
     expect(body!.authentication).toEqual({
       strategy: 'local',
-      payload: { userId: alice.id, iat: expect.any(Number), exp: expect.any(Number), aud: 'https://yourdomain.com', iss: 'feathers', sub: String(alice.id), jti: expect.any(String) }
+      payload: { userId: alice.id, sid: expect.any(String), iat: expect.any(Number), exp: expect.any(Number), aud: 'https://yourdomain.com', iss: 'feathers', sub: String(alice.id), jti: expect.any(String) }
     })
+    expect(body!.refreshToken).toMatch(/^[\w-]{43}$/)
     expect(body!.user).toEqual({ email: 'alice@x.io', name: 'Alice', id: alice.id })
     expect(text).not.toContain('$2b$')
     const header = JSON.parse(Buffer.from(String(body!.accessToken).split('.')[0]!, 'base64url').toString())
@@ -210,12 +212,14 @@ describe('re-authentication and logout (§5.5)', () => {
     expect(body!.user).toEqual({ email: 'alice@x.io', name: expect.any(String), id: alice.id })
   })
 
-  it('logs out with 200 and the re-authentication object; the token stays valid', async () => {
-    const reauth = await http('POST', '/authentication', { body: { strategy: 'jwt', accessToken: alice.token } })
-    const logout = await http('DELETE', '/authentication', { token: alice.token })
+  it('logs out with 200 and the re-authentication object; the session\'s token is revoked, other sessions stay', async () => {
+    const token = (await login('alice@x.io', 'secret-pw')).body!.accessToken as string
+    const reauth = await http('POST', '/authentication', { body: { strategy: 'jwt', accessToken: token } })
+    const logout = await http('DELETE', '/authentication', { token })
     expect(logout.status).toBe(200)
     expect(logout.body).toEqual(reauth.body)
-    expect((await http('DELETE', `/authentication/${alice.token}`, { token: alice.token })).status).toBe(200)
+    expect((await http('DELETE', `/authentication/${token}`, { token })).body).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect((await http('GET', '/messages', { token })).status).toBe(401)
     expect((await http('GET', '/messages', { token: alice.token })).status).toBe(200)
   })
 

@@ -99,7 +99,8 @@ describe('socket authentication (reference app)', () => {
     expect(login).toEqual({
       accessToken: expect.any(String),
       authentication: { strategy: 'local', payload: expect.objectContaining({ sub: '0', aud: 'https://yourdomain.com' }) },
-      user: { email: 'e2e@x.io', name: 'Eve', id: 0 }
+      user: { email: 'e2e@x.io', name: 'Eve', id: 0 },
+      refreshToken: expect.any(String)
     })
     expect((await emitAck(socket, 'find', 'messages', {}))[0]).toBeNull()
     const [, again] = await emitAck(socket, 'create', 'authentication', { strategy: 'jwt', accessToken: login.accessToken }, {}) as [null, Record<string, unknown>]
@@ -209,7 +210,10 @@ describe('socket events and channels (reference app)', () => {
     // Users may only change themselves: the caller becomes the new user.
     expect((await emitAck(caller, 'authenticate', { strategy: 'local', email: 'pw@x.io', password: 'hunter222' }))[0]).toBeNull()
     expect((await emitAck(caller, 'patch', 'users', user.id, { password: 'hunter333' }, {}))[0]).toBeNull()
+    // A password change revokes the user's sessions (README "Sessions"): log in with the new one.
+    expect((await emitAck(caller, 'authenticate', { strategy: 'local', email: 'pw@x.io', password: 'hunter333' }))[0]).toBeNull()
     expect((await emitAck(caller, 'update', 'users', user.id, { email: 'pw@x.io', password: 'hunter444' }, {}))[0]).toBeNull()
+    expect((await emitAck(caller, 'authenticate', { strategy: 'local', email: 'pw@x.io', password: 'hunter444' }))[0]).toBeNull()
     expect((await emitAck(caller, 'remove', 'users', user.id, {}))[0]).toBeNull()
     for (const payload of await Promise.all(events)) expect(payload).toEqual({ email: 'pw@x.io', id: user.id })
   })
@@ -295,7 +299,7 @@ describe('token expiry on a socket (FakeClock)', () => {
   it('logs the connection out when its token expires by the injected clock, so private events stop', async () => {
     // Whole seconds, so the token's exp (seconds) is exactly one JWT lifetime after the clock.
     const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000)
-    const timed = await startAuthServer(ENV, { clock })
+    const timed = await startAuthServer({ ...ENV, JWT_EXPIRES_IN: '1d' }, { clock })
     const opened: Socket[] = []
     try {
       await timed.app.service('users').create!({ email: credentials.email, password: credentials.password })

@@ -5,12 +5,22 @@ import type { AuthenticationRequest, Data, Id, NullableId, Params } from '../../
 import type { App } from '../app.js'
 import type { HookContext } from '../hook-context.js'
 import type { AuthenticationResult, AuthenticationStrategy } from './authentication-strategy.js'
+import type { LoginThrottle } from './login-throttle.js'
+import type { Sessions } from './sessions.js'
 
 export interface AuthenticationServiceOptions {
   tokens: TokenService
   clock?: Clock
   /** Strategies `create` may use (PROTOCOL.md §5.4); default: every registered strategy. */
   authStrategies?: string[]
+  /**
+   * Server-side sessions: every login also answers a `refreshToken`, access tokens carry the
+   * session id (`sid`) and are checked against the deny-list, logout revokes, and changing a
+   * password or deleting an entity revokes all its sessions. Without it tokens are stateless.
+   */
+  sessions?: Sessions
+  /** Limits failed logins of strategies with a username (local) per account and client address. */
+  throttle?: LoginThrottle
 }
 
 /**
@@ -22,12 +32,14 @@ export interface AuthenticationServiceOptions {
 export class AuthenticationService {
   readonly tokens: TokenService
   readonly clock: Clock
+  readonly sessions?: Sessions
   private readonly strategies = new Map<string, AuthenticationStrategy>()
   private app?: App
 
   constructor(private readonly options: AuthenticationServiceOptions) {
     this.tokens = options.tokens
     this.clock = options.clock ?? { now: () => Date.now() }
+    if (options.sessions) this.sessions = options.sessions
   }
 
   register(...strategies: AuthenticationStrategy[]): this {
@@ -55,6 +67,17 @@ export class AuthenticationService {
     if (!allowed.includes(name)) throw new NotAuthenticated('Invalid authentication information (strategy not allowed in authStrategies)')
     const strategy = this.strategies.get(name)
     if (!strategy) throw new NotAuthenticated('Invalid authentication information')
+    const { throttle } = this.options
+    const usernameField = (strategy as { usernameField?: unknown }).usernameField
+    // Logins from outside with a username are throttled; internal calls are trusted.
+    if (throttle && params.provider !== undefined && typeof usernameField === 'string') {
+      const username = data![usernameField]
+      const address = params.address ?? params.connection?.address
+      return throttle.guard({
+        account: typeof username === 'string' ? username.trim().toLowerCase() : '',
+        ...(typeof address === 'string' && address !== '' ? { address } : {})
+      }, () => strategy.authenticate(data!, params))
+    }
     return strategy.authenticate(data!, params)
   }
 
@@ -69,11 +92,16 @@ export class AuthenticationService {
     return this.respond(checked ?? await this.authenticate(data, params, ...allowed), params)
   }
 
-  /** Logout: verifies the caller's token and answers like a jwt re-authentication. Tokens stay valid (stateless). */
+  /**
+   * Logout: verifies the caller's token and answers like a jwt re-authentication. With sessions the
+   * session is revoked (its refresh tokens and access tokens); without, tokens stay valid until they expire.
+   */
   async remove(id: NullableId, params: Params = {}): Promise<AuthenticationResult> {
     const { authentication } = params
     if (id !== null && id !== undefined && id !== authentication?.accessToken) throw new NotAuthenticated('Invalid access token')
-    return this.respond(await this.authenticate(authentication, params, ...this.authStrategies), params)
+    const result = await this.respond(await this.authenticate(authentication, params, ...this.authStrategies), params)
+    if (this.sessions && result.authentication.payload) await this.sessions.logout(result.authentication.payload)
+    return result
   }
 
   setup(app: App, path: string): void {
@@ -81,6 +109,7 @@ export class AuthenticationService {
     if (this.app === app) return
     this.app = app
     for (const strategy of this.strategies.values()) strategy.setup?.(this)
+    if (this.sessions) this.revokeOnEntityChanges(app, this.sessions)
     const silence = (context: HookContext) => { context.event = null }
     const announce = (event: 'login' | 'logout') => (context: HookContext) => {
       const { provider, connection } = context.params
@@ -96,14 +125,19 @@ export class AuthenticationService {
     const id = strategy && isRecord(entity) ? entity[this.idField(strategy)] as Id | undefined : undefined
     let { accessToken } = result
     let payload = result.authentication.payload
+    let refreshToken: string | undefined
     if (accessToken === undefined) {
       const claims: TokenPayload = { ...(id !== undefined && entityName ? { [`${entityName}Id`]: id } : {}), ...payload }
+      // A login starts a session; a refresh continues its own (the strategy put its `sid` in the payload).
+      if (this.sessions && id !== undefined && typeof claims.sid !== 'string') claims.sid = this.sessions.newFamily()
       accessToken = await this.tokens.sign(claims, id !== undefined ? { subject: String(id) } : {})
       payload = await this.tokens.verify(accessToken)
+      if (this.sessions && id !== undefined) refreshToken = await this.sessions.issueRefreshToken(claims.sid as string, id)
     }
     const { accessToken: _verified, authentication, ...rest } = result
     const response: AuthenticationResult = { accessToken, authentication: { ...authentication, payload }, ...rest }
     if (entityName && entity !== undefined && id !== undefined) response[entityName] = await this.externalView(strategy!, id, entity as Data, params)
+    if (refreshToken !== undefined) response.refreshToken = refreshToken
     return response
   }
 
@@ -114,6 +148,37 @@ export class AuthenticationService {
     return this.application.service(strategy.service).get!(id, {
       provider, headers, connection, authenticated: true, [strategy.entity!]: entity, authentication: params.authentication
     })
+  }
+
+  /**
+   * Deleting an entity, or changing its password through its service, revokes all its sessions
+   * (on every instance: through the session store). The hooks go on each strategy's entity service.
+   */
+  private revokeOnEntityChanges(app: App, sessions: Sessions): void {
+    const passwordFields = new Map<string, Set<string>>()
+    for (const strategy of this.strategies.values()) {
+      if (strategy.entity === null || !app.paths.includes(strategy.service)) continue
+      const fields = passwordFields.get(strategy.service) ?? new Set<string>()
+      const field = (strategy as { passwordField?: unknown }).passwordField
+      if (typeof field === 'string') fields.add(field)
+      passwordFields.set(strategy.service, fields)
+    }
+    for (const [path, fields] of passwordFields) {
+      const idField = (() => {
+        const id = (app.service(path) as { id?: unknown }).id
+        return typeof id === 'string' ? id : 'id'
+      })()
+      const revoke = async (context: HookContext) => {
+        const changedPassword = (item: unknown) => typeof item === 'object' && item !== null && [...fields].some((field) => (item as Data)[field] !== undefined)
+        if (context.method !== 'remove' && !(Array.isArray(context.data) ? context.data.some(changedPassword) : changedPassword(context.data))) return
+        const results = Array.isArray(context.result) ? context.result : [context.result]
+        for (const entity of results) {
+          const id = isRecord(entity) ? entity[idField] : undefined
+          if (typeof id === 'string' || typeof id === 'number') await sessions.revokeUser(id)
+        }
+      }
+      app.service(path).hooks({ after: { update: [revoke], patch: [revoke], remove: [revoke] } })
+    }
   }
 
   private idField(strategy: AuthenticationStrategy): string {

@@ -15,7 +15,20 @@ export interface Config {
   rethinkdbDirectWrites: boolean
   /** Undefined when AUTH_SECRET is not set (development generates one; production refuses to start). */
   authSecret?: string
+  /** Access-token lifetime, a jsonwebtoken duration (default 15m). */
   jwtExpiresIn: string
+  /** The same in milliseconds (a number without unit is ms, as jsonwebtoken reads it). */
+  jwtExpiresInMs: number
+  /** Refresh-token lifetime in ms (REFRESH_TOKEN_EXPIRES_IN, default 30d). */
+  refreshTokenExpiresInMs: number
+  /** Failed logins per account and per client address within the window (LOGIN_MAX_FAILURES, default 10; 0: off). */
+  loginMaxFailures: number
+  /** The window of failed logins in ms (LOGIN_FAILURE_WINDOW, default 15m). */
+  loginFailureWindowMs: number
+  /** Failed logins per client address within the window (LOGIN_MAX_FAILURES_PER_ADDRESS, default 50). */
+  loginAddressMaxFailures: number
+  /** Failures before each further one doubles the wait, from 1 s (LOGIN_FREE_FAILURES, default 3). */
+  loginFreeFailures: number
   bcryptRounds: number
   corsOrigins: string[]
   compression: boolean
@@ -51,7 +64,13 @@ export function loadConfig(env: Env = process.env): Config {
     rethinkdbShards: optionalInteger(env, 'RETHINKDB_SHARDS', 1, 64),
     rethinkdbDirectWrites: flag(env, 'RETHINKDB_DIRECT_WRITES', true),
     authSecret: env.AUTH_SECRET || undefined,
-    jwtExpiresIn: env.JWT_EXPIRES_IN || '1d',
+    jwtExpiresIn: env.JWT_EXPIRES_IN || '15m',
+    jwtExpiresInMs: 0,
+    refreshTokenExpiresInMs: duration(env, 'REFRESH_TOKEN_EXPIRES_IN', '30d'),
+    loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1_000_000),
+    loginAddressMaxFailures: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
+    loginFailureWindowMs: duration(env, 'LOGIN_FAILURE_WINDOW', '15m'),
+    loginFreeFailures: integer(env, 'LOGIN_FREE_FAILURES', 3, 0, 1_000_000),
     bcryptRounds: integer(env, 'BCRYPT_ROUNDS', 10, 4, 15),
     corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
     compression: flag(env, 'COMPRESSION', false),
@@ -77,6 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^\d+\s*(ms|s|m|h|d|w|y)?$/.test(config.jwtExpiresIn)) {
     throw new ConfigError(`JWT_EXPIRES_IN must be a duration such as 1d, 12h or 3600s (got '${config.jwtExpiresIn}')`)
   }
+  config.jwtExpiresInMs = durationMs(config.jwtExpiresIn)
   if (config.store === 'rethinkdb' && !/^rethinkdb:\/\/([\w.-]+(:\d{1,5})?)(,[\w.-]+(:\d{1,5})?)*(\/\w*)?$/.test(config.rethinkdbUrl)) {
     throw new ConfigError(`RETHINKDB_URL must look like rethinkdb://host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got '${config.rethinkdbUrl}')`)
   }
@@ -97,6 +117,22 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got '${raw}')`)
   }
   return value
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_557_600_000 }
+
+/** `15m`, `30d`, `3600s` in ms; a bare number is ms (as jsonwebtoken reads a string without unit). */
+function durationMs(value: string): number {
+  const [, amount, unit = 'ms'] = /^(\d+)\s*(ms|s|m|h|d|w|y)?$/.exec(value)!
+  return Number(amount) * UNIT_MS[unit]!
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const raw = env[name] || fallback
+  if (!/^\d+\s*(ms|s|m|h|d|w|y)?$/.test(raw) || durationMs(raw) <= 0) {
+    throw new ConfigError(`${name} must be a duration such as 30d, 12h or 900s (got '${raw}')`)
+  }
+  return durationMs(raw)
 }
 
 function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {

@@ -35,6 +35,8 @@ export function sendError(res: Response, error: FeathersError): void {
   const status = error.code >= 400 && error.code < 600 ? error.code : 500
   const body = JSON.stringify(error)
   res.statusCode = status
+  const retryAfter = (error.data as { retryAfter?: unknown } | undefined)?.retryAfter
+  if (status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter))
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
   res.setHeader('Content-Length', Buffer.byteLength(body))
   res.end(body)

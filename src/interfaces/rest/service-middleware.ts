@@ -43,7 +43,9 @@ export function serviceMiddleware(app: App, options: ServiceMiddlewareOptions): 
         query: parseQueryString(mark < 0 ? '' : url.slice(mark + 1)),
         provider: 'rest',
         headers: req.headers,
-        route: decodeRoute(found.route)
+        route: decodeRoute(found.route),
+        // The peer's address (login throttling counts by it); a proxy in front is one address for all.
+        address: req.socket.remoteAddress
       }
       const authentication = parseAuthorization(req.headers.authorization)
       if (authentication) params.authentication = authentication

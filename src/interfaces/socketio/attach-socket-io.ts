@@ -41,6 +41,8 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
 
   io.use((socket, next) => {
     const connection: Connection = { provider: 'socketio', headers: socket.handshake.headers }
+    // For login throttling (params.connection.address); not enumerable, so calls' params keep their shape.
+    Object.defineProperty(connection, 'address', { value: socket.handshake.address, enumerable: false })
     connections.set(socket, connection)
     sockets.set(connection, socket)
     auth.handshake(connection).then(() => next(), (thrown: unknown) => {

@@ -1,0 +1,170 @@
+import type { SecretTokens } from '../../domain/auth/secret-tokens.js'
+import type { Revocation, SessionStore } from '../../domain/auth/session-store.js'
+import type { TokenPayload } from '../../domain/auth/token-service.js'
+import type { Clock } from '../../domain/clock.js'
+import { NotAuthenticated } from '../../domain/errors/errors.js'
+import type { Id } from '../../domain/service/service.js'
+
+export interface SessionsOptions {
+  store: SessionStore
+  secrets: SecretTokens
+  clock: Clock
+  /** Lifetime of a refresh token in ms (default 30 days); each rotation issues a new one with a full lifetime. */
+  refreshTokenTtl?: number
+  /**
+   * Lifetime of access tokens in ms (default 15 minutes): a revoked session stays on the deny-list
+   * this long, by when every access token it issued has expired.
+   */
+  accessTokenTtl?: number
+  /**
+   * How often (ms, by the Clock) this process reads revocations other processes made (default 500).
+   * A revocation is seen everywhere within this plus one store round trip.
+   */
+  syncInterval?: number
+}
+
+export const DEFAULT_REFRESH_TOKEN_TTL = 30 * 24 * 3600 * 1000
+export const DEFAULT_ACCESS_TOKEN_TTL = 15 * 60 * 1000
+/** Expired refresh tokens are deleted at most this often. */
+const PURGE_INTERVAL = 3600 * 1000
+
+/**
+ * Server-side sessions: a login starts a family (its id is the access tokens' `sid` claim) with a
+ * refresh token; using a refresh token kills it and issues the next one of the family; using a dead
+ * one again means it was stolen (or replayed), so the whole family is revoked.
+ *
+ * Access tokens stay JWTs verified without a store read: revocations (`sid:` for a session, `jti:`
+ * for one token) are kept in a local set that is brought up to date from the shared store at most
+ * every `syncInterval`, so checking a token costs two map lookups and, twice a second, one query.
+ */
+export class Sessions {
+  readonly refreshTokenTtl: number
+  readonly accessTokenTtl: number
+  private readonly syncInterval: number
+  private readonly revoked = new Map<string, number>()
+  private cursor: unknown
+  private syncedAt = -Infinity
+  private syncing?: Promise<void>
+  private purgedAt = -Infinity
+
+  constructor(private readonly options: SessionsOptions) {
+    this.refreshTokenTtl = options.refreshTokenTtl ?? DEFAULT_REFRESH_TOKEN_TTL
+    this.accessTokenTtl = options.accessTokenTtl ?? DEFAULT_ACCESS_TOKEN_TTL
+    this.syncInterval = options.syncInterval ?? 500
+  }
+
+  get store(): SessionStore {
+    return this.options.store
+  }
+
+  /** A new session id (family). */
+  newFamily(): string {
+    return this.options.secrets.id()
+  }
+
+  /** Issues the family's next refresh token and stores it by its hash. */
+  async issueRefreshToken(family: string, userId: Id): Promise<string> {
+    const { secrets, store, clock } = this.options
+    const token = secrets.generate()
+    const now = clock.now()
+    await store.saveRefreshToken({ id: secrets.hash(token), family, userId, createdAt: now, expiresAt: now + this.refreshTokenTtl, usedAt: null, revokedAt: null })
+    if (now - this.purgedAt > PURGE_INTERVAL) {
+      this.purgedAt = now
+      await store.purgeExpired(now)
+    }
+    return token
+  }
+
+  /**
+   * Exchanges a refresh token: answers its family and user when it was live (it is dead now).
+   * A token used before revokes its whole family.
+   */
+  async rotate(refreshToken: string): Promise<{ family: string; userId: Id }> {
+    const { secrets, store, clock } = this.options
+    const now = clock.now()
+    const use = await store.useRefreshToken(secrets.hash(refreshToken), now)
+    if (use.outcome === 'unknown') throw new NotAuthenticated('Invalid refresh token')
+    const { record } = use
+    if (use.outcome === 'reused') {
+      await this.revokeFamily(record.family)
+      throw new NotAuthenticated('Refresh token already used: the session has been revoked', { name: 'RefreshTokenReused' })
+    }
+    if (use.outcome === 'revoked') throw new NotAuthenticated('Refresh token revoked', { name: 'RefreshTokenRevoked' })
+    if (record.expiresAt <= now) throw new NotAuthenticated('Refresh token expired', { name: 'RefreshTokenExpired' })
+    return { family: record.family, userId: record.userId }
+  }
+
+  /** Logout: the session's refresh tokens die and its access tokens (and this one by `jti`) are denied. */
+  async logout(payload: TokenPayload): Promise<void> {
+    const now = this.options.clock.now()
+    const entries: Revocation[] = []
+    if (typeof payload.jti === 'string') entries.push({ key: `jti:${payload.jti}`, expiresAt: expiry(payload, now + this.accessTokenTtl) })
+    if (typeof payload.sid === 'string') {
+      await this.options.store.revokeFamily(payload.sid, now)
+      entries.push({ key: `sid:${payload.sid}`, expiresAt: now + this.accessTokenTtl })
+    }
+    await this.deny(entries, now)
+  }
+
+  /** Revokes one session (refresh tokens and access tokens). */
+  async revokeFamily(family: string): Promise<void> {
+    const now = this.options.clock.now()
+    await this.options.store.revokeFamily(family, now)
+    await this.deny([{ key: `sid:${family}`, expiresAt: now + this.accessTokenTtl }], now)
+  }
+
+  /** Revokes every session of a user (password changed, user deleted). */
+  async revokeUser(userId: Id): Promise<void> {
+    const now = this.options.clock.now()
+    const families = await this.options.store.revokeUser(userId, now)
+    await this.deny(families.map((family) => ({ key: `sid:${family}`, expiresAt: now + this.accessTokenTtl })), now)
+  }
+
+  /**
+   * Throws NotAuthenticated when the token's session or the token itself was revoked. Synchronous
+   * (undefined) while the local deny-list is fresh; a promise when it is brought up to date first.
+   */
+  check(payload: TokenPayload): Promise<void> | undefined {
+    if (this.options.clock.now() - this.syncedAt >= this.syncInterval) return this.sync().then(() => this.checkLocal(payload))
+    this.checkLocal(payload)
+    return undefined
+  }
+
+  /** Reads the revocations other processes made since the last look (one at a time). */
+  sync(): Promise<void> {
+    this.syncing ??= (async () => {
+      const started = this.options.clock.now()
+      const { revocations, cursor } = await this.options.store.revocationsSince(this.cursor)
+      for (const entry of revocations) this.remember(entry)
+      this.cursor = cursor
+      this.syncedAt = started
+      for (const [key, expiresAt] of this.revoked) if (expiresAt <= started) this.revoked.delete(key)
+    })().finally(() => { this.syncing = undefined })
+    return this.syncing
+  }
+
+  private checkLocal(payload: TokenPayload): void {
+    const now = this.options.clock.now()
+    if (typeof payload.sid === 'string' && (this.revoked.get(`sid:${payload.sid}`) ?? 0) > now) {
+      throw new NotAuthenticated('Session revoked', { name: 'SessionRevoked' })
+    }
+    if (typeof payload.jti === 'string' && (this.revoked.get(`jti:${payload.jti}`) ?? 0) > now) {
+      throw new NotAuthenticated('Access token revoked', { name: 'SessionRevoked' })
+    }
+  }
+
+  private async deny(entries: Revocation[], now: number): Promise<void> {
+    // Seen by this process at once, by the others at their next sync.
+    for (const entry of entries) this.remember(entry)
+    await this.options.store.addRevocations(entries, now)
+  }
+
+  private remember({ key, expiresAt }: Revocation): void {
+    if ((this.revoked.get(key) ?? 0) < expiresAt) this.revoked.set(key, expiresAt)
+  }
+}
+
+/** When the token expires (its `exp`), or `fallback` when it has none. */
+function expiry(payload: TokenPayload, fallback: number): number {
+  return typeof payload.exp === 'number' ? payload.exp * 1000 : fallback
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from '@jest/globals'
+import type { Params } from '../../../src/domain/service/service.js'
+import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
+import { FakeClock } from '../../../src/infrastructure/clock/fake-clock.js'
+import { failure, sessionsApp } from './sessions-app.js'
+
+const from = (address: string): Params => ({ provider: 'rest', address })
+
+describe('login throttling', () => {
+  it('doubles the wait after 3 failures of one account, answers 429 with retryAfter, and refuses without checking the password', async () => {
+    const { signUp, login, clock } = await sessionsApp()
+    await signUp('a@x.io')
+    for (let i = 0; i < 3; i++) expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 401 })
+    // The 4th attempt must wait 1 s — even with the right password (else the 429 would be an oracle).
+    expect(await failure(login('a@x.io', 'password-1'))).toMatchObject({ code: 429, name: 'TooManyRequests', data: { retryAfter: 1 } })
+    clock.advance(1000)
+    expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 401 })
+    expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 429, data: { retryAfter: 2 } })
+    clock.advance(2000)
+    expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 401 })
+    expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 429, data: { retryAfter: 4 } })
+  })
+
+  it('locks an account after 10 failures for the rest of the 15-minute window, from any address', async () => {
+    const { signUp, login, clock } = await sessionsApp()
+    await signUp('a@x.io')
+    // Each attempt waits out the growing delay (the 9th one 64 s).
+    for (let i = 0; i < 10; i++) {
+      expect(await failure(login('a@x.io', 'wrong-pass', from(`10.0.1.${i}`)))).toMatchObject({ code: 401 })
+      clock.advance(65_000)
+    }
+    // The window began with the first failure, 650 s ago: 250 s left.
+    const locked = await failure(login('a@x.io', 'password-1', from('10.0.2.1')))
+    expect(locked).toMatchObject({ code: 429, data: { retryAfter: 250 } })
+    clock.advance(250_000)
+    await expect(login('a@x.io', 'password-1', from('10.0.2.1'))).resolves.toMatchObject({ accessToken: expect.any(String) })
+  })
+
+  it('a correct login resets the account\'s count', async () => {
+    const { signUp, login, attempts } = await sessionsApp()
+    await signUp('a@x.io')
+    for (let i = 0; i < 2; i++) await failure(login('a@x.io', 'wrong-pass'))
+    expect(await attempts.get('account:a@x.io')).toMatchObject({ count: 2 })
+    await login('a@x.io', 'password-1')
+    expect(await attempts.get('account:a@x.io')).toBeUndefined()
+    for (let i = 0; i < 3; i++) expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 401 })
+  })
+
+  it('limits one address trying many accounts (without growing delay: people share addresses)', async () => {
+    const { login } = await sessionsApp({ addressMaxFailures: 20 })
+    for (let i = 0; i < 20; i++) {
+      expect(await failure(login(`user${i}@x.io`, 'wrong-pass', from('10.9.9.9')))).toMatchObject({ code: 401 })
+    }
+    expect(await failure(login('fresh@x.io', 'wrong-pass', from('10.9.9.9')))).toMatchObject({ code: 429 })
+    // Another address is not affected.
+    expect(await failure(login('fresh@x.io', 'wrong-pass', from('10.9.9.8')))).toMatchObject({ code: 401 })
+  })
+
+  it('answers the same for an account that exists and one that does not', async () => {
+    const { signUp, login } = await sessionsApp()
+    await signUp('real@x.io')
+    const answers = async (email: string, address: string) => {
+      const seen = []
+      for (let i = 0; i < 5; i++) {
+        const { code, message, data } = await failure(login(email, 'wrong-pass', from(address)))
+        seen.push({ code, message, data })
+      }
+      return seen
+    }
+    expect(await answers('real@x.io', '10.0.0.5')).toEqual(await answers('ghost@x.io', '10.0.0.6'))
+  })
+
+  it('counts the email case-insensitively (as signup stores it)', async () => {
+    const { signUp, login } = await sessionsApp()
+    await signUp('a@x.io')
+    for (const email of ['A@x.io', ' a@X.IO', 'a@x.io']) await failure(login(email, 'wrong-pass'))
+    expect(await failure(login('a@x.io', 'password-1'))).toMatchObject({ code: 429 })
+  })
+
+  it('lets at most 10 of 50 simultaneous guesses check a password', async () => {
+    const { signUp, login } = await sessionsApp()
+    await signUp('a@x.io')
+    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => login('a@x.io', 'wrong-pass', from(`10.1.0.${i}`))))
+    const codes = results.map((result) => (result as PromiseRejectedResult).reason.code as number)
+    expect(codes.filter((code) => code === 401).length).toBeLessThanOrEqual(10)
+    expect(codes.filter((code) => code === 429).length).toBeGreaterThanOrEqual(40)
+  })
+
+  it('shares the count between instances through the store', async () => {
+    const clock = new FakeClock()
+    const attempts = new InMemoryLoginAttempts()
+    const [a, b] = [await sessionsApp({ clock, attempts }), await sessionsApp({ clock, attempts })]
+    for (let i = 0; i < 3; i++) await failure((i % 2 ? a : b).login('x@x.io', 'wrong-pass'))
+    expect(await failure(a.login('x@x.io', 'wrong-pass'))).toMatchObject({ code: 429 })
+    expect(await failure(b.login('x@x.io', 'wrong-pass'))).toMatchObject({ code: 429 })
+  })
+
+  it('does not throttle internal logins, refresh or jwt authentication', async () => {
+    const { signUp, login, app, clock } = await sessionsApp({ maxFailures: 1 })
+    await signUp('a@x.io')
+    await failure(login('a@x.io', 'wrong-pass'))
+    expect(await failure(login('a@x.io', 'password-1'))).toMatchObject({ code: 429 })
+    await expect(app.service('authentication').create!({ strategy: 'local', email: 'a@x.io', password: 'password-1' })).resolves.toBeDefined()
+    clock.advance(15 * 60_000)
+    const { accessToken } = await login('a@x.io', 'password-1')
+    for (let i = 0; i < 3; i++) await failure(app.service('authentication').create!({ strategy: 'jwt', accessToken: 'bad' }, from('10.0.0.1')))
+    await expect(app.service('authentication').create!({ strategy: 'jwt', accessToken }, from('10.0.0.1'))).resolves.toBeDefined()
+  })
+})

@@ -1,0 +1,193 @@
+import { describe, expect, it } from '@jest/globals'
+import { InMemorySessionStore } from '../../../src/infrastructure/memory/in-memory-session-store.js'
+import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
+import type { Data } from '../../../src/domain/service/service.js'
+import type { Store } from '../../../src/domain/store/store.js'
+import type { StoreFactory } from '../../../src/domain/store/store-factory.js'
+import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
+import { FakeClock } from '../../../src/infrastructure/clock/fake-clock.js'
+import { failure, sessionsApp } from './sessions-app.js'
+
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+
+describe('sessions: login and refresh rotation', () => {
+  it('answers a 15-minute access token carrying the session id and an opaque refresh token', async () => {
+    const { signUp, login, tokens } = await sessionsApp()
+    await signUp('a@x.io')
+    const result = await login('a@x.io', 'password-1')
+    const payload = await tokens.verify(result.accessToken)
+    expect(Number(payload.exp) - Number(payload.iat)).toBe(15 * 60)
+    expect(payload.sid).toEqual(expect.any(String))
+    expect(result.refreshToken).toMatch(/^[\w-]{43}$/)
+    expect(result.authentication.payload).toEqual(payload)
+  })
+
+  it('exchanges a refresh token for a new pair in the same session; the used one is dead', async () => {
+    const { signUp, login, refresh, tokens, messages } = await sessionsApp()
+    const user = await signUp('a@x.io')
+    const first = await login('a@x.io', 'password-1')
+    const second = await refresh(first.refreshToken)
+    expect(second.refreshToken).not.toBe(first.refreshToken)
+    expect(second.accessToken).not.toBe(first.accessToken)
+    expect(second.authentication.strategy).toBe('refresh')
+    expect(second.user).toEqual({ id: user.id, email: 'a@x.io' })
+    expect((await tokens.verify(second.accessToken)).sid).toBe((await tokens.verify(first.accessToken)).sid)
+    await expect(messages(second.accessToken)).resolves.toBeDefined()
+    expect(await failure(refresh(first.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token already used: the session has been revoked' })
+  })
+
+  it('revokes the whole family when a dead refresh token is used again (a stolen token)', async () => {
+    const { signUp, login, refresh, messages } = await sessionsApp()
+    await signUp('a@x.io')
+    const first = await login('a@x.io', 'password-1')
+    const second = await refresh(first.refreshToken) // the legitimate client rotates
+    await failure(refresh(first.refreshToken)) // the thief replays the old one
+    // Everything descended from that login is dead: the newest refresh token and its access token.
+    expect(await failure(refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+    expect(await failure(messages(second.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect(await failure(messages(first.accessToken))).toMatchObject({ code: 401 })
+    // Another login of the same user is another family and unaffected.
+    const other = await login('a@x.io', 'password-1')
+    await expect(messages(other.accessToken)).resolves.toBeDefined()
+  })
+
+  it('lets exactly one of several simultaneous uses of one refresh token win', async () => {
+    const { signUp, login, refresh } = await sessionsApp()
+    await signUp('a@x.io')
+    const { refreshToken } = await login('a@x.io', 'password-1')
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => refresh(refreshToken)))
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
+  })
+
+  it('refuses unknown and missing refresh tokens', async () => {
+    const { refresh, app } = await sessionsApp()
+    expect(await failure(refresh('not-a-token'))).toMatchObject({ code: 401, message: 'Invalid refresh token' })
+    expect(await failure(app.service('authentication').create!({ strategy: 'refresh' }, { provider: 'rest' }))).toMatchObject({ code: 401, message: 'No refresh token' })
+  })
+
+  it('lets access tokens expire after 15 minutes and refresh tokens after 30 days (fake clock)', async () => {
+    const { signUp, login, refresh, messages, clock } = await sessionsApp()
+    await signUp('a@x.io')
+    const first = await login('a@x.io', 'password-1')
+    clock.advance(15 * MINUTE)
+    expect(await failure(messages(first.accessToken))).toMatchObject({ code: 401, message: 'jwt expired' })
+    const second = await refresh(first.refreshToken)
+    await expect(messages(second.accessToken)).resolves.toBeDefined()
+    clock.advance(30 * DAY)
+    expect(await failure(refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token expired' })
+  })
+
+  it('keeps a jwt re-authentication (the official clients\' reAuthenticate) answering the same token and no refresh token', async () => {
+    const { signUp, login, app } = await sessionsApp()
+    await signUp('a@x.io')
+    const { accessToken } = await login('a@x.io', 'password-1')
+    const again = await app.service('authentication').create!({ strategy: 'jwt', accessToken }, { provider: 'rest' }) as Record<string, unknown>
+    expect(again.accessToken).toBe(accessToken)
+    expect(again).not.toHaveProperty('refreshToken')
+  })
+})
+
+describe('sessions: revocation', () => {
+  it('logout revokes the session: its access token, its refresh token, but not other sessions', async () => {
+    const { signUp, login, refresh, logout, messages } = await sessionsApp()
+    await signUp('a@x.io')
+    const session = await login('a@x.io', 'password-1')
+    const other = await login('a@x.io', 'password-1')
+    await logout(session.accessToken)
+    expect(await failure(messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect(await failure(refresh(session.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+    await expect(messages(other.accessToken)).resolves.toBeDefined()
+  })
+
+  it('keeps a deny-list entry only until the token would have expired', async () => {
+    const { signUp, login, logout, store, clock } = await sessionsApp()
+    await signUp('a@x.io')
+    const session = await login('a@x.io', 'password-1')
+    await logout(session.accessToken)
+    expect((await store.revocationsSince(undefined)).revocations.map((entry) => entry.key).sort()).toEqual([
+      expect.stringMatching(/^jti:/), expect.stringMatching(/^sid:/)
+    ])
+    clock.advance(15 * MINUTE + 1)
+    await store.addRevocations([], clock.now())
+    expect((await store.revocationsSince(undefined)).revocations).toEqual([])
+  })
+
+  it('a password change revokes every session of that user, not of others', async () => {
+    const { signUp, login, refresh, messages, app, bearer } = await sessionsApp()
+    const user = await signUp('a@x.io')
+    await signUp('b@x.io')
+    const [one, two, bob] = [await login('a@x.io', 'password-1'), await login('a@x.io', 'password-1'), await login('b@x.io', 'password-1')]
+    // A change of something else revokes nothing.
+    await app.service('users').patch!(user.id, { email: 'a2@x.io' }, bearer(one.accessToken))
+    await expect(messages(one.accessToken)).resolves.toBeDefined()
+    await app.service('users').patch!(user.id, { password: 'password-2' }, bearer(one.accessToken))
+    for (const session of [one, two]) {
+      expect(await failure(messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+      expect(await failure(refresh(session.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+    }
+    await expect(messages(bob.accessToken)).resolves.toBeDefined()
+    await expect(login('a2@x.io', 'password-2')).resolves.toMatchObject({ accessToken: expect.any(String) })
+  })
+
+  it('deleting a user revokes their sessions (refresh included)', async () => {
+    const { signUp, login, refresh, app, bearer } = await sessionsApp()
+    const user = await signUp('a@x.io')
+    const session = await login('a@x.io', 'password-1')
+    await app.service('users').remove!(user.id, bearer(session.accessToken))
+    expect(await failure(refresh(session.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+  })
+})
+
+describe('sessions: two instances on one store', () => {
+  async function twoInstances() {
+    const clock = new FakeClock()
+    // One "database": both apps get the same collection per name.
+    const memory = new InMemoryStoreFactory()
+    const collections = new Map<string, Store<Data>>()
+    const stores: StoreFactory = {
+      create: <T extends Data>(name: string) => {
+        if (!collections.has(name)) collections.set(name, memory.create(name))
+        return collections.get(name) as unknown as Store<T>
+      },
+      close: () => memory.close(),
+      health: () => memory.health()
+    }
+    const shared = { clock, store: new InMemorySessionStore(), stores, uniqueKeys: new InMemoryUniqueKeys() }
+    return [await sessionsApp(shared), await sessionsApp(shared)] as const
+  }
+
+  it('sees a logout on the other instance within 1 s (the deny-list is re-read every 500 ms of the clock)', async () => {
+    const [a, b] = await twoInstances()
+    await a.signUp('a@x.io')
+    const session = await a.login('a@x.io', 'password-1')
+    await expect(b.messages(session.accessToken)).resolves.toBeDefined()
+    await a.logout(session.accessToken)
+    expect(await failure(a.messages(session.accessToken))).toMatchObject({ code: 401 })
+    a.clock.advance(1000)
+    expect(await failure(b.messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    // And the refresh token is dead for both.
+    expect(await failure(b.refresh(session.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+  })
+
+  it('sees a password change on the other instance within 1 s, though the user is in its entity cache', async () => {
+    const [a, b] = await twoInstances()
+    const user = await a.signUp('a@x.io')
+    const session = await a.login('a@x.io', 'password-1')
+    await expect(b.messages(session.accessToken)).resolves.toBeDefined() // b caches the user now
+    await a.app.service('users').patch!(user.id, { password: 'password-2' }, a.bearer(session.accessToken))
+    a.clock.advance(1000)
+    expect(await failure(b.messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+  })
+
+  it('detects reuse across instances: a token rotated on one and replayed on the other revokes the family', async () => {
+    const [a, b] = await twoInstances()
+    await a.signUp('a@x.io')
+    const first = await a.login('a@x.io', 'password-1')
+    const second = await a.refresh(first.refreshToken)
+    await failure(b.refresh(first.refreshToken))
+    expect(await failure(a.refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+    a.clock.advance(1000)
+    expect(await failure(a.messages(second.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+  })
+})
