@@ -8,9 +8,9 @@ import type { Id } from '../../domain/service/service.js'
  */
 export class InMemorySessionStore implements SessionStore {
   private readonly tokens = new Map<string, RefreshTokenRecord>()
-  /** The deny-list in the order entries were added; a cursor is a position in it. */
-  private log: Revocation[] = []
-  private dropped = 0
+  /** The deny-list; each entry numbered in the order it was added (a cursor is the last number seen). */
+  private revocations: (Revocation & { seq: number })[] = []
+  private seq = 0
 
   async saveRefreshToken(record: RefreshTokenRecord): Promise<void> {
     this.tokens.set(record.id, { ...record })
@@ -41,19 +41,16 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   async addRevocations(revocations: Revocation[], now: number): Promise<void> {
-    const expired = this.log.findIndex((entry) => entry.expiresAt > now)
-    const drop = expired < 0 ? this.log.length : expired
-    // Only a prefix is dropped, so cursors (positions) stay meaningful.
-    if (drop > 0 && this.log.slice(0, drop).every((entry) => entry.expiresAt <= now)) {
-      this.log = this.log.slice(drop)
-      this.dropped += drop
-    }
-    this.log.push(...revocations.map((entry) => ({ ...entry })))
+    this.revocations = this.revocations.filter((entry) => entry.expiresAt > now)
+    for (const { key, expiresAt } of revocations) this.revocations.push({ key, expiresAt, seq: ++this.seq })
   }
 
   async revocationsSince(cursor: unknown): Promise<{ revocations: Revocation[]; cursor: unknown }> {
-    const from = typeof cursor === 'number' ? Math.max(0, cursor - this.dropped) : 0
-    return { revocations: this.log.slice(from).map((entry) => ({ ...entry })), cursor: this.dropped + this.log.length }
+    const from = typeof cursor === 'number' ? cursor : 0
+    return {
+      revocations: this.revocations.filter((entry) => entry.seq > from).map(({ key, expiresAt }) => ({ key, expiresAt })),
+      cursor: this.seq
+    }
   }
 
   async purgeExpired(now: number): Promise<void> {
