@@ -6,6 +6,7 @@ import type { App } from '../app.js'
 import type { HookContext } from '../hook-context.js'
 import type { AuthenticationResult, AuthenticationStrategy } from './authentication-strategy.js'
 import type { LoginThrottle } from './login-throttle.js'
+import { RefreshStrategy } from './refresh-strategy.js'
 import type { Sessions } from './sessions.js'
 
 export interface AuthenticationServiceOptions {
@@ -89,7 +90,17 @@ export class AuthenticationService {
     if (checked && !allowed.includes(checked.authentication.strategy)) {
       throw new NotAuthenticated('Invalid authentication information (strategy not allowed in authStrategies)')
     }
-    return this.respond(checked ?? await this.authenticate(data, params, ...allowed), params)
+    try {
+      return await this.respond(checked ?? await this.authenticate(data, params, ...allowed), params)
+    } catch (error) {
+      // A failed refresh on a logged-in connection ends its session there: it drops to anonymous
+      // now rather than when its last access token expires.
+      const { connection, provider } = params
+      if (error instanceof NotAuthenticated && connection?.authentication && this.strategies.get(String(data?.strategy)) instanceof RefreshStrategy) {
+        this.application.emit('logout', null, { provider, connection })
+      }
+      throw error
+    }
   }
 
   /**

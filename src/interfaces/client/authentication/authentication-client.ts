@@ -6,6 +6,8 @@ import { MemoryStorage, type TokenStorage } from './storage.js'
 /** The login object of PROTOCOL.md §5.1 as the client sees it. */
 export interface AuthenticationResult {
   accessToken: string
+  /** Sent by a server with sessions (plumage): exchanged for a new pair before the access token expires. */
+  refreshToken?: string
   authentication?: { strategy: string; accessToken?: string; payload?: Record<string, unknown> }
   [entity: string]: unknown
 }
@@ -19,11 +21,33 @@ export interface AuthenticationClientOptions {
   header: string
   scheme: string
   jwtStrategy: string
+  /** Where the refresh token is kept in `storage`. */
+  refreshStorageKey: string
+  refreshStrategy: string
+  /** How long (ms) before the access token's `exp` it is refreshed (default 60 s); 0 turns automatic refresh off. */
+  refreshBefore: number
+  /** Timers and clock of the automatic refresh (tests pass their own). */
+  timers: RefreshTimers
+}
+
+export interface RefreshTimers {
+  now(): number
+  setTimeout(callback: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
+const globalTimers: RefreshTimers = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>)
 }
 
 const DEFAULTS: Omit<AuthenticationClientOptions, 'storage'> = {
-  path: 'authentication', storageKey: 'feathers-jwt', header: 'Authorization', scheme: 'Bearer', jwtStrategy: 'jwt'
+  path: 'authentication', storageKey: 'feathers-jwt', header: 'Authorization', scheme: 'Bearer', jwtStrategy: 'jwt',
+  refreshStorageKey: 'plumage-refresh-token', refreshStrategy: 'refresh', refreshBefore: 60_000, timers: globalTimers
 }
+/** setTimeout fires at once for delays above 2^31-1 ms. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1
 
 declare module '../client-app.js' {
   interface ClientApp {
@@ -36,6 +60,13 @@ declare module '../client-app.js' {
 }
 
 /**
+ * Events on the client app: 'login' and 'authenticated' (every login, refreshes included), 'logout',
+ * and 'session-expired' (with the error) when the session could not be refreshed: the tokens are
+ * dropped and the connection is anonymous; the user has to log in again.
+ */
+export const SESSION_EXPIRED = 'session-expired'
+
+/**
  * The authentication client (PROTOCOL.md §8.3), for any transport: logs in through the
  * authentication service, keeps the token in storage, waits for a pending login before other calls,
  * sends `Authorization: Bearer <token>` on REST calls (except the login itself; a socket connection is
@@ -46,6 +77,8 @@ export class AuthenticationClient {
   readonly options: AuthenticationClientOptions
   authenticated = false
   private current: Promise<AuthenticationResult> | null = null
+  private refreshTimer: unknown
+  private refreshing: Promise<AuthenticationResult> | null = null
 
   constructor(private readonly app: ClientApp, options: Partial<AuthenticationClientOptions> = {}) {
     this.options = { ...DEFAULTS, storage: new MemoryStorage(), ...options }
@@ -67,6 +100,31 @@ export class AuthenticationClient {
 
   async removeAccessToken(): Promise<void> {
     await this.options.storage.removeItem(this.options.storageKey)
+    await this.options.storage.removeItem(this.options.refreshStorageKey)
+  }
+
+  async getRefreshToken(): Promise<string | null> {
+    return (await this.options.storage.getItem(this.options.refreshStorageKey)) || null
+  }
+
+  /**
+   * Exchanges the refresh token for a new pair (on a socket, the connection is re-authenticated in
+   * place: no disconnect, no missed events). Called by itself shortly before the access token
+   * expires. When it fails with an authentication error the session is over: tokens are dropped
+   * and 'session-expired' is emitted.
+   */
+  refresh(): Promise<AuthenticationResult> {
+    this.refreshing ??= (async () => {
+      const refreshToken = await this.getRefreshToken()
+      if (!refreshToken) throw new NotAuthenticated('No refresh token found in storage')
+      try {
+        return await this.authenticate({ strategy: this.options.refreshStrategy, refreshToken })
+      } catch (error) {
+        if (isAuthError(error)) this.app.emit(SESSION_EXPIRED, error)
+        throw error
+      }
+    })().finally(() => { this.refreshing = null })
+    return this.refreshing
   }
 
   /** `authenticate()` without data is `reAuthenticate()`. */
@@ -76,7 +134,9 @@ export class AuthenticationClient {
       const authResult = result as unknown as AuthenticationResult
       if (typeof authResult?.accessToken !== 'string') throw new NotAuthenticated('The server answered the login without an accessToken')
       await this.setAccessToken(authResult.accessToken)
+      if (typeof authResult.refreshToken === 'string') await this.options.storage.setItem(this.options.refreshStorageKey, authResult.refreshToken)
       this.authenticated = true
+      this.schedule(authResult)
       this.app.emit('login', authResult)
       this.app.emit('authenticated', authResult)
       return authResult
@@ -88,9 +148,16 @@ export class AuthenticationClient {
   /** The current login, or a new one with the stored token when there is none or `force` is set. */
   reAuthenticate(force = false, strategy = this.options.jwtStrategy): Promise<AuthenticationResult> {
     if (this.current && !force) return this.current
-    const attempt = this.getAccessToken().then((accessToken) => {
+    const attempt = this.getAccessToken().then(async (accessToken) => {
       if (!accessToken) return this.failed(new NotAuthenticated('No accessToken found in storage'))
-      return this.authenticate({ strategy, accessToken })
+      const refreshToken = await this.getRefreshToken()
+      // An expired access token (a tab opened the next day, a socket back after a long outage) is
+      // renewed with the refresh token, when there is one.
+      return this.authenticate({ strategy, accessToken }).catch((error: unknown) => {
+        if (!refreshToken || !isAuthError(error) || strategy !== this.options.jwtStrategy) throw error
+        // The failed attempt dropped the stored tokens; the refresh token is still worth a try.
+        return Promise.resolve(this.options.storage.setItem(this.options.refreshStorageKey, refreshToken)).then(() => this.refresh())
+      })
     })
     this.current = attempt
     return attempt
@@ -130,6 +197,28 @@ export class AuthenticationClient {
   private reset(): void {
     this.current = null
     this.authenticated = false
+    this.options.timers.clearTimeout(this.refreshTimer)
+    this.refreshTimer = undefined
+  }
+
+  /** Plans the refresh `refreshBefore` ms before the access token's `exp` (when the server gave a refresh token). */
+  private schedule(result: AuthenticationResult): void {
+    const { timers, refreshBefore } = this.options
+    timers.clearTimeout(this.refreshTimer)
+    this.refreshTimer = undefined
+    const exp = result.authentication?.payload?.exp
+    if (typeof result.refreshToken !== 'string' || typeof exp !== 'number' || refreshBefore <= 0) return
+    const at = exp * 1000 - refreshBefore
+    const step = (): void => {
+      const delay = at - timers.now()
+      this.refreshTimer = timers.setTimeout(() => {
+        if (delay > MAX_TIMER_DELAY) return step()
+        this.refreshTimer = undefined
+        this.refresh().catch(() => undefined)
+      }, Math.max(0, Math.min(delay, MAX_TIMER_DELAY)))
+      ;(this.refreshTimer as { unref?: () => void } | undefined)?.unref?.()
+    }
+    step()
   }
 
   private async hook(context: ClientHookContext, next: () => Promise<void>): Promise<void> {

@@ -1,0 +1,248 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import authClientModule from '@feathersjs/authentication-client'
+import { feathers } from '@feathersjs/feathers'
+import restClientModule from '@feathersjs/rest-client'
+import socketioClientModule from '@feathersjs/socketio-client'
+import type { Socket } from 'socket.io-client'
+import type { Connection } from '../../src/domain/service/service.js'
+import { FakeClock } from '../../src/infrastructure/clock/fake-clock.js'
+import { InMemoryLoginAttempts } from '../../src/infrastructure/memory/in-memory-login-attempts.js'
+import { InMemorySessionStore } from '../../src/infrastructure/memory/in-memory-session-store.js'
+import { authentication, SESSION_EXPIRED, type RefreshTimers } from '../../src/interfaces/client/authentication/authentication-client.js'
+import { createClient } from '../../src/interfaces/client/client-app.js'
+import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
+import { connect, disconnectAll } from '../interfaces/socketio/support.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
+
+/*
+ * README "Sessions" over the real composition root: REST, socket.io with our client refreshing in
+ * place, the official Feathers clients, throttling with Retry-After, and two servers sharing one store.
+ */
+
+const restClient = restClientModule.default
+const socketioClient = socketioClientModule.default
+const authClient = authClientModule.default
+type FeathersSocket = Parameters<typeof socketioClient>[0]
+
+const PASSWORD = 'password-1'
+const ENV = { AUTH_SECRET, BCRYPT_ROUNDS: '4' }
+let server: AuthServer
+let clock: FakeClock
+const sockets: Socket[] = []
+
+beforeAll(async () => {
+  clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000)
+  server = await startAuthServer(ENV, { clock })
+  for (const email of ['rest@x.io', 'sock@x.io', 'watch@x.io', 'feathers@x.io']) await signUp(server.url, email)
+})
+afterEach(() => disconnectAll(server.app, sockets))
+afterAll(() => server.close())
+
+async function signUp(url: string, email: string): Promise<void> {
+  await post(url, '/users', { email, password: PASSWORD })
+}
+
+async function post(url: string, path: string, body: unknown, token?: string) {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body)
+  })
+  return { status: response.status, headers: response.headers, body: await response.json() as Record<string, any> }
+}
+
+async function call(url: string, method: string, path: string, token: string) {
+  const response = await fetch(`${url}${path}`, { method, headers: { Authorization: `Bearer ${token}` } })
+  return { status: response.status, body: await response.json() as Record<string, any> }
+}
+
+const login = (url: string, email: string, password = PASSWORD) => post(url, '/authentication', { strategy: 'local', email, password })
+const refresh = (url: string, refreshToken: string) => post(url, '/authentication', { strategy: 'refresh', refreshToken })
+
+/** Timers the test fires by hand: the client's refresh without waiting 14 minutes. */
+function manualTimers(): RefreshTimers & { pending: { callback: () => void; ms: number }[]; fire(): void } {
+  const pending: { callback: () => void; ms: number }[] = []
+  return {
+    pending,
+    now: () => clock.now(),
+    setTimeout: (callback, ms) => { const timer = { callback, ms }; pending.push(timer); return timer },
+    clearTimeout: (handle) => { const index = pending.indexOf(handle as never); if (index >= 0) pending.splice(index, 1) },
+    fire() { pending.shift()!.callback() }
+  }
+}
+
+describe('sessions over REST', () => {
+  it('rotates: login → refresh → refresh; a replayed token revokes the family (201, 201, 401, then 401 for all)', async () => {
+    const first = await login(server.url, 'rest@x.io')
+    expect(first.status).toBe(201)
+    const second = await refresh(server.url, first.body.refreshToken)
+    expect(second.status).toBe(201)
+    expect(second.body).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), authentication: { strategy: 'refresh' }, user: { email: 'rest@x.io' } })
+    expect((await call(server.url, 'GET', '/messages', second.body.accessToken)).status).toBe(200)
+    const replay = await refresh(server.url, first.body.refreshToken)
+    expect(replay).toMatchObject({ status: 401, body: { name: 'NotAuthenticated', message: 'Refresh token already used: the session has been revoked' } })
+    expect((await refresh(server.url, second.body.refreshToken)).status).toBe(401)
+    expect((await call(server.url, 'GET', '/messages', second.body.accessToken)).body).toMatchObject({ code: 401, message: 'Session revoked' })
+  })
+
+  it('logout (DELETE /authentication) revokes the access and the refresh token', async () => {
+    const session = await login(server.url, 'rest@x.io')
+    expect((await call(server.url, 'DELETE', '/authentication', session.body.accessToken)).status).toBe(200)
+    expect((await call(server.url, 'GET', '/messages', session.body.accessToken)).status).toBe(401)
+    expect((await refresh(server.url, session.body.refreshToken)).status).toBe(401)
+  })
+
+  it('an access token expires after 15 minutes by the server clock; the refresh token renews it', async () => {
+    const session = await login(server.url, 'rest@x.io')
+    clock.advance(15 * 60_000)
+    expect((await call(server.url, 'GET', '/messages', session.body.accessToken)).body).toMatchObject({ code: 401, message: 'jwt expired' })
+    const renewed = await refresh(server.url, session.body.refreshToken)
+    expect((await call(server.url, 'GET', '/messages', renewed.body.accessToken)).status).toBe(200)
+  })
+})
+
+describe('login throttling over REST', () => {
+  it('answers 429 with Retry-After per account, and per address across accounts', async () => {
+    const throttled = await startAuthServer({ ...ENV, LOGIN_MAX_FAILURES: '10', LOGIN_MAX_FAILURES_PER_ADDRESS: '6' }, { clock })
+    try {
+      await signUp(throttled.url, 't@x.io')
+      for (let i = 0; i < 3; i++) expect((await login(throttled.url, 't@x.io', 'wrong-password')).status).toBe(401)
+      const refused = await login(throttled.url, 't@x.io')
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('retry-after')).toBe('1')
+      expect(refused.body).toMatchObject({ name: 'TooManyRequests', data: { retryAfter: 1 } })
+      clock.advance(1000)
+      expect((await login(throttled.url, 't@x.io')).status).toBe(201)
+      // The address (127.0.0.1) has 3 failures left of 6 — whichever accounts they name.
+      for (const email of ['n1@x.io', 'n2@x.io', 'n3@x.io']) expect((await login(throttled.url, email, 'wrong-password')).status).toBe(401)
+      const byAddress = await login(throttled.url, 'n4@x.io', 'wrong-password')
+      expect(byAddress.status).toBe(429)
+      expect(Number(byAddress.headers.get('retry-after'))).toBeGreaterThan(800)
+    } finally {
+      await throttled.close()
+    }
+  })
+})
+
+describe('sockets stay logged in', () => {
+  it('refreshes in place before expiry: no disconnect, events before, during and after, new token on the connection', async () => {
+    const timers = manualTimers()
+    const socket = await connect(server.url)
+    const watcherSocket = await connect(server.url)
+    sockets.push(socket, watcherSocket)
+    const client = createClient().configure(socketio(socket)).configure(authentication({ timers }))
+    const watcher = createClient().configure(socketio(watcherSocket)).configure(authentication())
+    const disconnects: unknown[] = []
+    socket.on('disconnect', (reason) => disconnects.push(reason))
+    const first = await client.authenticate({ strategy: 'local', email: 'sock@x.io', password: PASSWORD })
+    await watcher.authenticate({ strategy: 'local', email: 'watch@x.io', password: PASSWORD })
+    // Planned one minute before the 15-minute token expires.
+    expect(timers.pending.map((timer) => timer.ms)).toEqual([14 * 60_000])
+
+    const received: string[] = []
+    client.service('messages').on('created', (message) => received.push((message as { text: string }).text))
+    await watcher.service('messages').create({ text: 'before' })
+    const refreshed = new Promise<{ accessToken: string }>((resolve) => client.once('login', resolve as never))
+    clock.advance(14 * 60_000)
+    timers.fire()
+    await watcher.service('messages').create({ text: 'during' })
+    const second = await refreshed
+    await watcher.service('messages').create({ text: 'after' })
+    // The old token would have expired now; the connection lives on with the new one.
+    clock.advance(60_000)
+    // (The watcher's own token has expired by now: this one is created on the server.)
+    await server.app.service('messages').create!({ text: 'later' })
+    await expect(client.service('messages').find()).resolves.toBeDefined()
+    await waitFor(() => received.length === 4)
+    expect(received).toEqual(['before', 'during', 'after', 'later'])
+    expect(second.accessToken).not.toBe(first.accessToken)
+    expect(disconnects).toEqual([])
+    const connection = [...server.app.channel('authenticated').connections].find((c: Connection) => c.authentication?.accessToken === second.accessToken)
+    expect(connection).toBeDefined()
+    expect(timers.pending).toHaveLength(1)
+  })
+
+  it('drops to anonymous with a "session-expired" event when the refresh fails', async () => {
+    const timers = manualTimers()
+    const socket = await connect(server.url)
+    sockets.push(socket)
+    const client = createClient().configure(socketio(socket)).configure(authentication({ timers }))
+    const result = await client.authenticate({ strategy: 'local', email: 'sock@x.io', password: PASSWORD })
+    // Revoked elsewhere (another device reused the token, an admin, a password change): here by logout over REST.
+    await call(server.url, 'DELETE', '/authentication', result.accessToken)
+    const expired = new Promise((resolve) => client.once(SESSION_EXPIRED, resolve))
+    timers.fire()
+    expect(await expired).toMatchObject({ name: 'NotAuthenticated', message: 'Refresh token revoked' })
+    expect(client.authentication.authenticated).toBe(false)
+    expect(await client.authentication.getRefreshToken()).toBeNull()
+    const connection = [...server.app.channel('anonymous').connections].find((c: Connection) => c.authentication?.accessToken === undefined)
+    expect(connection).toBeDefined()
+    expect([...server.app.channel('authenticated').connections].some((c: Connection) => c.authentication?.accessToken === result.accessToken)).toBe(false)
+  })
+
+  it('re-authenticates a live connection as someone else and moves it between channels', async () => {
+    const socket = await connect(server.url)
+    sockets.push(socket)
+    const client = createClient().configure(socketio(socket)).configure(authentication())
+    await client.authenticate({ strategy: 'local', email: 'sock@x.io', password: PASSWORD })
+    const again = await client.authenticate({ strategy: 'local', email: 'watch@x.io', password: PASSWORD })
+    expect(again.user).toMatchObject({ email: 'watch@x.io' })
+    const mine = [...server.app.channel('authenticated').connections].filter((c: Connection) => c.authentication?.accessToken === again.accessToken)
+    expect(mine).toHaveLength(1)
+    expect(mine[0]!.user).toMatchObject({ email: 'watch@x.io' })
+  })
+})
+
+describe('official Feathers clients', () => {
+  it('rest-client + authentication-client: login, reAuthenticate, logout revokes the token they held', async () => {
+    const storage = new authClientModule.MemoryStorage()
+    const app = feathers().configure(restClient(server.url).fetch(fetch)).configure(authClient({ storage }))
+    const result = await app.authenticate({ strategy: 'local', email: 'feathers@x.io', password: PASSWORD })
+    expect(result.refreshToken).toEqual(expect.any(String))
+    const again = await app.reAuthenticate(true)
+    expect(again.accessToken).toBe(result.accessToken)
+    await app.logout()
+    expect((await call(server.url, 'GET', '/messages', result.accessToken)).status).toBe(401)
+    // They can use the refresh strategy too, as any other.
+    const next = await app.authenticate({ strategy: 'local', email: 'feathers@x.io', password: PASSWORD })
+    const renewed = await app.authenticate({ strategy: 'refresh', refreshToken: next.refreshToken })
+    expect(renewed.accessToken).not.toBe(next.accessToken)
+    await expect(app.service('messages').find()).resolves.toBeDefined()
+  })
+
+  it('socketio-client: v3 logout revokes; create authentication with refresh re-authenticates the socket', async () => {
+    const socket = await connect(server.url)
+    sockets.push(socket)
+    const app = feathers().configure(socketioClient(socket as unknown as FeathersSocket)).configure(authClient({ storage: new authClientModule.MemoryStorage() }))
+    const first = await app.authenticate({ strategy: 'local', email: 'feathers@x.io', password: PASSWORD })
+    const renewed = await app.authenticate({ strategy: 'refresh', refreshToken: first.refreshToken })
+    await expect(app.service('messages').find()).resolves.toBeDefined()
+    const [error] = await new Promise<unknown[]>((resolve) => socket.emit('logout', (...args: unknown[]) => resolve(args)))
+    expect(error).toBeNull()
+    expect((await call(server.url, 'GET', '/messages', renewed.accessToken)).status).toBe(401)
+  })
+})
+
+describe('two servers on one session store', () => {
+  it('a logout on one is refused by the other within 1 s of its clock, the entity cache notwithstanding', async () => {
+    const shared = { clock: new FakeClock(), sessions: new InMemorySessionStore(), attempts: new InMemoryLoginAttempts() }
+    const [a, b] = [await startAuthServer(ENV, shared), await startAuthServer(ENV, shared)]
+    try {
+      // Each server has its own users store here: the same account is signed up on both.
+      await signUp(a.url, 'two@x.io')
+      await signUp(b.url, 'two@x.io')
+      const session = await login(a.url, 'two@x.io')
+      expect((await call(b.url, 'GET', '/messages', session.body.accessToken)).status).toBe(200)
+      expect((await call(a.url, 'DELETE', '/authentication', session.body.accessToken)).status).toBe(200)
+      shared.clock.advance(1000)
+      expect((await call(b.url, 'GET', '/messages', session.body.accessToken)).body).toMatchObject({ code: 401, message: 'Session revoked' })
+      expect((await refresh(b.url, session.body.refreshToken)).status).toBe(401)
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+})
+
+/** Resolves when `condition` holds, checking after each socket round trip (events arrive in order with answers). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve))
+}
