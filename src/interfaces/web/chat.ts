@@ -1,7 +1,7 @@
 import { io } from 'socket.io-client'
 import type { FeathersError } from '../../domain/errors/errors.js'
 import type { Paginated } from '../../domain/service/service.js'
-import { authentication } from '../client/authentication/authentication-client.js'
+import { authentication, SESSION_EXPIRED } from '../client/authentication/authentication-client.js'
 import { createClient } from '../client/client-app.js'
 import type { RemoteService } from '../client/remote-service.js'
 import { socketio } from '../client/socket/socketio-transport.js'
@@ -160,5 +160,13 @@ socket.on('connect_error', () => {
   element('offline').hidden = false
 })
 
-// A token kept in localStorage from an earlier visit logs in again without the form.
+// The client refreshes the 15-minute access token by itself, in place on this socket. When the
+// session cannot be refreshed (logged out elsewhere, password changed, 30 days without a visit) the
+// connection is anonymous again: back to the form, saying why.
+client.on(SESSION_EXPIRED, () => {
+  leave()
+  showError({ message: 'Your session expired. Please sign in again.' })
+})
+
+// A token kept in localStorage from an earlier visit logs in again without the form (refreshed when it expired).
 client.reAuthenticate().then((result) => enter(result.user as User), leave)
