@@ -4,7 +4,7 @@ import type { Logger } from '../../domain/logger.js'
 import type { Data } from '../../domain/service/service.js'
 import { RethinkDbStore } from './rethinkdb-store.js'
 
-/** The options of the spec's `service(options)` (SPEC.md "Adapter options"). */
+/** The options of `service(options)`, as Feathers database adapters take them (docs/rethinkdb.md). */
 export interface RethinkDbServiceOptions extends AdapterServiceOptions {
   /** The initialised rethinkdb-ts `r` with its connection pool. */
   Model: R

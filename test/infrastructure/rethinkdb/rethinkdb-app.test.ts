@@ -142,7 +142,7 @@ withServer('RethinkDB service in an app', () => {
     await until(() => logs.some((line) => /change feed .*re-opening/.test(line)))
 
     await proxy.restore()
-    // Bounded wait for the pool to reconnect on its own (RETHINKDB.md: it does, without help).
+    // Bounded wait for the pool to reconnect on its own (the pool reconnects by itself, as docs/rethinkdb.md says).
     await until(() => app.service('messages').find!({ paginate: false }).then(() => true, () => false))
     await messages.store.whenWatching()
     const created = events.next('created', (data) => data.text === 'after the outage')
