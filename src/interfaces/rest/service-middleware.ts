@@ -43,10 +43,10 @@ export function serviceMiddleware(app: App, options: ServiceMiddlewareOptions): 
         query: parseQueryString(mark < 0 ? '' : url.slice(mark + 1)),
         provider: 'rest',
         headers: req.headers,
-        route: decodeRoute(found.route),
-        // The peer's address (login throttling counts by it); a proxy in front is one address for all.
-        address: req.socket.remoteAddress
+        route: decodeRoute(found.route)
       }
+      // The peer's address, for login throttling; not enumerable, so hooks see the params they always saw.
+      Object.defineProperty(params, 'address', { value: req.socket.remoteAddress, enumerable: false })
       const authentication = parseAuthorization(req.headers.authorization)
       if (authentication) params.authentication = authentication
       const context = await app.execute(entry, method, method === 'find' || method === 'create' || !STANDARD.has(method) ? undefined : id,
