@@ -128,6 +128,9 @@ function recordAuthor(context: HookContext): void {
  * to 'authenticated' only (payloads are what an external caller gets, so protected fields never leave).
  */
 function useDefaultChannels(app: App): void {
+  // A logout may be announced after its connection went away (a call in flight): it must not join again.
+  const gone = new WeakSet<Connection>()
+  app.on('disconnect', (connection: Connection) => { gone.add(connection) })
   app.on('connection', (connection: Connection) => {
     // A handshake login (Authorization header) happens before 'connection'; don't undo it.
     if (!connection.authentication) app.channel('anonymous').join(connection)
@@ -143,7 +146,7 @@ function useDefaultChannels(app: App): void {
   app.on('logout', (_result: unknown, { connection }: { connection?: Connection } = {}) => {
     if (!connection) return
     app.channel(app.channels).leave(connection)
-    app.channel('anonymous').join(connection)
+    if (!gone.has(connection)) app.channel('anonymous').join(connection)
   })
   app.publish(() => app.channel('authenticated'))
 }
