@@ -222,6 +222,42 @@ describe('official Feathers clients', () => {
 })
 
 describe('two servers on one session store', () => {
+  it('a logout on one server logs the session\'s sockets on the other out within a second: no more private events', async () => {
+    const shared = { clock: new FakeClock(), sessions: new InMemorySessionStore(), attempts: new InMemoryLoginAttempts() }
+    const [a, b] = [await startAuthServer(ENV, shared), await startAuthServer(ENV, shared)]
+    const opened: Socket[] = []
+    try {
+      await signUp(a.url, 'sweep@x.io')
+      await signUp(b.url, 'sweep@x.io')
+      const session = await login(a.url, 'sweep@x.io')
+      const socket = await connect(b.url)
+      opened.push(socket)
+      const client = createClient().configure(socketio(socket)).configure(authentication())
+      await client.authenticate({ strategy: 'jwt', accessToken: session.body.accessToken })
+      const received: string[] = []
+      client.service('messages').on('created', (message) => received.push((message as { text: string }).text))
+      await b.app.service('messages').create!({ text: 'while logged in' })
+      await waitFor(() => received.length === 1)
+
+      const connection = () => [...b.app.channel('authenticated').connections].find((c: Connection) => c.authentication?.accessToken === session.body.accessToken)
+      expect(connection()).toBeDefined()
+      expect((await call(a.url, 'DELETE', '/authentication', session.body.accessToken)).status).toBe(200)
+      shared.clock.advance(1000)
+      // Real time: the sweep runs every 500 ms; the deny-list is re-read once the clock moved 500 ms.
+      const deadline = Date.now() + 1_500
+      while (connection() !== undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
+      expect(connection()).toBeUndefined()
+      expect(b.app.channel('anonymous').length).toBe(1)
+      await b.app.service('messages').create!({ text: 'after the logout elsewhere' })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(received).toEqual(['while logged in'])
+    } finally {
+      for (const socket of opened) socket.disconnect()
+      await a.close()
+      await b.close()
+    }
+  })
+
   it('a logout on one is refused by the other within 1 s of its clock, the entity cache notwithstanding', async () => {
     const shared = { clock: new FakeClock(), sessions: new InMemorySessionStore(), attempts: new InMemoryLoginAttempts() }
     const [a, b] = [await startAuthServer(ENV, shared), await startAuthServer(ENV, shared)]

@@ -1,6 +1,6 @@
 import type { App } from '../../application/app.js'
 import type { Clock } from '../../domain/clock.js'
-import { NotFound } from '../../domain/errors/errors.js'
+import { NotAuthenticated, NotFound } from '../../domain/errors/errors.js'
 import type { Connection, Data } from '../../domain/service/service.js'
 import { parseAuthorization } from '../rest/authorization-header.js'
 import { socketParams } from './dispatch-call.js'
@@ -12,8 +12,16 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1
 interface AuthResult {
   accessToken?: unknown
   user?: Data
-  authentication?: { payload?: { exp?: unknown } }
+  authentication?: { payload?: { exp?: unknown } & Record<string, unknown> }
 }
+
+/** What the socket layer needs of the authentication service's sessions (see application/authentication/sessions.ts). */
+interface RevocationCheck {
+  check(payload: Record<string, unknown>): Promise<void> | undefined
+}
+
+/** How often logged-in connections are checked against revocations made anywhere (logout, password change). */
+const REVOCATION_SWEEP_MS = 500
 
 interface AuthEventMeta {
   connection?: Connection
@@ -27,6 +35,10 @@ interface AuthEventMeta {
  */
 export class SocketAuthentication {
   private readonly timers = new Map<Connection, ReturnType<typeof setTimeout>>()
+  /** Token payloads of logged-in connections, for the revocation sweep. */
+  private readonly payloads = new Map<Connection, { result: AuthResult; payload: Record<string, unknown> }>()
+  private sweeper?: ReturnType<typeof setInterval>
+  private sweeping = false
 
   constructor(
     private readonly app: App,
@@ -58,16 +70,21 @@ export class SocketAuthentication {
     return this.call(connection, 'remove', null)
   }
 
-  /** Stops the expiry timer of a connection that went away. */
+  /** Stops the expiry timer (and revocation checks) of a connection that went away. */
   forget(connection: Connection): void {
     clearTimeout(this.timers.get(connection))
     this.timers.delete(connection)
+    this.payloads.delete(connection)
+    if (this.payloads.size === 0 && this.sweeper) {
+      clearInterval(this.sweeper)
+      this.sweeper = undefined
+    }
   }
 
   detach(): void {
     this.app.off('login', this.onLogin)
     this.app.off('logout', this.onLogout)
-    for (const connection of [...this.timers.keys()]) this.forget(connection)
+    for (const connection of new Set([...this.timers.keys(), ...this.payloads.keys()])) this.forget(connection)
   }
 
   private async call(connection: Connection, method: 'create' | 'remove', data: unknown): Promise<unknown> {
@@ -88,6 +105,8 @@ export class SocketAuthentication {
     const exp = result.authentication?.payload?.exp
     this.forget(connection)
     if (typeof exp === 'number') this.expireAt(connection, result, exp * 1000)
+    const payload = result.authentication?.payload
+    if (payload && this.revocations()) this.watchRevocation(connection, result, payload)
   }
 
   private readonly onLogout = (_result: unknown, meta?: AuthEventMeta): void => {
@@ -96,6 +115,45 @@ export class SocketAuthentication {
     this.forget(connection)
     delete connection.authentication
     delete connection.user
+  }
+
+  /** The authentication service's sessions, when it has them (server-side sessions can be revoked). */
+  private revocations(): RevocationCheck | undefined {
+    if (!this.app.lookup(AUTHENTICATION_PATH, false)) return undefined
+    const sessions = (this.app.service(AUTHENTICATION_PATH) as { sessions?: Partial<RevocationCheck> }).sessions
+    return typeof sessions?.check === 'function' ? (sessions as RevocationCheck) : undefined
+  }
+
+  /**
+   * A session revoked on any instance (logout elsewhere, password change, deleted user) logs its
+   * sockets here out within a second: every REVOCATION_SWEEP_MS the logged-in connections are checked
+   * against the sessions' deny-list, which is brought up to date from the store at most every 500 ms.
+   */
+  private watchRevocation(connection: Connection, result: AuthResult, payload: Record<string, unknown>): void {
+    this.payloads.set(connection, { result, payload })
+    if (this.sweeper) return
+    this.sweeper = setInterval(() => void this.sweep(), REVOCATION_SWEEP_MS)
+    this.sweeper.unref?.()
+  }
+
+  private async sweep(): Promise<void> {
+    const sessions = this.revocations()
+    if (this.sweeping || !sessions) return
+    this.sweeping = true
+    try {
+      for (const [connection, { result, payload }] of [...this.payloads]) {
+        try {
+          await sessions.check(payload)
+        } catch (error) {
+          // Only a revocation logs out; a store that cannot be read right now is asked again next round.
+          if (!(error instanceof NotAuthenticated) || this.payloads.get(connection)?.payload !== payload) continue
+          this.forget(connection)
+          this.app.emit('logout', result, { provider: 'socketio', connection })
+        }
+      }
+    } finally {
+      this.sweeping = false
+    }
   }
 
   private expireAt(connection: Connection, result: AuthResult, at: number): void {
