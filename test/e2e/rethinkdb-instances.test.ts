@@ -159,6 +159,27 @@ withServer('several instances on one RethinkDB database', () => {
     for (const client of clients) client.socket.disconnect()
   }, 60_000)
 
+  it('revokes a session on every instance within a second of a logout on one: REST calls and open sockets', async () => {
+    const { url } = freshDatabase()
+    const [a, b] = await Promise.all([start({ RETHINKDB_URL: url }), start({ RETHINKDB_URL: url })])
+    const token = await signUp(a!.url, 'revoked@example.com')
+    const otherToken = await signUp(a!.url, 'other@example.com')
+    const [revoked, other] = await Promise.all([listen(b!.url, token), listen(b!.url, otherToken)])
+    listeners.push(revoked, other)
+    expect((await call(b!.url, token, 'GET', 'messages')).status).toBe(200)
+
+    expect((await call(a!.url, token, 'DELETE', 'authentication')).status).toBe(200)
+    const loggedOut = Date.now()
+    await until('the other instance refuses the token', async () => (await call(b!.url, token, 'GET', 'messages')).status === 401, 3_000)
+    expect(Date.now() - loggedOut).toBeLessThan(1_500)
+    // The socket on b is logged out too: a message the other user posts reaches only the other user.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const { body } = await call(a!.url, otherToken, 'POST', 'messages', { text: 'after the logout' })
+    await until('the other user receives it', () => other.counts.has(`created ${String(body.id)}`))
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(revoked.counts.has(`created ${String(body.id)}`)).toBe(false)
+  }, 60_000)
+
   it('gives an instance cut off from the database every event it missed, once, and reports 503 meanwhile', async () => {
     const { url } = freshDatabase()
     const proxy = await startTcpProxy(server!.host, server!.port)
