@@ -1,16 +1,15 @@
 import type { R, RDatum, RSelection, RStream, RTable, WriteResult } from 'rethinkdb-ts'
-import { BadRequest, Conflict, GeneralError, Unavailable } from '../../domain/errors/errors.js'
+import { BadRequest, Conflict, GeneralError } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { isMatchAll, type Filter, type Query } from '../../domain/query/ast.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
-import { DirectWrites } from './direct-writes.js'
 import { EventLog, type WriteEvent } from './event-log.js'
-import { LiveFeed, type FeedCursor } from './live-feed.js'
 import { applyFilter, applyPage, compileFilter } from './reql-compiler.js'
 import { driverMessage, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable, type IndexSpec } from './rethinkdb-tables.js'
+import { TableWatch } from './table-watch.js'
 
 export interface RethinkDbStoreOptions {
   /**
@@ -45,8 +44,6 @@ export interface RethinkDbStoreOptions {
   connected?: Promise<unknown>
 }
 
-type Listener = (change: StoreChange<Data>) => void
-
 /**
  * The Store port over a RethinkDB table. Queries are compiled from the AST by reql-compiler; writes
  * use `returnChanges` so every answer takes one round trip. Events: each write logs its changes in
@@ -57,17 +54,14 @@ export class RethinkDbStore implements Store<Data> {
   readonly id: string
   readonly operators = ['$search', '$contains'] as const
   /** Present only with `watch` (default): the service then emits these instead of its own events. */
-  readonly watch?: (listener: Listener) => () => void
+  readonly watch?: (listener: (change: StoreChange<Data>) => void) => () => void
   readonly tableName: string
   readonly db?: string
   private readonly r: R
   private readonly logger: Logger
-  private readonly listeners = new Set<Listener>()
   private readonly events?: EventLog
-  private readonly tableFeed?: LiveFeed
-  private readonly direct?: DirectWrites
+  private readonly watcher?: TableWatch
   private readonly connected?: Promise<unknown>
-  private unsubscribe?: () => void
 
   constructor(private readonly options: RethinkDbStoreOptions) {
     this.r = options.r
@@ -78,17 +72,16 @@ export class RethinkDbStore implements Store<Data> {
     if (options.connected) this.connected = options.connected
     if (options.watch ?? true) {
       this.events = options.events ?? EventLog.of(this.r, this.database(), this.logger)
-      if (options.directWrites ?? true) {
-        const events = this.events
-        this.direct = new DirectWrites({ idField: this.id, logIsLive: () => events.isLive, publish: (change) => this.emit(change) })
-        this.tableFeed = new LiveFeed({
-          name: `${this.tableName} table`,
-          logger: this.logger,
-          open: () => this.table().changes({ includeTypes: true, includeStates: true }).run() as Promise<FeedCursor>,
-          onRow: (row) => this.direct!.changed(row as never)
-        })
-      }
-      this.watch = (listener) => this.subscribe(listener)
+      const watcher = new TableWatch({
+        tableName: this.tableName,
+        idField: this.id,
+        events: this.events,
+        ...((options.directWrites ?? true) ? { directWrites: () => this.table() } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        logger: this.logger
+      })
+      this.watcher = watcher
+      this.watch = (listener) => watcher.subscribe(listener)
     }
   }
 
@@ -122,43 +115,23 @@ export class RethinkDbStore implements Store<Data> {
 
   /** Stops the change feeds. The pool belongs to whoever opened it and stays open. */
   async close(): Promise<void> {
-    this.listeners.clear()
-    await this.stopWatching()
+    await this.watcher?.stop()
   }
 
-  /**
-   * Resolves when every change made from now on will be published: the event log and the table
-   * feed are live. Bounded by `timeoutMs` (503 after it), so setup never hangs on a lost database.
-   */
+  /** Resolves when every change made from now on will be published (503 after `timeoutMs`). */
   async whenWatching(): Promise<void> {
-    if (!this.events) throw new Error('This store was created with watch: false')
-    const feeds = Promise.all([this.events.whenLive(), this.tableFeed?.whenLive()])
-    // Stopped after a timeout already answered: nobody waits for this rejection any more.
-    feeds.catch(() => undefined)
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeoutMs = this.options.timeoutMs ?? 30_000
-    const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Unavailable(`The RethinkDB change feeds of ${this.tableName} did not go live within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
-    })
-    try {
-      await Promise.race([feeds, timedOut])
-    } finally {
-      clearTimeout(timer)
-    }
+    if (!this.watcher) throw new Error('This store was created with watch: false')
+    await this.watcher.whenLive()
   }
 
   /** Whether the change feeds are live right now (for health probes); true without `watch`. */
   get isWatching(): boolean {
-    if (!this.events || this.listeners.size === 0) return true
-    return this.events.isLive && (this.tableFeed?.isLive ?? true)
+    return this.watcher?.isLive ?? true
   }
 
   /** Logs a custom event: every instance watching this table publishes it once. */
   async publish(event: string, data: unknown): Promise<void> {
-    if (!this.events) {
-      this.emit({ event, record: data as Data })
-      return
-    }
+    if (!this.events) return
     await this.run('publish', () => this.events!.publish(this.tableName, event, data))
   }
 
@@ -234,40 +207,6 @@ export class RethinkDbStore implements Store<Data> {
   private write(operation: string, term: RDatum<WriteResult<Data>>, event: WriteEvent): Promise<WriteResult<Data>> {
     const query = this.events ? this.events.recording(term, this.tableName, event) : term
     return this.run(operation, () => query.run())
-  }
-
-  private subscribe(listener: Listener): () => void {
-    this.listeners.add(listener)
-    if (!this.unsubscribe && this.events) {
-      const events = this.events
-      this.unsubscribe = events.subscribe(this.tableName, ({ event, record }) => {
-        this.direct?.logged(event, record)
-        this.emit({ event, record: record as Data })
-      })
-      this.tableFeed?.start()
-    }
-    return () => {
-      this.listeners.delete(listener)
-      if (this.listeners.size === 0) void this.stopWatching()
-    }
-  }
-
-  private async stopWatching(): Promise<void> {
-    this.unsubscribe?.()
-    this.unsubscribe = undefined
-    this.direct?.clear()
-    await this.tableFeed?.stop()
-  }
-
-  private emit(change: StoreChange<Data>): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(change)
-      } catch (error) {
-        // A failing listener must not keep the others from the event.
-        this.logger.error('RethinkDB change listener failed', { event: change.event, error: driverMessage(error) })
-      }
-    }
   }
 
   /** The database the table lives in: `db`, else the pool's default database. */

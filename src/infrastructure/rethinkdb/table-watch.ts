@@ -1,0 +1,110 @@
+import type { RTable } from 'rethinkdb-ts'
+import { Unavailable } from '../../domain/errors/errors.js'
+import type { Logger } from '../../domain/logger.js'
+import type { Data } from '../../domain/service/service.js'
+import type { StoreChange } from '../../domain/store/store.js'
+import { DirectWrites } from './direct-writes.js'
+import type { EventLog } from './event-log.js'
+import { driverMessage } from './rethinkdb-errors.js'
+import { LiveFeed, type FeedCursor } from './live-feed.js'
+
+export interface TableWatchOptions {
+  tableName: string
+  idField: string
+  /** The database's event log: the store's own writes (and custom events) come from it. */
+  events: EventLog
+  /** The table, for its plain changefeed; omitted: writes made directly in the database are not published. */
+  directWrites?: () => RTable<Data>
+  /** How long whenLive() waits before answering 503 (default 30 s). */
+  timeoutMs?: number
+  logger: Logger
+}
+
+type Listener = (change: StoreChange<Data>) => void
+
+/**
+ * The events of one table, for RethinkDbStore's `watch`: the table's rows of the event log, plus the
+ * writes made directly in the database (its plain changefeed, matched against the log by
+ * DirectWrites). The first listener starts both feeds; the last one to leave stops them.
+ */
+export class TableWatch {
+  private readonly listeners = new Set<Listener>()
+  private readonly tableFeed?: LiveFeed
+  private readonly direct?: DirectWrites
+  private unsubscribe?: () => void
+
+  constructor(private readonly options: TableWatchOptions) {
+    const { events, directWrites } = options
+    if (directWrites) {
+      const direct = new DirectWrites({ idField: options.idField, logIsLive: () => events.isLive, publish: (change) => this.emit(change) })
+      this.direct = direct
+      this.tableFeed = new LiveFeed({
+        name: `${options.tableName} table`,
+        logger: options.logger,
+        open: () => directWrites().changes({ includeTypes: true, includeStates: true }).run() as Promise<FeedCursor>,
+        onRow: (row) => direct.changed(row as never)
+      })
+    }
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener)
+    if (!this.unsubscribe) {
+      this.unsubscribe = this.options.events.subscribe(this.options.tableName, ({ event, record }) => {
+        this.direct?.logged(event, record)
+        this.emit({ event, record: record as Data })
+      })
+      this.tableFeed?.start()
+    }
+    return () => {
+      this.listeners.delete(listener)
+      if (this.listeners.size === 0) void this.stop()
+    }
+  }
+
+  /** Delivers a change to the listeners (custom events of a store that does not log them). */
+  emit(change: StoreChange<Data>): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change)
+      } catch (error) {
+        // A failing listener must not keep the others from the event.
+        this.options.logger.error('RethinkDB change listener failed', { event: change.event, error: driverMessage(error) })
+      }
+    }
+  }
+
+  /**
+   * Resolves when every change made from now on will be published: the event log and the table
+   * feed are live. Bounded by `timeoutMs` (503 after it), so setup never hangs on a lost database.
+   */
+  async whenLive(): Promise<void> {
+    const feeds = Promise.all([this.options.events.whenLive(), this.tableFeed?.whenLive()])
+    // Stopped after a timeout already answered: nobody waits for this rejection any more.
+    feeds.catch(() => undefined)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeoutMs = this.options.timeoutMs ?? 30_000
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Unavailable(`The RethinkDB change feeds of ${this.options.tableName} did not go live within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
+    })
+    try {
+      await Promise.race([feeds, timedOut])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Whether the feeds are live right now (for health probes); true while nobody listens. */
+  get isLive(): boolean {
+    if (this.listeners.size === 0) return true
+    return this.options.events.isLive && (this.tableFeed?.isLive ?? true)
+  }
+
+  async stop(): Promise<void> {
+    this.listeners.clear()
+    this.unsubscribe?.()
+    this.unsubscribe = undefined
+    this.direct?.clear()
+    await this.tableFeed?.stop()
+  }
+}
