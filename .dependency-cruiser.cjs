@@ -1,5 +1,6 @@
 /**
- * The layer rules of DESIGN.md. `npm run lint` fails when a file imports across a forbidden line.
+ * The layer rules of the hexagonal architecture (README; each rule's comment says what it forbids).
+ * `npm run lint` fails when a file imports across a forbidden line.
  */
 module.exports = {
   forbidden: [

@@ -171,7 +171,7 @@ function developmentSecret(logger: Logger): string {
   return randomBytes(32).toString('base64url')
 }
 
-/** The socket.io transport's limits from config (PROTOCOL.md §6.1). */
+/** The socket.io transport's limits from config (docs/wire-protocol.md, Connection). */
 export function socketIoOptions(config: Config, logger: Logger, clock: Clock): SocketIoOptions {
   return {
     logger,

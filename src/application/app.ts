@@ -395,7 +395,7 @@ function runAround(hooks: AroundHook[], index: number, context: HookContext, inn
   return hooks[index]!(context, () => runAround(hooks, index + 1, context, inner))
 }
 
-/** PROTOCOL.md §1.4: malformed data is a 400 before any hook or method runs. */
+/** Malformed data is a 400 before any hook or method runs (docs/wire-protocol.md, Service calls). */
 function validateData(method: string, data: unknown): void {
   if (nestedDeeperThan(data)) throw new BadRequest(`Data may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
   if (method === 'create' && (typeof data !== 'object' || data === null)) {

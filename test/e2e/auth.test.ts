@@ -88,7 +88,7 @@ describe('signup and login over REST (reference app)', () => {
     expect(unknown.text).toBe(wrong.text)
   })
 
-  it('answers the strategy errors of §5.4', async () => {
+  it('answers the strategy errors', async () => {
     const none = await http('POST', '/authentication', { body: { email: 'alice@x.io', password: 'secret-pw' } })
     expect(none.body).toEqual(unauthorized('Invalid authentication information (no `strategy` set)'))
     const other = await http('POST', '/authentication', { body: { strategy: 'github' } })
@@ -203,7 +203,7 @@ describe('bad tokens get 401 with the v5 messages', () => {
   })
 })
 
-describe('re-authentication and logout (§5.5)', () => {
+describe('re-authentication and logout', () => {
   it('returns the same token for a jwt re-authentication, with 201', async () => {
     const { status, body } = await http('POST', '/authentication', { body: { strategy: 'jwt', accessToken: alice.token } })
     expect(status).toBe(201)

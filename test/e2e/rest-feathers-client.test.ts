@@ -6,7 +6,7 @@ import axios from 'axios'
 import superagent from 'superagent'
 import { startRestServer, type TestServer } from '../interfaces/rest/rest-test-server.js'
 
-/** PROTOCOL.md: the official Feathers v5 REST client must work against the server unchanged. */
+/** docs/wire-protocol.md: the official Feathers v5 REST client must work against the server unchanged. */
 let server: TestServer
 beforeAll(async () => {
   server = await startRestServer()

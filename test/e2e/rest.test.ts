@@ -11,7 +11,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-describe('REST mapping (PROTOCOL.md §2.1)', () => {
+describe('REST mapping (routes and status codes)', () => {
   it('GET /path calls find with a page object for paginated services', async () => {
     const res = await http.get('/messages').expect(200)
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
@@ -83,7 +83,7 @@ describe('REST mapping (PROTOCOL.md §2.1)', () => {
   })
 })
 
-describe('status codes and headers (§2.2, §2.3, §2.7)', () => {
+describe('status codes and headers', () => {
   it.each(['zero', 'false', 'empty', 'null', 'undefined'])('answers 204 with no body for the falsy result %s', async (id) => {
     const res = await http.get(`/echo/${id}`).expect(204)
     expect(res.text).toBe('')
@@ -111,7 +111,7 @@ describe('status codes and headers (§2.2, §2.3, §2.7)', () => {
   })
 })
 
-describe('paths, ids and route parameters (§2.5)', () => {
+describe('paths, ids and route parameters', () => {
   it('ignores leading, trailing and duplicate slashes', async () => {
     await http.get('/messages/').expect(200)
     await http.get('//messages').expect(200)
@@ -140,7 +140,7 @@ describe('paths, ids and route parameters (§2.5)', () => {
   })
 })
 
-describe('params as the service sees them (§1.2)', () => {
+describe('params as the service sees them', () => {
   it('gives query, provider rest, headers and route only', async () => {
     const res = await http.get('/echo?name=Ann').expect(200)
     expect(res.body).toMatchObject({ query: { name: 'Ann' }, provider: 'rest', route: {} })
@@ -171,7 +171,7 @@ describe('params as the service sees them (§1.2)', () => {
   })
 })
 
-describe('query strings (§2.4, §4)', () => {
+describe('query strings', () => {
   beforeAll(async () => {
     const people = [
       { name: 'Ann', city: 'Rome', age: '30' }, { name: 'Bob', city: 'Oslo', age: '40' },
@@ -230,7 +230,7 @@ describe('query strings (§2.4, §4)', () => {
   })
 })
 
-describe('bodies (§2.6)', () => {
+describe('bodies', () => {
   it('parses urlencoded bodies with qs nesting', async () => {
     const res = await http.post('/echo').type('form').send('text=form&nested[a]=1&arr[]=x&arr[]=y').expect(201)
     expect(res.body.data).toEqual({ text: 'form', nested: { a: '1' }, arr: ['x', 'y'] })
@@ -262,13 +262,13 @@ describe('bodies (§2.6)', () => {
     expect(res.body).toEqual({ name: 'PayloadTooLarge', message: 'request entity too large', code: 413, className: 'payload-too-large', errors: {} })
   })
 
-  it('answers non-object data with the §1.4 messages', async () => {
+  it('answers non-object data with the missing-data messages', async () => {
     const res = await http.patch('/messages/1').send([{ a: 1 }]).expect(400)
     expect(res.body.message).toBe('No data provided')
   })
 })
 
-describe('errors (§3) and not found (§2.7)', () => {
+describe('errors and not found', () => {
   it('hides unexpected errors behind a generic 500 without a stack', async () => {
     const res = await http.get('/boom').expect(500)
     expect(res.body).toEqual({ name: 'GeneralError', message: 'Internal server error', code: 500, className: 'general-error', errors: {} })

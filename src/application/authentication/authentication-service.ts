@@ -12,7 +12,7 @@ import type { Sessions } from './sessions.js'
 export interface AuthenticationServiceOptions {
   tokens: TokenService
   clock?: Clock
-  /** Strategies `create` may use (PROTOCOL.md §5.4); default: every registered strategy. */
+  /** Strategies `create` may use (docs/wire-protocol.md, Failures); default: every registered strategy. */
   authStrategies?: string[]
   /**
    * Server-side sessions: every login also answers a `refreshToken`, access tokens carry the
@@ -25,7 +25,7 @@ export interface AuthenticationServiceOptions {
 }
 
 /**
- * The `authentication` service (PROTOCOL.md §5): `create` authenticates with a named strategy and
+ * The `authentication` service (docs/wire-protocol.md, Authentication): `create` authenticates with a named strategy and
  * answers `{ accessToken, authentication, user }`; `remove` is logout. It never publishes service
  * events; instead it emits the app events `login` and `logout` with `{ provider, connection }`, which
  * transports use to bind connections and the app uses to join channels.
@@ -61,7 +61,7 @@ export class AuthenticationService {
     return this.options.authStrategies ?? [...this.strategies.keys()]
   }
 
-  /** Runs the strategy named in `data` if it is one of `allowed`; throws the v5 messages of §5.4. */
+  /** Runs the strategy named in `data` if it is one of `allowed`; throws the v5 messages (docs/wire-protocol.md, Failures). */
   async authenticate(data: AuthenticationRequest | undefined, params: Params, ...allowed: string[]): Promise<AuthenticationResult> {
     const name = typeof data === 'object' && data !== null ? data.strategy : undefined
     if (typeof name !== 'string' || name === '') throw new NotAuthenticated('Invalid authentication information (no `strategy` set)')
@@ -82,7 +82,7 @@ export class AuthenticationService {
     return strategy.authenticate(data!, params)
   }
 
-  /** Login: a new token for a local (or other) authentication; the same token back for jwt (§5.5). */
+  /** Login: a new token for a local (or other) authentication; the same token back for jwt (docs/wire-protocol.md, Re-authentication and logout). */
   async create(data: AuthenticationRequest, params: Params = {}): Promise<AuthenticationResult> {
     const allowed = this.authStrategies
     // `restrictStrategies` may already have authenticated this request in a before hook.

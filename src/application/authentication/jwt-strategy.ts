@@ -89,7 +89,7 @@ export class JwtStrategy implements AuthenticationStrategy {
     try {
       entity = await this.setUp().application.service(this.service).get!(id) as Data
     } catch (error) {
-      // A valid token whose entity is gone is an authentication failure, not a missing page (§5.4).
+      // A valid token whose entity is gone is an authentication failure, not a missing page (docs/wire-protocol.md, Failures).
       if (error instanceof NotFound) throw new NotAuthenticated(`The ${this.entity} of this access token no longer exists`)
       throw error
     }

@@ -5,7 +5,7 @@ import type { AuthenticationService } from './authentication-service.js'
 import type { AuthenticationResult, AuthenticationStrategy } from './authentication-strategy.js'
 import { Verifier, type VerifierClass, type VerifyDone, type VerifyRequest } from './verifier.js'
 
-/** SPEC "Local strategy": every option with its default. */
+/** The options of Feathers' local strategy, each with its default. */
 export interface LocalStrategyOptions {
   name?: string
   entity?: string

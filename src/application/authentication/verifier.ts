@@ -31,7 +31,7 @@ const INVALID_LOGIN = 'Invalid login'
 const DUMMY_PASSWORD = 'plumage-timing-equaliser'
 
 /**
- * Looks up the entity by username and checks the password (SPEC "Verifier class"). Subclass it and
+ * Looks up the entity by username and checks the password (Feathers' `Verifier` class). Subclass it and
  * override any method; a custom `verify` calls `done(null, entity, payload)` and the payload goes into
  * the access token. `_normalizeResult` and `_comparePassword` reject with NotAuthenticated on a
  * wrong login (v1 rejected with `false`); `verify` turns that into `done(null, false, { message })`.

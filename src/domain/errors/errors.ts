@@ -1,5 +1,5 @@
 /**
- * The Feathers error family. Serialised exactly as PROTOCOL.md §3.1 shows:
+ * The Feathers error family. Serialised as docs/wire-protocol.md, Errors, describes:
  * `{ name, message, code, className, data?, errors }` — `errors: {}` is always present (v3 clients read it).
  */
 export type ErrorData = Record<string, unknown>

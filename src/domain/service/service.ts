@@ -64,7 +64,7 @@ export interface ServiceMethods<T = Data> {
   teardown?(app: unknown, path: string): Promise<void> | void
 }
 
-/** Names that can never be service methods (PROTOCOL.md §1.5). */
+/** Names that can never be service methods (docs/wire-protocol.md, Service calls). */
 export const RESERVED_METHODS: ReadonlySet<string> = new Set([
   'setup', 'teardown', 'hooks', 'on', 'once', 'off', 'emit', 'publish', 'removeListener', 'addListener',
   'removeAllListeners', 'listeners', 'constructor', 'mixin'

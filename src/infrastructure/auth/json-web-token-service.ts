@@ -7,7 +7,7 @@ import type { SignOptions, TokenPayload, TokenService } from '../../domain/auth/
 
 export interface JsonWebTokenOptions {
   secret: string
-  /** A duration such as '1d', '12h' or a number of seconds (PROTOCOL.md §5.2: 1d). */
+  /** A duration such as '1d', '12h' or a number of seconds (default 1d, as in Feathers). */
   expiresIn?: string | number
   audience?: string
   issuer?: string
@@ -20,7 +20,7 @@ export interface JsonWebTokenOptions {
 const REGISTERED = ['iat', 'exp', 'nbf', 'aud', 'iss', 'sub', 'jti']
 
 /**
- * Access tokens with jsonwebtoken, shaped as Feathers v5 issues them (PROTOCOL.md §5.2): header
+ * Access tokens with jsonwebtoken, shaped as Feathers v5 issues them (docs/wire-protocol.md, Tokens): header
  * `{alg: HS256, typ: 'access'}`, `aud`, `iss`, `exp`, a random `jti`. Verification pins the algorithm,
  * so `alg: none` and other algorithms are refused, and checks exp/aud/iss against the injected clock.
  */
@@ -71,7 +71,7 @@ export class JsonWebTokenService implements TokenService {
         clockTimestamp: Math.floor(this.clock.now() / 1000)
       })
     } catch (error) {
-      // The library's messages are the v5 wire messages (PROTOCOL.md §5.4): 'jwt expired', 'invalid signature', …
+      // The library's messages are the v5 wire messages (docs/wire-protocol.md, Failures): 'jwt expired', 'invalid signature', …
       const { name, message, expiredAt } = error as { name: string; message: string; expiredAt?: Date }
       throw new NotAuthenticated(message, expiredAt ? { name, expiredAt } : { name })
     }

@@ -9,7 +9,7 @@ type CustomMethods<N extends string> = Record<N, (data?: unknown, params?: Param
  * A service on the server, as the client sees it: the six methods (same signatures as on the
  * server), custom methods added with `methods(...)`, and events. With a real-time transport the
  * events come from the server; otherwise each own create/update/patch/remove emits locally, one
- * event per record (SPEC "Events" 2).
+ * event per record (docs/wire-protocol.md, Events).
  */
 export class RemoteService<T = Data> extends Emitter {
   private readonly subscriptions = new Map<string, () => void>()

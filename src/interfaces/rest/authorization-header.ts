@@ -4,7 +4,7 @@ const SCHEME_AND_VALUE = /(\S+)\s+(\S+)/
 const JWT_SCHEMES = /^(bearer|jwt)$/i
 
 /**
- * PROTOCOL.md §5.3: `Bearer <t>` / `JWT <t>` (any case) or a raw token become
+ * docs/wire-protocol.md, Authorization header: `Bearer <t>` / `JWT <t>` (any case) or a raw token become
  * `{ strategy: 'jwt', accessToken }`; other schemes (Basic, …) are ignored. Nothing is verified
  * here: only an authenticate hook decides whether the token is good.
  */

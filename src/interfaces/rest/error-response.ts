@@ -42,7 +42,7 @@ export function sendError(res: Response, error: FeathersError): void {
   res.end(body)
 }
 
-/** The last middleware: JSON envelope of PROTOCOL.md §3 for whatever the earlier ones threw. */
+/** The last middleware: JSON envelope (docs/wire-protocol.md, Errors) for whatever the earlier ones threw. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (thrown, req, res, _next) => {
     sendError(res, toFeathersError(thrown, logger, `${req.method} ${req.originalUrl}`))

@@ -1,7 +1,7 @@
 import qs from 'qs'
 
 /**
- * qs settings for URL queries (PROTOCOL.md §2.4): `$in` lists of realistic length stay arrays
+ * qs settings for URL queries (docs/wire-protocol.md, Query strings): `$in` lists of realistic length stay arrays
  * (qs's default arrayLimit of 20 silently turns longer lists into objects), nesting is bounded,
  * and prototype keys are refused. Every leaf stays a string: coercion belongs to the service.
  */

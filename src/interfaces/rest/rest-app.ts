@@ -19,7 +19,7 @@ export interface RestAppOptions {
   logger?: Logger
   /** Size limit of JSON and urlencoded bodies, e.g. '100kb' (413 above it). */
   bodyLimit?: string
-  /** Register the JSON and urlencoded parsers (default true); off reproduces SPEC's "no body parser" errors. */
+  /** Register the JSON and urlencoded parsers (default true); off, create/update/patch answer the 400s for missing data. */
   bodyParsers?: boolean
   /** Allowed CORS origins; empty or absent = no CORS middleware; ['*'] = any origin. */
   corsOrigins?: string[]
@@ -55,8 +55,8 @@ function bodyParser(limit: string): RequestHandler {
 }
 
 /**
- * The HTTP driving adapter: an express 5 app exposing every service of `app` per PROTOCOL.md §2,
- * with the optional middleware SPEC lists, each off unless configured.
+ * The HTTP driving adapter: an express 5 app exposing every service of `app` per docs/wire-protocol.md, REST,
+ * with optional middleware (CORS, compression, static files, request log…), each off unless configured.
  */
 export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   const logger = options.logger ?? silentLogger

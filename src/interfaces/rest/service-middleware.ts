@@ -13,7 +13,7 @@ export type Formatter = (req: Request, res: Response & { data?: unknown }) => vo
 export interface ServiceMiddlewareOptions {
   logger: Logger
   formatter?: Formatter
-  /** Without body parsers `req.body` stays undefined and create/update/patch get §1.4's 400s. */
+  /** Without body parsers `req.body` stays undefined and create/update/patch get the 400s of docs/wire-protocol.md, Service calls. */
   bodyParsed: boolean
 }
 
@@ -21,7 +21,7 @@ const STANDARD: ReadonlySet<string> = new Set(STANDARD_METHODS)
 const allowCache = new WeakMap<ServiceEntry, string>()
 
 /**
- * PROTOCOL.md §2: one middleware routes every service through `app.lookup` (no express route per
+ * docs/wire-protocol.md, REST: one middleware routes every service through `app.lookup` (no express route per
  * service) and runs the call with `app.execute`, so hooks see provider 'rest' and the
  * transport adds nothing else to params.
  */
@@ -111,7 +111,7 @@ function allowHeader(entry: ServiceEntry): string {
   return allow
 }
 
-/** Clients encode ids with encodeURIComponent; hand the service what the caller meant (§2.5). */
+/** Clients encode ids with encodeURIComponent; hand the service what the caller meant (docs/wire-protocol.md, Paths and ids). */
 function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment
   try {

@@ -2,7 +2,7 @@ import type { App } from '../../application/app.js'
 import { BadRequest, MethodNotAllowed, NotFound } from '../../domain/errors/errors.js'
 import type { Connection, Params, Query } from '../../domain/service/service.js'
 
-/** Where `params.query` sits among the arguments after the path (PROTOCOL.md §6.3); 1 for the rest. */
+/** Where `params.query` sits among the arguments after the path (docs/wire-protocol.md, Method calls); 1 for the rest. */
 const QUERY_POSITION: Readonly<Record<string, number>> = { find: 0, update: 2, patch: 2 }
 const WITH_ID = new Set(['get', 'update', 'patch', 'remove'])
 

@@ -30,7 +30,7 @@ interface AuthEventMeta {
 /**
  * Binds authentication to socket connections: the v5 way (the authentication service's `login` and
  * `logout` app events carry the connection), the handshake `Authorization` header, and the older
- * `authenticate`/`logout` socket events (PROTOCOL.md §6.5, §6.6). A token that expires logs the
+ * `authenticate`/`logout` socket events (docs/wire-protocol.md, Authentication on a socket). A token that expires logs the
  * connection out, so it stops receiving private events.
  */
 export class SocketAuthentication {
@@ -52,7 +52,7 @@ export class SocketAuthentication {
 
   /** Authenticates during the handshake when the client sent an `Authorization` header. */
   async handshake(connection: Connection): Promise<void> {
-    // The same header rules as REST (PROTOCOL.md §5.3, §6.5).
+    // The same header rules as REST (docs/wire-protocol.md, Authorization header).
     const authentication = parseAuthorization(connection.headers?.authorization as string | undefined)
     if (!authentication || !this.app.lookup(AUTHENTICATION_PATH, false)) return
     await this.call(connection, 'create', authentication)

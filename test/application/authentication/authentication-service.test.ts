@@ -49,7 +49,7 @@ describe('authentication service: local login', () => {
     }
   })
 
-  it('uses the strategies of §5.4: missing, unknown and not allowed strategies are refused with the v5 messages', async () => {
+  it('uses the strategies: missing, unknown and not allowed strategies are refused with the v5 messages', async () => {
     const { auth } = await withUser()
     expect((await failure(auth.create({ email: 'a@x.io', password: 'secret' }, REST))).message)
       .toBe('Invalid authentication information (no `strategy` set)')
@@ -74,7 +74,7 @@ describe('authentication service: local login', () => {
 })
 
 describe('authentication service: jwt re-authentication and logout', () => {
-  it('returns the same token on jwt re-authentication (§5.5)', async () => {
+  it('returns the same token on jwt re-authentication', async () => {
     const { login, auth } = await withUser()
     const { accessToken } = await login({ email: 'a@x.io', password: 'secret' })
     const again = await auth.create({ strategy: 'jwt', accessToken }, REST)

@@ -91,7 +91,7 @@ describe('errors', () => {
     expect(logged[0]![1]).toMatchObject({ error: { message: 'Secret internal detail' } })
   })
 
-  it('without body parsers, create/update/patch get the SPEC messages', async () => {
+  it('without body parsers, create/update/patch get the missing-data messages', async () => {
     const http = await start({ bodyParsers: false })
     const create = await http.post('/messages').send({ text: 'x' }).expect(400)
     expect(create.body.message).toBe("First parameter for 'create' must be an object")

@@ -38,7 +38,7 @@ export class EchoService {
 }
 
 /**
- * The reference app (messages, users) plus services covering every row of PROTOCOL.md §2, served
+ * The reference app (messages, users) plus services covering every row of docs/wire-protocol.md, REST, served
  * by the real REST adapter on 127.0.0.1:0.
  */
 export async function startRestServer(options: RestAppOptions = {}): Promise<TestServer> {

@@ -13,7 +13,7 @@ export interface HashPasswordOptions {
 /**
  * Before hook for create, update and patch: replaces the plain password in `data` (an object or an
  * array of them) with its hash. A value that already looks like a hash is hashed again — the hook
- * cannot tell a hash from a password that happens to look like one, and SPEC asks for no exception.
+ * cannot tell a hash from a password that happens to look like one, and no exception is made.
  */
 export function hashPassword(field = 'password', options: HashPasswordOptions = {}): Hook {
   return async (context: HookContext) => {

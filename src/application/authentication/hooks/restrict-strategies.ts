@@ -4,7 +4,7 @@ import type { Hook, HookContext } from '../../hook-context.js'
 import type { AuthenticationService } from '../authentication-service.js'
 
 /**
- * Before hook for the authentication service's `create` (SPEC "Local strategy", rule 1): a new access
+ * Before hook for the authentication service's `create`: a new access
  * token is issued only for a valid JWT or a successful authentication with one of `strategies`
  * (typically `restrictStrategies('jwt', 'local')`). The result is handed to `create`, so the
  * password is compared once.

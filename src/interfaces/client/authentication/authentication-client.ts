@@ -3,7 +3,7 @@ import type { AuthenticationRequest, Params } from '../../../domain/service/serv
 import type { ClientApp, ClientHookContext } from '../client-app.js'
 import { MemoryStorage, type TokenStorage } from './storage.js'
 
-/** The login object of PROTOCOL.md §5.1 as the client sees it. */
+/** The login object (docs/wire-protocol.md, Login) as the client sees it. */
 export interface AuthenticationResult {
   accessToken: string
   /** Sent by a server with sessions (plumage): exchanged for a new pair before the access token expires. */
@@ -67,7 +67,7 @@ declare module '../client-app.js' {
 export const SESSION_EXPIRED = 'session-expired'
 
 /**
- * The authentication client (PROTOCOL.md §8.3), for any transport: logs in through the
+ * The authentication client (docs/wire-protocol.md, Clients), for any transport: logs in through the
  * authentication service, keeps the token in storage, waits for a pending login before other calls,
  * sends `Authorization: Bearer <token>` on REST calls (except the login itself; a socket connection is
  * authenticated by the server instead) and logs in again when a real-time transport reconnects.
@@ -182,7 +182,7 @@ export class AuthenticationClient {
     }
   }
 
-  /** 401–407 from the server mean the token is no good: it is dropped (PROTOCOL.md §8.3). */
+  /** 401–407 from the server mean the token is no good: it is dropped (as @feathersjs/authentication-client does). */
   private async failed(error: unknown): Promise<never> {
     if (isAuthError(error)) await this.forget()
     else this.reset()

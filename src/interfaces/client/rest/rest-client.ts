@@ -22,7 +22,7 @@ const VERBS: Record<string, HttpRequest['method']> = {
 }
 const STANDARD: ReadonlySet<string> = new Set(STANDARD_METHODS)
 
-/** The REST transport: PROTOCOL.md §2 seen from the client, over any HttpSend. */
+/** The REST transport: docs/wire-protocol.md, REST, seen from the client, over any HttpSend. */
 export class RestTransport implements Transport {
   readonly name = 'rest'
   private readonly base: string

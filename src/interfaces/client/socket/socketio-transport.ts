@@ -17,7 +17,7 @@ export interface SocketioOptions {
   timeout?: number
 }
 
-/** Arguments after the path, by method (PROTOCOL.md §6.3); the query is always sent, `{}` by default. */
+/** Arguments after the path, by method (docs/wire-protocol.md, Method calls); the query is always sent, `{}` by default. */
 function callArguments({ method, id, data, params }: RemoteCall): unknown[] {
   const query = params.query ?? {}
   switch (method) {

@@ -17,7 +17,7 @@ describe('stringifyQuery', () => {
     }), { numRuns: 500 })
   })
 
-  it('matches the official client example of PROTOCOL.md §8.1', () => {
+  it('matches the query string the official REST client sends', () => {
     expect(stringifyQuery({ a: 1, b: true, n: null, arr: [1, 2], nested: { $gt: 5 }, $limit: 2, $sort: { x: -1 } }))
       .toBe('a=1&b=true&n=&arr%5B0%5D=1&arr%5B1%5D=2&nested%5B%24gt%5D=5&%24limit=2&%24sort%5Bx%5D=-1')
   })
