@@ -55,3 +55,16 @@ export function toStoreError(error: unknown, logger: Logger, operation: string):
   Object.defineProperty(general, 'cause', { value: error, enumerable: false })
   return general
 }
+
+/**
+ * Runs a query once `ready` (the adapter's table setup) has settled, and maps whatever it throws to
+ * the domain errors: the shared shape of the small RethinkDB port adapters (sessions, attempts…).
+ */
+export async function runQuery<T>(ready: () => Promise<void>, logger: Logger, operation: string, query: () => Promise<T>): Promise<T> {
+  await ready()
+  try {
+    return await query()
+  } catch (error) {
+    throw toStoreError(error, logger, operation)
+  }
+}

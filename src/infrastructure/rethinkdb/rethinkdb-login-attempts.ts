@@ -2,7 +2,7 @@ import type { R, RDatum } from 'rethinkdb-ts'
 import type { AttemptRecord, LoginAttempts } from '../../domain/auth/login-attempts.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { toStoreError } from './rethinkdb-errors.js'
+import { runQuery, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { keyId } from './rethinkdb-unique-keys.js'
 
@@ -79,13 +79,8 @@ export class RethinkDbLoginAttempts implements LoginAttempts {
     return this.ready
   }
 
-  private async run<T>(operation: string, query: () => Promise<T>): Promise<T> {
-    await this.setup()
-    try {
-      return await query()
-    } catch (error) {
-      throw toStoreError(error, this.logger, operation)
-    }
+  private run<T>(operation: string, query: () => Promise<T>): Promise<T> {
+    return runQuery(() => this.setup(), this.logger, operation, query)
   }
 
   private r(): R {

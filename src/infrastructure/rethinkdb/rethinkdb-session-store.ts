@@ -3,7 +3,7 @@ import type { RefreshTokenRecord, RefreshTokenUse, Revocation, SessionStore } fr
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { Id } from '../../domain/service/service.js'
 import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { toStoreError } from './rethinkdb-errors.js'
+import { runQuery, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable } from './rethinkdb-tables.js'
 
 export interface RethinkDbSessionStoreOptions {
@@ -138,13 +138,8 @@ export class RethinkDbSessionStore implements SessionStore {
     await this.revocations().indexWait().run()
   }
 
-  private async run<T>(operation: string, query: () => Promise<T>): Promise<T> {
-    await this.setup()
-    try {
-      return await query()
-    } catch (error) {
-      throw toStoreError(error, this.logger, operation)
-    }
+  private run<T>(operation: string, query: () => Promise<T>): Promise<T> {
+    return runQuery(() => this.setup(), this.logger, operation, query)
   }
 
   private r(): R {
