@@ -5,78 +5,16 @@ import {
   type Connection, type Id, type NullableId, type Params, type ServiceMethods
 } from '../domain/service/service.js'
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-depth.js'
-import type { ServiceSchemas } from '../domain/schema/json-schema.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
 import type { AroundHook, HookContext, HookMap } from './hook-context.js'
 import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
 import { PROTECTED_FIELDS, withoutFields } from './protected-fields.js'
 import { compileSchemas, type CompiledSchemas } from './schema/compile-schemas.js'
+import type { AppOptions, LiveService, Lookup, ServiceDescription, ServiceEntry, ServiceOptions } from './service-entry.js'
 import type { CustomMethod, EventListener, ServiceHandle } from './service-handle.js'
 
-export interface ServiceOptions {
-  /** Methods reachable by external callers; default: the standard methods the service has. */
-  methods?: string[]
-  /** Custom events the service sends besides created/updated/patched/removed. */
-  events?: string[]
-  /**
-   * JSON Schemas of the service's records, data, patch data and query: applied by the
-   * `validateSchemas()` hook, and published in the OpenAPI document.
-   */
-  schemas?: ServiceSchemas
-}
-
-export interface AppOptions {
-  /** Compiles the schemas services are registered with (the Ajv adapter, bound in the composition root). */
-  validator?: SchemaValidator
-}
-
-/** What the app knows about one registered service (for generated documentation such as OpenAPI). */
-export interface ServiceDescription {
-  path: string
-  service: object
-  /** The methods external callers may use. */
-  methods: readonly string[]
-  events: readonly string[]
-  schemas?: ServiceSchemas
-  /** Every hook of one method, app-level included, in the order they run. */
-  hooks(method: string): HookChain
-}
-
-/**
- * A service whose store publishes its own changes (e.g. RethinkDB's event log): its events come from
- * `watch`, on every process, instead of from its method results.
- */
-interface LiveService {
-  watch(listener: (change: { event: string; record: unknown }) => void): () => void
-  /** Resolves once the change stream is live: setup() waits for it. */
-  whenWatching?(): Promise<void>
-  /** Sends a custom event through the change stream (`service.emit` then reaches every process once). */
-  publish?(event: string, data: unknown): Promise<void>
-}
-
-interface ServiceEntry {
-  path: string
-  service: object
-  handle: ServiceHandle
-  methods: string[]
-  events: Set<string>
-  hooks: HookRegistry
-  chains: Map<string, HookChain>
-  emitter: EventEmitter
-  publishers: Map<string, Publisher>
-  protectedFields: Set<string>
-  route?: string[]
-  live: boolean
-  unwatch?: () => void
-  schemas?: CompiledSchemas
-}
-
-export interface Lookup {
-  entry: ServiceEntry
-  route: Record<string, string>
-  id?: string
-}
+export type { AppOptions, Lookup, ServiceDescription, ServiceEntry, ServiceOptions }
 
 type AnyFunction = (...args: unknown[]) => unknown
 
@@ -425,4 +363,3 @@ function normalisePath(path: string): string {
   return path.split('/').filter((segment) => segment.length > 0).join('/')
 }
 
-export type { ServiceEntry }
