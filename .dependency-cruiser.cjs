@@ -33,11 +33,32 @@ module.exports = {
       to: { path: '^src/infrastructure/' }
     },
     {
+      name: 'transports-use-the-seam',
+      comment: 'Driving adapters reach the application only through its public seam, src/application/transport/index.ts (Gateway, App type, …).',
+      severity: 'error',
+      from: { path: '^src/interfaces/' },
+      to: { path: '^src/application/', pathNot: '^src/application/transport/index\\.ts$' }
+    },
+    {
       name: 'client-is-browser-safe',
       comment: 'Client code runs in browsers: domain and its own folder only; no npm, no node built-ins.',
       severity: 'error',
       from: { path: '^src/interfaces/client/' },
       to: { pathNot: '^(src/domain/|src/interfaces/client/)' }
+    },
+    {
+      name: 'services-are-application-code',
+      comment: 'src/services (the app\'s own services) use domain and application; adapters and transports are chosen by the composition root.',
+      severity: 'error',
+      from: { path: '^src/services/' },
+      to: { path: '^src/(infrastructure/|interfaces/|container\\.ts$|main\\.ts$|reference-app\\.ts$)' }
+    },
+    {
+      name: 'core-does-not-know-services',
+      comment: 'domain, application, infrastructure and interfaces never import the app\'s own services (they are plugged in by src/reference-app.ts).',
+      severity: 'error',
+      from: { path: '^src/(domain|application|infrastructure|interfaces)/' },
+      to: { path: '^src/services/' }
     },
     {
       name: 'adapters-chosen-in-composition-root',

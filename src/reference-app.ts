@@ -1,20 +1,10 @@
-import { AdapterService } from './application/adapter-service.js'
 import { App } from './application/app.js'
 import { AuthenticationService } from './application/authentication/authentication-service.js'
-import { authenticate } from './application/authentication/hooks/authenticate.js'
-import { forbidQueryOn } from './application/authentication/hooks/forbid-query-on.js'
-import { hashPassword } from './application/authentication/hooks/hash-password.js'
-import { protect } from './application/authentication/hooks/protect.js'
-import { restrictToOwner } from './application/authentication/hooks/restrict-to-owner.js'
 import { JwtStrategy } from './application/authentication/jwt-strategy.js'
 import { LocalStrategy } from './application/authentication/local-strategy.js'
 import type { LoginThrottle } from './application/authentication/login-throttle.js'
 import { RefreshStrategy } from './application/authentication/refresh-strategy.js'
 import type { Sessions } from './application/authentication/sessions.js'
-import type { HookContext } from './application/hook-context.js'
-import { stampTimes } from './application/schema/stamp-times.js'
-import { uniqueField } from './application/schema/unique-field.js'
-import { validateSchemas } from './application/schema/validate-schemas.js'
 import type { PasswordHasher } from './domain/auth/password-hasher.js'
 import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
@@ -22,7 +12,8 @@ import type { SchemaValidator } from './domain/schema/schema-validator.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
-import { messageSchemas, userSchemas } from './reference-schemas.js'
+import { useMessages } from './services/messages/messages.service.js'
+import { useUsers } from './services/users/users.service.js'
 
 export interface ReferenceAppDeps {
   stores: StoreFactory
@@ -48,24 +39,16 @@ export interface ReferenceAppDeps {
 }
 
 /**
- * The reference application people clone: a `messages` and a `users` service on whichever store the
- * composition root bound, each declared by its schemas (src/reference-schemas.ts). Transports and
- * authentication are added around it in src/container.ts.
- *
- * `users`: signup (create) is open, every other method needs a token, emails are unique
- * (case-insensitively), passwords are validated, stored hashed and never returned, and a user may
- * only update, patch or remove themselves. `messages`: every method needs a token; the server sets
- * the author and the timestamps, and only the author may change a message; create takes an array.
+ * The reference application people clone: the services of src/services (`messages` and `users`,
+ * each with its schemas and hooks in its own folder) on whichever store the composition root bound,
+ * the authentication service and the channels. Transports are added around it in src/container.ts.
  */
 export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, authentication }: ReferenceAppDeps): App {
   const app = new App({ validator })
-  app.use('messages', new AdapterService(stores.create('messages'), {
-    paginate: { default: 10, max: 50 },
-    multi: ['create', 'patch', 'remove']
-  }), { schemas: messageSchemas })
-  app.use('users', new AdapterService(stores.create('users'), {
-    paginate: { default: 10, max: 50 }
-  }), { schemas: userSchemas })
+  // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
+  const withLogin = authentication !== undefined
+  useMessages(app, { stores, clock, authentication: withLogin })
+  useUsers(app, { stores, uniqueKeys, authentication: withLogin })
   if (authentication) {
     const { hasher, tokens, clock: authClock = clock, sessions, throttle } = authentication
     const service = new AuthenticationService({
@@ -75,52 +58,11 @@ export function createReferenceApp({ stores, validator, uniqueKeys, clock = syst
     if (sessions) service.register(new RefreshStrategy())
     app.use('authentication', service)
   }
-  // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
-  const login = authentication ? [authenticate('jwt')] : []
-  const hash = authentication ? [hashPassword('password')] : []
-  // The ownership example: users change only themselves, messages only their author (403 otherwise).
-  const itself = authentication ? [restrictToOwner({ ownerField: 'id' })] : []
-  const author = authentication ? [restrictToOwner({ ownerField: 'userId' })] : []
-  const validate = validateSchemas()
-  const email = uniqueField('email', { keys: uniqueKeys, message: 'email already registered' })
-  const stamp = stampTimes(clock)
-
-  // Order matters: log in, validate, check ownership, claim the email, then hash (a refused or
-  // losing signup costs no bcrypt round).
-  app.service('users').hooks({
-    before: {
-      all: [forbidQueryOn('password')],
-      find: [...login, validate], get: [...login, validate], remove: [...login, ...itself, validate],
-      create: [validate, email.before, ...hash],
-      update: [...login, ...itself, validate, email.before, ...hash],
-      patch: [...login, ...itself, validate, email.before, ...hash]
-    },
-    after: { all: [protect('password')], update: [email.after], patch: [email.after], remove: [email.after] },
-    error: { all: [email.error] }
-  })
-  // recordAuthor also on update/patch, so an author can neither drop nor hand over authorship.
-  app.service('messages').hooks({
-    before: {
-      all: [...login, validate],
-      create: [recordAuthor, stamp],
-      update: [...author, recordAuthor, stamp],
-      patch: [...author, recordAuthor, stamp],
-      remove: [...author]
-    }
-  })
   useDefaultChannels(app)
   return app
 }
 
 const systemClock: Clock = { now: () => Date.now() }
-
-/** Before create/update/patch: the logged-in user is the author (refused from clients by the schema). */
-function recordAuthor(context: HookContext): void {
-  const userId = context.params.user?.id
-  if (userId === undefined) return
-  const stamp = (item: unknown) => ({ ...(item as object), userId })
-  context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
-}
 
 /**
  * The channels of a generated Feathers app: real-time connections start 'anonymous', a login moves

@@ -1,7 +1,7 @@
 import { Ajv, addFormats, getValidator, hooks as schemaHooks, querySyntax, type FormatsPluginOptions } from '@feathersjs/schema'
 import type { HookContext } from '@feathersjs/feathers'
 import { createRequire } from 'node:module'
-import { messageSchema, messageSchemas } from '../../src/reference-schemas.js'
+import { messageSchema, messageSchemas } from '../../src/services/messages/messages.schema.js'
 
 /*
  * The schemas of plumage's reference `messages`, validated the way a generated Feathers v5 app does

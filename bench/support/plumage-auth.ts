@@ -10,7 +10,7 @@ import { LocalStrategy } from '../../src/application/authentication/local-strate
 import { BcryptPasswordHasher } from '../../src/infrastructure/auth/bcrypt-password-hasher.js'
 import { JsonWebTokenService } from '../../src/infrastructure/auth/json-web-token-service.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
-import { messageSchemas } from '../../src/reference-schemas.js'
+import { messageSchemas } from '../../src/services/messages/messages.schema.js'
 import { BENCH_SECRET, BENCH_USER, SECURE_PATH } from './auth-setup.js'
 import { seedRecords } from './seed.js'
 

@@ -12,7 +12,7 @@ import { connect, disconnectAll, emitAck } from '../interfaces/socketio/support.
 import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
 
 /*
- * The schema rules of the reference app (src/reference-schemas.ts) through every way in: REST,
+ * The schema rules of the reference app (the schema files of src/services) through every way in: REST,
  * raw socket.io frames, and the official Feathers v5 clients (rest-client, socketio-client).
  * `people` is an extra service with a query schema of every coercible type.
  */

@@ -52,11 +52,48 @@ describe('layer rules (npm run lint)', () => {
     expect(result.output).toContain('client-is-browser-safe')
   })
 
+  it('fails when a service of src/services imports a store adapter or a transport', async () => {
+    const result = await cruise({
+      'src/infrastructure/store.ts': 'export const store = 1\n',
+      'src/interfaces/rest/server.ts': 'export const server = 2\n',
+      'src/services/todos/todos.service.ts': "import { store } from '../../infrastructure/store.js'\nimport { server } from '../../interfaces/rest/server.js'\nexport const x = store + server\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('services-are-application-code')
+    expect(result.output).toMatch(/services-are-application-code: src\/services\/todos\/todos\.service\.ts → src\/interfaces\/rest\/server\.ts/)
+  })
+
+  it('fails when the application core imports one of the services', async () => {
+    const result = await cruise({
+      'src/services/todos/todos.schema.ts': 'export const schema = {}\n',
+      'src/application/use-case.ts': "import { schema } from '../services/todos/todos.schema.js'\nexport const s = schema\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('core-does-not-know-services')
+  })
+
+  it('fails when a transport reaches past the application seam', async () => {
+    const result = await cruise({
+      'src/application/app.ts': 'export class App {}\n',
+      'src/application/transport/index.ts': "export type { App } from '../app.js'\n",
+      'src/interfaces/rest/server.ts': "import { App } from '../../application/app.js'\nexport const app = new App()\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('transports-use-the-seam')
+    const throughTheSeam = await cruise({
+      'src/application/app.ts': 'export class App {}\n',
+      'src/application/transport/index.ts': "export type { App } from '../app.js'\n",
+      'src/interfaces/rest/server.ts': "import type { App } from '../../application/transport/index.js'\nexport const use = (app: App) => app\n"
+    })
+    expect(throughTheSeam.output).not.toContain('transports-use-the-seam')
+  })
+
   it('passes a tree that follows the rules', async () => {
     const result = await cruise({
       'src/domain/port.ts': 'export interface Port { x: number }\n',
       'src/application/use-case.ts': "import type { Port } from '../domain/port.js'\nexport const use = (p: Port) => p.x\n",
       'src/infrastructure/adapter.ts': "import type { Port } from '../domain/port.js'\nexport const adapter: Port = { x: 1 }\n",
+      'src/services/todos/todos.service.ts': "import type { Port } from '../../domain/port.js'\nimport { use } from '../../application/use-case.js'\nexport const todos = (p: Port) => use(p)\n",
       'src/container.ts': "import { adapter } from './infrastructure/adapter.js'\nimport { use } from './application/use-case.js'\nexport const value = use(adapter)\n"
     })
     expect(result.output).not.toContain('error')

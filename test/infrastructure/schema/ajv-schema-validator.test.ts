@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { AjvSchemaValidator } from '../../../src/infrastructure/schema/ajv-schema-validator.js'
-import { messageSchemas, userSchemas } from '../../../src/reference-schemas.js'
+import { messageSchemas } from '../../../src/services/messages/messages.schema.js'
+import { userSchemas } from '../../../src/services/users/users.schema.js'
 
 describe('AjvSchemaValidator', () => {
   const validator = new AjvSchemaValidator()

@@ -1,0 +1,50 @@
+import type { FromSchema } from 'json-schema-to-ts'
+import type { ServiceSchemas } from '../../domain/schema/json-schema.js'
+
+/*
+ * The messages service's schemas: each field is declared once, here. The TypeScript type of a
+ * message derives from them (json-schema-to-ts), the `validateSchemas()` hook applies them, and
+ * GET /openapi.json publishes them.
+ */
+
+/** Memory ids are integers, RethinkDB ids UUID strings; a REST `?userId=3` is coerced to 3. */
+const id = { type: ['integer', 'string'] } as const
+const timestamp = { type: 'string', format: 'date-time' } as const
+const text = { type: 'string', minLength: 1, maxLength: 2000, transform: ['trim'] } as const
+
+export const messageSchema = {
+  $id: 'Message',
+  type: 'object',
+  description: 'A chat message. Fields beyond these are app-defined extensions a client may attach.',
+  properties: { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp },
+  required: ['id', 'text'],
+  additionalProperties: true
+} as const
+
+/** Server-owned fields: declared `false`, refused from clients (the server sets them). */
+const serverOwned = { id: false, userId: false, createdAt: false, updatedAt: false } as const
+
+export const messageSchemas = {
+  result: messageSchema,
+  data: {
+    $id: 'MessageData',
+    type: 'object',
+    properties: { text, ...serverOwned },
+    required: ['text'],
+    additionalProperties: true
+  },
+  patch: {
+    $id: 'MessagePatch',
+    type: 'object',
+    properties: { text, ...serverOwned },
+    additionalProperties: true
+  },
+  query: {
+    type: 'object',
+    properties: { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp },
+    additionalProperties: true
+  }
+} satisfies ServiceSchemas
+
+/** One message as the messages service returns it. */
+export type Message = FromSchema<typeof messageSchema>

@@ -1,0 +1,25 @@
+import { AdapterService } from '../../application/adapter-service.js'
+import type { App } from '../../application/app.js'
+import type { Clock } from '../../domain/clock.js'
+import type { StoreFactory } from '../../domain/store/store-factory.js'
+import { messagesHooks } from './messages.hooks.js'
+import { messageSchemas } from './messages.schema.js'
+
+export interface MessagesOptions {
+  stores: StoreFactory
+  clock: Clock
+  /** Whether the app has an authentication service (see messages.hooks.ts). */
+  authentication: boolean
+}
+
+/**
+ * `messages`: every method needs a token; the server sets the author and the timestamps, only the
+ * author may change a message, and create takes an array. Registered on `app` with its schemas and hooks.
+ */
+export function useMessages(app: App, { stores, clock, authentication }: MessagesOptions): void {
+  app.use('messages', new AdapterService(stores.create('messages'), {
+    paginate: { default: 10, max: 50 },
+    multi: ['create', 'patch', 'remove']
+  }), { schemas: messageSchemas })
+  app.service('messages').hooks(messagesHooks({ clock, authentication }))
+}

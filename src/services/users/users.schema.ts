@@ -1,0 +1,43 @@
+import type { FromSchema } from 'json-schema-to-ts'
+import type { ServiceSchemas } from '../../domain/schema/json-schema.js'
+
+/*
+ * The users service's schemas: each field is declared once, here. The TypeScript type of a user
+ * derives from them (json-schema-to-ts), the `validateSchemas()` hook applies them, and
+ * GET /openapi.json publishes them.
+ */
+
+/** Memory ids are integers, RethinkDB ids UUID strings; a REST `?userId=3` is coerced to 3. */
+const id = { type: ['integer', 'string'] } as const
+const email = { type: 'string', format: 'email', maxLength: 254, transform: ['trim', 'toLowerCase'] } as const
+const password = { type: 'string', minLength: 8, maxLength: 128 } as const
+/** Optional display name. Nothing else may be set on a user: a `role` or `isAdmin` from a signup is refused. */
+const name = { type: 'string', minLength: 1, maxLength: 100, transform: ['trim'] } as const
+
+export const userSchema = {
+  $id: 'User',
+  type: 'object',
+  description: 'A user as the service returns it; the password hash never leaves the server.',
+  properties: { id, email, name },
+  required: ['id', 'email'],
+  additionalProperties: false
+} as const
+
+const userData = {
+  $id: 'UserData',
+  type: 'object',
+  description: 'Signing up: the email is stored trimmed and lower-cased and is unique, case-insensitively.',
+  properties: { email, password, name },
+  required: ['email', 'password'],
+  additionalProperties: false
+} as const
+
+export const userSchemas = {
+  result: userSchema,
+  data: userData,
+  patch: { ...userData, $id: 'UserPatch', required: [] },
+  query: { type: 'object', properties: { id, email, name }, additionalProperties: false }
+} satisfies ServiceSchemas
+
+/** One user as the users service returns it to a client. */
+export type User = FromSchema<typeof userSchema>

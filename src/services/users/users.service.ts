@@ -1,0 +1,26 @@
+import { AdapterService } from '../../application/adapter-service.js'
+import type { App } from '../../application/app.js'
+import type { StoreFactory } from '../../domain/store/store-factory.js'
+import type { UniqueKeys } from '../../domain/unique-keys.js'
+import { usersHooks } from './users.hooks.js'
+import { userSchemas } from './users.schema.js'
+
+export interface UsersOptions {
+  stores: StoreFactory
+  /** Where emails are claimed; must be shared by every process of one database. */
+  uniqueKeys: UniqueKeys
+  /** Whether the app has an authentication service (see users.hooks.ts). */
+  authentication: boolean
+}
+
+/**
+ * `users`: signup (create) is open, every other method needs a token, emails are unique
+ * (case-insensitively), passwords are validated, stored hashed and never returned, and a user may
+ * only update, patch or remove themselves. Registered on `app` with its schemas and hooks.
+ */
+export function useUsers(app: App, { stores, uniqueKeys, authentication }: UsersOptions): void {
+  app.use('users', new AdapterService(stores.create('users'), {
+    paginate: { default: 10, max: 50 }
+  }), { schemas: userSchemas })
+  app.service('users').hooks(usersHooks({ uniqueKeys, authentication }))
+}
