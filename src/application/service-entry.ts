@@ -52,25 +52,39 @@ export interface LiveService {
   publish?(event: string, data: unknown): Promise<void>
 }
 
-/** Everything the app keeps about one registered service; transports receive it through `lookup`. */
+/** Everything the app keeps about one registered service. Internal to the application layer. */
 export interface ServiceEntry {
-  path: string
-  service: object
-  handle: ServiceHandle
-  methods: string[]
-  events: Set<string>
-  hooks: HookRegistry
-  chains: Map<string, HookChain>
-  emitter: EventEmitter
-  publishers: Map<string, Publisher>
-  protectedFields: Set<string>
-  route?: string[]
-  live: boolean
+  /** The normalised path (`users/:userId/posts`: no leading or trailing slash). */
+  readonly path: string
+  /** The object passed to `app.use`; its methods are called with the handle as `this`. */
+  readonly service: object
+  /** What `app.service(path)` returns: the service's prototype child with hook-running methods. */
+  readonly handle: ServiceHandle
+  /** The methods external callers may use (ServiceOptions.methods). */
+  readonly methods: readonly string[]
+  /** Every event the service may publish: the standard four plus its custom ones. */
+  readonly events: ReadonlySet<string>
+  /** Hooks registered on this service (`handle.hooks(...)`). */
+  readonly hooks: HookRegistry
+  /** Per method, the app's and the service's hooks combined; cleared when hooks are added. */
+  readonly chains: Map<string, HookChain>
+  /** Local listeners of service events (`handle.on`). */
+  readonly emitter: EventEmitter
+  /** Publishers registered on this service, by event ('*' for all). */
+  readonly publishers: Map<string, Publisher>
+  /** Fields `protect(...)` hooks of this service hide; stripped from live-store events too. */
+  readonly protectedFields: Set<string>
+  /** The path's segments when it has `:placeholders`; undefined for a plain path. */
+  readonly route?: readonly string[]
+  /** The service's events come from its store (LiveService), not from its method results. */
+  readonly live: boolean
+  /** Stops following the live store's changes; set while the app is set up. */
   unwatch?: () => void
-  schemas?: CompiledSchemas
+  readonly schemas?: CompiledSchemas
 }
 
-export interface Lookup {
+/** A path resolved to a service: its entry, the `:placeholder` values, and a trailing id segment if any. */
+export interface Resolved {
   entry: ServiceEntry
   route: Record<string, string>
   id?: string

@@ -1,14 +1,12 @@
-import type { Data, Params, ServiceMethods } from '../domain/service/service.js'
-import type { AroundHook, HookContext, HookMap } from './hook-context.js'
+import type { StandardMethod } from '../domain/service/method-layout.js'
+import type { Params, Service } from '../domain/service/service.js'
 import type { Publisher } from './channel.js'
+import type { AroundHook, HookContext, HookMap } from './hook-context.js'
 
 export type EventListener = (data: unknown, context?: HookContext) => void
 
-/**
- * What `app.service(path)` returns: the registered service (its own members stay reachable through
- * the prototype, e.g. `createQuery`) with hook-running methods, service events and publishers.
- */
-export interface ServiceHandle<T = Data> extends ServiceMethods<T> {
+/** What every handle adds to its service: identity, hooks, events and publishers. */
+export interface HandleMembers {
   readonly path: string
   /** The methods external callers (transports) may use. */
   readonly methods: readonly string[]
@@ -19,6 +17,18 @@ export interface ServiceHandle<T = Data> extends ServiceMethods<T> {
   emit(event: string, data: unknown, context?: HookContext): boolean
   publish(eventOrPublisher: string | Publisher, publisher?: Publisher): this
 }
+
+/** The standard methods a service type declares, required (a handle has exactly those). */
+type StandardMethodsOf<S> = { [K in Extract<keyof S, StandardMethod>]-?: NonNullable<S[K]> }
+
+/**
+ * What `app.service(path)` returns for a service of type `S`: the registered service (its own
+ * members stay reachable through the prototype, e.g. `createQuery`) whose standard and custom
+ * methods run through the hooks, plus events and publishers. Without a known type, `S` is a
+ * service with all six standard methods.
+ */
+export type ServiceHandle<S = Service> = Omit<S, keyof HandleMembers | StandardMethod | 'setup' | 'teardown'> &
+  StandardMethodsOf<S> & HandleMembers
 
 /** A service's custom method, as the app calls it: `(data, params)`. */
 export type CustomMethod = (data: unknown, params?: Params) => Promise<unknown>

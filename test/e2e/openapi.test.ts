@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { existsSync } from 'node:fs'
 import type { Browser } from 'playwright-core'
-import { STANDARD_METHODS } from '../../src/domain/service/service.js'
+import { STANDARD_METHODS } from '../../src/domain/service/method-layout.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
 
 /*

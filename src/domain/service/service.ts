@@ -49,9 +49,6 @@ export interface Paginated<T> {
 
 export type Data = Record<string, unknown>
 
-export const STANDARD_METHODS = ['find', 'get', 'create', 'update', 'patch', 'remove'] as const
-export type StandardMethod = (typeof STANDARD_METHODS)[number]
-
 /** Every standard method is optional: a service implements the ones it offers. */
 export interface ServiceMethods<T = Data> {
   find?(params?: Params): Promise<T[] | Paginated<T>>
@@ -64,16 +61,15 @@ export interface ServiceMethods<T = Data> {
   teardown?(app: unknown, path: string): Promise<void> | void
 }
 
-/** Names that can never be service methods (docs/wire-protocol.md, Service calls). */
-export const RESERVED_METHODS: ReadonlySet<string> = new Set([
-  'setup', 'teardown', 'hooks', 'on', 'once', 'off', 'emit', 'publish', 'removeListener', 'addListener',
-  'removeAllListeners', 'listeners', 'constructor', 'mixin'
-])
-
-/** The event each standard mutating method emits. */
-export const METHOD_EVENTS: Readonly<Partial<Record<string, string>>> = {
-  create: 'created',
-  update: 'updated',
-  patch: 'patched',
-  remove: 'removed'
+/**
+ * A service with all six standard methods: what `app.service(path)` offers when the path's own type
+ * is not known. Registering the service's type (see App) narrows this to the methods it really has.
+ */
+export interface Service<T = Data> {
+  find(params?: Params): Promise<T[] | Paginated<T>>
+  get(id: Id, params?: Params): Promise<T>
+  create(data: Partial<T> | Partial<T>[], params?: Params): Promise<T | T[]>
+  update(id: NullableId, data: Partial<T>, params?: Params): Promise<T | T[]>
+  patch(id: NullableId, data: Partial<T>, params?: Params): Promise<T | T[]>
+  remove(id: NullableId, params?: Params): Promise<T | T[]>
 }

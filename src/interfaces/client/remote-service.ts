@@ -1,5 +1,6 @@
 import { BadRequest } from '../../domain/errors/errors.js'
-import { METHOD_EVENTS, type Data, type Id, type NullableId, type Paginated, type Params } from '../../domain/service/service.js'
+import { layoutOf } from '../../domain/service/method-layout.js'
+import type { Data, Id, NullableId, Paginated, Params } from '../../domain/service/service.js'
 import type { ClientApp, ClientHookContext } from './client-app.js'
 import { Emitter } from './emitter.js'
 
@@ -62,12 +63,13 @@ export class RemoteService<T = Data> extends Emitter {
   private async call(method: string, id: NullableId | undefined, data: unknown, params: Params): Promise<unknown> {
     // Feathers' client-side check: a missing id is a caller bug, answered without a request.
     // get(null) would turn into a find on the collection URL; update(null) is left to the server's 400.
-    if (ID_METHODS.has(method) && (id === undefined || id === '' || (id === null && method === 'get'))) {
+    const layout = layoutOf(method)
+    if (layout.id && (id === undefined || id === '' || (id === null && method === 'get'))) {
       throw new BadRequest(`id for .${method} is required`)
     }
     const context: ClientHookContext = { app: this.app, path: this.path, method, id, data, params }
     const result = await this.app.request(context)
-    const event = METHOD_EVENTS[method]
+    const event = layout.event
     if (event && !this.app.transport?.subscribe && result !== null && result !== undefined) {
       for (const record of Array.isArray(result) ? result : [result]) this.emit(event, record, context)
     }
@@ -85,5 +87,3 @@ export class RemoteService<T = Data> extends Emitter {
     this.subscriptions.delete(event)
   }
 }
-
-const ID_METHODS: ReadonlySet<string> = new Set(['get', 'update', 'patch', 'remove'])

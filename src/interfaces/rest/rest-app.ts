@@ -4,10 +4,9 @@ import express, { type Express, type RequestHandler } from 'express'
 import { createRequire } from 'node:module'
 import type { Logger as Pino } from 'pino'
 import type { pinoHttp } from 'pino-http'
-import type { App } from '../../application/app.js'
+import { openApiDocument, type App, type OpenApiOptions } from '../../application/transport/index.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
-import { openApiDocument, type OpenApiOptions } from '../../application/openapi/openapi-document.js'
 import { apiDocs } from './api-docs.js'
 import { errorHandler } from './error-response.js'
 import { healthCheck, type HealthOptions } from './health.js'
@@ -81,7 +80,7 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   if (origins.length > 0) http.use((optional('cors') as typeof cors)({ origin: origins.includes('*') ? true : origins, credentials: true }))
   if (bodyParsers) http.use(bodyParser(limit))
   for (const middleware of options.middleware ?? []) http.use(middleware)
-  http.use(serviceMiddleware(app, { logger, formatter: options.formatter, bodyParsed: bodyParsers }))
+  http.use(serviceMiddleware(app.gateway(), { logger, formatter: options.formatter, bodyParsed: bodyParsers }))
   if (options.staticDir) http.use(express.static(options.staticDir))
   http.use((req) => {
     throw new NotFound('Page not found', { url: req.originalUrl })

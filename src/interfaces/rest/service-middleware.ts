@@ -1,9 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import type { App, ServiceEntry } from '../../application/app.js'
+import { parseAuthorization, type Gateway } from '../../application/transport/index.js'
 import { BadRequest, MethodNotAllowed } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
-import { STANDARD_METHODS, type NullableId, type Params } from '../../domain/service/service.js'
-import { parseAuthorization } from './authorization-header.js'
+import { isStandardMethod, layoutOf } from '../../domain/service/method-layout.js'
+import type { NullableId, Params } from '../../domain/service/service.js'
 import { sendError, toFeathersError } from './error-response.js'
 import { parseQueryString } from './query-parser.js'
 
@@ -17,42 +17,43 @@ export interface ServiceMiddlewareOptions {
   bodyParsed: boolean
 }
 
-const STANDARD: ReadonlySet<string> = new Set(STANDARD_METHODS)
-const allowCache = new WeakMap<ServiceEntry, string>()
+/** The `Allow` header per service, keyed by its methods list (one per registered service). */
+const allowCache = new WeakMap<readonly string[], string>()
 
 /**
- * docs/wire-protocol.md, REST: one middleware routes every service through `app.lookup` (no express route per
- * service) and runs the call with `app.execute`, so hooks see provider 'rest' and the
- * transport adds nothing else to params.
+ * docs/wire-protocol.md, REST: one middleware routes every service through the gateway (no express
+ * route per service) and runs the call there, so hooks see provider 'rest' and the transport adds
+ * nothing else to params.
  */
-export function serviceMiddleware(app: App, options: ServiceMiddlewareOptions): RequestHandler {
+export function serviceMiddleware(gateway: Gateway, options: ServiceMiddlewareOptions): RequestHandler {
   const { logger, formatter, bodyParsed } = options
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const url = req.url
     const mark = url.indexOf('?')
-    const found = app.lookup(mark < 0 ? url : url.slice(0, mark))
-    if (!found) return next()
-    const { entry } = found
-    const allow = allowHeader(entry)
-    res.setHeader('Allow', allow)
+    const target = gateway.resolve(mark < 0 ? url : url.slice(0, mark), { id: true })
+    if (!target) return next()
+    res.setHeader('Allow', allowHeader(target.methods))
     try {
-      const id = found.id === undefined ? null : decodeSegment(found.id)
+      const id = target.id === undefined ? null : decodeSegment(target.id)
       const method = methodFor(req, id)
-      const data = bodyParsed ? (req.body ?? {}) : req.body
+      const layout = layoutOf(method)
       const params: Params = {
         query: parseQueryString(mark < 0 ? '' : url.slice(mark + 1)),
         provider: 'rest',
         headers: req.headers,
-        route: decodeRoute(found.route)
+        route: decodeRoute(target.route)
       }
       // The peer's address, for login throttling; not enumerable, so hooks see the params they always saw.
       Object.defineProperty(params, 'address', { value: req.socket.remoteAddress, enumerable: false })
       const authentication = parseAuthorization(req.headers.authorization)
       if (authentication) params.authentication = authentication
-      const context = await app.execute(entry, method, method === 'find' || method === 'create' || !STANDARD.has(method) ? undefined : id,
-        method === 'find' || method === 'get' || method === 'remove' ? undefined : data, params)
-      const result = context.dispatch ?? context.result
-      const { status, location } = context.http
+      const { result, status, location } = await gateway.call({
+        path: target.path,
+        method,
+        id: layout.id ? id : undefined,
+        data: layout.data ? (bodyParsed ? (req.body ?? {}) : req.body) : undefined,
+        params
+      })
       if (location !== undefined) {
         res.statusCode = status ?? 303
         res.setHeader('Location', location)
@@ -83,7 +84,7 @@ function methodFor(req: Request, id: NullableId): string {
     case 'POST': {
       const custom = req.headers['x-service-method']
       if (custom === undefined) return 'create'
-      if (typeof custom !== 'string' || STANDARD.has(custom)) {
+      if (typeof custom !== 'string' || isStandardMethod(custom)) {
         throw new MethodNotAllowed(`Method \`${String(custom)}\` is not supported by this endpoint.`)
       }
       return custom
@@ -96,17 +97,18 @@ function methodFor(req: Request, id: NullableId): string {
 }
 
 /** The verbs a service answers (v3 sent `Allow` on every service response; harmless for v5). */
-function allowHeader(entry: ServiceEntry): string {
-  let allow = allowCache.get(entry)
+function allowHeader(methods: readonly string[]): string {
+  let allow = allowCache.get(methods)
   if (allow === undefined) {
-    const has = (method: string) => entry.methods.includes(method)
+    const has = (method: string) => methods.includes(method)
     const verbs: string[] = []
     if (has('find') || has('get')) verbs.push('GET', 'HEAD')
-    if (has('create') || entry.methods.some((method) => !STANDARD.has(method))) verbs.push('POST')
+    if (has('create') || methods.some((method) => !isStandardMethod(method))) verbs.push('POST')
     if (has('update')) verbs.push('PUT')
     if (has('patch')) verbs.push('PATCH')
     if (has('remove')) verbs.push('DELETE')
-    allowCache.set(entry, (allow = verbs.join(',')))
+    allow = verbs.join(',')
+    allowCache.set(methods, allow)
   }
   return allow
 }

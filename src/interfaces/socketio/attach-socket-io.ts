@@ -1,14 +1,12 @@
 import type { Server as HttpServer } from 'node:http'
 import { Server, type ServerOptions, type Socket } from 'socket.io'
-import type { App } from '../../application/app.js'
-import type { Delivery } from '../../application/channel.js'
+import type { App, Delivery } from '../../application/transport/index.js'
 import type { Clock } from '../../domain/clock.js'
 import { convertError } from '../../domain/errors/convert-error.js'
 import { FeathersError, TooManyRequests } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { Connection } from '../../domain/service/service.js'
 import { dispatchCall } from './dispatch-call.js'
-import { SocketAuthentication } from './socket-authentication.js'
 import { WriteBatch } from './write-batch.js'
 
 export interface SocketIoOptions {
@@ -36,7 +34,7 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
   const io = new Server(httpServer, { serveClient: false, ...options.server, maxHttpBufferSize: options.maxMessageSize ?? 1e6 })
   const connections = new WeakMap<Socket, Connection>()
   const sockets = new WeakMap<Connection, Socket>()
-  const auth = new SocketAuthentication(app, (connection) => sockets.has(connection), options.clock ?? { now: () => Date.now() })
+  const gateway = app.gateway(options.clock ? { clock: options.clock } : {})
   const batch = new WriteBatch()
 
   io.use((socket, next) => {
@@ -45,7 +43,7 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     Object.defineProperty(connection, 'address', { value: socket.handshake.address, enumerable: false })
     connections.set(socket, connection)
     sockets.set(connection, socket)
-    auth.handshake(connection).then(() => next(), (thrown: unknown) => {
+    gateway.handshake(connection).then(() => next(), (thrown: unknown) => {
       const error = convertError(thrown)
       if (!(thrown instanceof FeathersError)) logger.error('socket handshake authentication failed', { error: thrown })
       // socket.io sends `message` and `data` to the client as its `connect_error`.
@@ -56,11 +54,8 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
   io.on('connection', (socket) => {
     const connection = connections.get(socket)!
     let inFlight = 0
-    app.emit('connection', connection)
-    socket.on('disconnect', () => {
-      auth.forget(connection)
-      app.emit('disconnect', connection)
-    })
+    gateway.open(connection)
+    socket.on('disconnect', () => gateway.close(connection))
     socket.onAny((event: unknown, ...args: unknown[]) => {
       const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
       if (inFlight >= maxConcurrentCalls) {
@@ -68,9 +63,9 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
         return answer(ack, error.toJSON())
       }
       inFlight++
-      const call = event === 'authenticate' ? auth.authenticate(connection, args[0])
-        : event === 'logout' ? auth.logout(connection)
-          : dispatchCall(app, connection, event, args[0], args.slice(1))
+      const call = event === 'authenticate' ? gateway.authenticate(connection, args[0])
+        : event === 'logout' ? gateway.logout(connection)
+          : dispatchCall(gateway, connection, event, args[0], args.slice(1))
       call.then(
         (result) => answer(ack, null, result === undefined ? null : result),
         (thrown: unknown) => {
@@ -83,7 +78,7 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
 
   // One encode per event: socket.io's broadcast serialises the packet (and its websocket frame) once
   // for all target sockets.
-  const undeliver = app.onDelivery((delivery: Delivery) => {
+  gateway.onDelivery((delivery: Delivery) => {
     const ids: string[] = []
     const batching = batch.open()
     for (const connection of delivery.connections) {
@@ -100,10 +95,7 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     }
   })
 
-  httpServer.once('close', () => {
-    undeliver()
-    auth.detach()
-  })
+  httpServer.once('close', () => gateway.shutdown())
 
   function answer(ack: Ack | undefined, ...args: unknown[]): void {
     if (!ack) return

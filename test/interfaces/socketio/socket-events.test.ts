@@ -109,19 +109,17 @@ describe('socket events and channels', () => {
 
   it('serialises each payload once per event, however many sockets receive it', async () => {
     const watchers = await Promise.all([1, 2, 3].map(() => open(true)))
-    const entry = app.lookup('messages', false)!.entry
-    entry.events.add('shout')
     let serialised = 0
     const payload = { toJSON() { serialised++; return { text: 'once' } } }
     const sendTo = async (count: number) => {
       const chosen = new Set([...app.channel('authenticated').connections].slice(0, count))
-      app.service('messages').publish('shout', () => app.channel('authenticated').filter((connection) => chosen.has(connection)))
+      app.service('custom').publish('boom', () => app.channel('authenticated').filter((connection) => chosen.has(connection)))
       const received: unknown[] = []
-      for (const socket of watchers) socket.once('messages shout', (data: unknown) => received.push(data))
+      for (const socket of watchers) socket.once('custom boom', (data: unknown) => received.push(data))
       serialised = 0
-      app.emitServiceEvent(entry, 'shout', payload)
+      app.service('custom').emit('boom', payload)
       for (const socket of watchers) await settled(socket)
-      for (const socket of watchers) socket.off('messages shout')
+      for (const socket of watchers) socket.off('custom boom')
       expect(received).toEqual(Array.from({ length: count }, () => ({ text: 'once' })))
       return serialised
     }

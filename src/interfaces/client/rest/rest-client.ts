@@ -1,6 +1,7 @@
 import { errorFromJson } from '../../../domain/errors/convert-error.js'
 import { FeathersError, GeneralError, Unavailable, errorForCode } from '../../../domain/errors/errors.js'
-import { STANDARD_METHODS, type Query } from '../../../domain/service/service.js'
+import { isStandardMethod, layoutOf } from '../../../domain/service/method-layout.js'
+import type { Query } from '../../../domain/service/service.js'
 import type { ClientApp } from '../client-app.js'
 import { fillRoute, type RemoteCall, type Transport } from '../transport.js'
 import type { HttpRequest, HttpSend } from './http.js'
@@ -20,7 +21,6 @@ export interface RestOptions {
 const VERBS: Record<string, HttpRequest['method']> = {
   find: 'GET', get: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', remove: 'DELETE'
 }
-const STANDARD: ReadonlySet<string> = new Set(STANDARD_METHODS)
 
 /** The REST transport: docs/wire-protocol.md, REST, seen from the client, over any HttpSend. */
 export class RestTransport implements Transport {
@@ -32,12 +32,13 @@ export class RestTransport implements Transport {
   }
 
   async call({ path, method, id, data, params }: RemoteCall): Promise<unknown> {
-    const standard = STANDARD.has(method)
+    const standard = isStandardMethod(method)
+    const layout = layoutOf(method)
     let url = `${this.base}/${fillRoute(path, params.route, encodeURIComponent)}`
-    if (standard && id !== undefined && id !== null) url += `/${encodeURIComponent(String(id))}`
+    if (layout.id && id !== undefined && id !== null) url += `/${encodeURIComponent(String(id))}`
     const query = (this.options.stringify ?? stringifyQuery)(params.query ?? {})
     if (query) url += `?${query}`
-    const hasBody = method !== 'find' && method !== 'get' && method !== 'remove'
+    const hasBody = layout.data
     const headers: Record<string, string> = {
       Accept: 'application/json',
       ...(hasBody ? { 'Content-Type': 'application/json' } : {}),

@@ -1,5 +1,6 @@
 import { errorFromJson } from '../../../domain/errors/convert-error.js'
 import { Timeout } from '../../../domain/errors/errors.js'
+import { toArguments } from '../../../domain/service/method-layout.js'
 import type { ClientApp } from '../client-app.js'
 import { fillRoute, type RemoteCall, type Transport } from '../transport.js'
 
@@ -15,17 +16,6 @@ export interface SocketLike {
 export interface SocketioOptions {
   /** Milliseconds to wait for an answer before rejecting with a Timeout error; default 5000. */
   timeout?: number
-}
-
-/** Arguments after the path, by method (docs/wire-protocol.md, Method calls); the query is always sent, `{}` by default. */
-function callArguments({ method, id, data, params }: RemoteCall): unknown[] {
-  const query = params.query ?? {}
-  switch (method) {
-    case 'find': return [query]
-    case 'get': case 'remove': return [id, query]
-    case 'update': case 'patch': return [id, data, query]
-    default: return [data, query]
-  }
 }
 
 /**
@@ -47,7 +37,9 @@ export class SocketioTransport implements Transport {
       const timer = setTimeout(() => {
         reject(new Timeout(`Timeout of ${timeout}ms exceeded calling ${call.method} on ${path}`, { timeout, method: call.method, path }))
       }, timeout)
-      this.socket.emit(call.method, path, ...callArguments(call), (error: unknown, result: unknown) => {
+      // The method's own argument layout, with the query (always sent, `{}` by default) in place of params.
+      const args = toArguments(call.method, { id: call.id, data: call.data, last: call.params.query ?? {} })
+      this.socket.emit(call.method, path, ...args, (error: unknown, result: unknown) => {
         clearTimeout(timer)
         if (error !== null && error !== undefined) reject(errorFromJson(typeof error === 'object' ? error : { message: String(error) }))
         else resolve(result)

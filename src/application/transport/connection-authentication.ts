@@ -1,11 +1,20 @@
-import type { App } from '../../application/app.js'
+import type { EventEmitter } from 'node:events'
 import type { Clock } from '../../domain/clock.js'
-import { NotAuthenticated, NotFound } from '../../domain/errors/errors.js'
+import { NotAuthenticated } from '../../domain/errors/errors.js'
 import type { Connection, Data } from '../../domain/service/service.js'
-import { parseAuthorization } from '../rest/authorization-header.js'
-import { socketParams } from './dispatch-call.js'
+import { parseAuthorization } from './authorization-header.js'
 
-const AUTHENTICATION_PATH = 'authentication'
+/** What connection authentication needs of the app: its events and the authentication service. */
+export interface AuthenticationAccess {
+  /** The app: emits and receives the `login` and `logout` events. */
+  readonly events: EventEmitter
+  /** Whether an authentication service is registered. */
+  available(): boolean
+  /** Calls the authentication service as this connection (create: log in; remove: log out). */
+  call(connection: Connection, method: 'create' | 'remove', data: unknown): Promise<unknown>
+  /** The authentication service's sessions, when it keeps server-side sessions that can be revoked. */
+  revocations(): RevocationCheck | undefined
+}
 /** setTimeout fires at once for delays above 2^31-1 ms, so long-lived tokens are re-checked in steps. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1
 
@@ -15,8 +24,8 @@ interface AuthResult {
   authentication?: { payload?: { exp?: unknown } & Record<string, unknown> }
 }
 
-/** What the socket layer needs of the authentication service's sessions (see application/authentication/sessions.ts). */
-interface RevocationCheck {
+/** What connection authentication needs of the authentication service's sessions (see ../authentication/sessions.ts). */
+export interface RevocationCheck {
   check(payload: Record<string, unknown>): Promise<void> | undefined
 }
 
@@ -28,12 +37,13 @@ interface AuthEventMeta {
 }
 
 /**
- * Binds authentication to socket connections: the v5 way (the authentication service's `login` and
- * `logout` app events carry the connection), the handshake `Authorization` header, and the older
- * `authenticate`/`logout` socket events (docs/wire-protocol.md, Authentication on a socket). A token that expires logs the
+ * Binds authentication to the connections of one real-time transport: the v5 way (the
+ * authentication service's `login` and `logout` app events carry the connection), the handshake
+ * `Authorization` header, and the older `authenticate`/`logout` events (docs/wire-protocol.md,
+ * Authentication on a socket). A token that expires, or a session revoked anywhere, logs the
  * connection out, so it stops receiving private events.
  */
-export class SocketAuthentication {
+export class ConnectionAuthentication {
   private readonly timers = new Map<Connection, ReturnType<typeof setTimeout>>()
   /** Token payloads of logged-in connections, for the revocation sweep. */
   private readonly payloads = new Map<Connection, { result: AuthResult; payload: Record<string, unknown> }>()
@@ -41,33 +51,33 @@ export class SocketAuthentication {
   private sweeping = false
 
   constructor(
-    private readonly app: App,
+    private readonly access: AuthenticationAccess,
     private readonly owns: (connection: Connection) => boolean,
     // The same clock the token service checks `exp` against, so both agree when a token has expired.
     private readonly clock: Clock
   ) {
-    app.on('login', this.onLogin)
-    app.on('logout', this.onLogout)
+    access.events.on('login', this.onLogin)
+    access.events.on('logout', this.onLogout)
   }
 
   /** Authenticates during the handshake when the client sent an `Authorization` header. */
   async handshake(connection: Connection): Promise<void> {
     // The same header rules as REST (docs/wire-protocol.md, Authorization header).
     const authentication = parseAuthorization(connection.headers?.authorization as string | undefined)
-    if (!authentication || !this.app.lookup(AUTHENTICATION_PATH, false)) return
-    await this.call(connection, 'create', authentication)
+    if (!authentication || !this.access.available()) return
+    await this.access.call(connection, 'create', authentication)
   }
 
   /** The v3 `authenticate` event: the same as `create` on the authentication service. */
   authenticate(connection: Connection, payload: unknown): Promise<unknown> {
     const data = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? payload : {}
-    return this.call(connection, 'create', data)
+    return this.access.call(connection, 'create', data)
   }
 
   /** The v3 `logout` event: like `remove` on the authentication service, but `{}` when not logged in. */
   async logout(connection: Connection): Promise<unknown> {
     if (!connection.authentication) return {}
-    return this.call(connection, 'remove', null)
+    return this.access.call(connection, 'remove', null)
   }
 
   /** Stops the expiry timer (and revocation checks) of a connection that went away. */
@@ -82,19 +92,9 @@ export class SocketAuthentication {
   }
 
   detach(): void {
-    this.app.off('login', this.onLogin)
-    this.app.off('logout', this.onLogout)
+    this.access.events.off('login', this.onLogin)
+    this.access.events.off('logout', this.onLogout)
     for (const connection of new Set([...this.timers.keys(), ...this.payloads.keys()])) this.forget(connection)
-  }
-
-  private async call(connection: Connection, method: 'create' | 'remove', data: unknown): Promise<unknown> {
-    const found = this.app.lookup(AUTHENTICATION_PATH, false)
-    if (!found) throw new NotFound(`Service '${AUTHENTICATION_PATH}' not found`)
-    const params = socketParams(connection)
-    const context = method === 'create'
-      ? await this.app.execute(found.entry, 'create', undefined, data, params)
-      : await this.app.execute(found.entry, 'remove', null, undefined, params)
-    return context.dispatch ?? context.result
   }
 
   private readonly onLogin = (result: AuthResult | undefined, meta?: AuthEventMeta): void => {
@@ -106,7 +106,7 @@ export class SocketAuthentication {
     this.forget(connection)
     if (typeof exp === 'number') this.expireAt(connection, result, exp * 1000)
     const payload = result.authentication?.payload
-    if (payload && this.revocations()) this.watchRevocation(connection, result, payload)
+    if (payload && this.access.revocations()) this.watchRevocation(connection, result, payload)
   }
 
   private readonly onLogout = (_result: unknown, meta?: AuthEventMeta): void => {
@@ -115,13 +115,6 @@ export class SocketAuthentication {
     this.forget(connection)
     delete connection.authentication
     delete connection.user
-  }
-
-  /** The authentication service's sessions, when it has them (server-side sessions can be revoked). */
-  private revocations(): RevocationCheck | undefined {
-    if (!this.app.lookup(AUTHENTICATION_PATH, false)) return undefined
-    const sessions = (this.app.service(AUTHENTICATION_PATH) as { sessions?: Partial<RevocationCheck> }).sessions
-    return typeof sessions?.check === 'function' ? (sessions as RevocationCheck) : undefined
   }
 
   /**
@@ -137,7 +130,7 @@ export class SocketAuthentication {
   }
 
   private async sweep(): Promise<void> {
-    const sessions = this.revocations()
+    const sessions = this.access.revocations()
     if (this.sweeping || !sessions) return
     this.sweeping = true
     try {
@@ -148,7 +141,7 @@ export class SocketAuthentication {
           // Only a revocation logs out; a store that cannot be read right now is asked again next round.
           if (!(error instanceof NotAuthenticated) || this.payloads.get(connection)?.payload !== payload) continue
           this.forget(connection)
-          this.app.emit('logout', result, { provider: 'socketio', connection })
+          this.access.events.emit('logout', result, { provider: connection.provider, connection })
         }
       }
     } finally {
@@ -162,7 +155,7 @@ export class SocketAuthentication {
       if (delay > MAX_TIMER_DELAY) return this.expireAt(connection, result, at)
       this.timers.delete(connection)
       // The app-level logout event makes every listener (channels, this class) forget the login.
-      this.app.emit('logout', result, { provider: 'socketio', connection })
+      this.access.events.emit('logout', result, { provider: connection.provider, connection })
     }, Math.max(0, Math.min(delay, MAX_TIMER_DELAY)))
     timer.unref?.()
     this.timers.set(connection, timer)

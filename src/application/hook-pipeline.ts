@@ -1,0 +1,142 @@
+import { BadRequest, MethodNotAllowed } from '../domain/errors/errors.js'
+import { layoutOf, toArguments } from '../domain/service/method-layout.js'
+import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-depth.js'
+import type { NullableId, Params } from '../domain/service/service.js'
+import type { App } from './app.js'
+import type { AroundHook, HookContext, HookMap } from './hook-context.js'
+import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
+import { PROTECTED_FIELDS } from './protected-fields.js'
+import type { ServiceEntry } from './service-entry.js'
+
+/** One call as the pipeline runs it. */
+export interface PipelineCall {
+  method: string
+  id?: NullableId
+  data?: unknown
+  params: Params
+}
+
+/**
+ * The hook pipeline: app hooks wrap service hooks; each call runs around → before → method (skipped
+ * when a before hook set `result`) → after, and the error hooks on failure. It also collects the
+ * fields `protect(...)` hooks hide, which the app strips from events stores publish by themselves.
+ */
+export class HookPipeline {
+  private readonly appHooks = new HookRegistry()
+  /** Fields hidden by app-level `protect(...)` hooks. */
+  readonly appProtected = new Set<string>()
+
+  constructor(private readonly app: App, private readonly entries: () => Iterable<ServiceEntry>) {}
+
+  /** App-level hooks: they wrap every service's hooks. */
+  addAppHooks(map: HookMap | AroundHook[]): void {
+    this.appHooks.add(map)
+    collectProtected(map, this.appProtected)
+    for (const entry of this.entries()) entry.chains.clear()
+  }
+
+  addServiceHooks(entry: ServiceEntry, map: HookMap | AroundHook[]): void {
+    entry.hooks.add(map)
+    collectProtected(map, entry.protectedFields)
+    entry.chains.clear()
+  }
+
+  /** Every hook of one method, app-level included, in the order they run (cached per method). */
+  chainFor(entry: ServiceEntry, method: string): HookChain {
+    let chain = entry.chains.get(method)
+    if (!chain) {
+      chain = combineChains(this.appHooks.forMethod(method), entry.hooks.forMethod(method))
+      entry.chains.set(method, chain)
+    }
+    return chain
+  }
+
+  /** Fields hidden from this service's external callers and published events. */
+  hiddenFields(entry: ServiceEntry): ReadonlySet<string> {
+    if (entry.protectedFields.size === 0) return this.appProtected
+    return new Set([...this.appProtected, ...entry.protectedFields])
+  }
+
+  /**
+   * Runs one call and returns its context. External calls (`params.provider` set) may only use the
+   * service's exposed methods; malformed data and over-deep queries are a 400 before any hook runs
+   * (hooks walk queries recursively too, e.g. forbidQueryOn).
+   */
+  async run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext> {
+    const { method, id, data, params } = call
+    if (params.provider !== undefined && !entry.methods.includes(method)) {
+      throw new MethodNotAllowed(`Method \`${method}\` is not supported by this endpoint.`)
+    }
+    validateData(method, data)
+    if (nestedDeeperThan(params.query)) throw new BadRequest(`The query may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
+    const context: HookContext = {
+      app: this.app, service: entry.handle, path: entry.path, method, type: 'before',
+      id, data, params, event: layoutOf(method).event ?? null, http: {}
+    }
+    const chain = this.chainFor(entry, method)
+    if (chain.around.length === 0) await runHooksAndMethod(entry, chain, context)
+    else await runAround(chain.around, 0, context, () => runHooksAndMethod(entry, chain, context))
+    return context
+  }
+}
+
+async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<void> {
+  try {
+    for (const hook of chain.before) {
+      context.type = 'before'
+      await hook(context)
+    }
+    if (context.result === undefined) context.result = await callMethod(entry, context)
+    for (const hook of chain.after) {
+      context.type = 'after'
+      await hook(context)
+    }
+  } catch (error) {
+    context.error = error
+    const before = context.result
+    for (const hook of chain.error) {
+      context.type = 'error'
+      try {
+        await hook(context)
+      } catch (replaced) {
+        context.error = replaced
+      }
+    }
+    const recovered = context.result !== before || context.error === undefined
+    if (!recovered) throw context.error
+    context.error = undefined
+  }
+}
+
+/** Calls the service's own method with the handle as `this`, its arguments laid out by method-layout. */
+function callMethod(entry: ServiceEntry, context: HookContext): Promise<unknown> {
+  const method = (entry.service as Record<string, (...args: unknown[]) => Promise<unknown>>)[context.method]!
+  return method.apply(entry.handle, toArguments(context.method, { id: context.id, data: context.data, last: context.params }))
+}
+
+function runAround(hooks: AroundHook[], index: number, context: HookContext, inner: () => Promise<void>): Promise<void> {
+  if (index === hooks.length) return inner()
+  context.type = 'around'
+  return hooks[index]!(context, () => runAround(hooks, index + 1, context, inner))
+}
+
+/** Malformed data is a 400 before any hook or method runs (docs/wire-protocol.md, Service calls). */
+function validateData(method: string, data: unknown): void {
+  if (nestedDeeperThan(data)) throw new BadRequest(`Data may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
+  if (method === 'create' && (typeof data !== 'object' || data === null)) {
+    throw new BadRequest("First parameter for 'create' must be an object")
+  }
+  if ((method === 'update' || method === 'patch') && (typeof data !== 'object' || data === null || Array.isArray(data))) {
+    throw new BadRequest('No data provided')
+  }
+}
+
+function collectProtected(map: HookMap | AroundHook[], into: Set<string>): void {
+  const groups = Array.isArray(map) ? [map] : Object.values(map).flatMap((byMethod) => Object.values(byMethod ?? {}))
+  for (const hooks of groups) {
+    for (const hook of [hooks].flat()) {
+      const fields = (hook as { [PROTECTED_FIELDS]?: string[] } | undefined)?.[PROTECTED_FIELDS]
+      if (fields) for (const field of fields) into.add(field)
+    }
+  }
+}

@@ -1,0 +1,145 @@
+import { EventEmitter } from 'node:events'
+import { RESERVED_METHODS, STANDARD_EVENTS, STANDARD_METHODS, fromArguments } from '../domain/service/method-layout.js'
+import type { NullableId, Params } from '../domain/service/service.js'
+import type { Publisher } from './channel.js'
+import type { AroundHook, HookContext, HookMap } from './hook-context.js'
+import { HookRegistry } from './hook-registry.js'
+import type { CompiledSchemas } from './schema/compile-schemas.js'
+import type { LiveService, Resolved, ServiceEntry, ServiceOptions } from './service-entry.js'
+import type { EventListener, HandleMembers, ServiceHandle } from './service-handle.js'
+
+/** What a handle's members do, supplied by the app (pipeline and events). */
+export interface HandleBehaviour {
+  run(entry: ServiceEntry, method: string, id: NullableId | undefined, data: unknown, params: Params): Promise<unknown>
+  hooks(entry: ServiceEntry, map: HookMap | AroundHook[]): void
+  emit(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void
+  publish(entry: ServiceEntry, eventOrPublisher: string | Publisher, publisher?: Publisher): void
+}
+
+/** The registered services by path, and how request paths resolve to them. */
+export class ServiceRegistry {
+  private readonly entries = new Map<string, ServiceEntry>()
+  /** Services whose path has `:placeholders`, tried in registration order. */
+  private readonly routed: ServiceEntry[] = []
+
+  get paths(): string[] {
+    return [...this.entries.keys()]
+  }
+
+  values(): IterableIterator<ServiceEntry> {
+    return this.entries.values()
+  }
+
+  get(path: string): ServiceEntry | undefined {
+    return this.entries.get(normalisePath(path))
+  }
+
+  /** Checks the service and options, then registers a new entry with its handle. */
+  register(path: string, service: object, options: ServiceOptions, schemas: CompiledSchemas | undefined, behaviour: HandleBehaviour): ServiceEntry {
+    const name = normalisePath(path)
+    if (this.entries.has(name)) throw new Error(`A service is already registered at '${name}'`)
+    const has = (method: string) => typeof (service as Record<string, unknown>)[method] === 'function'
+    const methods = options.methods ?? STANDARD_METHODS.filter(has)
+    for (const method of methods) {
+      if (RESERVED_METHODS.has(method)) throw new Error(`'${method}' is reserved and cannot be a service method`)
+      if (!has(method)) throw new Error(`Method '${method}' is listed for '${name}' but the service does not implement it`)
+    }
+    const segments = name.split('/')
+    if (segments.some((segment) => segment === ':__id' || segment === ':__feathersId')) throw new Error('Reserved route placeholder')
+    const declared = (service as { events?: unknown }).events
+    const entry: ServiceEntry = {
+      path: name,
+      service,
+      handle: Object.create(service) as ServiceHandle,
+      methods,
+      events: new Set([...STANDARD_EVENTS, ...(options.events ?? []), ...(Array.isArray(declared) ? declared as string[] : [])]),
+      hooks: new HookRegistry(),
+      chains: new Map(),
+      emitter: new EventEmitter().setMaxListeners(0),
+      publishers: new Map(),
+      protectedFields: new Set(),
+      route: segments.some((segment) => segment.startsWith(':')) ? segments : undefined,
+      live: typeof (service as Partial<LiveService>).watch === 'function',
+      schemas
+    }
+    decorateHandle(entry, new Set([...STANDARD_METHODS.filter(has), ...methods]), behaviour)
+    this.entries.set(name, entry)
+    if (entry.route) this.routed.push(entry)
+    return entry
+  }
+
+  /**
+   * Finds the service for a request path: an exact match, or (with `allowId`, as REST does) a
+   * service path plus one trailing id segment; `:placeholder` paths fill `route`.
+   */
+  resolve(path: string, allowId: boolean): Resolved | undefined {
+    const segments = path.split('/').filter((segment) => segment.length > 0)
+    const exact = this.entries.get(segments.join('/'))
+    if (exact && !exact.route) return { entry: exact, route: {} }
+    if (allowId && segments.length > 1) {
+      const parent = this.entries.get(segments.slice(0, -1).join('/'))
+      if (parent && !parent.route) return { entry: parent, route: {}, id: segments[segments.length - 1] }
+    }
+    for (const entry of this.routed) {
+      const matched = matchRoute(entry.route!, segments, allowId)
+      if (matched) return { entry, ...matched }
+    }
+    return undefined
+  }
+}
+
+function matchRoute(pattern: readonly string[], segments: string[], allowId: boolean): Omit<Resolved, 'entry'> | undefined {
+  const extra = segments.length - pattern.length
+  if (extra < 0 || extra > (allowId ? 1 : 0)) return undefined
+  const route: Record<string, string> = {}
+  for (const [index, part] of pattern.entries()) {
+    if (part.startsWith(':')) route[part.slice(1)] = segments[index]!
+    else if (part !== segments[index]) return undefined
+  }
+  return { route, id: extra === 1 ? segments[segments.length - 1] : undefined }
+}
+
+/** Gives the handle its hook-running methods (arguments laid out by method-layout), events and publishers. */
+function decorateHandle(entry: ServiceEntry, methods: Set<string>, behaviour: HandleBehaviour): void {
+  const handle = entry.handle as unknown as Record<string, unknown>
+  for (const method of methods) {
+    handle[method] = (...args: unknown[]) => {
+      const { id, data, last } = fromArguments<Params>(method, args)
+      return behaviour.run(entry, method, id, data, last ?? {})
+    }
+  }
+  // Arrow functions: the members keep working when taken off the handle (`const { on } = service`).
+  const members: Record<keyof HandleMembers, unknown> = {
+    path: entry.path,
+    methods: entry.methods,
+    hooks: (map: HookMap | AroundHook[]) => {
+      behaviour.hooks(entry, map)
+      return handle
+    },
+    on: (event: string, listener: EventListener) => {
+      entry.emitter.on(event, listener)
+      return handle
+    },
+    once: (event: string, listener: EventListener) => {
+      entry.emitter.once(event, listener)
+      return handle
+    },
+    off: (event: string, listener: EventListener) => {
+      entry.emitter.off(event, listener)
+      return handle
+    },
+    emit: (event: string, data: unknown, context?: HookContext) => {
+      behaviour.emit(entry, event, data, context)
+      return true
+    },
+    publish: (eventOrPublisher: string | Publisher, publisher?: Publisher) => {
+      behaviour.publish(entry, eventOrPublisher, publisher)
+      return handle
+    }
+  }
+  Object.assign(handle, members)
+}
+
+export function normalisePath(path: string): string {
+  return path.split('/').filter((segment) => segment.length > 0).join('/')
+}

@@ -1,0 +1,9 @@
+/**
+ * The application's public seam for driving adapters. Transports (src/interfaces/rest, socketio,
+ * fastify…) import from the application layer only through this module — lint enforces it.
+ */
+export type { App } from '../app.js'
+export type { Delivery } from '../channel.js'
+export { openApiDocument, type OpenApiOptions } from '../openapi/openapi-document.js'
+export { parseAuthorization } from './authorization-header.js'
+export { Gateway, type CallResult, type ServiceCall, type Target } from './gateway.js'
