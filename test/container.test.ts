@@ -50,7 +50,7 @@ describe('composition root', () => {
     const container = buildContainer({ ...config({}), store: 'fake' as never }, { logger: silentLogger })
     const app = container.get<App>(App)
     expect([...fake.created.keys()]).toEqual(['messages', 'users'])
-    const user = await app.service('users').create!({ email: 'ann@example.com', password: 'secret-pw' }) as Data
+    const user = await app.service('users').create({ email: 'ann@example.com', password: 'secret-pw' }) as Data
     expect(await fake.created.get('users')!.get(user.id as number, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })).toMatchObject({ email: 'ann@example.com' })
   })
 

@@ -22,6 +22,6 @@ export async function addAuthentication(app: App): Promise<void> {
     .register(new JwtStrategy(), new LocalStrategy(new BcryptPasswordHasher(10))))
   app.use(SECURE_PATH, new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 } }), { schemas: messageSchemas })
   app.service(SECURE_PATH).hooks({ before: { all: [authenticate('jwt'), validateSchemas()] } })
-  await app.service('users').create!(BENCH_USER)
-  for (const record of seedRecords()) await app.service(SECURE_PATH).create!(record)
+  await app.service('users').create(BENCH_USER)
+  for (const record of seedRecords()) await app.service(SECURE_PATH).create(record)
 }

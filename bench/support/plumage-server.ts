@@ -19,7 +19,7 @@ app.use('messages', new AdapterService(new InMemoryStore(), { paginate: { defaul
 app.service('messages').hooks({ before: { all: [validateSchemas()] } })
 await addAuthentication(app)
 await app.setup()
-for (const record of seedRecords()) await app.service('messages').create!(record)
+for (const record of seedRecords()) await app.service('messages').create(record)
 const { server } = await listen(createRestApp(app), 0, '127.0.0.1')
 attachSocketIo(app, server)
 announce((server.address() as { port: number }).port)

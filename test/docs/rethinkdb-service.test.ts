@@ -17,9 +17,9 @@ withServer('the RethinkDB example of docs/rethinkdb.md', () => {
     await useRethinkDbMessages(app, server!.r, server!.db)
     await app.setup()
     const messages = app.service('messages')
-    await messages.create!({ text: 'old', read: true }, {})
-    await messages.create!({ text: 'new' }, {})
-    const page = await messages.find!({ query: {} }) as Paginated<Data>
+    await messages.create({ text: 'old', read: true }, {})
+    await messages.create({ text: 'new' }, {})
+    const page = await messages.find({ query: {} }) as Paginated<Data>
     expect(page.data.map((message) => message.text)).toEqual(['new'])
     await app.teardown()
   })

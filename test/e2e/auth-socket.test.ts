@@ -13,7 +13,7 @@ const sockets: Socket[] = []
 
 beforeAll(async () => {
   server = await startAuthServer()
-  await server.app.service('users').create!({ email: 's@x.io', password: 'secret-pw' })
+  await server.app.service('users').create({ email: 's@x.io', password: 'secret-pw' })
 })
 afterAll(async () => {
   for (const socket of sockets) socket.disconnect()
@@ -42,7 +42,7 @@ describe('authentication over socket.io (reference app)', () => {
     expect(result).toMatchObject({ accessToken: expect.any(String), authentication: { strategy: 'local' }, user: { email: 's@x.io', id: 0 } })
     expect(result.user).not.toHaveProperty('password')
     const created = new Promise((resolve) => socket.once('users created', resolve))
-    await server.app.service('users').create!({ email: 'new@x.io', password: 'password-1' })
+    await server.app.service('users').create({ email: 'new@x.io', password: 'password-1' })
     expect(await created).toEqual({ email: 'new@x.io', id: expect.any(Number) })
     const [, page] = await emit(socket, 'find', 'users', { $select: ['password'] })
     expect(JSON.stringify(page)).not.toMatch(/password|\$2b\$/)
@@ -70,7 +70,7 @@ describe('authentication over socket.io (reference app)', () => {
   })
 
   it('authenticates at the handshake with an Authorization header; a bad token fails the connection', async () => {
-    const { accessToken } = await server.app.service('authentication').create!(credentials) as { accessToken: string }
+    const { accessToken } = await server.app.service('authentication').create(credentials) as { accessToken: string }
     const socket = await connect({ extraHeaders: { Authorization: `Bearer ${accessToken}` } })
     expect((await emit(socket, 'find', 'messages', {}))[0]).toBeNull()
     await expect(connect({ extraHeaders: { Authorization: 'Bearer nope' } })).rejects.toMatchObject({ message: 'jwt malformed' })

@@ -49,7 +49,7 @@ describe('signup and login over REST (reference app)', () => {
   })
 
   it('stores a bcrypt $2b$10$ hash', async () => {
-    const stored = await server.app.service('users').get!(alice.id) as Record<string, unknown>
+    const stored = await server.app.service('users').get(alice.id) as Record<string, unknown>
     expect(stored.password).toMatch(/^\$2b\$10\$[./A-Za-z0-9]{53}$/)
   })
 
@@ -164,7 +164,7 @@ describe('protected services', () => {
     const { body: created } = await http('POST', '/users', { body: { email: 'carol@x.io', password: 'password-one' } })
     const { body: session } = await login('carol@x.io', 'password-one')
     await http('PATCH', `/users/${created!.id}`, { token: session!.accessToken as string, body: { password: 'password-two' } })
-    const stored = await server.app.service('users').get!(created!.id as number) as Record<string, unknown>
+    const stored = await server.app.service('users').get(created!.id as number) as Record<string, unknown>
     expect(stored.password).toMatch(/^\$2b\$10\$/)
     expect((await login('carol@x.io', 'password-one')).status).toBe(401)
     expect((await login('carol@x.io', 'password-two')).status).toBe(201)

@@ -103,8 +103,8 @@ withChromium('the chat page in Chromium', () => {
 
     // Older history than one page: 22 messages, the newest 20 shown first.
     const messages = app.service('messages')
-    const annId = ((await app.service('users').find!({ query: { email: 'ann@example.com' } })) as Paginated<Data>).data[0]!.id
-    for (let n = 1; n <= 22; n++) await messages.create!({ text: `history ${n}`, userId: annId, createdAt: new Date(Date.now() - (23 - n) * 60_000).toISOString() }, {})
+    const annId = ((await app.service('users').find({ query: { email: 'ann@example.com' } })) as Paginated<Data>).data[0]!.id
+    for (let n = 1; n <= 22; n++) await messages.create({ text: `history ${n}`, userId: annId, createdAt: new Date(Date.now() - (23 - n) * 60_000).toISOString() }, {})
 
     const bob = await openPage()
     await signIn(bob, 'bob@example.com', 'wrong', 'Log in')
@@ -149,7 +149,7 @@ withChromium('the chat page in Chromium', () => {
   }, 60_000)
 
   it('shows every validation error the server sends back', async () => {
-    await app.service('users').create!({ email: 'dee@example.com', password: 'dee-secret' }, {})
+    await app.service('users').create({ email: 'dee@example.com', password: 'dee-secret' }, {})
     const page = await openPage()
     // Both rules fail at once: each field's message on its own line.
     await signIn(page, 'not-an-email', 'short', 'Sign up')

@@ -43,7 +43,7 @@ beforeAll(async () => {
   server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4' })
   server.app.use('people', new AdapterService(new InMemoryStore(), { paginate: { default: 50, max: 50 } }), { schemas: { query: peopleQuery } })
   server.app.service('people').hooks({ before: { find: [validateSchemas()] } })
-  for (const person of PEOPLE) await server.app.service('people').create!(person)
+  for (const person of PEOPLE) await server.app.service('people').create(person)
   await rest('POST', '/users', { email: 'schema@x.io', password: 'schema-secret' })
   token = (await rest('POST', '/authentication', { strategy: 'local', email: 'schema@x.io', password: 'schema-secret' })).body.accessToken as string
 })

@@ -24,7 +24,7 @@ const sockets: Socket[] = []
 beforeAll(async () => {
   server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4' })
   useProtocolServices(server.app)
-  await server.app.service('users').create!({ email: credentials.email, password: credentials.password })
+  await server.app.service('users').create({ email: credentials.email, password: credentials.password })
 })
 afterEach(() => disconnectAll(server.app, sockets))
 afterAll(() => server.close())
@@ -117,7 +117,7 @@ describe('@feathersjs/authentication-client over socket.io', () => {
   })
 
   it('uses a connection authenticated at the handshake with the Authorization header', async () => {
-    const { accessToken } = await server.app.service('authentication').create!(credentials) as { accessToken: string }
+    const { accessToken } = await server.app.service('authentication').create(credentials) as { accessToken: string }
     const watcher = await client({ extraHeaders: { Authorization: `Bearer ${accessToken}` } })
     const created = nextServiceEvent(watcher.app, 'messages', 'created')
     const message = await watcher.app.service('messages').create({ text: 'handshake' })

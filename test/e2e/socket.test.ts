@@ -23,7 +23,7 @@ const sockets: Socket[] = []
 beforeAll(async () => {
   server = await startAuthServer(ENV)
   useProtocolServices(server.app)
-  await server.app.service('users').create!({ email: credentials.email, password: credentials.password, name: 'Eve' })
+  await server.app.service('users').create({ email: credentials.email, password: credentials.password, name: 'Eve' })
 })
 afterEach(() => disconnectAll(server.app, sockets))
 afterAll(() => server.close())
@@ -302,8 +302,8 @@ describe('token expiry on a socket (FakeClock)', () => {
     const timed = await startAuthServer({ ...ENV, JWT_EXPIRES_IN: '1d' }, { clock })
     const opened: Socket[] = []
     try {
-      await timed.app.service('users').create!({ email: credentials.email, password: credentials.password })
-      const { accessToken } = await timed.app.service('authentication').create!(credentials) as { accessToken: string }
+      await timed.app.service('users').create({ email: credentials.email, password: credentials.password })
+      const { accessToken } = await timed.app.service('authentication').create(credentials) as { accessToken: string }
       // 50 ms before the token's exp by the app's clock: a timer on Date.now() would wait a whole day.
       clock.advance(86_400_000 - 50)
       opened.push(await connect(timed.url), await connect(timed.url))

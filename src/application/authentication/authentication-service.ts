@@ -156,7 +156,7 @@ export class AuthenticationService {
   private async externalView(strategy: AuthenticationStrategy, id: Id, entity: Data, params: Params): Promise<unknown> {
     if (params.provider === undefined) return entity
     const { provider, headers, connection } = params
-    return this.application.service(strategy.service).get!(id, {
+    return this.application.service(strategy.service).get(id, {
       provider, headers, connection, authenticated: true, [strategy.entity!]: entity, authentication: params.authentication
     })
   }

@@ -87,7 +87,7 @@ export class JwtStrategy implements AuthenticationStrategy {
     if (cached && cached.expires > now) return { ...cached.entity }
     let entity: Data
     try {
-      entity = await this.setUp().application.service(this.service).get!(id) as Data
+      entity = await this.setUp().application.service(this.service).get(id) as Data
     } catch (error) {
       // A valid token whose entity is gone is an authentication failure, not a missing page (docs/wire-protocol.md, Failures).
       if (error instanceof NotFound) throw new NotAuthenticated(`The ${this.entity} of this access token no longer exists`)

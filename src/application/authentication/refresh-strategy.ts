@@ -39,7 +39,7 @@ export class RefreshStrategy implements AuthenticationStrategy {
     const { family, userId } = await auth.sessions.rotate(refreshToken)
     let entity: Data
     try {
-      entity = await auth.application.service(this.service).get!(userId) as Data
+      entity = await auth.application.service(this.service).get(userId) as Data
     } catch (error) {
       if (!(error instanceof NotFound)) throw error
       await auth.sessions.revokeFamily(family)

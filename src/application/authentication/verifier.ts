@@ -70,7 +70,7 @@ export class Verifier {
   private async check(username: string, password: string): Promise<{ entity: Data; payload: Data }> {
     const id = (this.service as { id?: unknown }).id
     if (typeof id !== 'string') throw new Error(`The '${this.options.service}' service needs an 'id' property for authentication`)
-    const found = await this.service.find!({ query: { [this.options.usernameField]: username, $limit: 1 } })
+    const found = await this.service.find({ query: { [this.options.usernameField]: username, $limit: 1 } })
     let entity: Data
     try {
       entity = await this._normalizeResult(found)

@@ -14,7 +14,7 @@ describe('local strategy options (each changed from its default)', () => {
     const { app, auth, tokens } = await authTestApp({
       service: 'accounts', local: options, jwt: { entity: 'account', service: 'accounts' }, authStrategies: ['jwt', 'password']
     })
-    await app.service('accounts').create!({ username: 'ann', pass: 'pw', role: 'admin' })
+    await app.service('accounts').create({ username: 'ann', pass: 'pw', role: 'admin' })
     const result = await auth.create({ strategy: 'password', username: 'ann', pass: 'pw' }, REST)
     expect(result.account).toEqual({ username: 'ann', role: 'admin', id: 0 })
     expect(result.authentication.strategy).toBe('password')
@@ -34,7 +34,7 @@ describe('local strategy options (each changed from its default)', () => {
       }
     }
     const withReq = await authTestApp({ local: { Verifier: Recording } })
-    await withReq.app.service('users').create!({ id: 'x' })
+    await withReq.app.service('users').create({ id: 'x' })
     await withReq.auth.create({ strategy: 'local', email: 'e', password: 'p' }, { ...REST, query: { a: '1' } })
     const [req, username, password] = calls[0] as [VerifyRequest, string, string]
     expect([username, password]).toEqual(['e', 'p'])
@@ -43,14 +43,14 @@ describe('local strategy options (each changed from its default)', () => {
     expect(req.params.provider).toBe('rest')
 
     const withoutReq = await authTestApp({ local: { Verifier: Recording, passReqToCallback: false } })
-    await withoutReq.app.service('users').create!({ id: 'x' })
+    await withoutReq.app.service('users').create({ id: 'x' })
     await withoutReq.auth.create({ strategy: 'local', email: 'e', password: 'p' }, REST)
     expect(calls[1]).toEqual(['e', 'p'])
   })
 
   it('the built-in Verifier also works with passReqToCallback false', async () => {
     const { app, auth } = await authTestApp({ local: { passReqToCallback: false } })
-    await app.service('users').create!({ email: 'a@x.io', password: 'secret' })
+    await app.service('users').create({ email: 'a@x.io', password: 'secret' })
     await expect(auth.create({ strategy: 'local', email: 'a@x.io', password: 'secret' }, REST)).resolves.toHaveProperty('accessToken')
     await expect(auth.create({ strategy: 'local', email: 'a@x.io', password: 'nope' }, REST)).rejects.toThrow('Invalid login')
   })
@@ -68,7 +68,7 @@ describe('local strategy options (each changed from its default)', () => {
       }
     }
     const { app, auth, tokens } = await authTestApp({ local: { Verifier: TeamVerifier } })
-    await app.service('users').create!({ id: 7, email: 'seven@x.io', password: 'ignored' })
+    await app.service('users').create({ id: 7, email: 'seven@x.io', password: 'ignored' })
     const result = await auth.create({ strategy: 'local', email: 'seven@x.io', password: 'team-pass' }, REST)
     expect(await tokens.verify(result.accessToken!)).toMatchObject({ team: 'blue', userId: 7, sub: '7' })
     expect(result.authentication.payload).toMatchObject({ team: 'blue' })
@@ -116,7 +116,7 @@ describe('Verifier', () => {
   it('verify calls done(null, entity, { userId }) or done(null, false, { message }) on paginated and plain services', async () => {
     for (const paginate of [true, false]) {
       const { app, verifier: subject, hasher } = verifier(paginate)
-      await app.service('users').create!({ email: 'a@x.io', password: 'fake$pw' })
+      await app.service('users').create({ email: 'a@x.io', password: 'fake$pw' })
       expect(await verify(subject, 'a@x.io', 'pw')).toEqual([null, { email: 'a@x.io', password: 'fake$pw', id: 0 }, { userId: 0 }])
       expect(await verify(subject, 'a@x.io', 'bad')).toEqual([null, false, { message: 'Invalid login' }])
       expect(await verify(subject, 'b@x.io', 'pw')).toEqual([null, false, { message: 'Invalid login' }])

@@ -50,13 +50,13 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
   const auth = app.service('authentication')
   const REST: Params = { provider: 'rest', address: '10.0.0.1' }
   const login = (email: string, password: string, params: Params = REST) =>
-    auth.create!({ strategy: 'local', email, password }, params) as Promise<AuthenticationResult & { refreshToken: string; accessToken: string }>
+    auth.create({ strategy: 'local', email, password }, params) as Promise<AuthenticationResult & { refreshToken: string; accessToken: string }>
   const refresh = (refreshToken: string) =>
-    auth.create!({ strategy: 'refresh', refreshToken }, REST) as Promise<AuthenticationResult & { refreshToken: string; accessToken: string }>
+    auth.create({ strategy: 'refresh', refreshToken }, REST) as Promise<AuthenticationResult & { refreshToken: string; accessToken: string }>
   const bearer = (accessToken: string): Params => ({ provider: 'rest', authentication: { strategy: 'jwt', accessToken } })
-  const logout = (accessToken: string) => auth.remove!(null, bearer(accessToken))
-  const messages = (accessToken: string) => app.service('messages').find!(bearer(accessToken))
-  const signUp = (email: string, password = 'password-1') => app.service('users').create!({ email, password }, { provider: 'rest' }) as Promise<{ id: string | number; email: string }>
+  const logout = (accessToken: string) => auth.remove(null, bearer(accessToken))
+  const messages = (accessToken: string) => app.service('messages').find(bearer(accessToken))
+  const signUp = (email: string, password = 'password-1') => app.service('users').create({ email, password }, { provider: 'rest' }) as Promise<{ id: string | number; email: string }>
   return { app, clock, store, attempts, sessions, tokens, login, refresh, logout, messages, signUp, bearer, REST }
 }
 

@@ -69,13 +69,13 @@ withServer('RethinkDB service in an app', () => {
     await app.setup()
     const events = listen(app, 'messages', ['created', 'updated', 'patched', 'removed'])
     const created = events.next('created')
-    const record = await app.service('messages').create!({ text: 'one' }) as Data
+    const record = await app.service('messages').create({ text: 'one' }) as Data
     expect(await created).toEqual(record)
     const updated = events.next('updated')
-    await app.service('messages').update!(record.id as string, { text: 'two' })
+    await app.service('messages').update(record.id as string, { text: 'two' })
     expect(await updated).toEqual({ id: record.id, text: 'two' })
     const patched = events.next('patched', (data) => data.text === 'marker')
-    await app.service('messages').patch!(record.id as string, { text: 'marker' })
+    await app.service('messages').patch(record.id as string, { text: 'marker' })
     await patched
     expect(events.seen.map(({ event }) => event)).toEqual(['created', 'updated', 'patched'])
     await app.teardown()
@@ -101,8 +101,8 @@ withServer('RethinkDB service in an app', () => {
       if (change.new_val) app.service('messages').emit('archived', change.new_val)
     })
     const archived = new Promise<Data>((resolve) => app.service('messages').on('archived', (data) => resolve(data as Data)))
-    const record = await app.service('messages').create!({ text: 'old news', archived: false }) as Data
-    await app.service('messages').patch!(record.id as string, { archived: true })
+    const record = await app.service('messages').create({ text: 'old news', archived: false }) as Data
+    await app.service('messages').patch(record.id as string, { archived: true })
     expect(await archived).toEqual({ id: record.id, text: 'old news', archived: true })
     await feed.close()
     await app.teardown()
@@ -117,10 +117,10 @@ withServer('RethinkDB service in an app', () => {
     const secondEvents = listen(second.app, 'messages', ['created'])
     const firstEvents = listen(first.app, 'messages', ['patched'])
     const created = secondEvents.next('created')
-    const record = await first.app.service('messages').create!({ text: 'hello from first' }) as Data
+    const record = await first.app.service('messages').create({ text: 'hello from first' }) as Data
     expect(await created).toEqual(record)
     const patched = firstEvents.next('patched')
-    await second.app.service('messages').patch!(record.id as string, { text: 'hello from second' })
+    await second.app.service('messages').patch(record.id as string, { text: 'hello from second' })
     expect(await patched).toEqual({ id: record.id, text: 'hello from second' })
     await Promise.all([first.app.teardown(), second.app.teardown()])
   })
@@ -136,14 +136,14 @@ withServer('RethinkDB service in an app', () => {
 
     await proxy.cut()
     const started = Date.now()
-    await expect(app.service('messages').find!({ paginate: false })).rejects.toMatchObject({ name: 'Unavailable', code: 503 })
+    await expect(app.service('messages').find({ paginate: false })).rejects.toMatchObject({ name: 'Unavailable', code: 503 })
     expect(Date.now() - started).toBeLessThan(5_000)
     // The feed saw the connection drop and logs that it re-opens (bounded wait for the log line).
     await until(() => logs.some((line) => /change feed .*re-opening/.test(line)))
 
     await proxy.restore()
     // Bounded wait for the pool to reconnect on its own (the pool reconnects by itself, as docs/rethinkdb.md says).
-    await until(() => app.service('messages').find!({ paginate: false }).then(() => true, () => false))
+    await until(() => app.service('messages').find({ paginate: false }).then(() => true, () => false))
     await messages.store.whenWatching()
     const created = events.next('created', (data) => data.text === 'after the outage')
     await server!.r.db(server!.db).table(messages.store.tableName).insert({ text: 'after the outage' }).run()

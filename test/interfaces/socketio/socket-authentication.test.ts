@@ -23,7 +23,7 @@ async function seen(socket: Socket): Promise<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-  await app.service('users').create!({ email: 'a@x.io', password: 'secret-pw', name: 'Alice' })
+  await app.service('users').create({ email: 'a@x.io', password: 'secret-pw', name: 'Alice' })
   server = await startSocketServer(app)
 })
 afterEach(() => disconnectAll(app, sockets))

@@ -21,7 +21,7 @@ async function settled(socket: Socket): Promise<void> {
 }
 
 beforeAll(async () => {
-  await app.service('users').create!({ email: 'a@x.io', password: 'secret-pw' })
+  await app.service('users').create({ email: 'a@x.io', password: 'secret-pw' })
   server = await startSocketServer(app)
 })
 afterEach(() => disconnectAll(app, sockets))
@@ -35,7 +35,7 @@ describe('socket events and channels', () => {
     const [, created] = await emitAck(caller, 'create', 'messages', { text: 'hello' }, {})
     expect(await received).toEqual(created)
     const fromInside = nextEvent(watcher, 'messages created')
-    await app.service('messages').create!({ text: 'from rest' }, { provider: 'rest' })
+    await app.service('messages').create({ text: 'from rest' }, { provider: 'rest' })
     expect(await fromInside).toMatchObject({ text: 'from rest' })
     await settled(anonymous)
     expect(toAnonymous).toEqual([])
@@ -99,7 +99,7 @@ describe('socket events and channels', () => {
     const received = collect(watcher, 'custom boom')
     const ownEvents = collect(caller, 'custom boom')
     // Events after the first of a turn are coalesced into one write per socket; none may be lost or reordered.
-    for (let n = 0; n < 200; n++) app.service('custom').emit!('boom', { n })
+    for (let n = 0; n < 200; n++) app.service('custom').emit('boom', { n })
     const [, created] = await emitAck(caller, 'create', 'messages', { text: 'after the burst' }, {})
     await settled(watcher)
     expect(received).toEqual(Array.from({ length: 200 }, (_, n) => ({ n })))

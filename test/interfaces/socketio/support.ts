@@ -92,7 +92,7 @@ export function useFakeAuthentication(app: App, options: { lifetimeMs?: number }
     const match = typeof token === 'string' ? /^fake\.(\d+)\.(\d+)$/.exec(token) : null
     if (!match) throw new NotAuthenticated('jwt malformed', { name: 'JsonWebTokenError' })
     if (Number(match[2]) * 1000 < Date.now()) throw new NotAuthenticated('jwt expired', { name: 'TokenExpiredError' })
-    const user = await users().get!(Number(match[1])).catch(() => { throw new NotAuthenticated('Not authenticated') })
+    const user = await users().get(Number(match[1])).catch(() => { throw new NotAuthenticated('Not authenticated') })
     return { user, payload: { sub: match[1], exp: Number(match[2]) } }
   }
   const result = (accessToken: string, strategy: string, user: Data, payload: Data) => ({
@@ -102,7 +102,7 @@ export function useFakeAuthentication(app: App, options: { lifetimeMs?: number }
     async create(data: Data, params: Params) {
       let answer
       if (data.strategy === 'local') {
-        const found = await users().find!({ query: { email: data.email }, paginate: false }) as Data[]
+        const found = await users().find({ query: { email: data.email }, paginate: false }) as Data[]
         const user = found[0]
         if (!user || user.password !== data.password) throw new NotAuthenticated('Invalid login')
         const exp = Math.floor((Date.now() + (options.lifetimeMs ?? 3_600_000)) / 1000)

@@ -17,7 +17,7 @@ async function client(options = {}) {
 }
 
 beforeAll(async () => {
-  await app.service('users').create!({ email: 'a@x.io', password: 'secret-pw' })
+  await app.service('users').create({ email: 'a@x.io', password: 'secret-pw' })
   server = await startSocketServer(app)
 })
 afterAll(async () => {
