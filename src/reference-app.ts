@@ -12,8 +12,19 @@ import type { SchemaValidator } from './domain/schema/schema-validator.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
+import type { AdapterService } from './application/adapter-service.js'
+import type { Message } from './services/messages/messages.schema.js'
 import { useMessages } from './services/messages/messages.service.js'
+import type { User } from './services/users/users.schema.js'
 import { useUsers } from './services/users/users.service.js'
+
+/** The reference app's services by path: `app.service('messages')` is typed from this map. */
+export interface ReferenceServices {
+  messages: AdapterService<Message>
+  /** The stored record also holds the password hash, which `protect('password')` keeps from callers. */
+  users: AdapterService<User & { password?: string }>
+  authentication: AuthenticationService
+}
 
 export interface ReferenceAppDeps {
   stores: StoreFactory
@@ -43,8 +54,8 @@ export interface ReferenceAppDeps {
  * each with its schemas and hooks in its own folder) on whichever store the composition root bound,
  * the authentication service and the channels. Transports are added around it in src/container.ts.
  */
-export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, authentication }: ReferenceAppDeps): App {
-  const app = new App({ validator })
+export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, authentication }: ReferenceAppDeps): App<ReferenceServices> {
+  const app = new App<ReferenceServices>({ validator })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
   const withLogin = authentication !== undefined
   useMessages(app, { stores, clock, authentication: withLogin })
