@@ -5,6 +5,7 @@ import { FeathersError } from './domain/errors/errors.js'
 import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
+import { listenFailure, StartupError, staticDirToServe } from './infrastructure/config/startup-checks.js'
 import { buildContainer, restAppOptions, socketIoOptions } from './container.js'
 import { listen } from './interfaces/rest/http-server.js'
 import { createRestApp } from './interfaces/rest/rest-app.js'
@@ -15,6 +16,8 @@ async function main(): Promise<void> {
   const container = buildContainer(config)
   const logger = container.get<Logger>(Logger)
   const app = container.get<App>(App)
+  // STATIC_DIR is read from the app's folder, not the current directory; a missing one is only a warning.
+  config.staticDir = await staticDirToServe(config.staticDir, (message, fields) => logger.warn(message, fields))
   await app.setup()
   const http = await listen(createRestApp(app, restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory))), config.port, config.host)
   const io = attachSocketIo(app, http.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
@@ -34,7 +37,8 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // Configuration and operational errors (database unreachable, duplicate tables) are one line; bugs keep their stack.
-  const message = error instanceof ConfigError || error instanceof FeathersError ? error.message : String((error as Error)?.stack ?? error)
+  const known = error instanceof ConfigError || error instanceof FeathersError || error instanceof StartupError
+  const message = listenFailure(error, process.env.HOST || '127.0.0.1') ?? (known ? error.message : String((error as Error)?.stack ?? error))
   process.stderr.write(`plumage failed to start: ${message}\n`)
   process.exit(1)
 })

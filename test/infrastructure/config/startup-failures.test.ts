@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { spawn } from 'node:child_process'
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { buildMain } from '../../e2e/built-server.js'
+
+/*
+ * What the machine can refuse at startup reads like a bad setting: exit code 1 and exactly one
+ * line on stderr naming the variable to change, no stack. STATIC_DIR is read from the app's folder
+ * (where package.json is), whatever the current directory, and a missing one is only a warning.
+ */
+let built: { main: string; outDir: string }
+let scratch: string
+
+beforeAll(async () => {
+  built = await buildMain('startup')
+  scratch = await mkdtemp(join(tmpdir(), 'plumage-startup-'))
+}, 60_000)
+afterAll(async () => {
+  await rm(built.outDir, { recursive: true, force: true })
+  await rm(scratch, { recursive: true, force: true })
+})
+
+interface Outcome { code: number | null; stdout: string; stderr: string; url?: string; home?: { status: number; text: string } }
+
+/** Starts the built server; when it does start, fetches `/` and stops it. */
+function start(env: Record<string, string>, cwd = process.cwd()): Promise<Outcome> {
+  const child = spawn(process.execPath, [built.main], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  const outcome: Outcome = { code: null, stdout: '', stderr: '' }
+  child.stdout.on('data', (chunk) => {
+    outcome.stdout += String(chunk)
+    const started = /"url":"([^"]+)".*"msg":"plumage started"/.exec(outcome.stdout)
+    if (started && outcome.url === undefined) {
+      outcome.url = started[1]!
+      void fetch(`${outcome.url}/`).then(async (response) => {
+        outcome.home = { status: response.status, text: await response.text() }
+      }).finally(() => child.kill('SIGTERM'))
+    }
+  })
+  child.stderr.on('data', (chunk) => { outcome.stderr += String(chunk) })
+  return new Promise((resolve) => child.once('close', (code) => resolve({ ...outcome, code })))
+}
+
+function occupiedPort(): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port }))
+  })
+}
+
+describe('a start the machine refuses', () => {
+  it('says in one line that the port is in use and which variable to change', async () => {
+    const { server, port } = await occupiedPort()
+    try {
+      const { code, stdout, stderr } = await start({ PORT: String(port) })
+      expect(code).toBe(1)
+      expect(stderr).toBe(`plumage failed to start: port ${port} is in use: set PORT to a free port\n`)
+      expect(stdout).not.toContain('plumage started')
+    } finally {
+      server.close()
+    }
+  })
+
+  it('says in one line that HOST is not a known host name', async () => {
+    const { code, stderr } = await start({ HOST: 'no-such-host.invalid' })
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/^plumage failed to start: HOST no-such-host\.invalid is not a known host name \(getaddrinfo (ENOTFOUND|EAI_AGAIN)\): set HOST to an address of this machine, e\.g\. 127\.0\.0\.1, or 0\.0\.0\.0 for all\n$/)
+  })
+
+  it('says in one line that HOST is not an address of this machine', async () => {
+    // 192.0.2.0/24 is reserved for documentation: no machine has it.
+    const { code, stderr } = await start({ HOST: '192.0.2.1' })
+    expect(code).toBe(1)
+    expect(stderr).toBe('plumage failed to start: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses, e.g. 127.0.0.1, or 0.0.0.0 for all\n')
+  })
+
+  it('says in one line that STATIC_DIR is not a folder', async () => {
+    const file = join(scratch, 'index.html')
+    await writeFile(file, '<!doctype html>')
+    const { code, stdout, stderr } = await start({ STATIC_DIR: file })
+    expect(code).toBe(1)
+    expect(stderr).toBe(`plumage failed to start: STATIC_DIR ${file} is not a folder: set STATIC_DIR to a folder, or empty to serve no files\n`)
+    expect(stdout).not.toContain('plumage started')
+  })
+
+  // root reads every folder whatever its mode, so only another user can see this refusal.
+  const asUser = process.getuid?.() === 0 ? it.skip : it
+  asUser('says in one line that STATIC_DIR cannot be read', async () => {
+    const locked = join(scratch, 'locked')
+    await mkdir(locked, { recursive: true })
+    await chmod(locked, 0o000)
+    try {
+      const { code, stderr } = await start({ STATIC_DIR: locked })
+      expect(code).toBe(1)
+      expect(stderr).toBe(`plumage failed to start: STATIC_DIR ${locked} cannot be read (EACCES): give the server's user read access, or set STATIC_DIR to another folder\n`)
+    } finally {
+      await chmod(locked, 0o755)
+    }
+  })
+})
+
+describe('STATIC_DIR', () => {
+  it('is read from the app folder, not the current directory', async () => {
+    // Started from elsewhere, the default `public` is still the checkout's chat page.
+    const { code, stderr, home } = await start({}, scratch)
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(home?.status).toBe(200)
+    expect(home?.text).toContain('<title>plumage chat</title>')
+  })
+
+  it('only warns when the folder does not exist, and the API still starts', async () => {
+    const missing = join(scratch, 'no-such-folder')
+    const { code, stdout, stderr, home } = await start({ STATIC_DIR: missing })
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const warning = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string })
+      .find((entry) => entry.msg.startsWith('STATIC_DIR'))
+    expect(warning).toEqual(expect.objectContaining({ level: 40, msg: `STATIC_DIR ${missing} does not exist: no static files are served (set STATIC_DIR to a folder, or empty to turn this off)` }))
+    expect(home?.status).toBe(404)
+  })
+})
