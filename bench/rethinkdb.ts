@@ -2,7 +2,8 @@
  * RethinkDbStore overhead: the same finds and writes through the store (AST → ReQL, type guards,
  * id fallbacks, projections) and as hand-written rethinkdb-ts queries, against one server in the
  * same run. Run: `RETHINKDB_URL=rethinkdb://127.0.0.1:28015 node bench/run.mjs rethinkdb`
- * (skips, exit 0, when no server answers). Works in a throw-away database that it drops.
+ * (skips, exit 0, when no server answers); `BENCH_RECORDS=100000` sets the table size (default
+ * 10,000). Works in a throw-away database that it drops.
  */
 import { randomBytes } from 'node:crypto'
 import type { Query } from '../src/domain/query/ast.js'
@@ -12,7 +13,7 @@ import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.
 import { measure, printTable, writeResults } from './support/measure.js'
 import { peopleRecords } from './support/seed.js'
 
-const RECORDS = 10_000
+const RECORDS = recordCount(process.env.BENCH_RECORDS)
 const url = process.env.RETHINKDB_URL ?? 'rethinkdb://127.0.0.1:28015'
 
 let connection: RethinkDbConnection
@@ -99,4 +100,11 @@ try {
 } finally {
   await r.dbDrop(db).run().catch(() => undefined)
   await connection.close()
+}
+
+function recordCount(setting: string | undefined): number {
+  if (setting === undefined || setting === '') return 10_000
+  const count = Number(setting.replace(/_/g, ''))
+  if (!Number.isSafeInteger(count) || count < 5_000) throw new Error(`BENCH_RECORDS must be an integer of at least 5000, got '${setting}'`)
+  return count
 }
