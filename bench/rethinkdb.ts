@@ -6,7 +6,7 @@
  * 10,000). Works in a throw-away database that it drops.
  */
 import { randomBytes } from 'node:crypto'
-import type { Query } from '../src/domain/query/ast.js'
+import type { StoreQuery } from '../src/domain/query/ast.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
 import { connectRethinkDb, type RethinkDbConnection } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
@@ -28,7 +28,7 @@ const { r } = connection
 const db = `plumage_bench_${randomBytes(4).toString('hex')}`
 const records = peopleRecords(RECORDS)
 
-const q = (raw: Record<string, unknown>): Query => parseQuery(raw, { operators: ['$search', '$contains'] })
+const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 try {
   const store = new RethinkDbStore({ r, db, table: 'people', watch: false })

@@ -1,5 +1,5 @@
 import { BadRequest, MethodNotAllowed, NotFound } from '../domain/errors/errors.js'
-import type { Query } from '../domain/query/ast.js'
+import type { StoreQuery } from '../domain/query/ast.js'
 import { parseQuery } from '../domain/query/parse-query.js'
 import { project } from '../domain/query/project.js'
 import type { Data, Id, NullableId, Paginated, PaginationOptions, Params } from '../domain/service/service.js'
@@ -110,12 +110,12 @@ export class AdapterService<T extends Data = Data> {
   }
 
   /** The typed query for `params.query`, with the operators this service allows. */
-  parse(params: Params): Query {
+  parse(params: Params): StoreQuery {
     return parseQuery(params.query, { operators: this.options.operators ?? this.store.operators })
   }
 
   /** `$limit`/`$skip`/`$sort` do not restrict which records patch and remove change. */
-  private parseForWrite(params: Params): Query {
+  private parseForWrite(params: Params): StoreQuery {
     const { select, filter } = this.parse(params)
     return { filter, select, sort: [], skip: 0 }
   }

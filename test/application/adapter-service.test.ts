@@ -1,16 +1,16 @@
 import { beforeEach, describe, expect, it } from '@jest/globals'
 import { AdapterService } from '../../src/application/adapter-service.js'
 import { BadRequest, MethodNotAllowed, NotFound } from '../../src/domain/errors/errors.js'
-import type { Query } from '../../src/domain/query/ast.js'
+import type { StoreQuery } from '../../src/domain/query/ast.js'
 import type { Data } from '../../src/domain/service/service.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 
 /** An InMemoryStore that records which store methods the service called. */
 class SpyStore extends InMemoryStore {
   calls: string[] = []
-  override async page(query: Query) { this.calls.push('page'); return super.page(query) }
-  override async count(filter: Query['filter']) { this.calls.push('count'); return super.count(filter) }
-  override async find(query: Query) { this.calls.push('find'); return super.find(query) }
+  override async page(query: StoreQuery) { this.calls.push('page'); return super.page(query) }
+  override async count(filter: StoreQuery['filter']) { this.calls.push('count'); return super.count(filter) }
+  override async find(query: StoreQuery) { this.calls.push('find'); return super.find(query) }
 }
 
 async function seeded(options: ConstructorParameters<typeof AdapterService>[1] = {}, count = 30) {

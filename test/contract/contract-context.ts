@@ -1,4 +1,4 @@
-import type { Query } from '../../src/domain/query/ast.js'
+import type { StoreQuery } from '../../src/domain/query/ast.js'
 import type { Data, Id } from '../../src/domain/service/service.js'
 import type { Store } from '../../src/domain/store/store.js'
 
@@ -6,7 +6,7 @@ import type { Store } from '../../src/domain/store/store.js'
 export interface ContractContext {
   idProp: string
   /** Feathers query syntax → AST, with the adapter's extra operators allowed. */
-  q(raw?: Record<string, unknown>): Query
+  q(raw?: Record<string, unknown>): StoreQuery
   idOf(record: Data | null | undefined): Id
   names(records: Data[]): string[]
   nameSet(records: Data[]): string[]

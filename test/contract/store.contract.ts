@@ -1,4 +1,4 @@
-import type { Query } from '../../src/domain/query/ast.js'
+import type { StoreQuery } from '../../src/domain/query/ast.js'
 import { parseQuery } from '../../src/domain/query/parse-query.js'
 import type { Data, Id } from '../../src/domain/service/service.js'
 import type { Store } from '../../src/domain/store/store.js'
@@ -22,7 +22,7 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
     let alice: Data, bob: Data, doug: Data
 
     /** Feathers query syntax → AST, with the adapter's extra operators allowed. */
-    const q = (raw: Record<string, unknown> = {}): Query => parseQuery(raw, { operators: store.operators })
+    const q = (raw: Record<string, unknown> = {}): StoreQuery => parseQuery(raw, { operators: store.operators })
     const idOf = (record: Data | null | undefined): Id => {
       const id = record?.[idProp]
       if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`record has no ${idProp}: ${JSON.stringify(record)}`)

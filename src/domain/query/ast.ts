@@ -1,4 +1,7 @@
-/** The typed query every store receives. Raw `params.query` never reaches an adapter. */
+/**
+ * The typed query every store receives (`StoreQuery`), parsed from the raw `params.query` (the
+ * service contract's `Query`, src/domain/service/service.ts). Raw queries never reach an adapter.
+ */
 export type Scalar = string | number | boolean | null
 export type Value = Scalar | Value[] | { [key: string]: Value }
 
@@ -12,7 +15,8 @@ export type Filter =
 
 export type SortDirection = 1 | -1
 
-export interface Query {
+/** What a store is asked for: the filter, then sort, skip, limit and projection. */
+export interface StoreQuery {
   filter: Filter
   /** In key order of the query: the first entry has the highest priority. */
   sort: [field: string, direction: SortDirection][]
@@ -24,7 +28,7 @@ export interface Query {
 /** The filter that matches every record. */
 export const MATCH_ALL: Filter = { op: 'and', filters: [] }
 
-export const EMPTY_QUERY: Query = { filter: MATCH_ALL, sort: [], skip: 0 }
+export const EMPTY_QUERY: StoreQuery = { filter: MATCH_ALL, sort: [], skip: 0 }
 
 export function isMatchAll(filter: Filter): boolean {
   return filter.op === 'and' && filter.filters.length === 0

@@ -1,4 +1,4 @@
-import type { Query } from './ast.js'
+import type { StoreQuery } from './ast.js'
 import { fieldGetter, type Doc } from './field-getter.js'
 
 export type Comparator = (a: Doc, b: Doc) => number
@@ -25,7 +25,7 @@ export function compareValues(a: unknown, b: unknown): number {
 }
 
 /** A multi-key comparator; the first sort key has the highest priority. */
-export function compileSort(sort: Query['sort']): Comparator {
+export function compileSort(sort: StoreQuery['sort']): Comparator {
   const keys = sort.map(([field, direction]) => ({ get: fieldGetter(field), direction }))
   if (keys.length === 1) {
     const { get, direction } = keys[0]!

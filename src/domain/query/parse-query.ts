@@ -1,6 +1,6 @@
 import { BadRequest, type FeathersError } from '../errors/errors.js'
 import { MAX_NESTING_DEPTH } from '../service/nesting-depth.js'
-import type { Filter, Query, Scalar, SortDirection, Value } from './ast.js'
+import type { Filter, Scalar, SortDirection, StoreQuery, Value } from './ast.js'
 
 export interface ParseOptions {
   /** Adapter-specific field operators this store understands, e.g. ['$search', '$contains']. */
@@ -17,8 +17,8 @@ const SORT_DIRECTIONS: Record<string, SortDirection> = { '1': 1, '-1': -1, asc: 
  * Validates a raw `params.query` (from qs over REST: all strings; from JSON over sockets: typed)
  * and returns the typed AST. Adapters only ever see the AST.
  */
-export function parseQuery(raw: unknown, options: ParseOptions = {}): Query {
-  const query: Query = { filter: { op: 'and', filters: [] }, sort: [], skip: 0 }
+export function parseQuery(raw: unknown, options: ParseOptions = {}): StoreQuery {
+  const query: StoreQuery = { filter: { op: 'and', filters: [] }, sort: [], skip: 0 }
   if (raw === undefined || raw === null) return query
   if (!isPlainObject(raw)) throw new BadRequest('The query must be an object')
   const extra = options.operators ?? []
@@ -102,7 +102,7 @@ function parseCount(name: string, value: unknown): number {
   return count
 }
 
-function parseSort(value: unknown): Query['sort'] {
+function parseSort(value: unknown): StoreQuery['sort'] {
   if (!isPlainObject(value)) throw new BadRequest('$sort must be an object of field: direction (1, -1, "asc" or "desc")')
   return Object.keys(value).map((field) => {
     assertSafeKey(field)

@@ -1,4 +1,4 @@
-import type { Filter, Query } from '../query/ast.js'
+import type { Filter, StoreQuery } from '../query/ast.js'
 import type { Data, Id, Params } from '../service/service.js'
 
 /** A change published by a store with a live change stream (e.g. RethinkDB's event log). */
@@ -24,20 +24,20 @@ export interface Store<T = Data> {
   /** Extra query operators this adapter understands beyond the common ones (e.g. '$search'). */
   readonly operators: readonly string[]
 
-  find(query: Query, params?: Params): Promise<T[]>
+  find(query: StoreQuery, params?: Params): Promise<T[]>
   /** `total` counts every match before skip/limit; `data` is the requested page. */
-  page(query: Query, params?: Params): Promise<Page<T>>
+  page(query: StoreQuery, params?: Params): Promise<Page<T>>
   count(filter: Filter, params?: Params): Promise<number>
   /** The record with this id that also matches `query.filter`, projected by `query.select`; null otherwise. */
-  get(id: Id, query: Query, params?: Params): Promise<T | null>
+  get(id: Id, query: StoreQuery, params?: Params): Promise<T | null>
   /** Inserts every record in one operation; ids are generated where missing. */
   create(records: Data[], params?: Params): Promise<T[]>
   /** Replaces the matching record (the id is kept); null when none matches. */
-  update(id: Id, data: Data, query: Query, params?: Params): Promise<T | null>
+  update(id: Id, data: Data, query: StoreQuery, params?: Params): Promise<T | null>
   /** Merges `data` into the record with `id` (or every match when id is null). */
-  patch(id: Id | null, data: Data, query: Query, params?: Params): Promise<T[]>
+  patch(id: Id | null, data: Data, query: StoreQuery, params?: Params): Promise<T[]>
   /** Removes the record with `id` (or every match when id is null) and returns what was removed. */
-  remove(id: Id | null, query: Query, params?: Params): Promise<T[]>
+  remove(id: Id | null, query: StoreQuery, params?: Params): Promise<T[]>
 
   /**
    * Present when the store publishes every change itself (including changes made by other

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import type { RE2JS } from 're2js'
 import { BadRequest, Conflict } from '../../domain/errors/errors.js'
-import { isMatchAll, type Filter, type Query } from '../../domain/query/ast.js'
+import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
 import { compileFilter, type Predicate } from '../../domain/query/compile-filter.js'
 import { compileSort, type Comparator } from '../../domain/query/compile-sort.js'
 import type { Doc } from '../../domain/query/field-getter.js'
@@ -38,11 +38,11 @@ export class InMemoryStore implements Store<Data> {
     }
   }
 
-  async find(query: Query): Promise<Data[]> {
+  async find(query: StoreQuery): Promise<Data[]> {
     return this.scan(query, false).data
   }
 
-  async page(query: Query): Promise<Page<Data>> {
+  async page(query: StoreQuery): Promise<Page<Data>> {
     return this.scan(query, true)
   }
 
@@ -53,7 +53,7 @@ export class InMemoryStore implements Store<Data> {
     return total
   }
 
-  async get(id: Id, query: Query): Promise<Data | null> {
+  async get(id: Id, query: StoreQuery): Promise<Data | null> {
     const record = this.records.get(String(id))
     if (!record || !this.predicate(query.filter)(record)) return null
     return clone(project(record, query.select, this.id))
@@ -75,7 +75,7 @@ export class InMemoryStore implements Store<Data> {
     return prepared.map((record) => this.announce('created', record))
   }
 
-  async update(id: Id, data: Data, query: Query): Promise<Data | null> {
+  async update(id: Id, data: Data, query: StoreQuery): Promise<Data | null> {
     const [current] = this.matching(id, query.filter)
     if (!current) return null
     const record = { ...clone(data), [this.id]: current[this.id] }
@@ -83,7 +83,7 @@ export class InMemoryStore implements Store<Data> {
     return project(this.announce('updated', record), query.select, this.id)
   }
 
-  async patch(id: Id | null, data: Data, query: Query): Promise<Data[]> {
+  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<Data[]> {
     const changes = clone(data)
     delete changes[this.id]
     return this.matching(id, query.filter).map((record) => {
@@ -92,7 +92,7 @@ export class InMemoryStore implements Store<Data> {
     })
   }
 
-  async remove(id: Id | null, query: Query): Promise<Data[]> {
+  async remove(id: Id | null, query: StoreQuery): Promise<Data[]> {
     return this.matching(id, query.filter).map((record) => {
       this.records.delete(keyOf(record[this.id]))
       return project(this.announce('removed', record), query.select, this.id)
@@ -100,7 +100,7 @@ export class InMemoryStore implements Store<Data> {
   }
 
   /** One pass over the records: counts every match and keeps only the best skip+limit when sorting. */
-  private scan(query: Query, withTotal: boolean): Page<Data> {
+  private scan(query: StoreQuery, withTotal: boolean): Page<Data> {
     const matches = this.predicate(query.filter)
     const end = query.limit === undefined ? Infinity : query.skip + query.limit
     const compare = query.sort.length > 0 ? compileSort(query.sort) : undefined

@@ -1,5 +1,5 @@
 import type { MultiFieldSelector, R, RDatum, RStream } from 'rethinkdb-ts'
-import { assertNever, isMatchAll, type Filter, type Query, type Scalar } from '../../domain/query/ast.js'
+import { assertNever, isMatchAll, type Filter, type Scalar, type StoreQuery } from '../../domain/query/ast.js'
 
 /**
  * Translates the query AST into ReQL. Building terms needs no connection, so everything here is pure
@@ -107,7 +107,7 @@ export function sortKey(r: R, doc: RDatum, path: string): RDatum {
 // r.asc/r.desc are typed `any` by the driver; this is the one place that touches them.
 type Ordering = ReturnType<R['asc']>
 
-export function compileSort(r: R, sort: Query['sort']): Ordering[] {
+export function compileSort(r: R, sort: StoreQuery['sort']): Ordering[] {
   return sort.map(([path, direction]) => {
     const key = (doc: RDatum) => sortKey(r, doc, path)
     return direction === 1 ? r.asc(key) : r.desc(key)
@@ -125,7 +125,7 @@ export function applyFilter<T>(r: R, sequence: RStream<T>, filter: Filter): RStr
 }
 
 /** Sort, skip, limit and select on top of an already filtered sequence. */
-export function applyPage<T>(r: R, sequence: RStream<T>, query: Query, idField: string): RStream<T> {
+export function applyPage<T>(r: R, sequence: RStream<T>, query: StoreQuery, idField: string): RStream<T> {
   let result = sequence
   if (query.sort.length > 0) result = result.orderBy(...compileSort(r, query.sort))
   if (query.skip > 0) result = result.skip(query.skip)

@@ -1,7 +1,7 @@
 import type { R, RDatum, RSelection, RStream, RTable, WriteResult } from 'rethinkdb-ts'
 import { BadRequest, Conflict, GeneralError } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
-import { isMatchAll, type Filter, type Query } from '../../domain/query/ast.js'
+import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
@@ -136,17 +136,17 @@ export class RethinkDbStore implements Store<Data> {
   }
 
   /** The table filtered by the query's filter: no sort, no pagination (for `params.rethinkdb`). */
-  createQuery(query: Pick<Query, 'filter'>): RStream<Data> {
+  createQuery(query: Pick<StoreQuery, 'filter'>): RStream<Data> {
     return applyFilter(this.r, this.table(), query.filter)
   }
 
-  async find(query: Query, params?: Params): Promise<Data[]> {
+  async find(query: StoreQuery, params?: Params): Promise<Data[]> {
     if (query.limit === 0) return []
     const filtered = applyFilter(this.r, this.base(params), query.filter)
     return this.run('find', () => applyPage(this.r, filtered, query, this.id).run())
   }
 
-  async page(query: Query, params?: Params): Promise<Page<Data>> {
+  async page(query: StoreQuery, params?: Params): Promise<Page<Data>> {
     const filtered = applyFilter(this.r, this.base(params), query.filter)
     if (query.limit === 0) return { total: await this.run('count', () => filtered.count().run()), data: [] }
     // Total and page in one round trip.
@@ -158,7 +158,7 @@ export class RethinkDbStore implements Store<Data> {
     return this.run('count', () => applyFilter(this.r, this.base(params), filter).count().run())
   }
 
-  async get(id: Id, query: Query): Promise<Data | null> {
+  async get(id: Id, query: StoreQuery): Promise<Data | null> {
     if (!isStorableKey(id)) return null
     const [record] = await this.run('get', () => applyPage(this.r, this.byId(id, query.filter), { ...query, sort: [], skip: 0, limit: undefined }, this.id).run())
     return record ?? null
@@ -175,7 +175,7 @@ export class RethinkDbStore implements Store<Data> {
     return this.inInputOrder(prepared, created, result.generated_keys ?? [])
   }
 
-  async update(id: Id, data: Data, query: Query): Promise<Data | null> {
+  async update(id: Id, data: Data, query: StoreQuery): Promise<Data | null> {
     if (!isStorableKey(id)) return null
     const body = withoutKey(data, this.id)
     const replace = this.byId(id, query.filter)
@@ -186,7 +186,7 @@ export class RethinkDbStore implements Store<Data> {
     return record && project(record, query.select, this.id)
   }
 
-  async patch(id: Id | null, data: Data, query: Query): Promise<Data[]> {
+  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<Data[]> {
     if (id !== null && !isStorableKey(id)) return []
     const body = this.patchBody(data)
     const selection = id === null ? this.matching(query.filter) : this.byId(id, query.filter)
@@ -195,7 +195,7 @@ export class RethinkDbStore implements Store<Data> {
     return (result.changes ?? []).flatMap((change) => (change.new_val ? [project(change.new_val, query.select, this.id)] : []))
   }
 
-  async remove(id: Id | null, query: Query): Promise<Data[]> {
+  async remove(id: Id | null, query: StoreQuery): Promise<Data[]> {
     if (id !== null && !isStorableKey(id)) return []
     const selection = id === null ? this.matching(query.filter) : this.byId(id, query.filter)
     const result = await this.write('remove', selection.delete({ returnChanges: true }), 'removed')

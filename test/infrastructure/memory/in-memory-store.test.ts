@@ -1,5 +1,5 @@
 import { parseQuery } from '../../../src/domain/query/parse-query.js'
-import type { Query } from '../../../src/domain/query/ast.js'
+import type { StoreQuery } from '../../../src/domain/query/ast.js'
 import type { Data, Id } from '../../../src/domain/service/service.js'
 import type { StoreChange } from '../../../src/domain/store/store.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
@@ -7,7 +7,7 @@ import { storeContract } from '../../contract/store.contract.js'
 
 storeContract('memory', async ({ id }) => ({ store: new InMemoryStore({ id }), close: async () => {} }))
 
-const q = (raw: Record<string, unknown> = {}): Query => parseQuery(raw, { operators: ['$search', '$contains'] })
+const q = (raw: Record<string, unknown> = {}): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 const idOf = (record: Data | null | undefined): Id => record?.id as Id
 
 describe('InMemoryStore', () => {

@@ -1,5 +1,5 @@
 import { r, type RDatum } from 'rethinkdb-ts'
-import { MATCH_ALL, type Filter, type Query } from '../../../src/domain/query/ast.js'
+import { MATCH_ALL, type Filter, type StoreQuery } from '../../../src/domain/query/ast.js'
 import { applyFilter, applyPage, compileFilter, compileSort, field, selection } from '../../../src/infrastructure/rethinkdb/reql-compiler.js'
 
 // Building ReQL terms needs no connection: these tests read the term each query compiles to
@@ -9,7 +9,7 @@ const table = r.table('items')
 const where = (filter: Filter): string => table.filter(compileFilter(r, filter)).toString()
 const predicate = (body: string): string => `r.expr("items").table().filter((var_1) => ${body})`
 const at = (name: string): string => `var_1("${name}").default(null)`
-const query = (overrides: Partial<Query>): Query => ({ filter: MATCH_ALL, sort: [], skip: 0, ...overrides })
+const query = (overrides: Partial<StoreQuery>): StoreQuery => ({ filter: MATCH_ALL, sort: [], skip: 0, ...overrides })
 
 describe('field access', () => {
   const read = (path: string): string => r.expr({}).do((doc: RDatum) => field(r, doc, path)).toString()

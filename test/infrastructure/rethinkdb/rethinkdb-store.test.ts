@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { r } from 'rethinkdb-ts'
 import { BadRequest, Conflict } from '../../../src/domain/errors/errors.js'
-import type { Query } from '../../../src/domain/query/ast.js'
+import type { StoreQuery } from '../../../src/domain/query/ast.js'
 import { parseQuery } from '../../../src/domain/query/parse-query.js'
 import type { Data } from '../../../src/domain/service/service.js'
 import type { StoreChange } from '../../../src/domain/store/store.js'
@@ -15,7 +15,7 @@ const server = await discoverRethinkDb()
 const withServer = server ? describe : describe.skip
 
 const tableName = (purpose: string): string => `${purpose}_${randomBytes(4).toString('hex')}`
-const q = (raw: Record<string, unknown> = {}): Query => parseQuery(raw, { operators: ['$search', '$contains'] })
+const q = (raw: Record<string, unknown> = {}): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 /** A store over a fresh table of the run's database, created through init(). */
 async function freshStore(options: { id?: string; watch?: boolean; table?: string } = {}): Promise<RethinkDbStore> {
