@@ -57,7 +57,7 @@ export class CombinedChannel extends Channel {
 
 export type Publisher = (data: unknown, context: unknown) => Channel | Channel[] | null | undefined | void
 
-/** One delivery: these connections receive this payload as the wire event `eventName`. */
+/** One delivery: these connections receive this payload as the event `event` of service `path` (on socket.io: `"<path> <event>"`). */
 export interface Delivery {
   path: string
   event: string

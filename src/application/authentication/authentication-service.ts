@@ -4,7 +4,8 @@ import type { TokenPayload, TokenService } from '../../domain/auth/token-service
 import type { AuthenticationRequest, Data, Id, NullableId, Params } from '../../domain/service/service.js'
 import type { App } from '../app.js'
 import type { HookContext } from '../hook-context.js'
-import type { AuthenticationResult, AuthenticationStrategy } from './authentication-strategy.js'
+import type { AuthenticationResult, LoginResult } from '../../domain/auth/authentication-result.js'
+import type { AuthenticationStrategy } from './authentication-strategy.js'
 import type { LoginThrottle } from './login-throttle.js'
 import { RefreshStrategy } from './refresh-strategy.js'
 import type { Sessions } from './sessions.js'
@@ -83,7 +84,7 @@ export class AuthenticationService {
   }
 
   /** Login: a new token for a local (or other) authentication; the same token back for jwt (docs/wire-protocol.md, Re-authentication and logout). */
-  async create(data: AuthenticationRequest, params: Params = {}): Promise<AuthenticationResult> {
+  async create(data: AuthenticationRequest, params: Params = {}): Promise<LoginResult> {
     const allowed = this.authStrategies
     // `restrictStrategies` may already have authenticated this request in a before hook.
     const checked = params.authResult as AuthenticationResult | undefined
@@ -107,7 +108,7 @@ export class AuthenticationService {
    * Logout: verifies the caller's token and answers like a jwt re-authentication. With sessions the
    * session is revoked (its refresh tokens and access tokens); without, tokens stay valid until they expire.
    */
-  async remove(id: NullableId, params: Params = {}): Promise<AuthenticationResult> {
+  async remove(id: NullableId, params: Params = {}): Promise<LoginResult> {
     const { authentication } = params
     if (id !== null && id !== undefined && id !== authentication?.accessToken) throw new NotAuthenticated('Invalid access token')
     const result = await this.respond(await this.authenticate(authentication, params, ...this.authStrategies), params)
@@ -129,7 +130,7 @@ export class AuthenticationService {
     app.service(path).hooks({ before: { all: [silence] }, after: { create: [announce('login')], remove: [announce('logout')] } })
   }
 
-  private async respond(result: AuthenticationResult, params: Params): Promise<AuthenticationResult> {
+  private async respond(result: AuthenticationResult, params: Params): Promise<LoginResult> {
     const strategy = this.strategies.get(result.authentication.strategy)
     const entityName = strategy?.entity ?? null
     const entity = entityName === null ? undefined : result[entityName]
@@ -146,7 +147,7 @@ export class AuthenticationService {
       if (this.sessions && id !== undefined) refreshToken = await this.sessions.issueRefreshToken(claims.sid as string, id)
     }
     const { accessToken: _verified, authentication, ...rest } = result
-    const response: AuthenticationResult = { accessToken, authentication: { ...authentication, payload }, ...rest }
+    const response: LoginResult = { accessToken, authentication: { ...authentication, payload }, ...rest }
     if (entityName && entity !== undefined && id !== undefined) response[entityName] = await this.externalView(strategy!, id, entity as Data, params)
     if (refreshToken !== undefined) response.refreshToken = refreshToken
     return response

@@ -1,18 +1,8 @@
-import type { TokenPayload } from '../../domain/auth/token-service.js'
+import type { AuthenticationResult } from '../../domain/auth/authentication-result.js'
 import type { AuthenticationRequest, Params } from '../../domain/service/service.js'
 import type { AuthenticationService } from './authentication-service.js'
 
-/**
- * What a strategy returns, in Feathers' shape: `authentication` says how the caller authenticated and
- * the entity sits under the strategy's entity name (`user`). A strategy that verified an existing
- * token returns it as `accessToken`; otherwise `authentication.payload` holds the claims the new
- * token must carry (a custom Verifier's payload, for instance).
- */
-export interface AuthenticationResult {
-  accessToken?: string
-  authentication: { strategy: string; accessToken?: string; payload?: TokenPayload }
-  [entity: string]: unknown
-}
+export type { AuthenticationResult }
 
 /** A named way to authenticate (local, jwt, …), registered on the authentication service. */
 export interface AuthenticationStrategy {

@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events'
+import type { LoginResult } from '../../domain/auth/authentication-result.js'
 import type { Clock } from '../../domain/clock.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
 import type { Connection, Data } from '../../domain/service/service.js'
@@ -17,12 +18,6 @@ export interface AuthenticationAccess {
 }
 /** setTimeout fires at once for delays above 2^31-1 ms, so long-lived tokens are re-checked in steps. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1
-
-interface AuthResult {
-  accessToken?: unknown
-  user?: Data
-  authentication?: { payload?: { exp?: unknown } & Record<string, unknown> }
-}
 
 /** What connection authentication needs of the authentication service's sessions (see ../authentication/sessions.ts). */
 export interface RevocationCheck {
@@ -46,7 +41,7 @@ interface AuthEventMeta {
 export class ConnectionAuthentication {
   private readonly timers = new Map<Connection, ReturnType<typeof setTimeout>>()
   /** Token payloads of logged-in connections, for the revocation sweep. */
-  private readonly payloads = new Map<Connection, { result: AuthResult; payload: Record<string, unknown> }>()
+  private readonly payloads = new Map<Connection, { result: LoginResult; payload: Record<string, unknown> }>()
   private sweeper?: ReturnType<typeof setInterval>
   private sweeping = false
 
@@ -97,11 +92,11 @@ export class ConnectionAuthentication {
     for (const connection of new Set([...this.timers.keys(), ...this.payloads.keys()])) this.forget(connection)
   }
 
-  private readonly onLogin = (result: AuthResult | undefined, meta?: AuthEventMeta): void => {
+  private readonly onLogin = (result: LoginResult | undefined, meta?: AuthEventMeta): void => {
     const connection = meta?.connection
     if (!connection || !this.owns(connection) || typeof result?.accessToken !== 'string') return
     connection.authentication = { strategy: 'jwt', accessToken: result.accessToken }
-    if (result.user) connection.user = result.user
+    if (result.user) connection.user = result.user as Data
     const exp = result.authentication?.payload?.exp
     this.forget(connection)
     if (typeof exp === 'number') this.expireAt(connection, result, exp * 1000)
@@ -122,7 +117,7 @@ export class ConnectionAuthentication {
    * sockets here out within a second: every REVOCATION_SWEEP_MS the logged-in connections are checked
    * against the sessions' deny-list, which is brought up to date from the store at most every 500 ms.
    */
-  private watchRevocation(connection: Connection, result: AuthResult, payload: Record<string, unknown>): void {
+  private watchRevocation(connection: Connection, result: LoginResult, payload: Record<string, unknown>): void {
     this.payloads.set(connection, { result, payload })
     if (this.sweeper) return
     this.sweeper = setInterval(() => void this.sweep(), REVOCATION_SWEEP_MS)
@@ -149,7 +144,7 @@ export class ConnectionAuthentication {
     }
   }
 
-  private expireAt(connection: Connection, result: AuthResult, at: number): void {
+  private expireAt(connection: Connection, result: LoginResult, at: number): void {
     const delay = at - this.clock.now()
     const timer = setTimeout(() => {
       if (delay > MAX_TIMER_DELAY) return this.expireAt(connection, result, at)

@@ -1,16 +1,8 @@
 import { FeathersError, NotAuthenticated } from '../../../domain/errors/errors.js'
+import type { LoginResult } from '../../../domain/auth/authentication-result.js'
 import type { AuthenticationRequest, Params } from '../../../domain/service/service.js'
 import type { ClientApp, ClientHookContext } from '../client-app.js'
 import { MemoryStorage, type TokenStorage } from './storage.js'
-
-/** The login object (docs/wire-protocol.md, Login) as the client sees it. */
-export interface AuthenticationResult {
-  accessToken: string
-  /** Sent by a server with sessions (plumage): exchanged for a new pair before the access token expires. */
-  refreshToken?: string
-  authentication?: { strategy: string; accessToken?: string; payload?: Record<string, unknown> }
-  [entity: string]: unknown
-}
 
 export interface AuthenticationClientOptions {
   /** Path of the authentication service. */
@@ -53,9 +45,9 @@ declare module '../client-app.js' {
   interface ClientApp {
     /** Added by `configure(authentication())`. */
     authentication: AuthenticationClient
-    authenticate(data?: AuthenticationRequest, params?: Params): Promise<AuthenticationResult>
-    reAuthenticate(force?: boolean, strategy?: string): Promise<AuthenticationResult>
-    logout(): Promise<AuthenticationResult | null>
+    authenticate(data?: AuthenticationRequest, params?: Params): Promise<LoginResult>
+    reAuthenticate(force?: boolean, strategy?: string): Promise<LoginResult>
+    logout(): Promise<LoginResult | null>
   }
 }
 
@@ -76,9 +68,9 @@ export const SESSION_EXPIRED = 'session-expired'
 export class AuthenticationClient {
   readonly options: AuthenticationClientOptions
   authenticated = false
-  private current: Promise<AuthenticationResult> | null = null
+  private current: Promise<LoginResult> | null = null
   private refreshTimer: unknown
-  private refreshing: Promise<AuthenticationResult> | null = null
+  private refreshing: Promise<LoginResult> | null = null
 
   constructor(private readonly app: ClientApp, options: Partial<AuthenticationClientOptions> = {}) {
     this.options = { ...DEFAULTS, storage: new MemoryStorage(), ...options }
@@ -113,7 +105,7 @@ export class AuthenticationClient {
    * expires. When it fails with an authentication error the session is over: tokens are dropped
    * and 'session-expired' is emitted.
    */
-  refresh(): Promise<AuthenticationResult> {
+  refresh(): Promise<LoginResult> {
     this.refreshing ??= (async () => {
       const refreshToken = await this.getRefreshToken()
       if (!refreshToken) throw new NotAuthenticated('No refresh token found in storage')
@@ -128,10 +120,10 @@ export class AuthenticationClient {
   }
 
   /** `authenticate()` without data is `reAuthenticate()`. */
-  authenticate(data?: AuthenticationRequest, params?: Params): Promise<AuthenticationResult> {
+  authenticate(data?: AuthenticationRequest, params?: Params): Promise<LoginResult> {
     if (!data) return this.reAuthenticate()
     const attempt = this.app.service(this.options.path).create(data, params).then(async (result) => {
-      const authResult = result as unknown as AuthenticationResult
+      const authResult = result as unknown as LoginResult
       if (typeof authResult?.accessToken !== 'string') throw new NotAuthenticated('The server answered the login without an accessToken')
       await this.setAccessToken(authResult.accessToken)
       if (typeof authResult.refreshToken === 'string') await this.options.storage.setItem(this.options.refreshStorageKey, authResult.refreshToken)
@@ -146,7 +138,7 @@ export class AuthenticationClient {
   }
 
   /** The current login, or a new one with the stored token when there is none or `force` is set. */
-  reAuthenticate(force = false, strategy = this.options.jwtStrategy): Promise<AuthenticationResult> {
+  reAuthenticate(force = false, strategy = this.options.jwtStrategy): Promise<LoginResult> {
     if (this.current && !force) return this.current
     const attempt = this.getAccessToken().then(async (accessToken) => {
       if (!accessToken) return this.failed(new NotAuthenticated('No accessToken found in storage'))
@@ -163,10 +155,10 @@ export class AuthenticationClient {
     return attempt
   }
 
-  async logout(): Promise<AuthenticationResult | null> {
+  async logout(): Promise<LoginResult | null> {
     try {
       await this.current?.catch(() => undefined)
-      const result = await this.app.service(this.options.path).remove(null) as unknown as AuthenticationResult
+      const result = await this.app.service(this.options.path).remove(null) as unknown as LoginResult
       await this.removeAccessToken()
       this.reset()
       this.app.emit('logout', result)
@@ -202,7 +194,7 @@ export class AuthenticationClient {
   }
 
   /** Plans the refresh `refreshBefore` ms before the access token's `exp` (when the server gave a refresh token). */
-  private schedule(result: AuthenticationResult): void {
+  private schedule(result: LoginResult): void {
     const { timers, refreshBefore } = this.options
     timers.clearTimeout(this.refreshTimer)
     this.refreshTimer = undefined
