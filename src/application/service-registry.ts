@@ -140,6 +140,6 @@ function decorateHandle(entry: ServiceEntry, methods: Set<string>, behaviour: Ha
   Object.assign(handle, members)
 }
 
-export function normalisePath(path: string): string {
+function normalisePath(path: string): string {
   return path.split('/').filter((segment) => segment.length > 0).join('/')
 }

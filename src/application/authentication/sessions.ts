@@ -1,14 +1,13 @@
-import type { SecretTokens } from '../../domain/auth/secret-tokens.js'
-import type { Revocation, SessionStore } from '../../domain/auth/session-store.js'
+import { inject, injectable } from 'inversify'
+import { SecretTokens } from '../../domain/auth/secret-tokens.js'
+import { SessionStore, type Revocation } from '../../domain/auth/session-store.js'
 import type { TokenPayload } from '../../domain/auth/token-service.js'
-import type { Clock } from '../../domain/clock.js'
+import { Clock } from '../../domain/clock.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
 import type { Id } from '../../domain/service/service.js'
 
-export interface SessionsOptions {
-  store: SessionStore
-  secrets: SecretTokens
-  clock: Clock
+/** The lifetimes and sync interval of sessions; every one has a default. */
+export interface SessionsSettings {
   /** Lifetime of a refresh token in ms (default 30 days); each rotation issues a new one with a full lifetime. */
   refreshTokenTtl?: number
   /**
@@ -22,9 +21,10 @@ export interface SessionsOptions {
    */
   syncInterval?: number
 }
+export const SessionsSettings = Symbol.for('SessionsSettings')
 
-export const DEFAULT_REFRESH_TOKEN_TTL = 30 * 24 * 3600 * 1000
-export const DEFAULT_ACCESS_TOKEN_TTL = 15 * 60 * 1000
+const DEFAULT_REFRESH_TOKEN_TTL = 30 * 24 * 3600 * 1000
+const DEFAULT_ACCESS_TOKEN_TTL = 15 * 60 * 1000
 /** Expired refresh tokens are deleted at most this often. */
 const PURGE_INTERVAL = 3600 * 1000
 
@@ -37,6 +37,7 @@ const PURGE_INTERVAL = 3600 * 1000
  * for one token) are kept in a local set that is brought up to date from the shared store at most
  * every `syncInterval`, so checking a token costs two map lookups and, twice a second, one query.
  */
+@injectable()
 export class Sessions {
   readonly refreshTokenTtl: number
   readonly accessTokenTtl: number
@@ -47,24 +48,25 @@ export class Sessions {
   private syncing?: Promise<void>
   private purgedAt = -Infinity
 
-  constructor(private readonly options: SessionsOptions) {
-    this.refreshTokenTtl = options.refreshTokenTtl ?? DEFAULT_REFRESH_TOKEN_TTL
-    this.accessTokenTtl = options.accessTokenTtl ?? DEFAULT_ACCESS_TOKEN_TTL
-    this.syncInterval = options.syncInterval ?? 500
-  }
-
-  get store(): SessionStore {
-    return this.options.store
+  constructor(
+    @inject(SessionStore) readonly store: SessionStore,
+    @inject(SecretTokens) private readonly secrets: SecretTokens,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(SessionsSettings) settings: SessionsSettings = {}
+  ) {
+    this.refreshTokenTtl = settings.refreshTokenTtl ?? DEFAULT_REFRESH_TOKEN_TTL
+    this.accessTokenTtl = settings.accessTokenTtl ?? DEFAULT_ACCESS_TOKEN_TTL
+    this.syncInterval = settings.syncInterval ?? 500
   }
 
   /** A new session id (family). */
   newFamily(): string {
-    return this.options.secrets.id()
+    return this.secrets.id()
   }
 
   /** Issues the family's next refresh token and stores it by its hash. */
   async issueRefreshToken(family: string, userId: Id): Promise<string> {
-    const { secrets, store, clock } = this.options
+    const { secrets, store, clock } = this
     const token = secrets.generate()
     const now = clock.now()
     await store.saveRefreshToken({ id: secrets.hash(token), family, userId, createdAt: now, expiresAt: now + this.refreshTokenTtl, usedAt: null, revokedAt: null })
@@ -80,7 +82,7 @@ export class Sessions {
    * A token used before revokes its whole family.
    */
   async rotate(refreshToken: string): Promise<{ family: string; userId: Id }> {
-    const { secrets, store, clock } = this.options
+    const { secrets, store, clock } = this
     const now = clock.now()
     const use = await store.useRefreshToken(secrets.hash(refreshToken), now)
     if (use.outcome === 'unknown') throw new NotAuthenticated('Invalid refresh token')
@@ -96,11 +98,11 @@ export class Sessions {
 
   /** Logout: the session's refresh tokens die and its access tokens (and this one by `jti`) are denied. */
   async logout(payload: TokenPayload): Promise<void> {
-    const now = this.options.clock.now()
+    const now = this.clock.now()
     const entries: Revocation[] = []
     if (typeof payload.jti === 'string') entries.push({ key: `jti:${payload.jti}`, expiresAt: expiry(payload, now + this.accessTokenTtl) })
     if (typeof payload.sid === 'string') {
-      await this.options.store.revokeFamily(payload.sid, now)
+      await this.store.revokeFamily(payload.sid, now)
       entries.push({ key: `sid:${payload.sid}`, expiresAt: now + this.accessTokenTtl })
     }
     await this.deny(entries, now)
@@ -108,15 +110,15 @@ export class Sessions {
 
   /** Revokes one session (refresh tokens and access tokens). */
   async revokeFamily(family: string): Promise<void> {
-    const now = this.options.clock.now()
-    await this.options.store.revokeFamily(family, now)
+    const now = this.clock.now()
+    await this.store.revokeFamily(family, now)
     await this.deny([{ key: `sid:${family}`, expiresAt: now + this.accessTokenTtl }], now)
   }
 
   /** Revokes every session of a user (password changed, user deleted). */
   async revokeUser(userId: Id): Promise<void> {
-    const now = this.options.clock.now()
-    const families = await this.options.store.revokeUser(userId, now)
+    const now = this.clock.now()
+    const families = await this.store.revokeUser(userId, now)
     await this.deny(families.map((family) => ({ key: `sid:${family}`, expiresAt: now + this.accessTokenTtl })), now)
   }
 
@@ -125,7 +127,7 @@ export class Sessions {
    * (undefined) while the local deny-list is fresh; a promise when it is brought up to date first.
    */
   check(payload: TokenPayload): Promise<void> | undefined {
-    if (this.options.clock.now() - this.syncedAt >= this.syncInterval) return this.sync().then(() => this.checkLocal(payload))
+    if (this.clock.now() - this.syncedAt >= this.syncInterval) return this.sync().then(() => this.checkLocal(payload))
     this.checkLocal(payload)
     return undefined
   }
@@ -133,8 +135,8 @@ export class Sessions {
   /** Reads the revocations other processes made since the last look (one at a time). */
   sync(): Promise<void> {
     this.syncing ??= (async () => {
-      const started = this.options.clock.now()
-      const { revocations, cursor } = await this.options.store.revocationsSince(this.cursor)
+      const started = this.clock.now()
+      const { revocations, cursor } = await this.store.revocationsSince(this.cursor)
       for (const entry of revocations) this.remember(entry)
       this.cursor = cursor
       this.syncedAt = started
@@ -144,7 +146,7 @@ export class Sessions {
   }
 
   private checkLocal(payload: TokenPayload): void {
-    const now = this.options.clock.now()
+    const now = this.clock.now()
     if (typeof payload.sid === 'string' && (this.revoked.get(`sid:${payload.sid}`) ?? 0) > now) {
       throw new NotAuthenticated('Session revoked', { name: 'SessionRevoked' })
     }
@@ -156,7 +158,7 @@ export class Sessions {
   private async deny(entries: Revocation[], now: number): Promise<void> {
     // Seen by this process at once, by the others at their next sync.
     for (const entry of entries) this.remember(entry)
-    await this.options.store.addRevocations(entries, now)
+    await this.store.addRevocations(entries, now)
   }
 
   private remember({ key, expiresAt }: Revocation): void {

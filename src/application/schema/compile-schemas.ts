@@ -38,13 +38,13 @@ export function compileSchemas(schemas: ServiceSchemas, validator?: SchemaValida
 }
 
 /** The data schema for patch: the same properties, none required. */
-export function patchSchemaOf(data: JsonSchemaObject): JsonSchemaObject {
+function patchSchemaOf(data: JsonSchemaObject): JsonSchemaObject {
   const { required: _required, $id: _id, ...rest } = data
   return rest
 }
 
 /** Names of the top-level properties a schema declares `false` (server-owned). */
-export function serverOwnedFields(schema: JsonSchemaObject | undefined): string[] {
+function serverOwnedFields(schema: JsonSchemaObject | undefined): string[] {
   return Object.entries(schema?.properties ?? {}).filter(([, property]) => property === false).map(([name]) => name)
 }
 

@@ -150,7 +150,7 @@ function toDateTime(value: string | number): string | undefined {
 }
 
 /** Applies `transform` steps to a string, as the validator does to data. */
-export function applyTransforms(text: string, transforms: unknown): string {
+function applyTransforms(text: string, transforms: unknown): string {
   if (!Array.isArray(transforms)) return text
   let result = text
   for (const step of transforms as StringTransform[]) {

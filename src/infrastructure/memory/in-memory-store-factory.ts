@@ -6,7 +6,7 @@ import { InMemoryStore } from './in-memory-store.js'
 /** The embedded adapter: every collection is an InMemoryStore (data lives as long as the process). */
 export class InMemoryStoreFactory implements StoreFactory {
   create<T extends Data = Data>(_name: string, options: StoreOptions = {}): Store<T> {
-    return new InMemoryStore({ id: options.id }) as unknown as Store<T>
+    return new InMemoryStore<T>({ id: options.id })
   }
 
   async close(): Promise<void> {}

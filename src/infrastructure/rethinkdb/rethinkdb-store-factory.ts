@@ -61,7 +61,7 @@ export class RethinkDbStoreFactory implements StoreFactory {
         ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
       })
     }
-    const store = new RethinkDbStore({
+    const store = new RethinkDbStore<T>({
       r,
       table: name,
       db: this.db,
@@ -76,7 +76,7 @@ export class RethinkDbStoreFactory implements StoreFactory {
       connected: this.connection
     })
     this.stores.push(store)
-    return store as unknown as Store<T>
+    return store
   }
 
   /**
