@@ -23,7 +23,7 @@ const workloads: Record<string, Record<string, unknown>> = {
 }
 
 const store = new InMemoryStore()
-await store.create(records)
+await store.create(records, {})
 const ours = new AdapterService(store)
 const feathers = new MemoryService({ multi: true })
 await feathers.create(records.map((record) => ({ ...record })))

@@ -69,7 +69,7 @@ try {
     },
     {
       name: 'create one',
-      store: () => store.create([{ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }]),
+      store: () => store.create([{ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }], {}),
       hand: () => table.insert({ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }, { returnChanges: true }).run()
     },
     {

@@ -1,7 +1,6 @@
 import { BadRequest, MethodNotAllowed, NotFound } from '../domain/errors/errors.js'
 import type { StoreQuery } from '../domain/query/ast.js'
 import { parseQuery } from '../domain/query/parse-query.js'
-import { project } from '../domain/query/project.js'
 import type { Data, Id, NullableId, Paginated, PaginationOptions, Params } from '../domain/service/service.js'
 import type { Store, StoreChange } from '../domain/store/store.js'
 
@@ -16,8 +15,8 @@ export interface AdapterServiceOptions {
 }
 
 /**
- * The generic service over a Store: Feathers adapter semantics (pagination, multi, `$select`,
- * id + query) once, for every store. The store only ever sees the typed query AST.
+ * The generic service over a Store: Feathers adapter semantics (pagination, multi, id + query)
+ * once, for every store. The store only ever sees the typed query AST, and applies `$select` itself.
  */
 export class AdapterService<T extends Data = Data> {
   readonly events: string[]
@@ -66,10 +65,10 @@ export class AdapterService<T extends Data = Data> {
     if (Array.isArray(data)) {
       this.assertMulti('create')
       if (data.length === 0) return []
-      return (await this.store.create(data, params)).map((record) => project(record, query.select, this.id))
+      return this.store.create(data, query, params)
     }
-    const [record] = await this.store.create([data], params)
-    return project(record!, query.select, this.id)
+    const [record] = await this.store.create([data], query, params)
+    return record!
   }
 
   async update(id: NullableId, data: Partial<T>, params: Params = {}): Promise<T> {

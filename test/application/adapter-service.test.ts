@@ -15,7 +15,7 @@ class SpyStore extends InMemoryStore {
 
 async function seeded(options: ConstructorParameters<typeof AdapterService>[1] = {}, count = 30) {
   const store = new SpyStore()
-  await store.create(Array.from({ length: count }, (_, n) => ({ n, text: `message ${n}`, even: n % 2 === 0 })))
+  await store.create(Array.from({ length: count }, (_, n) => ({ n, text: `message ${n}`, even: n % 2 === 0 })), {})
   store.calls = []
   return { store, service: new AdapterService<Data>(store, options) }
 }

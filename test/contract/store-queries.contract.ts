@@ -54,7 +54,7 @@ export function queryContract(context: ContractContext): void {
     })
 
     it('compares only values of the same type with range operators', async () => {
-      await store.create([{ name: 'NumFive', n: 5 }, { name: 'TextFive', n: '5' }])
+      await store.create([{ name: 'NumFive', n: 5 }, { name: 'TextFive', n: '5' }], q())
       expect(names(await store.find(q({ n: { $lt: 10 } })))).toEqual(['NumFive'])
       expect(names(await store.find(q({ n: { $gt: 1 } })))).toEqual(['NumFive'])
       expect(names(await store.find(q({ n: { $lt: '9' } })))).toEqual(['TextFive'])
@@ -91,7 +91,7 @@ export function queryContract(context: ContractContext): void {
 
   describe('$search', () => {
     beforeEach(async () => {
-      await store.create([{ name: 'Ann' }, { name: 'JoANNa' }, { name: 'bAnn' }, { name: 12345 }, { name: ['Ann'] }])
+      await store.create([{ name: 'Ann' }, { name: 'JoANNa' }, { name: 'bAnn' }, { name: 12345 }, { name: ['Ann'] }], q())
     })
 
     it('declares $search', () => {
@@ -127,7 +127,7 @@ export function queryContract(context: ContractContext): void {
         { name: 'Tagged', tags: ['red', 'blue', 3] },
         { name: 'Other', tags: ['green'] },
         { name: 'Text', tags: 'red blue' }
-      ])
+      ], q())
     })
 
     it('declares $contains', () => {

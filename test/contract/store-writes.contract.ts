@@ -11,26 +11,37 @@ export function writeContract(context: ContractContext): void {
   describe('create', () => {
     it('returns the created record with a generated id and leaves the input alone (.create)', async () => {
       const input = { name: 'Bill', age: 40 }
-      const [record] = await store.create([input])
+      const [record] = await store.create([input], q())
       expect(input).toEqual({ name: 'Bill', age: 40 })
       expect(record).toEqual({ [idProp]: idOf(record), name: 'Bill', age: 40 })
       expect(await store.get(idOf(record), q())).toEqual(record)
     })
 
     it('creates several records in one call, in input order, with distinct ids (.create multi)', async () => {
-      const records = await store.create([{ name: 'Gerald', age: 18 }, { name: 'Herald', age: 18 }, { name: 'Harold', age: 18 }])
+      const records = await store.create([{ name: 'Gerald', age: 18 }, { name: 'Herald', age: 18 }, { name: 'Harold', age: 18 }], q())
       expect(names(records)).toEqual(['Gerald', 'Herald', 'Harold'])
       expect(new Set(records.map(idOf)).size).toBe(3)
       expect(nameSet(await store.find(q({ age: 18 })))).toEqual(['Gerald', 'Harold', 'Herald'])
     })
 
+    it('returns only the $select fields and the id, and stores the whole record (.create + $select)', async () => {
+      const [record] = await store.create([{ name: 'Bill', age: 40, created: false }], q({ $select: ['age'] }))
+      expect(record).toEqual({ [idProp]: idOf(record), age: 40 })
+      expect(await store.get(idOf(record), q())).toEqual({ [idProp]: idOf(record), name: 'Bill', age: 40, created: false })
+    })
+
+    it('projects every created record with $select, in input order (.create multi + $select)', async () => {
+      const records = await store.create([{ name: 'Gerald', age: 18 }, { [idProp]: 'given', name: 'Herald' }], q({ $select: ['name', 'missing'] }))
+      expect(records).toEqual([{ [idProp]: idOf(records[0]), name: 'Gerald' }, { [idProp]: 'given', name: 'Herald' }])
+    })
+
     it('creates nothing from an empty list', async () => {
-      expect(await store.create([])).toEqual([])
+      expect(await store.create([], q())).toEqual([])
       expect(await store.count(q().filter)).toBe(3)
     })
 
     it('keeps an id given in the data', async () => {
-      const [text, number] = await store.create([{ [idProp]: 'given', name: 'Text' }, { [idProp]: 42, name: 'Number' }])
+      const [text, number] = await store.create([{ [idProp]: 'given', name: 'Text' }, { [idProp]: 42, name: 'Number' }], q())
       expect(idOf(text)).toBe('given')
       expect(idOf(number)).toBe(42)
       expect(await store.get('given', q())).toEqual({ [idProp]: 'given', name: 'Text' })
@@ -170,7 +181,7 @@ export function writeContract(context: ContractContext): void {
     })
 
     it('returns the patched records when the patch changes the queried field (.patch multi query changed)', async () => {
-      await store.create([{ name: 'Dave', age: 10 }, { name: 'David', age: 10 }])
+      await store.create([{ name: 'Dave', age: 10 }, { name: 'David', age: 10 }], q())
       const records = await store.patch(null, { age: 2 }, q({ age: 10 }))
       expect(nameSet(records)).toEqual(['Dave', 'David'])
       for (const record of records) expect(record.age).toBe(2)

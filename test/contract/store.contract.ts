@@ -30,7 +30,7 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
     }
     const names = (records: Data[]): string[] => records.map((record) => String(record.name))
     const nameSet = (records: Data[]): string[] => names(records).sort()
-    const create = async (record: Data): Promise<Data> => (await store.create([record]))[0]!
+    const create = async (record: Data): Promise<Data> => (await store.create([record], q()))[0]!
     const findAll = (): Promise<Data[]> => store.find(q({ $sort: { name: 1 } }))
 
     beforeAll(async () => {
@@ -46,7 +46,7 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
         { name: 'Alice', age: 19, created: true },
         { name: 'Bob', age: 25 },
         { name: 'Doug', age: 32, created: true }
-      ])
+      ], q())
     })
 
     describe('basics', () => {
@@ -135,14 +135,14 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
         await store.create([
           { name: 'Rita', address: { city: 'Rome', zip: '00100' } },
           { name: 'Mila', address: { city: 'Milan' } }
-        ])
+        ], q())
         expect(names(await store.find(q({ 'address.city': 'Rome' })))).toEqual(['Rita'])
       })
     })
 
     describe('null and missing fields', () => {
       beforeEach(async () => {
-        await store.create([{ name: 'Nina', city: null }, { name: 'Rhea', city: 'Rome' }])
+        await store.create([{ name: 'Nina', city: null }, { name: 'Rhea', city: 'Rome' }], q())
       })
 
       it('matches null and missing fields with equality to null', async () => {
@@ -185,7 +185,7 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
       })
 
       it('sorts numbers numerically, not as text', async () => {
-        await store.create([{ name: 'Tiny', age: 9 }, { name: 'Old', age: 100 }])
+        await store.create([{ name: 'Tiny', age: 9 }, { name: 'Old', age: 100 }], q())
         expect(names(await store.find(q({ $sort: { age: 1 } })))).toEqual(['Tiny', 'Alice', 'Bob', 'Doug', 'Old'])
       })
 
@@ -198,7 +198,7 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
         await store.remove(null, q())
         await store.create([
           { name: 'Ann', age: 30 }, { name: 'Bob', age: 20 }, { name: 'Cid', age: 30 }, { name: 'Ann', age: 20, tag: 'young Ann' }
-        ])
+        ], q())
         const byAgeThenName = await store.find(q({ $sort: { age: -1, name: 1 } }))
         expect(byAgeThenName.map((r) => `${String(r.name)}${String(r.age)}`)).toEqual(['Ann30', 'Cid30', 'Ann20', 'Bob20'])
         const byNameThenAge = await store.find(q({ $sort: { name: 1, age: -1 } }))

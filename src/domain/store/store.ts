@@ -2,7 +2,7 @@ import type { Filter, StoreQuery } from '../query/ast.js'
 import type { Data, Id, Params } from '../service/service.js'
 
 /** A change published by a store with a live change stream (e.g. RethinkDB's event log). */
-export interface StoreChange<T = Data> {
+export interface StoreChange<T extends Data = Data> {
   /** created, updated, patched, removed — or a custom event sent with `publish`. */
   event: string
   record: T
@@ -14,11 +14,13 @@ export interface Page<T> {
 }
 
 /**
- * The persistence port. Every method takes the typed query AST; `params` carries adapter-specific
- * members set by hooks (e.g. `params.rethinkdb`), which only the matching adapter reads.
- * Records returned never share references with the store.
+ * The persistence port, generic in the record type: adapters implement it for any `T`
+ * (`class MyStore<T extends Data> implements Store<T>`). Every method takes the typed query AST and
+ * every method that returns records projects them by `query.select` (the id always stays): callers
+ * never project. `params` carries adapter-specific members set by hooks (e.g. `params.rethinkdb`),
+ * which only the matching adapter reads. Records returned never share references with the store.
  */
-export interface Store<T = Data> {
+export interface Store<T extends Data = Data> {
   /** Name of the id field (the primary key). */
   readonly id: string
   /** Extra query operators this adapter understands beyond the common ones (e.g. '$search'). */
@@ -30,8 +32,11 @@ export interface Store<T = Data> {
   count(filter: Filter, params?: Params): Promise<number>
   /** The record with this id that also matches `query.filter`, projected by `query.select`; null otherwise. */
   get(id: Id, query: StoreQuery, params?: Params): Promise<T | null>
-  /** Inserts every record in one operation; ids are generated where missing. */
-  create(records: Data[], params?: Params): Promise<T[]>
+  /**
+   * Inserts every record in one operation; ids are generated where missing. Returns the created
+   * records in input order, projected by `query.select` (a create has no filter, sort or page).
+   */
+  create(records: Data[], query: Pick<StoreQuery, 'select'>, params?: Params): Promise<T[]>
   /** Replaces the matching record (the id is kept); null when none matches. */
   update(id: Id, data: Data, query: StoreQuery, params?: Params): Promise<T | null>
   /** Merges `data` into the record with `id` (or every match when id is null). */

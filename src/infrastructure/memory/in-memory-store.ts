@@ -20,12 +20,12 @@ export interface InMemoryStoreOptions {
  * The embedded store: a Map keyed by the id's string form (so the REST id "0" finds the numeric id 0).
  * Records are copied in and out, so callers never share references with the store.
  */
-export class InMemoryStore implements Store<Data> {
+export class InMemoryStore<T extends Data = Data> implements Store<T> {
   readonly id: string
   readonly operators = ['$search', '$contains'] as const
-  readonly watch?: (listener: (change: StoreChange<Data>) => void) => () => void
+  readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
   private readonly records = new Map<string, Doc>()
-  private readonly listeners = new Set<(change: StoreChange<Data>) => void>()
+  private readonly listeners = new Set<(change: StoreChange<T>) => void>()
   private nextId = 0
 
   constructor(options: InMemoryStoreOptions = {}) {
@@ -38,11 +38,11 @@ export class InMemoryStore implements Store<Data> {
     }
   }
 
-  async find(query: StoreQuery): Promise<Data[]> {
+  async find(query: StoreQuery): Promise<T[]> {
     return this.scan(query, false).data
   }
 
-  async page(query: StoreQuery): Promise<Page<Data>> {
+  async page(query: StoreQuery): Promise<Page<T>> {
     return this.scan(query, true)
   }
 
@@ -53,13 +53,13 @@ export class InMemoryStore implements Store<Data> {
     return total
   }
 
-  async get(id: Id, query: StoreQuery): Promise<Data | null> {
-    const record = this.records.get(String(id))
+  async get(id: Id, query: StoreQuery): Promise<T | null> {
+    const record = this.records.get(storageKey(id))
     if (!record || !this.predicate(query.filter)(record)) return null
-    return clone(project(record, query.select, this.id))
+    return clone(project(record, query.select, this.id)) as T
   }
 
-  async create(records: Data[]): Promise<Data[]> {
+  async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
     const prepared = records.map((data) => {
       const record = clone(data)
       if (record[this.id] === undefined || record[this.id] === null) record[this.id] = this.generateId()
@@ -67,23 +67,23 @@ export class InMemoryStore implements Store<Data> {
     })
     const keys = new Set<string>()
     for (const record of prepared) {
-      const key = keyOf(record[this.id])
+      const key = storageKey(record[this.id])
       if (this.records.has(key) || keys.has(key)) throw new Conflict(`A record with id '${key}' already exists`)
       keys.add(key)
     }
-    for (const record of prepared) this.records.set(keyOf(record[this.id]), record)
-    return prepared.map((record) => this.announce('created', record))
+    for (const record of prepared) this.records.set(storageKey(record[this.id]), record)
+    return prepared.map((record) => project(this.announce('created', record), query.select, this.id))
   }
 
-  async update(id: Id, data: Data, query: StoreQuery): Promise<Data | null> {
+  async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
     const [current] = this.matching(id, query.filter)
     if (!current) return null
     const record = { ...clone(data), [this.id]: current[this.id] }
-    this.records.set(keyOf(current[this.id]), record)
+    this.records.set(storageKey(current[this.id]), record)
     return project(this.announce('updated', record), query.select, this.id)
   }
 
-  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<Data[]> {
+  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
     const changes = clone(data)
     delete changes[this.id]
     return this.matching(id, query.filter).map((record) => {
@@ -92,15 +92,15 @@ export class InMemoryStore implements Store<Data> {
     })
   }
 
-  async remove(id: Id | null, query: StoreQuery): Promise<Data[]> {
+  async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
     return this.matching(id, query.filter).map((record) => {
-      this.records.delete(keyOf(record[this.id]))
+      this.records.delete(storageKey(record[this.id]))
       return project(this.announce('removed', record), query.select, this.id)
     })
   }
 
   /** One pass over the records: counts every match and keeps only the best skip+limit when sorting. */
-  private scan(query: StoreQuery, withTotal: boolean): Page<Data> {
+  private scan(query: StoreQuery, withTotal: boolean): Page<T> {
     const matches = this.predicate(query.filter)
     const end = query.limit === undefined ? Infinity : query.skip + query.limit
     const compare = query.sort.length > 0 ? compileSort(query.sort) : undefined
@@ -126,14 +126,14 @@ export class InMemoryStore implements Store<Data> {
       }
       if (compare) kept.sort(compare)
     }
-    const data = kept.slice(query.skip).map((record) => clone(project(record, query.select, this.id)))
+    const data = kept.slice(query.skip).map((record) => clone(project(record, query.select, this.id)) as T)
     return { total, data }
   }
 
   private matching(id: Id | null, filter: Filter): Doc[] {
     const matches = this.predicate(filter)
     if (id !== null) {
-      const record = this.records.get(String(id))
+      const record = this.records.get(storageKey(id))
       return record && matches(record) ? [record] : []
     }
     return [...this.records.values()].filter(matches)
@@ -144,17 +144,18 @@ export class InMemoryStore implements Store<Data> {
   }
 
   private generateId(): number {
-    while (this.records.has(String(this.nextId))) this.nextId++
+    while (this.records.has(storageKey(this.nextId))) this.nextId++
     return this.nextId++
   }
 
-  private announce(event: StoreChange['event'], record: Doc): Data {
-    for (const listener of this.listeners) listener({ event, record: clone(record) })
-    return clone(record)
+  private announce(event: StoreChange['event'], record: Doc): T {
+    for (const listener of this.listeners) listener({ event, record: clone(record) as T })
+    return clone(record) as T
   }
 }
 
-function keyOf(id: unknown): string {
+/** The Map key of an id: its string form, so the REST id "0" finds the numeric id 0. */
+function storageKey(id: unknown): string {
   return String(id)
 }
 

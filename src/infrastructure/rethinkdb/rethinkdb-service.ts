@@ -24,12 +24,11 @@ export interface RethinkDbServiceOptions extends AdapterServiceOptions {
  * `params.rethinkdb` (e.g. built from createQuery in a before hook) replaces the base query of find.
  */
 export class RethinkDbService<T extends Data = Data> extends AdapterService<T> {
-  declare readonly store: RethinkDbStore & AdapterService<T>['store']
+  declare readonly store: RethinkDbStore<T>
 
   constructor(options: RethinkDbServiceOptions) {
     const { Model, name, watch, db, id, logger, ...serviceOptions } = options
-    const store = new RethinkDbStore({ r: Model, table: name, db, id, watch, logger })
-    super(store as unknown as AdapterService<T>['store'], serviceOptions)
+    super(new RethinkDbStore<T>({ r: Model, table: name, db, id, watch, logger }), serviceOptions)
   }
 
   /** Creates the database and the table when missing; `primaryKey` defaults to the id field. */

@@ -50,11 +50,11 @@ export interface RethinkDbStoreOptions {
  * the database's event log within the same query, every instance follows the log (see EventLog),
  * and the table's own changefeed adds the writes nobody logged (see DirectWrites).
  */
-export class RethinkDbStore implements Store<Data> {
+export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   readonly id: string
   readonly operators = ['$search', '$contains'] as const
   /** Present only with `watch` (default): the service then emits these instead of its own events. */
-  readonly watch?: (listener: (change: StoreChange<Data>) => void) => () => void
+  readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
   readonly tableName: string
   readonly db?: string
   private readonly r: R
@@ -81,7 +81,8 @@ export class RethinkDbStore implements Store<Data> {
         logger: this.logger
       })
       this.watcher = watcher
-      this.watch = (listener) => watcher.subscribe(listener)
+      // The table's rows are records of this store: the feeds' changes carry T.
+      this.watch = (listener) => watcher.subscribe(listener as (change: StoreChange<Data>) => void)
     }
   }
 
@@ -140,31 +141,31 @@ export class RethinkDbStore implements Store<Data> {
     return applyFilter(this.r, this.table(), query.filter)
   }
 
-  async find(query: StoreQuery, params?: Params): Promise<Data[]> {
+  async find(query: StoreQuery, params?: Params): Promise<T[]> {
     if (query.limit === 0) return []
     const filtered = applyFilter(this.r, this.base(params), query.filter)
-    return this.run('find', () => applyPage(this.r, filtered, query, this.id).run())
+    return this.rows(await this.run('find', () => applyPage(this.r, filtered, query, this.id).run()))
   }
 
-  async page(query: StoreQuery, params?: Params): Promise<Page<Data>> {
+  async page(query: StoreQuery, params?: Params): Promise<Page<T>> {
     const filtered = applyFilter(this.r, this.base(params), query.filter)
     if (query.limit === 0) return { total: await this.run('count', () => filtered.count().run()), data: [] }
     // Total and page in one round trip.
     const term = this.r.expr({ total: filtered.count(), data: applyPage(this.r, filtered, query, this.id).coerceTo('array') })
-    return this.run('page', () => term.run() as unknown as Promise<Page<Data>>)
+    return this.run('page', () => term.run() as unknown as Promise<Page<T>>)
   }
 
   async count(filter: Filter, params?: Params): Promise<number> {
     return this.run('count', () => applyFilter(this.r, this.base(params), filter).count().run())
   }
 
-  async get(id: Id, query: StoreQuery): Promise<Data | null> {
+  async get(id: Id, query: StoreQuery): Promise<T | null> {
     if (!isStorableKey(id)) return null
     const [record] = await this.run('get', () => applyPage(this.r, this.byId(id, query.filter), { ...query, sort: [], skip: 0, limit: undefined }, this.id).run())
-    return record ?? null
+    return record ? this.rows([record])[0]! : null
   }
 
-  async create(records: Data[]): Promise<Data[]> {
+  async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
     if (records.length === 0) return []
     // The memory adapter treats a null id as missing; RethinkDB would reject it.
     const prepared = records.map((record) => (record[this.id] == null ? withoutKey(record, this.id) : record))
@@ -172,10 +173,10 @@ export class RethinkDbStore implements Store<Data> {
     // Rejected documents come back in `changes` with an `error`: never count (or undo) those.
     const created = (result.changes ?? []).flatMap((change) => (change.new_val && !change.error && change.old_val == null ? [change.new_val] : []))
     if (result.errors > 0) await this.failInsert(result, created)
-    return this.inInputOrder(prepared, created, result.generated_keys ?? [])
+    return this.rows(this.inInputOrder(prepared, created, result.generated_keys ?? []), query.select)
   }
 
-  async update(id: Id, data: Data, query: StoreQuery): Promise<Data | null> {
+  async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
     if (!isStorableKey(id)) return null
     const body = withoutKey(data, this.id)
     const replace = this.byId(id, query.filter)
@@ -183,24 +184,29 @@ export class RethinkDbStore implements Store<Data> {
     const result = await this.write('update', replace, 'updated')
     this.assertWritten(result, 'update')
     const record = result.changes?.[0]?.new_val ?? null
-    return record && project(record, query.select, this.id)
+    return record && this.rows([record], query.select)[0]!
   }
 
-  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<Data[]> {
+  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
     if (id !== null && !isStorableKey(id)) return []
     const body = this.patchBody(data)
     const selection = id === null ? this.matching(query.filter) : this.byId(id, query.filter)
     const result = await this.write('patch', selection.update(body, { returnChanges: 'always' }), 'patched')
     this.assertWritten(result, 'patch')
-    return (result.changes ?? []).flatMap((change) => (change.new_val ? [project(change.new_val, query.select, this.id)] : []))
+    return this.rows((result.changes ?? []).flatMap((change) => (change.new_val ? [change.new_val] : [])), query.select)
   }
 
-  async remove(id: Id | null, query: StoreQuery): Promise<Data[]> {
+  async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
     if (id !== null && !isStorableKey(id)) return []
     const selection = id === null ? this.matching(query.filter) : this.byId(id, query.filter)
     const result = await this.write('remove', selection.delete({ returnChanges: true }), 'removed')
     this.assertWritten(result, 'remove')
-    return (result.changes ?? []).flatMap((change) => (change.old_val ? [project(change.old_val, query.select, this.id)] : []))
+    return this.rows((result.changes ?? []).flatMap((change) => (change.old_val ? [change.old_val] : [])), query.select)
+  }
+
+  /** Rows of the table are this store's records; `select` projects rows that come back whole (write results). */
+  private rows(rows: Data[], select?: readonly string[]): T[] {
+    return rows.map((row) => project(row, select, this.id) as T)
   }
 
   /** Runs a write; with `watch`, its events go into the event log in the same query. */

@@ -29,19 +29,25 @@ describe('InMemoryStore', () => {
     })
 
     it('publishes one created change per record, in input order', async () => {
-      const created = await store.create([{ name: 'Ann' }, { name: 'Bob' }])
+      const created = await store.create([{ name: 'Ann' }, { name: 'Bob' }], q())
       expect(changes).toEqual([{ event: 'created', record: created[0] }, { event: 'created', record: created[1] }])
     })
 
+    it('publishes created with the whole record even when the result is projected', async () => {
+      const [ann] = await store.create([{ name: 'Ann', age: 1 }], q({ $select: ['age'] }))
+      expect(ann).toEqual({ id: idOf(ann), age: 1 })
+      expect(changes).toEqual([{ event: 'created', record: { id: idOf(ann), name: 'Ann', age: 1 } }])
+    })
+
     it('publishes updated with the whole record even when the result is projected', async () => {
-      const [ann] = await store.create([{ name: 'Ann', age: 1 }])
+      const [ann] = await store.create([{ name: 'Ann', age: 1 }], q())
       changes.length = 0
       await store.update(idOf(ann), { name: 'Anna', age: 2 }, q({ $select: ['name'] }))
       expect(changes).toEqual([{ event: 'updated', record: { id: idOf(ann), name: 'Anna', age: 2 } }])
     })
 
     it('publishes one patched change per patched record', async () => {
-      await store.create([{ name: 'Ann', team: 'a' }, { name: 'Bob', team: 'a' }, { name: 'Cid', team: 'b' }])
+      await store.create([{ name: 'Ann', team: 'a' }, { name: 'Bob', team: 'a' }, { name: 'Cid', team: 'b' }], q())
       changes.length = 0
       await store.patch(null, { score: 1 }, q({ team: 'a' }))
       expect(changes.map((change) => change.event)).toEqual(['patched', 'patched'])
@@ -50,7 +56,7 @@ describe('InMemoryStore', () => {
     })
 
     it('publishes one removed change per removed record, with the whole record', async () => {
-      const created = await store.create([{ name: 'Ann' }, { name: 'Bob' }])
+      const created = await store.create([{ name: 'Ann' }, { name: 'Bob' }], q())
       changes.length = 0
       await store.remove(null, q({ $select: ['id'] }))
       expect(changes.map((change) => change.event)).toEqual(['removed', 'removed'])
@@ -58,17 +64,17 @@ describe('InMemoryStore', () => {
     })
 
     it('publishes nothing when a call changes nothing', async () => {
-      const [ann] = await store.create([{ name: 'Ann' }])
+      const [ann] = await store.create([{ name: 'Ann' }], q())
       changes.length = 0
       await store.update(idOf(ann), { name: 'X' }, q({ name: 'Bob' }))
       await store.patch(null, { name: 'X' }, q({ name: 'Bob' }))
       await store.remove(999, q())
-      await store.create([])
+      await store.create([], q())
       expect(changes).toEqual([])
     })
 
     it('publishes copies: listeners and callers cannot change each other or the store', async () => {
-      const [ann] = await store.create([{ name: 'Ann', tags: ['x'] }])
+      const [ann] = await store.create([{ name: 'Ann', tags: ['x'] }], q())
       const published = changes[0]!.record
       ;(published.tags as string[]).push('from-listener')
       published.name = 'Listener'
@@ -80,14 +86,14 @@ describe('InMemoryStore', () => {
     it('gives every listener its own copy', async () => {
       const other: StoreChange[] = []
       store.watch!((change) => other.push(change))
-      await store.create([{ name: 'Ann' }])
+      await store.create([{ name: 'Ann' }], q())
       expect(other[0]!.record).toEqual(changes[0]!.record)
       expect(other[0]!.record).not.toBe(changes[0]!.record)
     })
 
     it('stops publishing to a listener after it unsubscribes', async () => {
       stop()
-      await store.create([{ name: 'Ann' }])
+      await store.create([{ name: 'Ann' }], q())
       expect(changes).toEqual([])
     })
   })
@@ -101,7 +107,7 @@ describe('InMemoryStore', () => {
 
     it('deep-copies nested input on create, update and patch', async () => {
       const input: Data = { name: 'Ann', address: { city: 'Rome', tags: ['a'] } }
-      const [ann] = await store.create([input])
+      const [ann] = await store.create([input], q())
       ;((input.address as Data).tags as string[]).push('b')
       ;(input.address as Data).city = 'Paris'
       expect((await store.get(idOf(ann), q()))?.address).toEqual({ city: 'Rome', tags: ['a'] })
@@ -117,7 +123,7 @@ describe('InMemoryStore', () => {
 
     it('deep-copies nested output of every method', async () => {
       const nested = (): Data => ({ address: { city: 'Rome' }, tags: ['a'] })
-      const [created] = await store.create([{ name: 'Ann', ...nested() }])
+      const [created] = await store.create([{ name: 'Ann', ...nested() }], q())
       const mutate = (record: Data | null | undefined): void => {
         ;(record!.address as Data).city = 'Changed'
         ;(record!.tags as string[]).push('changed')
@@ -137,7 +143,7 @@ describe('InMemoryStore', () => {
 
     it('keeps a JSON "__proto__" key from becoming the prototype of a stored record', async () => {
       const body = JSON.parse('{"name":"Mallory","__proto__":{"isAdmin":true}}') as Data
-      const [created] = await store.create([body])
+      const [created] = await store.create([body], q())
       expect(Object.getPrototypeOf(created)).toBe(Object.prototype)
       expect(created!.isAdmin).toBeUndefined()
       expect(await store.find(q({ isAdmin: true }))).toEqual([])
@@ -145,21 +151,21 @@ describe('InMemoryStore', () => {
     })
 
     it('generates ids that skip ids already taken', async () => {
-      await store.create([{ id: 0, name: 'Zero' }, { id: 1, name: 'One' }])
-      const [generated] = await store.create([{ name: 'New' }])
+      await store.create([{ id: 0, name: 'Zero' }, { id: 1, name: 'One' }], q())
+      const [generated] = await store.create([{ name: 'New' }], q())
       expect([0, 1]).not.toContain(generated!.id)
       expect(await store.count(q().filter)).toBe(3)
     })
 
     it('rejects a duplicate id with Conflict and creates nothing from that call', async () => {
-      await store.create([{ id: 'taken', name: 'First' }])
-      await expect(store.create([{ id: 'fresh' }, { id: 'taken' }])).rejects.toMatchObject({ name: 'Conflict', code: 409 })
-      await expect(store.create([{ id: 'twice' }, { id: 'twice' }])).rejects.toMatchObject({ name: 'Conflict' })
+      await store.create([{ id: 'taken', name: 'First' }], q())
+      await expect(store.create([{ id: 'fresh' }, { id: 'taken' }], q())).rejects.toMatchObject({ name: 'Conflict', code: 409 })
+      await expect(store.create([{ id: 'twice' }, { id: 'twice' }], q())).rejects.toMatchObject({ name: 'Conflict' })
       expect((await store.find(q())).map(idOf)).toEqual(['taken'])
     })
 
     it('rejects an invalid $search pattern with BadRequest', async () => {
-      await store.create([{ name: 'Ann' }])
+      await store.create([{ name: 'Ann' }], q())
       await expect(store.find(q({ name: { $search: '(' } }))).rejects.toMatchObject({ name: 'BadRequest', code: 400 })
     })
   })

@@ -81,7 +81,7 @@ describe('without a reachable server', () => {
       const store = new RethinkDbStore({ r, table: 'items', db: 'plumage' })
       const started = Date.now()
       await expect(store.find({ filter: MATCH_ALL, sort: [], skip: 0 })).rejects.toMatchObject({ name: 'Unavailable', code: 503 })
-      await expect(store.create([{ name: 'x' }])).rejects.toMatchObject({ code: 503 })
+      await expect(store.create([{ name: 'x' }], {})).rejects.toMatchObject({ code: 503 })
       expect(Date.now() - started).toBeLessThan(1_000)
     } finally {
       await pool.drain()

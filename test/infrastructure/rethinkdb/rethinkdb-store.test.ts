@@ -85,7 +85,7 @@ withServer('RethinkDbStore against a real server', () => {
     it('is idempotent', async () => {
       const store = await freshStore()
       await expect(store.init()).resolves.toBeUndefined()
-      await store.create([{ name: 'after second init' }])
+      await store.create([{ name: 'after second init' }], q())
       expect(await store.count(q().filter)).toBe(1)
     })
 
@@ -95,14 +95,14 @@ withServer('RethinkDbStore against a real server', () => {
       await Promise.all(stores.map((store) => store.init()))
       expect(await server!.r.db('rethinkdb').table('table_config').filter({ db: server!.db, name: table }).count().run()).toBe(1)
       expect(await stores[0]!.table().indexList().run()).toEqual(['name'])
-      await stores[0]!.create([{ name: 'one' }])
+      await stores[0]!.create([{ name: 'one' }], q())
       expect(names(await stores[7]!.find(q()))).toEqual(['one'])
     })
 
     it('creates indexes on nested fields and waits for them', async () => {
       const store = new RethinkDbStore({ r: server!.r, db: server!.db, table: tableName('indexed'), indexes: [{ name: 'city', field: ['address', 'city'] }] })
       await store.init()
-      await store.create([{ address: { city: 'Oslo' } }, { address: { city: 'Lima' } }])
+      await store.create([{ address: { city: 'Oslo' } }, { address: { city: 'Lima' } }], q())
       expect(await store.table().getAll('Lima', { index: 'city' }).count().run()).toBe(1)
     })
 
@@ -111,7 +111,7 @@ withServer('RethinkDbStore against a real server', () => {
       const store = new RethinkDbStore({ r: server!.r, db, table: 'items' })
       try {
         await store.init()
-        await store.create([{ name: 'in another db' }])
+        await store.create([{ name: 'in another db' }], q())
         expect(await store.count(q().filter)).toBe(1)
       } finally {
         await server!.r.dbDrop(db).run()
@@ -134,7 +134,7 @@ withServer('RethinkDbStore against a real server', () => {
         { name: 'Bob', age: 25, team: 'blue' },
         { name: 'Cleo', age: 31, team: 'red' },
         { name: 'Doug', age: 32, team: 'blue' }
-      ])
+      ], q())
     })
 
     it('returns the table filtered by the query, without sort or pagination', async () => {
@@ -172,20 +172,20 @@ withServer('RethinkDbStore against a real server', () => {
   describe('errors', () => {
     it('answers Conflict to a duplicate id and keeps nothing of that insert', async () => {
       const store = await freshStore({ watch: false })
-      await store.create([{ id: 'taken', name: 'first' }])
-      await expect(store.create([{ id: 'new', name: 'ok' }, { id: 'taken', name: 'again' }])).rejects.toBeInstanceOf(Conflict)
+      await store.create([{ id: 'taken', name: 'first' }], q())
+      await expect(store.create([{ id: 'new', name: 'ok' }, { id: 'taken', name: 'again' }], q())).rejects.toBeInstanceOf(Conflict)
       expect(names(await store.find(q({ $sort: { name: 1 } })))).toEqual(['first'])
     })
 
     it('answers BadRequest to an invalid $search pattern', async () => {
       const store = await freshStore({ watch: false })
-      await store.create([{ name: 'x' }])
+      await store.create([{ name: 'x' }], q())
       await expect(store.find(q({ name: { $search: '(' } }))).rejects.toBeInstanceOf(BadRequest)
     })
 
     it('generates uuid ids under a custom id field', async () => {
       const store = await freshStore({ id: 'key', watch: false })
-      const [record] = await store.create([{ name: 'generated' }])
+      const [record] = await store.create([{ name: 'generated' }], q())
       expect(record).toEqual({ key: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'generated' })
       expect(record).not.toHaveProperty('id')
     })
@@ -211,7 +211,7 @@ withServer('RethinkDbStore against a real server', () => {
       const store = await freshStore()
       const events = recorder(store)
       await store.whenWatching()
-      const [zero] = await store.create([{ id: 0, name: 'Zero' }])
+      const [zero] = await store.create([{ id: 0, name: 'Zero' }], q())
       await events.next(about('created', 'Zero'))
       await store.update('0', { name: 'Replaced' }, q())
       expect(await events.next(about('updated', 'Replaced'))).toEqual({ event: 'updated', record: { id: zero!.id, name: 'Replaced' } })
@@ -228,10 +228,10 @@ withServer('RethinkDbStore against a real server', () => {
       const store = await freshStore()
       const events = recorder(store)
       await store.whenWatching()
-      await store.create([{ name: 'a' }, { name: 'b' }])
+      await store.create([{ name: 'a' }, { name: 'b' }], q())
       await store.remove(null, q({ name: 'a' }))
       // A last write whose event arrives after every earlier one: then nothing more can be on its way.
-      await store.create([{ name: 'marker' }])
+      await store.create([{ name: 'marker' }], q())
       await events.next(about('created', 'marker'))
       expect(events.events.map((change) => `${change.event} ${String(change.record.name)}`).sort()).toEqual(['created a', 'created b', 'created marker', 'removed a'])
       events.stop()
@@ -244,7 +244,7 @@ withServer('RethinkDbStore against a real server', () => {
       await store.whenWatching()
       await store.publish('archived', { id: 'x', name: 'custom' })
       expect(await events.next(about('archived', 'custom'))).toEqual({ event: 'archived', record: { id: 'x', name: 'custom' } })
-      await store.create([{ name: 'marker' }])
+      await store.create([{ name: 'marker' }], q())
       await events.next(about('created', 'marker'))
       expect(events.events.filter((change) => change.event === 'archived')).toHaveLength(1)
       events.stop()
@@ -258,7 +258,7 @@ withServer('RethinkDbStore against a real server', () => {
       const firstEvents = recorder(first)
       const secondEvents = recorder(second)
       await Promise.all([first.whenWatching(), second.whenWatching()])
-      const [record] = await first.create([{ name: 'from first' }])
+      const [record] = await first.create([{ name: 'from first' }], q())
       expect((await secondEvents.next(about('created', 'from first'))).record).toEqual(record)
       await second.patch(record!.id as string, { name: 'from second' }, q())
       expect((await firstEvents.next(about('patched', 'from second'))).record).toEqual({ id: record!.id, name: 'from second' })
