@@ -138,6 +138,13 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
         ], q())
         expect(names(await store.find(q({ 'address.city': 'Rome' })))).toEqual(['Rita'])
       })
+
+      it('never reads into arrays with a dotted name', async () => {
+        await store.create([{ name: 'Tagged', tags: ['red', 'blue'] }, { name: 'Listed', list: [{ city: 'Rome' }] }], q())
+        expect(await store.find(q({ 'tags.0': 'red' }))).toEqual([])
+        expect(await store.find(q({ 'list.city': 'Rome' }))).toEqual([])
+        expect(names(await store.find(q({ 'tags.0': null, name: { $in: ['Tagged', 'Listed'] }, $sort: { name: 1 } })))).toEqual(['Listed', 'Tagged'])
+      })
     })
 
     describe('null and missing fields', () => {

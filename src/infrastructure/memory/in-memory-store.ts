@@ -2,12 +2,12 @@ import { createRequire } from 'node:module'
 import type { RE2JS } from 're2js'
 import { BadRequest, Conflict } from '../../domain/errors/errors.js'
 import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
-import { compileFilter, type Predicate } from '../../domain/query/compile-filter.js'
-import { compileSort, type Comparator } from '../../domain/query/compile-sort.js'
-import type { Doc } from '../../domain/query/field-getter.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
+import { compileFilter, type Predicate } from './compile-filter.js'
+import { compileSort, type Comparator } from './compile-sort.js'
+import type { Doc } from './field-getter.js'
 
 export interface InMemoryStoreOptions {
   /** Name of the id field (default 'id'). */

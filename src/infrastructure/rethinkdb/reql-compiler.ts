@@ -4,7 +4,7 @@ import { assertNever, isMatchAll, type Filter, type Scalar, type StoreQuery } fr
 /**
  * Translates the query AST into ReQL. Building terms needs no connection, so everything here is pure
  * and unit-tested by reading the generated term. The semantics are the ones of
- * domain/query/compile-filter.ts (the memory adapter): both adapters must return the same records.
+ * src/infrastructure/memory/compile-filter.ts (the memory adapter): both adapters must return the same records.
  */
 
 /**

@@ -1,9 +1,12 @@
-import type { StoreQuery } from './ast.js'
+import type { StoreQuery } from '../../domain/query/ast.js'
 import { fieldGetter, type Doc } from './field-getter.js'
 
 export type Comparator = (a: Doc, b: Doc) => number
 
-/** Order of mixed types (Feathers): null/missing < numbers < strings < booleans < arrays < objects. */
+/**
+ * Rank of a value's type in sort order, the type order of Feathers' sorter: null/missing < numbers <
+ * strings < booleans < dates < arrays < objects (the RethinkDB adapter ranks its times as dates).
+ */
 function typeRank(value: unknown): number {
   if (value === null || value === undefined) return 0
   switch (typeof value) {
@@ -14,6 +17,10 @@ function typeRank(value: unknown): number {
   }
 }
 
+/**
+ * Compares by type rank, then by value for numbers, strings, booleans and dates. Unlike Feathers,
+ * two arrays or two objects compare as equal: they keep the order the records were stored in.
+ */
 export function compareValues(a: unknown, b: unknown): number {
   const rankA = typeRank(a)
   const rankB = typeRank(b)

@@ -1,4 +1,4 @@
-import { assertNever, type Filter } from './ast.js'
+import { assertNever, type Filter } from '../../domain/query/ast.js'
 import { fieldGetter, type Doc } from './field-getter.js'
 
 export type Predicate = (record: Doc) => boolean
