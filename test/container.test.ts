@@ -1,14 +1,32 @@
-import { afterEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
+import { ContainerModule } from 'inversify'
 import { App } from '../src/application/app.js'
-import { silentLogger } from '../src/domain/logger.js'
+import { LoginThrottle } from '../src/application/authentication/login-throttle.js'
+import { Sessions } from '../src/application/authentication/sessions.js'
+import { LoginAttempts } from '../src/domain/auth/login-attempts.js'
+import { PasswordHasher } from '../src/domain/auth/password-hasher.js'
+import { SessionStore } from '../src/domain/auth/session-store.js'
+import { TokenService } from '../src/domain/auth/token-service.js'
+import { Clock } from '../src/domain/clock.js'
+import { Logger, silentLogger } from '../src/domain/logger.js'
 import type { Data } from '../src/domain/service/service.js'
 import type { Store } from '../src/domain/store/store.js'
 import { StoreFactory } from '../src/domain/store/store-factory.js'
-import { buildContainer, storeAdapters } from '../src/container.js'
-import { loadConfig } from '../src/infrastructure/config/config.js'
+import { UniqueKeys } from '../src/domain/unique-keys.js'
+import { buildContainer, storeModules } from '../src/container.js'
+import { ConfigError, loadConfig } from '../src/infrastructure/config/config.js'
+import type { StoreModule } from '../src/infrastructure/config/store-module.js'
+import { InMemoryLoginAttempts } from '../src/infrastructure/memory/in-memory-login-attempts.js'
+import { InMemorySessionStore } from '../src/infrastructure/memory/in-memory-session-store.js'
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryStoreFactory } from '../src/infrastructure/memory/in-memory-store-factory.js'
+import { InMemoryUniqueKeys } from '../src/infrastructure/memory/in-memory-unique-keys.js'
+import { RethinkDbLoginAttempts } from '../src/infrastructure/rethinkdb/rethinkdb-login-attempts.js'
+import { RethinkDbSessionStore } from '../src/infrastructure/rethinkdb/rethinkdb-session-store.js'
+import { RethinkDbSettings } from '../src/infrastructure/rethinkdb/rethinkdb-settings.js'
 import { RethinkDbStoreFactory } from '../src/infrastructure/rethinkdb/rethinkdb-store-factory.js'
+import { RethinkDbUniqueKeys } from '../src/infrastructure/rethinkdb/rethinkdb-unique-keys.js'
+import { FakeClock } from './support/fake-clock.js'
 
 /** A second store adapter: every collection it creates is recorded, so the test can see it was used. */
 class FakeStoreFactory implements StoreFactory {
@@ -24,37 +42,107 @@ class FakeStoreFactory implements StoreFactory {
 
 const config = (env: Record<string, string>) => loadConfig({ NODE_ENV: 'test', AUTH_SECRET: 'a-test-secret-of-some-length', BCRYPT_ROUNDS: '4', ...env })
 
-describe('composition root', () => {
-  const registered = { ...storeAdapters }
-  afterEach(() => {
-    for (const name of Object.keys(storeAdapters)) if (!(name in registered)) delete storeAdapters[name]
-  })
+/** A logger that keeps the warnings. */
+function recordingLogger(): Logger & { warnings: string[] } {
+  const warnings: string[] = []
+  return { warnings, debug() {}, info() {}, error() {}, warn: (message) => { warnings.push(message) } }
+}
 
-  it('binds the in-memory store by default', () => {
+describe('composition root', () => {
+  it('binds the in-memory adapters by default, each once per container', () => {
     const container = buildContainer(config({}), { logger: silentLogger })
     expect(container.get(StoreFactory)).toBeInstanceOf(InMemoryStoreFactory)
+    expect(container.get(UniqueKeys)).toBeInstanceOf(InMemoryUniqueKeys)
+    expect(container.get(SessionStore)).toBeInstanceOf(InMemorySessionStore)
+    expect(container.get(LoginAttempts)).toBeInstanceOf(InMemoryLoginAttempts)
+    expect(container.get(StoreFactory)).toBe(container.get(StoreFactory))
     expect(container.get<App>(App).paths).toEqual(expect.arrayContaining(['messages', 'users', 'authentication']))
+    expect(container.get<App>(App)).toBe(container.get<App>(App))
+    // Modules are shared between containers; what they bind is not.
+    expect(buildContainer(config({}), { logger: silentLogger }).get(StoreFactory)).not.toBe(container.get(StoreFactory))
   })
 
-  it('binds the RethinkDB store for STORE=rethinkdb and nothing else changes', async () => {
-    const container = buildContainer(config({ STORE: 'rethinkdb', RETHINKDB_URL: 'rethinkdb://127.0.0.1:1/plumage' }), { logger: silentLogger })
+  it('binds the RethinkDB adapters for STORE=rethinkdb, with the settings its module read', async () => {
+    const container = buildContainer(config({ STORE: 'rethinkdb' }), {
+      logger: silentLogger,
+      env: { RETHINKDB_URL: 'rethinkdb://127.0.0.1:1/chat', RETHINKDB_TIMEOUT: '5', RETHINKDB_DIRECT_WRITES: 'off' }
+    })
+    expect(container.get<RethinkDbSettings>(RethinkDbSettings)).toEqual({
+      url: 'rethinkdb://127.0.0.1:1/chat', db: 'chat', timeoutMs: 5000, directWrites: false
+    })
     const stores = container.get<StoreFactory>(StoreFactory)
     expect(stores).toBeInstanceOf(RethinkDbStoreFactory)
+    expect(container.get(UniqueKeys)).toBeInstanceOf(RethinkDbUniqueKeys)
+    expect(container.get(SessionStore)).toBeInstanceOf(RethinkDbSessionStore)
+    expect(container.get(LoginAttempts)).toBeInstanceOf(RethinkDbLoginAttempts)
     expect(container.get<App>(App).paths).toEqual(expect.arrayContaining(['messages', 'users', 'authentication']))
     await stores.close()
   })
 
-  it('swaps in another store adapter by configuration alone', async () => {
-    const fake = new FakeStoreFactory()
-    storeAdapters.fake = () => fake
-    const container = buildContainer({ ...config({}), store: 'fake' as never }, { logger: silentLogger })
-    const app = container.get<App>(App)
-    expect([...fake.created.keys()]).toEqual(['messages', 'users'])
-    const user = await app.service('users').create({ email: 'ann@example.com', password: 'secret-pw' }) as Data
-    expect(await fake.created.get('users')!.get(user.id as number, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })).toMatchObject({ email: 'ann@example.com' })
+  it('reads the settings of the chosen store only, and refuses bad ones in one line', () => {
+    const env = { RETHINKDB_URL: 'postgres://db/chat' }
+    expect(buildContainer(config({}), { logger: silentLogger, env }).get(StoreFactory)).toBeInstanceOf(InMemoryStoreFactory)
+    const refuse = () => buildContainer(config({ STORE: 'rethinkdb' }), { logger: silentLogger, env })
+    expect(refuse).toThrow(ConfigError)
+    expect(refuse).toThrow(new ConfigError("RETHINKDB_URL must look like rethinkdb://host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got 'postgres://db/chat')"))
   })
 
-  it('refuses a STORE without a registered adapter with a clear message', () => {
-    expect(() => buildContainer({ ...config({}), store: 'nope' as never }, { logger: silentLogger })).toThrow('No store adapter is registered for STORE=nope')
+  it('swaps in another store module by configuration alone, keeping what it does not bind in process', async () => {
+    const fake = new FakeStoreFactory()
+    const fakeModule: StoreModule = () => new ContainerModule(({ bind }) => {
+      bind<StoreFactory>(StoreFactory).toConstantValue(fake)
+    })
+    const logger = recordingLogger()
+    const container = buildContainer(config({ STORE: 'fake' }), { logger, storeModules: { ...storeModules, fake: fakeModule } })
+    const app = container.get<App>(App)
+    expect([...fake.created.keys()]).toEqual(['messages', 'users'])
+    const user = await app.service('users').create!({ email: 'ann@example.com', password: 'secret-pw' }) as Data
+    expect(await fake.created.get('users')!.get(user.id as number, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })).toMatchObject({ email: 'ann@example.com' })
+    expect(container.get(UniqueKeys)).toBeInstanceOf(InMemoryUniqueKeys)
+    expect(container.get(SessionStore)).toBeInstanceOf(InMemorySessionStore)
+    expect(logger.warnings).toEqual([
+      'No unique keys adapter is registered for STORE=fake: unique fields are enforced in this process only',
+      'No session adapter is registered for STORE=fake: sessions and login limits are kept in this process only'
+    ])
+  })
+
+  it('refuses a STORE that no module is registered for, naming the ones that are', () => {
+    for (const store of ['nope', 'toString']) {
+      const refuse = () => buildContainer(config({ STORE: store }), { logger: silentLogger })
+      expect(refuse).toThrow(ConfigError)
+      expect(refuse).toThrow(new ConfigError(`STORE must be one of memory, rethinkdb (got '${store}')`))
+    }
+    expect(() => buildContainer(config({ STORE: 'memory' }), { logger: silentLogger, storeModules: { fake: storeModules.memory! } }))
+      .toThrow(new ConfigError("STORE must be one of fake (got 'memory')"))
+  })
+
+  it('builds the adapters and the application pieces from the core settings', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1))
+    const container = buildContainer(config({ JWT_EXPIRES_IN: '2h', REFRESH_TOKEN_EXPIRES_IN: '7d', LOGIN_MAX_FAILURES: '3', LOGIN_FAILURE_WINDOW: '1h' }), { logger: silentLogger, clock })
+    expect(await container.get<PasswordHasher>(PasswordHasher).hash('secret-pw')).toMatch(/^\$2b\$04\$/)
+    const token = await container.get<TokenService>(TokenService).sign({}, { subject: '1' })
+    expect(await container.get<TokenService>(TokenService).verify(token)).toMatchObject({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 7200 })
+    expect(container.get(Sessions)).toMatchObject({ accessTokenTtl: 2 * 3_600_000, refreshTokenTtl: 7 * 86_400_000 })
+    expect(container.get(Sessions).store).toBe(container.get(SessionStore))
+    expect(container.get(LoginThrottle)).toMatchObject({ maxFailures: 3, window: 3_600_000 })
+    expect(container.get<Clock>(Clock)).toBe(clock)
+  })
+
+  it('gives two containers the sessions and login counters passed to both, as instances of one app', () => {
+    const sessions = new InMemorySessionStore()
+    const attempts = new InMemoryLoginAttempts()
+    const [a, b] = [0, 1].map(() => buildContainer(config({}), { logger: silentLogger, sessions, attempts }))
+    for (const container of [a!, b!]) {
+      expect(container.get(Sessions).store).toBe(sessions)
+      expect(container.get(LoginAttempts)).toBe(attempts)
+    }
+  })
+
+  it('warns once that tokens die with the process when AUTH_SECRET is not set', async () => {
+    const logger = recordingLogger()
+    const container = buildContainer(loadConfig({ NODE_ENV: 'test', BCRYPT_ROUNDS: '4' }), { logger })
+    container.get<App>(App)
+    await container.get<TokenService>(TokenService).sign({}, { subject: '1' })
+    expect(logger.warnings).toEqual(['AUTH_SECRET is not set: using a random secret for this run, so access tokens stop working after a restart'])
   })
 })

@@ -7,7 +7,7 @@ import { dirname, join, normalize } from 'node:path'
  * The repository stands alone: every link and every repository path the docs mention exists, and no
  * file points at documents that live outside it.
  */
-const docs = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const docs = ['README.md', ...readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
 
 /** Tracked files plus new ones not yet committed (ignored files such as node_modules and dist do not count). */
 const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })

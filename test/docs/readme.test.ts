@@ -15,7 +15,7 @@ import { startAuthServer, type AuthServer } from '../e2e/auth-server.js'
  */
 interface Block { doc: string; line: number; marker: string; lang: string; code: string }
 
-const docs = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const docs = ['README.md', ...readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
 
 function blocksOf(doc: string): Block[] {
   const lines = readFileSync(doc, 'utf8').split('\n')
@@ -35,7 +35,10 @@ function blocksOf(doc: string): Block[] {
 const blocks = docs.flatMap(blocksOf)
 const where = (block: Block) => `${block.doc}:${block.line}`
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts
-const configSource = readFileSync('src/infrastructure/config/config.ts', 'utf8')
+/** Where variables are read: the core config, and each adapter's own settings (`*-settings.ts` beside its module). */
+const settingsFiles = ['src/infrastructure/config/config.ts', ...readdirSync('src/infrastructure', { recursive: true, encoding: 'utf8' })
+  .filter((name) => name.endsWith('-settings.ts')).map((name) => `src/infrastructure/${name}`)]
+const configSource = settingsFiles.map((file) => readFileSync(file, 'utf8')).join('\n')
 const configVariables = [...new Set([...configSource.matchAll(/env(?:\.|, ')([A-Z][A-Z_]+)/g)].map((match) => match[1]!))]
 const readme = readFileSync('README.md', 'utf8')
 /** Variables the test helpers read (e.g. RETHINKDB_BIN): commands that run the tests may name them. */
@@ -77,7 +80,8 @@ describe('code blocks in the docs', () => {
 })
 
 describe('tables in the README', () => {
-  it('documents every variable the config module reads, and no other', () => {
+  it('documents every variable the config and the adapters\' settings read, and no other', () => {
+    expect(settingsFiles).toContain('src/infrastructure/rethinkdb/rethinkdb-settings.ts')
     const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5))
     const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1])
     expect(configVariables.length).toBeGreaterThan(10)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { App } from '../../src/application/app.js'
 import { AdapterService } from '../../src/application/adapter-service.js'
-import { FakeClock } from '../../src/infrastructure/clock/fake-clock.js'
+import { FakeClock } from '../support/fake-clock.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 import { useHooks } from '../../examples/write-a-hook.js'
 

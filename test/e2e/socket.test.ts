@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
 import type { Connection } from '../../src/domain/service/service.js'
-import { FakeClock } from '../../src/infrastructure/clock/fake-clock.js'
+import { FakeClock } from '../support/fake-clock.js'
 import { authentication } from '../../src/interfaces/client/authentication/authentication-client.js'
 import { createClient } from '../../src/interfaces/client/client-app.js'
 import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'

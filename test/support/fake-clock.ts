@@ -1,4 +1,4 @@
-import type { Clock } from '../../domain/clock.js'
+import type { Clock } from '../../src/domain/clock.js'
 
 /** A clock tests move by hand, e.g. to see a token expire without waiting. */
 export class FakeClock implements Clock {

@@ -1,4 +1,4 @@
-import type { PasswordHasher } from '../../domain/auth/password-hasher.js'
+import type { PasswordHasher } from '../../src/domain/auth/password-hasher.js'
 
 /**
  * The in-memory PasswordHasher for unit tests: instant, deterministic, and it records every

@@ -1,10 +1,10 @@
-import type { AttemptRecord, LoginAttempts } from '../../domain/auth/login-attempts.js'
-import type { Clock } from '../../domain/clock.js'
+import { inject, injectable } from 'inversify'
+import { LoginAttempts, type AttemptRecord } from '../../domain/auth/login-attempts.js'
+import { Clock } from '../../domain/clock.js'
 import { NotAuthenticated, TooManyRequests } from '../../domain/errors/errors.js'
 
-export interface LoginThrottleOptions {
-  attempts: LoginAttempts
-  clock: Clock
+/** The limits of login throttling; every one has a default. */
+export interface LoginThrottleSettings {
   /** Failed logins per key within `window` before it is refused until the window ends (default 10; 0 turns throttling off). */
   maxFailures?: number
   /** Length of the counting window in ms (default 15 minutes). */
@@ -17,6 +17,7 @@ export interface LoginThrottleOptions {
    */
   addressMaxFailures?: number
 }
+export const LoginThrottleSettings = Symbol.for('LoginThrottleSettings')
 
 /**
  * Limits failed logins per account (the submitted username, whether or not it exists) and per
@@ -27,17 +28,22 @@ export interface LoginThrottleOptions {
  * A refused attempt is answered 429 without checking the password, the same for existing and unknown
  * accounts, with `data.retryAfter` in seconds (REST sends it as the `Retry-After` header).
  */
+@injectable()
 export class LoginThrottle {
   readonly maxFailures: number
   readonly window: number
   readonly freeFailures: number
   readonly addressMaxFailures: number
 
-  constructor(private readonly options: LoginThrottleOptions) {
-    this.maxFailures = options.maxFailures ?? 10
-    this.window = options.window ?? 15 * 60 * 1000
-    this.freeFailures = options.freeFailures ?? 3
-    this.addressMaxFailures = options.addressMaxFailures ?? 50
+  constructor(
+    @inject(LoginAttempts) private readonly attempts: LoginAttempts,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(LoginThrottleSettings) settings: LoginThrottleSettings = {}
+  ) {
+    this.maxFailures = settings.maxFailures ?? 10
+    this.window = settings.window ?? 15 * 60 * 1000
+    this.freeFailures = settings.freeFailures ?? 3
+    this.addressMaxFailures = settings.addressMaxFailures ?? 50
   }
 
   get enabled(): boolean {
@@ -47,7 +53,7 @@ export class LoginThrottle {
   /** Runs `login` unless a key is throttled; counts it as a failure when it throws NotAuthenticated. */
   async guard<T>(keys: { account?: string; address?: string }, login: () => Promise<T>): Promise<T> {
     if (!this.enabled) return login()
-    const { attempts, clock } = this.options
+    const { attempts, clock } = this
     const names = [keys.account && `account:${keys.account}`, keys.address && `address:${keys.address}`].filter((key): key is string => !!key)
     const now = clock.now()
     const records = await Promise.all(names.map((key) => attempts.get(key)))

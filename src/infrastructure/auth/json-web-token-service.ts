@@ -1,11 +1,12 @@
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto'
+import { inject, injectable } from 'inversify'
 import jwt, { type Algorithm, type SignOptions as JwtSignOptions } from 'jsonwebtoken'
-import type { Clock } from '../../domain/clock.js'
+import { Clock } from '../../domain/clock.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
 import { SystemClock } from '../clock/system-clock.js'
 import type { SignOptions, TokenPayload, TokenService } from '../../domain/auth/token-service.js'
 
-export interface JsonWebTokenOptions {
+export interface JsonWebTokenSettings {
   secret: string
   /** A duration such as '1d', '12h' or a number of seconds (default 1d, as in Feathers). */
   expiresIn?: string | number
@@ -13,8 +14,8 @@ export interface JsonWebTokenOptions {
   issuer?: string
   /** The one algorithm tokens are signed with and the only one verification accepts. */
   algorithm?: 'HS256' | 'HS384' | 'HS512'
-  clock?: Clock
 }
+export const JsonWebTokenSettings = Symbol.for('JsonWebTokenSettings')
 
 /** Claims this service sets itself; a payload carrying them (e.g. a re-signed token) must not clash. */
 const REGISTERED = ['iat', 'exp', 'nbf', 'aud', 'iss', 'sub', 'jti']
@@ -24,6 +25,7 @@ const REGISTERED = ['iat', 'exp', 'nbf', 'aud', 'iss', 'sub', 'jti']
  * `{alg: HS256, typ: 'access'}`, `aud`, `iss`, `exp`, a random `jti`. Verification pins the algorithm,
  * so `alg: none` and other algorithms are refused, and checks exp/aud/iss against the injected clock.
  */
+@injectable()
 export class JsonWebTokenService implements TokenService {
   // Verification runs on every authenticated call: the key is prepared once, not re-parsed per token.
   private readonly key: KeyObject
@@ -33,7 +35,10 @@ export class JsonWebTokenService implements TokenService {
   private readonly expiresIn: string | number
   private readonly clock: Clock
 
-  constructor(options: JsonWebTokenOptions) {
+  constructor(
+    @inject(JsonWebTokenSettings) options: JsonWebTokenSettings,
+    @inject(Clock) clock: Clock = new SystemClock()
+  ) {
     if (typeof options.secret !== 'string' || options.secret.length === 0) {
       throw new Error('JsonWebTokenService needs a non-empty secret (set AUTH_SECRET)')
     }
@@ -42,7 +47,7 @@ export class JsonWebTokenService implements TokenService {
     this.audience = options.audience ?? 'https://yourdomain.com'
     this.issuer = options.issuer ?? 'feathers'
     this.expiresIn = options.expiresIn ?? '1d'
-    this.clock = options.clock ?? new SystemClock()
+    this.clock = clock
   }
 
   async sign(payload: TokenPayload, options: SignOptions = {}): Promise<string> {

@@ -1,9 +1,11 @@
+import { injectable } from 'inversify'
 import type { AttemptRecord, LoginAttempts } from '../../domain/auth/login-attempts.js'
 
 /** Most keys kept; when full, the entry whose last attempt is oldest goes (counters are short-lived anyway). */
 const MAX_KEYS = 100_000
 
 /** Login-throttling counters of this process (one instance; several share RethinkDbLoginAttempts). */
+@injectable()
 export class InMemoryLoginAttempts implements LoginAttempts {
   private readonly records = new Map<string, AttemptRecord>()
 

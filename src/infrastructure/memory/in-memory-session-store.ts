@@ -1,3 +1,4 @@
+import { injectable } from 'inversify'
 import type { RefreshTokenRecord, RefreshTokenUse, Revocation, SessionStore } from '../../domain/auth/session-store.js'
 import type { Id } from '../../domain/service/service.js'
 
@@ -6,6 +7,7 @@ import type { Id } from '../../domain/service/service.js'
  * uses of one refresh token cannot both win. Share one instance between apps of one process; with
  * several processes use a store they all reach (RethinkDbSessionStore).
  */
+@injectable()
 export class InMemorySessionStore implements SessionStore {
   private readonly tokens = new Map<string, RefreshTokenRecord>()
   /** The deny-list; each entry numbered in the order it was added (a cursor is the last number seen). */

@@ -1,9 +1,11 @@
+import { injectable } from 'inversify'
 import type { Data } from '../../domain/service/service.js'
 import type { Store } from '../../domain/store/store.js'
 import type { StoreFactory, StoreHealth, StoreOptions } from '../../domain/store/store-factory.js'
 import { InMemoryStore } from './in-memory-store.js'
 
 /** The embedded adapter: every collection is an InMemoryStore (data lives as long as the process). */
+@injectable()
 export class InMemoryStoreFactory implements StoreFactory {
   create<T extends Data = Data>(_name: string, options: StoreOptions = {}): Store<T> {
     return new InMemoryStore<T>({ id: options.id })

@@ -1,3 +1,4 @@
+import { injectable } from 'inversify'
 import type { UniqueKeys } from '../../domain/unique-keys.js'
 
 /**
@@ -5,6 +6,7 @@ import type { UniqueKeys } from '../../domain/unique-keys.js'
  * step, so concurrent calls in this process can never both win. One process only: with several
  * processes, use a store that all of them share (RethinkDbUniqueKeys).
  */
+@injectable()
 export class InMemoryUniqueKeys implements UniqueKeys {
   private readonly scopes = new Map<string, Set<string>>()
 

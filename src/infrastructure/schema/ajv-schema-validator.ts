@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { injectable } from 'inversify'
 import type { ErrorObject, Options } from 'ajv'
 import type { Ajv2020 as Ajv2020Type } from 'ajv/dist/2020.js'
 import type { JsonSchema, SchemaIssue } from '../../domain/schema/json-schema.js'
@@ -18,6 +19,7 @@ const ajvKeywords = require('ajv-keywords') as (ajv: Ajv2020Type, keywords: stri
  * types; queries are coerced by the domain's coerceQuery, which knows REST strings from JSON).
  * Each schema object is compiled once, on first use.
  */
+@injectable()
 export class AjvSchemaValidator implements SchemaValidator {
   private readonly ajv: Ajv2020Type
   private readonly compiled = new WeakMap<object, Validate>()

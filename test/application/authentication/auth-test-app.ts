@@ -7,9 +7,9 @@ import { hashPassword } from '../../../src/application/authentication/hooks/hash
 import { protect } from '../../../src/application/authentication/hooks/protect.js'
 import { JwtStrategy, type JwtStrategyOptions } from '../../../src/application/authentication/jwt-strategy.js'
 import { LocalStrategy, type LocalStrategyOptions } from '../../../src/application/authentication/local-strategy.js'
-import { FakePasswordHasher } from '../../../src/infrastructure/auth/fake-password-hasher.js'
+import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
 import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
-import { FakeClock } from '../../../src/infrastructure/clock/fake-clock.js'
+import { FakeClock } from '../../support/fake-clock.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 
 export interface AuthTestOptions {
@@ -30,7 +30,7 @@ export async function authTestApp(options: AuthTestOptions = {}) {
   const app = new App()
   const clock = new FakeClock()
   const hasher = new FakePasswordHasher()
-  const tokens = new JsonWebTokenService({ secret: 'unit-test-secret-0123456789', clock })
+  const tokens = new JsonWebTokenService({ secret: 'unit-test-secret-0123456789' }, clock)
   const path = options.service ?? 'users'
   const passwordField = options.local?.passwordField ?? 'password'
   app.use(path, new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, ...options.users }))

@@ -6,9 +6,9 @@ import type { LoginAttempts } from '../../../src/domain/auth/login-attempts.js'
 import type { SessionStore } from '../../../src/domain/auth/session-store.js'
 import type { Params } from '../../../src/domain/service/service.js'
 import { CryptoSecretTokens } from '../../../src/infrastructure/auth/crypto-secret-tokens.js'
-import { FakePasswordHasher } from '../../../src/infrastructure/auth/fake-password-hasher.js'
+import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
 import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
-import { FakeClock } from '../../../src/infrastructure/clock/fake-clock.js'
+import { FakeClock } from '../../support/fake-clock.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../../../src/infrastructure/memory/in-memory-session-store.js'
 import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
@@ -36,9 +36,9 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
   const clock = options.clock ?? new FakeClock()
   const store = options.store ?? new InMemorySessionStore()
   const attempts = options.attempts ?? new InMemoryLoginAttempts()
-  const tokens = new JsonWebTokenService({ secret: SECRET, expiresIn: '15m', clock })
-  const sessions = new Sessions({ store, secrets: new CryptoSecretTokens(), clock, accessTokenTtl: 15 * 60_000 })
-  const throttle = new LoginThrottle({ attempts, clock, maxFailures: options.maxFailures ?? 10, addressMaxFailures: options.addressMaxFailures ?? 20 })
+  const tokens = new JsonWebTokenService({ secret: SECRET, expiresIn: '15m' }, clock)
+  const sessions = new Sessions(store, new CryptoSecretTokens(), clock, { accessTokenTtl: 15 * 60_000 })
+  const throttle = new LoginThrottle(attempts, clock, { maxFailures: options.maxFailures ?? 10, addressMaxFailures: options.addressMaxFailures ?? 20 })
   const app: App = createReferenceApp({
     stores: options.stores ?? new InMemoryStoreFactory(),
     validator: new AjvSchemaValidator(),

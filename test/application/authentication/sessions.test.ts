@@ -5,7 +5,7 @@ import type { Data } from '../../../src/domain/service/service.js'
 import type { Store } from '../../../src/domain/store/store.js'
 import type { StoreFactory } from '../../../src/domain/store/store-factory.js'
 import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
-import { FakeClock } from '../../../src/infrastructure/clock/fake-clock.js'
+import { FakeClock } from '../../support/fake-clock.js'
 import { failure, sessionsApp } from './sessions-app.js'
 
 const MINUTE = 60_000

@@ -2,13 +2,13 @@ import { describe, expect, it } from '@jest/globals'
 import jwt from 'jsonwebtoken'
 import { NotAuthenticated } from '../../../src/domain/errors/errors.js'
 import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
-import { FakeClock } from '../../../src/infrastructure/clock/fake-clock.js'
+import { FakeClock } from '../../support/fake-clock.js'
 
 const secret = 'a-test-secret-of-enough-length'
 
 function service(options: Partial<ConstructorParameters<typeof JsonWebTokenService>[0]> = {}) {
   const clock = new FakeClock()
-  return { clock, tokens: new JsonWebTokenService({ secret, clock, ...options }) }
+  return { clock, tokens: new JsonWebTokenService({ secret, ...options }, clock) }
 }
 
 function decodeParts(token: string) {

@@ -22,11 +22,6 @@ describe('loadConfig defaults', () => {
       port: 3030,
       host: '127.0.0.1',
       store: 'memory',
-      rethinkdbUrl: 'rethinkdb://127.0.0.1:28015/plumage',
-      rethinkdbTimeoutMs: 30_000,
-      rethinkdbReplicas: undefined,
-      rethinkdbShards: undefined,
-      rethinkdbDirectWrites: true,
       authSecret: undefined,
       jwtExpiresIn: '15m',
       jwtExpiresInMs: 900_000,
@@ -67,7 +62,6 @@ const variables: [name: string, valid: string, expected: Partial<Config>, invali
   ['NODE_ENV', 'production', { env: 'production' }, 'staging', /^NODE_ENV must be one of development, production, test \(got 'staging'\)$/],
   ['PORT', '8080', { port: 8080 }, '80a', /^PORT must be an integer from 0 to 65535 \(got '80a'\)$/],
   ['HOST', '0.0.0.0', { host: '0.0.0.0' }, 'local host', /^HOST must be a host name or IP address/],
-  ['STORE', 'rethinkdb', { store: 'rethinkdb' }, 'mongodb', /^STORE must be one of memory, rethinkdb \(got 'mongodb'\)$/],
   ['AUTH_SECRET', 'a-secret-of-32-characters-or-so!', { authSecret: 'a-secret-of-32-characters-or-so!' }, 'short', /^AUTH_SECRET must be at least 16 characters long$/],
   ['JWT_EXPIRES_IN', '12h', { jwtExpiresIn: '12h', jwtExpiresInMs: 12 * 3_600_000 }, 'tomorrow', /^JWT_EXPIRES_IN must be a duration such as 1d, 12h or 3600s \(got 'tomorrow'\)$/],
   ['REFRESH_TOKEN_EXPIRES_IN', '7d', { refreshTokenExpiresInMs: 7 * 86_400_000 }, '0d', /^REFRESH_TOKEN_EXPIRES_IN must be a duration such as 30d, 12h or 900s \(got '0d'\)$/],
@@ -98,27 +92,14 @@ describe.each(variables)('%s', (name, valid, expected, invalid, message) => {
   })
 })
 
-describe('RETHINKDB_URL', () => {
-  it('is read as is and checked only when STORE=rethinkdb', () => {
-    expect(load({ STORE: 'rethinkdb', RETHINKDB_URL: 'rethinkdb://db:28015/chat' }).rethinkdbUrl).toBe('rethinkdb://db:28015/chat')
-    expect(load({ RETHINKDB_URL: 'postgres://db/chat' }).rethinkdbUrl).toBe('postgres://db/chat')
+describe('STORE', () => {
+  it('is read as any name: the composition root checks it against its store modules (test/container.test.ts)', () => {
+    expect(load({ STORE: 'rethinkdb' }).store).toBe('rethinkdb')
+    expect(load({ STORE: 'mongodb' }).store).toBe('mongodb')
   })
 
-  it('accepts the servers of a cluster, comma-separated', () => {
-    expect(load({ STORE: 'rethinkdb', RETHINKDB_URL: 'rethinkdb://h1:28015,h2:28016,h3/chat' }).rethinkdbUrl).toBe('rethinkdb://h1:28015,h2:28016,h3/chat')
-  })
-
-  it('reads the cluster and startup settings beside it', () => {
-    expect(load({ RETHINKDB_TIMEOUT: '5', RETHINKDB_REPLICAS: '3', RETHINKDB_SHARDS: '2', RETHINKDB_DIRECT_WRITES: 'false' })).toMatchObject({
-      rethinkdbTimeoutMs: 5_000, rethinkdbReplicas: 3, rethinkdbShards: 2, rethinkdbDirectWrites: false
-    })
-    expect(failure({ RETHINKDB_REPLICAS: '0' }).message).toBe("RETHINKDB_REPLICAS must be an integer from 1 to 64 (got '0')")
-    expect(failure({ RETHINKDB_TIMEOUT: 'soon' }).message).toBe("RETHINKDB_TIMEOUT must be an integer from 1 to 3600 (got 'soon')")
-  })
-
-  it('refuses a URL that is not rethinkdb://host[:port][/db] with STORE=rethinkdb', () => {
-    expect(failure({ STORE: 'rethinkdb', RETHINKDB_URL: 'postgres://db/chat' }).message)
-      .toBe("RETHINKDB_URL must look like rethinkdb://host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got 'postgres://db/chat')")
+  it('leaves the settings of store adapters to their modules', () => {
+    expect(Object.keys(load({ STORE: 'rethinkdb', RETHINKDB_URL: 'rethinkdb://db:28015/chat' })).filter((key) => /rethinkdb/i.test(key))).toEqual([])
   })
 })
 

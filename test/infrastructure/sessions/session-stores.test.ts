@@ -3,7 +3,7 @@ import type { LoginAttempts } from '../../../src/domain/auth/login-attempts.js'
 import type { RefreshTokenRecord, SessionStore } from '../../../src/domain/auth/session-store.js'
 import { Sessions } from '../../../src/application/authentication/sessions.js'
 import { CryptoSecretTokens } from '../../../src/infrastructure/auth/crypto-secret-tokens.js'
-import { FakeClock } from '../../../src/infrastructure/clock/fake-clock.js'
+import { FakeClock } from '../../support/fake-clock.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../../../src/infrastructure/memory/in-memory-session-store.js'
 import { RethinkDbLoginAttempts } from '../../../src/infrastructure/rethinkdb/rethinkdb-login-attempts.js'
@@ -71,7 +71,7 @@ function sessionStoreContract(make: () => SessionStore) {
   it('carries a revocation from one process\'s Sessions to another\'s within one sync', async () => {
     const store = make()
     const clock = new FakeClock(NOW)
-    const [a, b] = [0, 1].map(() => new Sessions({ store, secrets: new CryptoSecretTokens(), clock }))
+    const [a, b] = [0, 1].map(() => new Sessions(store, new CryptoSecretTokens(), clock))
     const payload = { sid: 'shared-session', jti: 'j1', exp: Math.floor(NOW / 1000) + 900 }
     await b!.check(payload)
     await a!.check(payload)
