@@ -47,7 +47,8 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
   const normalize = options.normalize ?? ((value: string) => value.trim().toLowerCase())
   const message = options.message ?? `${field} already registered`
   const calls = new WeakMap<HookContext, CallState>()
-  const keyOf = (value: unknown) => (typeof value === 'string' ? normalize(value) : undefined)
+  /** The key a field value claims: the normalised string; non-strings claim nothing. */
+  const claimedKeyOf = (value: unknown) => (typeof value === 'string' ? normalize(value) : undefined)
   const conflict = () => new Conflict(message, { errors: { [field]: message } })
 
   const claimAll = async (state: CallState, wanted: string[]) => {
@@ -67,17 +68,17 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     if (method !== 'create' && method !== 'update' && method !== 'patch') return
     const state: CallState = { scope: options.scope ?? `${context.path}.${field}`, claimed: [], replaced: [] }
     if (method === 'create') {
-      const wanted = (Array.isArray(data) ? data : [data]).map((item) => keyOf((item as Data | undefined)?.[field])).filter((key) => key !== undefined)
+      const wanted = (Array.isArray(data) ? data : [data]).map((item) => claimedKeyOf((item as Data | undefined)?.[field])).filter((key) => key !== undefined)
       if (new Set(wanted).size !== wanted.length) throw conflict()
       calls.set(context, state)
       await claimAll(state, wanted)
       return
     }
-    const wanted = keyOf((data as Data | undefined)?.[field])
+    const wanted = claimedKeyOf((data as Data | undefined)?.[field])
     if (wanted === undefined) return
     if (context.id === null || context.id === undefined) throw new BadRequest(`'${field}' is unique: it cannot be set on several records at once`)
     if (!context.service.get) throw new Error(`uniqueField on '${context.path}' needs a service with a get method`)
-    const current = keyOf((await context.service.get(context.id as Id) as Data)[field])
+    const current = claimedKeyOf((await context.service.get(context.id as Id) as Data)[field])
     if (current === wanted) return
     calls.set(context, state)
     await claimAll(state, [wanted])
@@ -89,7 +90,7 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
       const removed = context.result
       const scope = options.scope ?? `${context.path}.${field}`
       const records = (Array.isArray(removed) ? removed : [removed]) as (Data | undefined)[]
-      await releaseAll(scope, records.map((record) => keyOf(record?.[field])).filter((key) => key !== undefined))
+      await releaseAll(scope, records.map((record) => claimedKeyOf(record?.[field])).filter((key) => key !== undefined))
       return
     }
     const state = calls.get(context)

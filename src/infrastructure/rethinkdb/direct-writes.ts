@@ -1,5 +1,6 @@
 import type { Data } from '../../domain/service/service.js'
 import type { StoreChange } from '../../domain/store/store.js'
+import { isRecord } from './is-record.js'
 import type { FeedRow } from './live-feed.js'
 
 export interface DirectWritesOptions {
@@ -142,8 +143,4 @@ function canonical(value: unknown): string {
     return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -8,7 +8,8 @@ import { rethinkdbDriver } from './rethinkdb-driver.js'
 export const UNAVAILABLE_MESSAGE = 'The database is unavailable, try again later'
 
 let unavailableTypes: Set<RethinkDBErrorType> | undefined
-const UNAVAILABLE_TYPES = () => {
+/** The driver's error types that mean "the database cannot be reached" (built when the driver has loaded). */
+function unavailableErrorTypes(): Set<RethinkDBErrorType> {
   const { RethinkDBErrorType: type } = rethinkdbDriver()
   return (unavailableTypes ??= new Set([type.POOL_FAIL, type.MASTER_POOL_FAIL, type.CONNECTION, type.TIMEOUT]))
 }
@@ -42,7 +43,7 @@ export function toStoreError(error: unknown, logger: Logger, operation: string):
   if (error instanceof FeathersError) return error
   const message = driverMessage(error)
   if (isRethinkDBError(error)) {
-    if (UNAVAILABLE_TYPES().has(error.type) || UNAVAILABLE_MESSAGES.test(message)) {
+    if (unavailableErrorTypes().has(error.type) || UNAVAILABLE_MESSAGES.test(message)) {
       logger.warn('RethinkDB unavailable', { operation, error: message })
       return new Unavailable(UNAVAILABLE_MESSAGE)
     }

@@ -6,6 +6,7 @@ import { project } from '../../domain/query/project.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
 import { EventLog, type WriteEvent } from './event-log.js'
+import { isRecord } from './is-record.js'
 import { applyFilter, applyPage, compileFilter } from './reql-compiler.js'
 import { driverMessage, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable, type IndexSpec } from './rethinkdb-tables.js'
@@ -260,7 +261,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     const body: Data = {}
     for (const [key, value] of Object.entries(data)) {
       if (key === this.id) continue
-      body[key] = isPlainObject(value) ? this.r.literal(value) : value
+      body[key] = isRecord(value) ? this.r.literal(value) : value
     }
     return body
   }
@@ -313,9 +314,5 @@ function isStorableKey(id: Id): boolean {
 function withoutKey(data: Data, key: string): Data {
   const { [key]: _removed, ...rest } = data
   return rest
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
