@@ -12,8 +12,13 @@ import { socketio } from '../client/socket/socketio-transport.js'
  * (REST would do for the calls, but only a socket receives other people's messages).
  */
 interface Message { id: string | number; text: string; userId?: string | number; createdAt?: string }
-/** `password` is only ever sent (signing up); the server never returns it. */
-interface User { id: string | number; email: string; password?: string }
+/** `password` is only ever sent (signing up); the server never returns it. `name` is optional. */
+interface User { id: string | number; email: string; name?: string; password?: string }
+
+const SESSION_EXPIRED_MESSAGE = 'Your session expired, please log in again.'
+/** How long to wait before the first attempt to reconnect after the server closed the connection (doubling, up to 10 s). */
+const RECONNECT_DELAY = 500
+const RECONNECT_MAX_DELAY = 10_000
 
 const PAGE_SIZE = 20
 const socket = io({ transports: ['websocket'] })
@@ -29,10 +34,17 @@ const loginForm = element<HTMLFormElement>('login')
 const chat = element<HTMLElement>('chat')
 const list = element<HTMLOListElement>('messages')
 const older = element<HTMLButtonElement>('older')
+const empty = element<HTMLElement>('empty')
+const logoutButton = element<HTMLButtonElement>('logout')
 const errorBox = element<HTMLElement>('error')
 const statusBox = element<HTMLElement>('status')
 const shown = new Set<string | number>()
 const authors = new Map<string | number, Promise<string>>()
+/** The signed-in user; undefined on the login form. */
+let signedIn: User | undefined
+
+/** A user as others see them: the name they chose, else their email. */
+const displayName = (user: User) => user.name || user.email
 
 /**
  * Shows what went wrong. A validation error (400, or 409 for a taken email) maps each field to its
@@ -63,9 +75,25 @@ function clearError(): void {
 function authorOf(userId: Message['userId']): Promise<string> {
   if (userId === undefined) return Promise.resolve('someone')
   if (!authors.has(userId)) {
-    authors.set(userId, users.get(userId).then((user) => user.email, () => `user ${userId}`))
+    authors.set(userId, users.get(userId).then(displayName, () => `user ${userId}`))
   }
   return authors.get(userId)!
+}
+
+/** Today's messages show the time; older ones the date too (and the year when it is not this one). */
+function when(createdAt: string): string {
+  const date = new Date(createdAt)
+  const startOfToday = new Date()
+  startOfToday.setHours(0, 0, 0, 0)
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+  if (date >= startOfToday) return time
+  const year = date.getFullYear() === startOfToday.getFullYear() ? {} : { year: 'numeric' as const }
+  return `${date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', ...year })}, ${time}`
+}
+
+/** The "no messages yet" line shows while the list is empty. */
+function updateEmpty(): void {
+  empty.hidden = list.childElementCount > 0
 }
 
 /** Renders one message (text only: never HTML from the server); `atTop` for older history pages. */
@@ -77,8 +105,12 @@ function render(message: Message, atTop = false): void {
   const time = document.createElement('time')
   const text = document.createElement('span')
   author.textContent = '…'
-  void authorOf(message.userId).then((email) => { author.textContent = email })
-  if (message.createdAt) time.textContent = new Date(message.createdAt).toLocaleTimeString()
+  void authorOf(message.userId).then((name) => { author.textContent = name })
+  if (message.createdAt) {
+    time.dateTime = message.createdAt
+    time.textContent = when(message.createdAt)
+    time.title = new Date(message.createdAt).toLocaleString()
+  }
   text.textContent = message.text
   item.append(author, time, text)
   if (atTop) list.prepend(item)
@@ -86,6 +118,7 @@ function render(message: Message, atTop = false): void {
     list.append(item)
     item.scrollIntoView({ block: 'end' })
   }
+  updateEmpty()
 }
 
 /** The next page back in time: newest first from the server, so each is prepended. */
@@ -93,13 +126,18 @@ async function loadOlder(): Promise<void> {
   const page = await messages.find({ query: { $sort: { createdAt: -1 }, $limit: PAGE_SIZE, $skip: shown.size } }) as Paginated<Message>
   for (const message of page.data) render(message, true)
   older.hidden = shown.size >= page.total
+  updateEmpty()
 }
 
+/** Shows the chat with the newest page of messages (also after a reconnect: what was missed comes with it). */
 async function enter(user: User): Promise<void> {
-  authors.set(user.id, Promise.resolve(user.email))
-  statusBox.textContent = `Signed in as ${user.email}`
+  signedIn = user
+  authors.clear()
+  authors.set(user.id, Promise.resolve(displayName(user)))
+  statusBox.textContent = `Signed in as ${displayName(user)}`
   loginForm.hidden = true
   chat.hidden = false
+  logoutButton.hidden = false
   clearError()
   list.replaceChildren()
   shown.clear()
@@ -109,9 +147,17 @@ async function enter(user: User): Promise<void> {
 }
 
 function leave(): void {
+  signedIn = undefined
   chat.hidden = true
+  logoutButton.hidden = true
   loginForm.hidden = false
   statusBox.textContent = ''
+}
+
+/** The server no longer accepts this login (logged out elsewhere, or it forgot the user): back to the form, saying why. */
+function sessionExpired(): void {
+  leave()
+  showError({ message: SESSION_EXPIRED_MESSAGE })
 }
 
 loginForm.addEventListener('submit', async (event) => {
@@ -119,8 +165,9 @@ loginForm.addEventListener('submit', async (event) => {
   const signUp = (event.submitter as HTMLButtonElement | null)?.value === 'signup'
   const email = element<HTMLInputElement>('email').value.trim()
   const password = element<HTMLInputElement>('password').value
+  const name = element<HTMLInputElement>('name').value.trim()
   try {
-    if (signUp) await users.create({ email, password })
+    if (signUp) await users.create({ email, password, ...(name ? { name } : {}) })
     const result = await client.authenticate({ strategy: 'local', email, password })
     element<HTMLInputElement>('password').value = ''
     await enter(result.user as User)
@@ -145,28 +192,61 @@ element<HTMLFormElement>('post').addEventListener('submit', async (event) => {
 })
 
 older.addEventListener('click', () => loadOlder().catch(showError))
-element<HTMLButtonElement>('logout').addEventListener('click', () => {
+logoutButton.addEventListener('click', () => {
   client.logout().then(leave, showError)
 })
 messages.on('created', (message) => render(message as Message))
 
+/*
+ * Connection loss. socket.io reconnects by itself after a network failure, but not after the
+ * server's own disconnect, which a restart or a shutdown sends: then the page reconnects, with a
+ * growing delay while the server is away. Back online, a signed-in page logs in again with the
+ * stored token and reloads the newest messages (what it missed); a login the server no longer
+ * accepts (the user is gone, the session was revoked) sends it back to the form, saying why.
+ */
+let reconnects = 0
+let reconnectTimer: ReturnType<typeof setTimeout> | undefined
+let connectedBefore = false
+
+function reconnectLater(): void {
+  clearTimeout(reconnectTimer)
+  const delay = Math.min(RECONNECT_DELAY * 2 ** reconnects++, RECONNECT_MAX_DELAY)
+  reconnectTimer = setTimeout(() => {
+    if (!socket.connected && !socket.active) socket.connect()
+  }, delay)
+}
+
+async function resume(): Promise<void> {
+  try {
+    const result = await client.reAuthenticate(true)
+    await enter(result.user as User)
+  } catch (error) {
+    const { code } = error as Partial<FeathersError>
+    if (typeof code === 'number' && code >= 401 && code <= 407) sessionExpired()
+    else showError(error)
+  }
+}
+
 socket.on('connect', () => {
   element('offline').hidden = true
+  reconnects = 0
+  if (connectedBefore && signedIn) void resume()
+  connectedBefore = true
 })
-socket.on('disconnect', () => {
+socket.on('disconnect', (reason) => {
   element('offline').hidden = false
+  if (reason === 'io server disconnect') reconnectLater()
 })
 socket.on('connect_error', () => {
   element('offline').hidden = false
+  // While socket.io retries by itself (the socket is still active) it is left to do so.
+  if (!socket.active) reconnectLater()
 })
 
 // The client refreshes the 15-minute access token by itself, in place on this socket. When the
 // session cannot be refreshed (logged out elsewhere, password changed, 30 days without a visit) the
 // connection is anonymous again: back to the form, saying why.
-client.on(SESSION_EXPIRED, () => {
-  leave()
-  showError({ message: 'Your session expired. Please sign in again.' })
-})
+client.on(SESSION_EXPIRED, sessionExpired)
 
 // A token kept in localStorage from an earlier visit logs in again without the form (refreshed when it expired).
 client.reAuthenticate().then((result) => enter(result.user as User), leave)
