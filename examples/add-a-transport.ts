@@ -55,3 +55,28 @@ function parseLine(line: string): Request {
   }
   throw new BadRequest('Each line must be a JSON object')
 }
+
+// `npm run example -- add-a-transport`: a `messages` service behind this transport, and one client
+// that sends a line and reads the answer and the event. (The server side above needs none of these imports.)
+export async function main(): Promise<void> {
+  const { App: Application } = await import('../src/application/app.js')
+  const { AdapterService } = await import('../src/application/adapter-service.js')
+  const { InMemoryStore } = await import('../src/infrastructure/memory/in-memory-store.js')
+  const { connect } = await import('node:net')
+  const app = new Application()
+  app.use('messages', new AdapterService(new InMemoryStore()))
+  app.on('connection', (connection: Connection) => app.channel('everybody').join(connection))
+  app.publish(() => app.channel('everybody'))
+  await app.setup()
+  const server = await listenNdjson(app)
+  const socket = connect((server.address() as { port: number }).port, '127.0.0.1')
+  socket.write(`${JSON.stringify({ ref: 1, path: 'messages', method: 'create', data: { text: 'Hello over ndjson' } })}\n`)
+  let received = 0
+  for await (const line of createInterface({ input: socket })) {
+    console.log('ref' in JSON.parse(line) ? 'answer' : 'event', line)
+    if (++received === 2) break
+  }
+  socket.destroy()
+  await new Promise((resolve) => server.close(resolve))
+  await app.teardown()
+}

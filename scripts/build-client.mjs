@@ -1,20 +1,9 @@
 #!/usr/bin/env node
 // Bundles the chat page's script (src/interfaces/web/chat.ts, with plumage's browser client and
-// socket.io-client) into public/app.js, or into the directory given as the first argument.
+// socket.io-client) into public/app.js, or into the directory given as the first argument. The
+// settings are in build-options.mjs.
 import { build } from 'esbuild'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resolve } from 'node:path'
+import { clientOptions } from './build-options.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const outDir = resolve(process.argv[2] ?? join(root, 'public'))
-
-await build({
-  entryPoints: [join(root, 'src', 'interfaces', 'web', 'chat.ts')],
-  outfile: join(outDir, 'app.js'),
-  bundle: true,
-  minify: true,
-  format: 'iife',
-  platform: 'browser',
-  target: ['es2020'],
-  logLevel: 'warning'
-})
+await build(clientOptions(process.argv[2] ? resolve(process.argv[2]) : undefined))

@@ -1,0 +1,43 @@
+import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/*
+ * A throw-away copy of what the build reads (src, public, scripts, package files, tsconfig files)
+ * with the checkout's node_modules linked in, so the scripts of package.json run there as they do
+ * in a fresh clone, without touching this checkout's dist/ or public/app.js.
+ */
+const root = process.cwd()
+
+export interface CheckoutCopy {
+  dir: string
+  remove(): Promise<void>
+}
+
+/**
+ * `build` replaces the copy's `npm run build` (e.g. the bundling steps without the type check, plus a
+ * line in builds.log per run); undefined keeps the real one.
+ */
+export async function copyCheckout(build?: string): Promise<CheckoutCopy> {
+  const dir = await mkdtemp(join(tmpdir(), 'plumage-checkout-'))
+  const top = (await readdir(root)).filter((name) => /^(tsconfig.*\.json|package\.json|package-lock\.json)$/.test(name))
+  for (const name of [...top, 'src', 'public', 'scripts']) {
+    await cp(join(root, name), join(dir, name), { recursive: true, filter: (path) => !path.endsWith(join('public', 'app.js')) })
+  }
+  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir')
+  if (build !== undefined) {
+    const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    pkg.scripts.build = build
+    await writeFile(join(dir, 'package.json'), JSON.stringify(pkg, null, 2))
+  }
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** The environment of a child that runs npm on its own: no npm or jest variables of this run. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(npm_|NODE_OPTIONS$|JEST_|AUTH_SECRET$|PORT$|HOST$|STORE$|STATIC_DIR$)/.test(name)) env[name] = value
+  }
+  return { ...env, ...extra }
+}
