@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFile } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
-import { startAuthServer, type AuthServer } from '../e2e/auth-server.js'
+import { startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
  * The docs cannot rot: every fenced block in README.md and docs/*.md carries a marker comment on the

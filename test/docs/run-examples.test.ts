@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFile } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { promisify } from 'node:util'
-import { startAuthServer, type AuthServer } from '../e2e/auth-server.js'
+import { startAuthServer, type AuthServer } from '../support/auth-server.js'
 import { discoverRethinkDb, type RethinkDbTestServer } from '../support/rethinkdb-server.js'
 
 /*

@@ -3,8 +3,8 @@ import type { Socket } from 'socket.io-client'
 import { withAxios, withFetch, withJquery, withRequest, withSocket, withSuperagent, chat } from '../../examples/use-the-clients.js'
 import type { ClientApp } from '../../src/interfaces/client/client-app.js'
 import type { SocketioTransport } from '../../src/interfaces/client/socket/socketio-transport.js'
-import { startAuthServer, type AuthServer } from '../e2e/auth-server.js'
-import { jqueryInJsdom } from '../interfaces/client/rest/jquery-in-jsdom.js'
+import { startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { jqueryInJsdom } from '../support/jquery-in-jsdom.js'
 
 let server: AuthServer
 let jquery: ReturnType<typeof jqueryInJsdom>

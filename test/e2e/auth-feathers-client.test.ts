@@ -3,7 +3,7 @@ import authClientModule from '@feathersjs/authentication-client'
 import { feathers } from '@feathersjs/feathers'
 import restClientModule from '@feathersjs/rest-client'
 import axios from 'axios'
-import { startAuthServer, type AuthServer } from './auth-server.js'
+import { startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 // Both packages are CommonJS whose `module.exports` also carries the ESM `default`.
 const restClient = restClientModule.default

@@ -6,7 +6,7 @@ import { io, type Socket } from 'socket.io-client'
 import { authentication } from '../../src/interfaces/client/authentication/authentication-client.js'
 import { createClient } from '../../src/interfaces/client/client-app.js'
 import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
-import { startAuthServer, type AuthServer } from './auth-server.js'
+import { startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 let server: AuthServer
 const sockets: Socket[] = []

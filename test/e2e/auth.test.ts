@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import jwt from 'jsonwebtoken'
-import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 let server: AuthServer
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { buildServer, type BuiltServer, type StartedServer } from './built-server.js'
+import { buildServer, type BuiltServer, type StartedServer } from '../support/built-server.js'
 import { buildChatPage, chromiumAvailable, CHROMIUM, launchChromium, openPage, post, signIn } from './chat-support.js'
 
 /*

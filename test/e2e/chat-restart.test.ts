@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
-import { buildServer, type BuiltServer, type StartedServer } from './built-server.js'
+import { buildServer, type BuiltServer, type StartedServer } from '../support/built-server.js'
 import { buildChatPage, chromiumAvailable, CHROMIUM, launchChromium, openPage, post, signIn } from './chat-support.js'
 
 /*

@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { existsSync } from 'node:fs'
 import type { Browser } from 'playwright-core'
 import { STANDARD_METHODS } from '../../src/domain/service/method-layout.js'
-import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
  * GET /openapi.json is a valid OpenAPI 3.1 document covering every external method of every service

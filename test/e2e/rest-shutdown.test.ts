@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { connect } from 'node:net'
-import { buildServer, nextLog, type BuiltServer } from './built-server.js'
+import { buildServer, nextLog, type BuiltServer } from '../support/built-server.js'
 
 /*
  * The built server as `npm start` runs it, in a child process: SIGTERM must stop accepting, let the

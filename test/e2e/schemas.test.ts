@@ -9,7 +9,7 @@ import { validateSchemas } from '../../src/application/schema/validate-schemas.j
 import type { JsonSchemaObject } from '../../src/domain/schema/json-schema.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 import { connect, disconnectAll, emitAck } from '../interfaces/socketio/support.js'
-import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
  * The schema rules of the reference app (the schema files of src/services) through every way in: REST,

@@ -12,7 +12,7 @@ import { authentication, SESSION_EXPIRED, type RefreshTimers } from '../../src/i
 import { createClient } from '../../src/interfaces/client/client-app.js'
 import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { connect, disconnectAll } from '../interfaces/socketio/support.js'
-import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
  * README "Sessions" over the real composition root: REST, socket.io with our client refreshing in

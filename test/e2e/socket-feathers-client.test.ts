@@ -5,7 +5,7 @@ import socketioClientModule from '@feathersjs/socketio-client'
 import type { Socket } from 'socket.io-client'
 import { collect, connect, disconnectAll, emitAck } from '../interfaces/socketio/support.js'
 import { useProtocolServices } from '../interfaces/socketio/test-app.js'
-import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
  * The official clients, unchanged: @feathersjs/feathers + @feathersjs/socketio-client +

@@ -7,7 +7,7 @@ import { createClient } from '../../src/interfaces/client/client-app.js'
 import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { collect, connect, disconnectAll, emitAck, nextEvent } from '../interfaces/socketio/support.js'
 import { useProtocolServices } from '../interfaces/socketio/test-app.js'
-import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
  * socket.io against the real reference app as the composition root builds it (bcrypt, jsonwebtoken,

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import fc from 'fast-check'
 import { Agent, request as httpRequest } from 'node:http'
 import type { Socket } from 'socket.io-client'
-import type { AuthServer } from '../e2e/auth-server.js'
-import { call, connectSocket, request, signup, startReferenceServer, type HttpAnswer, type Session } from './support.js'
+import type { AuthServer } from '../support/auth-server.js'
+import { call, connectSocket, request, signup, startReferenceServer, type HttpAnswer, type Session } from '../support/reference-server.js'
 
 /*
  * Random query strings, bodies, content types and socket frames against the reference app in this

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
-import type { AuthServer } from '../e2e/auth-server.js'
-import { call, connectSocket, request, signup, startReferenceServer, type Session } from './support.js'
+import type { AuthServer } from '../support/auth-server.js'
+import { call, connectSocket, request, signup, startReferenceServer, type Session } from '../support/reference-server.js'
 
 /*
  * 50 authenticated clients (half REST, half socket.io) do mixed CRUD on `messages` for a bounded

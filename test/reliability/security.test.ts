@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import jwt from 'jsonwebtoken'
 import type { Socket } from 'socket.io-client'
-import { AUTH_SECRET, type AuthServer } from '../e2e/auth-server.js'
-import { call, connectSocket, request, signup, startReferenceServer, type Session } from './support.js'
+import { AUTH_SECRET, type AuthServer } from '../support/auth-server.js'
+import { call, connectSocket, request, signup, startReferenceServer, type Session } from '../support/reference-server.js'
 
 /*
  * End-to-end security properties of the reference app over REST and socket.io: bad tokens are 401,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { connect, type Socket } from 'node:net'
-import { AUTH_SECRET } from '../e2e/auth-server.js'
-import { buildServer, nextLog, type BuiltServer } from '../e2e/built-server.js'
-import { request, signup } from './support.js'
+import { AUTH_SECRET } from '../support/auth-server.js'
+import { buildServer, nextLog, type BuiltServer } from '../support/built-server.js'
+import { request, signup } from '../support/reference-server.js'
 
 /*
  * SIGTERM to the built server while 50 requests are provably in flight: each one's headers were

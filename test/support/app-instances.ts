@@ -1,6 +1,6 @@
 import { expect } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
-import { buildServer, type BuiltServer } from '../e2e/built-server.js'
+import { buildServer, type BuiltServer } from './built-server.js'
 import { connect, emitAck } from '../interfaces/socketio/support.js'
 
 /*

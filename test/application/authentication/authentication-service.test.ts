@@ -3,7 +3,7 @@ import type { AuthenticationResult } from '../../../src/application/authenticati
 import type { HookContext } from '../../../src/application/hook-context.js'
 import { NotAuthenticated } from '../../../src/domain/errors/errors.js'
 import type { Params } from '../../../src/domain/service/service.js'
-import { authTestApp, bearer, REST } from './auth-test-app.js'
+import { authTestApp, bearer, REST } from '../../support/auth-test-app.js'
 
 async function failure(promise: Promise<unknown>): Promise<{ name: string; message: string; code: number }> {
   const error = await promise.then(() => undefined, (thrown: unknown) => thrown)

@@ -10,7 +10,7 @@ import { restrictStrategies } from '../../../src/application/authentication/hook
 import type { HookContext } from '../../../src/application/hook-context.js'
 import type { Params } from '../../../src/domain/service/service.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
-import { authTestApp, bearer, REST } from './auth-test-app.js'
+import { authTestApp, bearer, REST } from '../../support/auth-test-app.js'
 
 async function loggedIn() {
   const setup = await authTestApp()

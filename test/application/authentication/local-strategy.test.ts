@@ -6,7 +6,7 @@ import { NotAuthenticated } from '../../../src/domain/errors/errors.js'
 import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { App } from '../../../src/application/app.js'
-import { authTestApp, REST } from './auth-test-app.js'
+import { authTestApp, REST } from '../../support/auth-test-app.js'
 
 describe('local strategy options (each changed from its default)', () => {
   it('name, entity, service, usernameField and passwordField', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import type { Params } from '../../../src/domain/service/service.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { FakeClock } from '../../support/fake-clock.js'
-import { failure, sessionsApp } from './sessions-app.js'
+import { failure, sessionsApp } from '../../support/sessions-app.js'
 
 const from = (address: string): Params => ({ provider: 'rest', address })
 

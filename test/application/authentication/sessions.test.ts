@@ -6,7 +6,7 @@ import type { Store } from '../../../src/domain/store/store.js'
 import type { StoreFactory } from '../../../src/domain/store/store-factory.js'
 import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
 import { FakeClock } from '../../support/fake-clock.js'
-import { failure, sessionsApp } from './sessions-app.js'
+import { failure, sessionsApp } from '../../support/sessions-app.js'
 
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { rm } from 'node:fs/promises'
-import { buildMain } from '../../e2e/built-server.js'
+import { buildMain } from '../../support/built-server.js'
 
 /*
  * The built server refuses to start on a bad setting: exit code 1 and exactly one line on stderr

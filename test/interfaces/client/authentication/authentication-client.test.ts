@@ -5,7 +5,7 @@ import { MemoryStorage } from '../../../../src/interfaces/client/authentication/
 import { createClient } from '../../../../src/interfaces/client/client-app.js'
 import { rest } from '../../../../src/interfaces/client/rest/rest-client.js'
 import type { RemoteCall, Transport } from '../../../../src/interfaces/client/transport.js'
-import { startAuthServer, type AuthServer } from '../../../e2e/auth-server.js'
+import { startAuthServer, type AuthServer } from '../../../support/auth-server.js'
 
 /** Answers logins with a token and records what each call carried. */
 function fakeTransport(name: string, answer?: (call: RemoteCall) => unknown) {

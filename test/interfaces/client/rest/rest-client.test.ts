@@ -6,7 +6,7 @@ import { BadRequest, FeathersError, Forbidden, MethodNotAllowed, NotFound, Unava
 import { createClient, type ClientApp } from '../../../../src/interfaces/client/client-app.js'
 import type { SuperagentLike } from '../../../../src/interfaces/client/rest/http-libraries.js'
 import { rest } from '../../../../src/interfaces/client/rest/rest-client.js'
-import { jqueryInJsdom } from './jquery-in-jsdom.js'
+import { jqueryInJsdom } from '../../../support/jquery-in-jsdom.js'
 import { startRestServer, type TestServer } from '../../rest/rest-test-server.js'
 
 let server: TestServer

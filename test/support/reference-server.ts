@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client'
-import { AUTH_SECRET, startAuthServer, type AuthServer } from '../e2e/auth-server.js'
+import { AUTH_SECRET, startAuthServer, type AuthServer } from './auth-server.js'
 
 /**
  * The reference app as the composition root builds it (REST + socket.io + authentication) on

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads'
-import type { JQueryLike } from '../../../../src/interfaces/client/rest/http-libraries.js'
+import type { JQueryLike } from '../../src/interfaces/client/rest/http-libraries.js'
 
 interface XhrSnapshot { status: number; statusText: string; responseText?: string }
 

@@ -5,7 +5,7 @@ import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import { Clock } from '../../src/domain/clock.js'
 import { Logger } from '../../src/domain/logger.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
-import { listen } from '../../src/interfaces/rest/http-server.js'
+import { listen } from '../../src/interfaces/http/http-server.js'
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 
