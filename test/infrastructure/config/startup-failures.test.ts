@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildMain } from '../../support/built-server.js'
+import { buildMain } from '../../e2e/built-server.js'
 
 /*
  * What the machine can refuse at startup reads like a bad setting: exit code 1 and exactly one
@@ -25,13 +25,15 @@ afterAll(async () => {
 
 interface Outcome { code: number | null; stdout: string; stderr: string; url?: string; home?: { status: number; text: string } }
 
-/** Starts the built server; when it does start, fetches `/` and stops it. */
-function start(env: Record<string, string>, cwd = process.cwd()): Promise<Outcome> {
-  const child = spawn(process.execPath, [built.main], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', NODE_ENV: 'test', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+/**
+ * Starts the built server; when it does start, fetches `/` and stops it. `asNobody` runs it as the
+ * unprivileged user `nobody` (for root, who reads every folder whatever its mode).
+ */
+function start(env: Record<string, string>, cwd = process.cwd(), asNobody = false): Promise<Outcome> {
+  const environment = { PATH: process.env.PATH ?? '', PORT: '0', NODE_ENV: 'test', ...env }
+  const child = asNobody
+    ? spawn('runuser', ['-u', 'nobody', '--', 'env', ...Object.entries(environment).map(([name, value]) => `${name}=${value}`), process.execPath, built.main], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [built.main], { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'] })
   const outcome: Outcome = { code: null, stdout: '', stderr: '' }
   child.stdout.on('data', (chunk) => {
     outcome.stdout += String(chunk)
@@ -88,14 +90,17 @@ describe('a start the machine refuses', () => {
     expect(stdout).not.toContain('plumage started')
   })
 
-  // root reads every folder whatever its mode, so only another user can see this refusal.
-  const asUser = process.getuid?.() === 0 ? it.skip : it
-  asUser('says in one line that STATIC_DIR cannot be read', async () => {
+  // root reads every folder whatever its mode: as root, the server runs as `nobody` (runuser).
+  const root = process.getuid?.() === 0
+  const canTest = !root || spawnSync('runuser', ['-u', 'nobody', '--', 'true']).status === 0
+  ;(canTest ? it : it.skip)('says in one line that STATIC_DIR cannot be read', async () => {
     const locked = join(scratch, 'locked')
     await mkdir(locked, { recursive: true })
     await chmod(locked, 0o000)
+    // nobody must be able to reach the folder's parent.
+    await chmod(scratch, 0o755)
     try {
-      const { code, stderr } = await start({ STATIC_DIR: locked })
+      const { code, stderr } = await start({ STATIC_DIR: locked }, process.cwd(), root)
       expect(code).toBe(1)
       expect(stderr).toBe(`plumage failed to start: STATIC_DIR ${locked} cannot be read (EACCES): give the server's user read access, or set STATIC_DIR to another folder\n`)
     } finally {
