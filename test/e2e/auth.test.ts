@@ -40,12 +40,11 @@ beforeAll(async () => {
 })
 
 describe('signup and login over REST (reference app)', () => {
-  it('signs up without a token and never returns the password', async () => {
-    const { status, body, text } = await http('POST', '/users', { body: { email: 'bob@x.io', password: 'hunter222' } })
+  // That no answer or event carries the password: test/reliability/security.test.ts, "the password never leaves the server".
+  it('signs up without a token: 201 with the new user', async () => {
+    const { status, body } = await http('POST', '/users', { body: { email: 'bob@x.io', password: 'hunter222' } })
     expect(status).toBe(201)
     expect(body).toEqual({ email: 'bob@x.io', id: expect.any(Number) })
-    expect(text).not.toContain('hunter2')
-    expect(text).not.toContain('$2b$')
   })
 
   it('stores a bcrypt $2b$10$ hash', async () => {
@@ -53,8 +52,8 @@ describe('signup and login over REST (reference app)', () => {
     expect(stored.password).toMatch(/^\$2b\$10\$[./A-Za-z0-9]{53}$/)
   })
 
-  it('logs in with 201 and the v5 login object, user without password', async () => {
-    const { status, body, text } = await login('alice@x.io', 'secret-pw')
+  it('logs in with 201 and the v5 login object', async () => {
+    const { status, body } = await login('alice@x.io', 'secret-pw')
     expect(status).toBe(201)
     // The v5 object plus the session's refresh token (README "Sessions"); `sid` names the session.
     expect(Object.keys(body!)).toEqual(['accessToken', 'authentication', 'user', 'refreshToken'])
@@ -64,7 +63,6 @@ describe('signup and login over REST (reference app)', () => {
     })
     expect(body!.refreshToken).toMatch(/^[\w-]{43}$/)
     expect(body!.user).toEqual({ email: 'alice@x.io', name: 'Alice', id: alice.id })
-    expect(text).not.toContain('$2b$')
     const header = JSON.parse(Buffer.from(String(body!.accessToken).split('.')[0]!, 'base64url').toString())
     expect(header).toEqual({ alg: 'HS256', typ: 'access' })
   })
