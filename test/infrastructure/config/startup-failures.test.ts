@@ -4,7 +4,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildMain } from '../../e2e/built-server.js'
+import { buildMain } from '../../support/built-server.js'
 
 /*
  * What the machine can refuse at startup reads like a bad setting: exit code 1 and exactly one
