@@ -3,9 +3,8 @@ import type { StoreQuery } from '../../../src/domain/query/ast.js'
 import type { Data, Id } from '../../../src/domain/service/service.js'
 import type { StoreChange } from '../../../src/domain/store/store.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
-import { storeContract } from '../../contract/store.contract.js'
 
-storeContract('memory', async ({ id }) => ({ store: new InMemoryStore({ id }), close: async () => {} }))
+// The store contract runs on this adapter once, through its factory: test/docs/store-contract-example.test.ts (README's example).
 
 const q = (raw: Record<string, unknown> = {}): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 const idOf = (record: Data | null | undefined): Id => record?.id as Id
