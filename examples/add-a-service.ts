@@ -53,11 +53,11 @@ export async function main(): Promise<void> {
   const app = new App()
   useTodos(app, new InMemoryStoreFactory(), { requireLogin: false })
   const todos = app.service('todos')
-  const { id } = await todos.create!({ title: '  Write the docs ', priority: 'dropped' }, {}) as Data
-  console.log('created', await todos.get!(id as Id, {}))
-  console.log('patched', await todos.patch!(id as Id, { done: true }, {}))
-  console.log('updated', await todos.update!(id as Id, { title: 'Publish the docs' }, {}))
-  const refused = [() => todos.create!({ done: true }, {}), () => todos.patch!(id as Id, { title: ' ' }, {}), () => todos.update!(id as Id, { title: 'x', done: 'yes' }, {})]
+  const { id } = await todos.create({ title: '  Write the docs ', priority: 'dropped' }, {}) as Data
+  console.log('created', await todos.get(id as Id, {}))
+  console.log('patched', await todos.patch(id as Id, { done: true }, {}))
+  console.log('updated', await todos.update(id as Id, { title: 'Publish the docs' }, {}))
+  const refused = [() => todos.create({ done: true }, {}), () => todos.patch(id as Id, { title: ' ' }, {}), () => todos.update(id as Id, { title: 'x', done: 'yes' }, {})]
   for (const call of refused) await call().catch((error: Error) => console.log('refused', `${error.name}: ${error.message}`))
-  console.log('found', await todos.find!({}))
+  console.log('found', await todos.find({}))
 }

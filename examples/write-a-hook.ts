@@ -31,7 +31,7 @@ export async function main(): Promise<void> {
   const app = new App()
   app.use('messages', new AdapterService(new InMemoryStore(), { multi: ['create'] }))
   useHooks(app, { now: () => Date.now() }, (line) => console.log(line))
-  const created = await app.service('messages').create!([{ text: 'Hello' }, { text: 'Hi' }], {})
+  const created = await app.service('messages').create([{ text: 'Hello' }, { text: 'Hi' }], {})
   console.log('created', created)
-  console.log('found', await app.service('messages').find!({}))
+  console.log('found', await app.service('messages').find({}))
 }

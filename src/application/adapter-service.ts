@@ -28,9 +28,10 @@ export class AdapterService<T extends Data = Data> {
 
   constructor(readonly store: Store<T>, readonly options: AdapterServiceOptions = {}) {
     this.events = options.events ?? []
-    if (store.watch) this.watch = (listener) => store.watch!(listener)
-    if (store.whenWatching) this.whenWatching = () => store.whenWatching!()
-    if (store.publish) this.publish = (event, data) => store.publish!(event, data)
+    // Bound, so that the App can call them off the service; absent when the store has no change stream.
+    this.watch = store.watch?.bind(store)
+    this.whenWatching = store.whenWatching?.bind(store)
+    this.publish = store.publish?.bind(store)
   }
 
   get id(): string {
