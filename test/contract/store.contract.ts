@@ -1,13 +1,18 @@
 import type { StoreQuery } from '../../src/domain/query/ast.js'
 import { parseQuery } from '../../src/domain/query/parse-query.js'
 import type { Data, Id } from '../../src/domain/service/service.js'
+import type { StoreOptions } from '../../src/domain/store/store-factory.js'
 import type { Store } from '../../src/domain/store/store.js'
 
 import type { ContractContext } from './contract-context.js'
+import { indexContract } from './store-indexes.contract.js'
 import { queryContract } from './store-queries.contract.js'
 import { writeContract } from './store-writes.contract.js'
 
 export interface StoreFixture { store: Store; close(): Promise<void> }
+/** What the suite asks for: a store with these options, under a collection name unique in the suite. */
+export interface StoreRequest extends StoreOptions { id: string; name: string }
+export type StoreFixtureFactory = (request: StoreRequest) => Promise<StoreFixture>
 
 /**
  * The behaviour every adapter of the Store port must show: a translation of @feathersjs/adapter-tests
@@ -15,7 +20,7 @@ export interface StoreFixture { store: Store; close(): Promise<void> }
  * ranges, numeric-string ids, copies). Unsorted results are compared as sets: a database may return
  * rows in any order.
  */
-export function storeContract(adapterName: string, createStore: (options: { id: string }) => Promise<StoreFixture>): void {
+export function storeContract(adapterName: string, createStore: StoreFixtureFactory): void {
   describe.each(['id', 'customId'])(`${adapterName} store: Store contract with id field '%s'`, (idProp) => {
     let fixture: StoreFixture | undefined
     let store: Store
@@ -34,7 +39,7 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
     const findAll = (): Promise<Data[]> => store.find(q({ $sort: { name: 1 } }))
 
     beforeAll(async () => {
-      fixture = await createStore({ id: idProp })
+      fixture = await createStore({ id: idProp, name: `contract_${idProp}` })
       store = fixture.store
     })
     afterAll(async () => {
@@ -251,5 +256,6 @@ export function storeContract(adapterName: string, createStore: (options: { id: 
     }
     queryContract(context)
     writeContract(context)
+    indexContract(idProp, createStore)
   })
 }

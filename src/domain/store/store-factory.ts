@@ -1,9 +1,27 @@
+import type { JsonSchemaObject } from '../schema/json-schema.js'
 import type { Data } from '../service/service.js'
 import type { Store } from './store.js'
 
 export interface StoreOptions {
   /** Name of the id field (the primary key); default 'id'. */
   id?: string
+  /**
+   * Secondary indexes the store keeps for its queries, created by its setup. Results never depend
+   * on them: a store without secondary indexes (memory) ignores them, the others answer faster.
+   */
+  indexes?: readonly StoreIndex[]
+  /**
+   * The shape of the stored records (e.g. the service's `result` schema). A store may rely on the
+   * declared types and `required` fields to query faster; records must honour it.
+   */
+  schema?: JsonSchemaObject
+}
+
+/** One field (a dotted name reaches into nested objects), or several in order for a compound index. */
+export interface StoreIndex {
+  fields: readonly string[]
+  /** Default: the fields joined by '_'. */
+  name?: string
 }
 
 /** Creates the store behind one named collection (a table, a map…). The composition root picks the adapter. */

@@ -106,7 +106,7 @@ export class EventLog {
       db: this.db,
       name: this.tableName,
       primaryKey: 'id',
-      indexes: [{ name: 'ts', field: 'ts' }],
+      indexes: [{ name: 'ts', fields: ['ts'] }],
       ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
       ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
     }, this.logger).catch((error: unknown) => {

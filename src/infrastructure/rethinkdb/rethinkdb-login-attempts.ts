@@ -70,7 +70,7 @@ export class RethinkDbLoginAttempts implements LoginAttempts {
 
   setup(): Promise<void> {
     this.ready ??= (async () => {
-      await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id', indexes: [{ name: 'lastAt', field: 'lastAt' }] }, this.logger)
+      await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id', indexes: [{ name: 'lastAt', fields: ['lastAt'] }] }, this.logger)
       await this.table().indexWait().run()
     })().catch((error: unknown) => {
       this.ready = undefined

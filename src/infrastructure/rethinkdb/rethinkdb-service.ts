@@ -1,7 +1,9 @@
 import type { R, RStream } from 'rethinkdb-ts'
 import { AdapterService, type AdapterServiceOptions } from '../../application/adapter-service.js'
 import type { Logger } from '../../domain/logger.js'
+import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
 import type { Data } from '../../domain/service/service.js'
+import type { StoreIndex } from '../../domain/store/store-factory.js'
 import { RethinkDbStore } from './rethinkdb-store.js'
 
 /** The options of `service(options)`, as Feathers database adapters take them (docs/rethinkdb.md). */
@@ -16,6 +18,10 @@ export interface RethinkDbServiceOptions extends AdapterServiceOptions {
   db?: string
   /** Id field, the table's primary key (default 'id'). */
   id?: string
+  /** Secondary indexes init() creates and queries use: `[{ fields: ['room'] }, { fields: ['room', 'at'] }]`. */
+  indexes?: readonly StoreIndex[]
+  /** The schema of the stored records: fields of declared types are queried without type guards. */
+  schema?: JsonSchemaObject
   logger?: Logger
 }
 
@@ -27,8 +33,8 @@ export class RethinkDbService<T extends Data = Data> extends AdapterService<T> {
   declare readonly store: RethinkDbStore<T>
 
   constructor(options: RethinkDbServiceOptions) {
-    const { Model, name, watch, db, id, logger, ...serviceOptions } = options
-    super(new RethinkDbStore<T>({ r: Model, table: name, db, id, watch, logger }), serviceOptions)
+    const { Model, name, watch, db, id, indexes, schema, logger, ...serviceOptions } = options
+    super(new RethinkDbStore<T>({ r: Model, table: name, db, id, watch, indexes, schema, logger }), serviceOptions)
   }
 
   /** Creates the database and the table when missing; `primaryKey` defaults to the id field. */

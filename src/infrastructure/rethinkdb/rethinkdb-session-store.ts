@@ -128,11 +128,11 @@ export class RethinkDbSessionStore implements SessionStore {
     const { db } = this.options
     await ensureTable(this.r(), {
       db, name: this.refreshTable, primaryKey: 'id',
-      indexes: [{ name: 'family', field: 'family' }, { name: 'userId', field: 'userId' }, { name: 'expiresAt', field: 'expiresAt' }]
+      indexes: [{ name: 'family', fields: ['family'] }, { name: 'userId', fields: ['userId'] }, { name: 'expiresAt', fields: ['expiresAt'] }]
     }, this.logger)
     await ensureTable(this.r(), {
       db, name: this.revocationTable, primaryKey: 'id',
-      indexes: [{ name: 'at', field: 'at' }, { name: 'expiresAt', field: 'expiresAt' }]
+      indexes: [{ name: 'at', fields: ['at'] }, { name: 'expiresAt', fields: ['expiresAt'] }]
     }, this.logger)
     await this.refresh().indexWait().run()
     await this.revocations().indexWait().run()

@@ -66,6 +66,8 @@ export class RethinkDbStoreFactory implements StoreFactory {
       table: name,
       db: this.db,
       ...(options.id !== undefined ? { id: options.id } : {}),
+      ...(options.indexes ? { indexes: options.indexes } : {}),
+      ...(options.schema ? { schema: options.schema } : {}),
       watch,
       ...(this.events ? { events: this.events } : {}),
       ...(this.options.directWrites !== undefined ? { directWrites: this.options.directWrites } : {}),

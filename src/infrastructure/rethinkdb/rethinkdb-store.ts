@@ -1,53 +1,26 @@
 import type { R, RDatum, RSelection, RStream, RTable, WriteResult } from 'rethinkdb-ts'
-import { BadRequest, Conflict, GeneralError } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
 import { EventLog, type WriteEvent } from './event-log.js'
+import { shapesFromSchema, type FieldShapes } from './field-shapes.js'
 import { isRecord } from './is-record.js'
-import { applyFilter, applyPage, compileFilter } from './reql-compiler.js'
+import { QueryPlanner } from './query-plan.js'
+import { ReqlCompiler } from './reql-compiler.js'
+import { candidateKeys, customBase, inInputOrder, insertError, isStorableKey, withoutKey } from './record-keys.js'
 import { driverMessage, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable, type IndexSpec } from './rethinkdb-tables.js'
+import type { RethinkDbStoreOptions } from './rethinkdb-store-options.js'
 import { TableWatch } from './table-watch.js'
 
-export interface RethinkDbStoreOptions {
-  /**
-   * The rethinkdb-ts `r` with an open pool (see connectRethinkDb). The store runs queries on it but
-   * never drains it: whoever opened the pool closes it, after closing the stores.
-   */
-  r: R
-  /** Table name (the spec's `name`). */
-  table: string
-  /** Database; defaults to the pool's default database. `init()` creates it when missing. */
-  db?: string
-  /** Id field; must be the table's primary key (default 'id'). */
-  id?: string
-  /**
-   * Publish every change of the table, on every instance, exactly once (default true): the store's
-   * writes go through the event log, and writes made directly in the database are picked up too.
-   */
-  watch?: boolean
-  /** The database's event log; shared by every store of the database (one follower per process). */
-  events?: EventLog
-  /** Also publish writes made directly in the database, e.g. from the admin UI (default true). */
-  directWrites?: boolean
-  /** Secondary indexes init() creates and waits for. */
-  indexes?: IndexSpec[]
-  /** Replication of the table in a cluster; init() applies it when the table differs. */
-  replicas?: number
-  shards?: number
-  /** How long setup() waits for the change feeds to go live (default 30 s). */
-  timeoutMs?: number
-  logger?: Logger
-  /** Settles when the pool is open (a factory connecting in the background); setup() waits for it. */
-  connected?: Promise<unknown>
-}
+export type { RethinkDbStoreOptions } from './rethinkdb-store-options.js'
 
 /**
- * The Store port over a RethinkDB table. Queries are compiled from the AST by reql-compiler; writes
- * use `returnChanges` so every answer takes one round trip. Events: each write logs its changes in
+ * The Store port over a RethinkDB table. Queries are planned by query-plan (which index, if any) and
+ * compiled from the AST by reql-compiler; writes use `returnChanges` so every answer takes one round
+ * trip. Events: each write logs its changes in
  * the database's event log within the same query, every instance follows the log (see EventLog),
  * and the table's own changefeed adds the writes nobody logged (see DirectWrites).
  */
@@ -63,12 +36,20 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   private readonly events?: EventLog
   private readonly watcher?: TableWatch
   private readonly connected?: Promise<unknown>
+  private readonly indexes: IndexSpec[]
+  private readonly shapes: FieldShapes
+  private readonly compiler: ReqlCompiler
+  private readonly planner: QueryPlanner
 
   constructor(private readonly options: RethinkDbStoreOptions) {
     this.r = options.r
     this.tableName = options.table
     if (options.db !== undefined) this.db = options.db
     this.id = options.id ?? 'id'
+    this.indexes = (options.indexes ?? []).map(({ fields, name }) => ({ fields, name: name ?? fields.join('_') }))
+    this.shapes = shapesFromSchema(options.schema, this.id)
+    this.compiler = new ReqlCompiler(this.r, this.shapes)
+    this.planner = new QueryPlanner(this.r, () => this.table(), this.compiler, this.shapes, this.id, this.indexes)
     this.logger = options.logger ?? silentLogger
     if (options.connected) this.connected = options.connected
     if (options.watch ?? true) {
@@ -102,7 +83,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
       db: this.database(),
       name: this.tableName,
       primaryKey: options.primaryKey ?? this.id,
-      ...(this.options.indexes ? { indexes: this.options.indexes } : {}),
+      indexes: this.indexes,
       ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
       ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
     }, this.logger))
@@ -139,31 +120,39 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
 
   /** The table filtered by the query's filter: no sort, no pagination (for `params.rethinkdb`). */
   createQuery(query: Pick<StoreQuery, 'filter'>): RStream<Data> {
-    return applyFilter(this.r, this.table(), query.filter)
+    return this.planner.matching(query.filter)
   }
 
   async find(query: StoreQuery, params?: Params): Promise<T[]> {
     if (query.limit === 0) return []
-    const filtered = applyFilter(this.r, this.base(params), query.filter)
-    return this.rows(await this.run('find', () => applyPage(this.r, filtered, query, this.id).run()))
+    return this.rows(await this.run('find', () => this.records(query, params).run()))
   }
 
   async page(query: StoreQuery, params?: Params): Promise<Page<T>> {
-    const filtered = applyFilter(this.r, this.base(params), query.filter)
-    if (query.limit === 0) return { total: await this.run('count', () => filtered.count().run()), data: [] }
+    const total = this.matches(query.filter, params).count()
+    if (query.limit === 0) return { total: await this.run('count', () => total.run()), data: [] }
     // Total and page in one round trip.
-    const term = this.r.expr({ total: filtered.count(), data: applyPage(this.r, filtered, query, this.id).coerceTo('array') })
+    const term = this.r.expr({ total, data: this.records(query, params).coerceTo('array') })
     return this.run('page', () => term.run() as unknown as Promise<Page<T>>)
   }
 
   async count(filter: Filter, params?: Params): Promise<number> {
-    return this.run('count', () => applyFilter(this.r, this.base(params), filter).count().run())
+    return this.run('count', () => this.matches(filter, params).count().run())
   }
 
+  /** Without a filter, a plain `table.get(id)` (with the other form of a numeric id as its default). */
   async get(id: Id, query: StoreQuery): Promise<T | null> {
-    if (!isStorableKey(id)) return null
-    const [record] = await this.run('get', () => applyPage(this.r, this.byId(id, query.filter), { ...query, sort: [], skip: 0, limit: undefined }, this.id).run())
-    return record ? this.rows([record])[0]! : null
+    const [exact, other] = candidateKeys(id, this.shapes(this.id))
+    if (exact === undefined || !isStorableKey(exact)) return null
+    const table = this.table()
+    // get answers null for a missing key, and default() then looks up the other form.
+    let term = (other === undefined ? table.get(exact) : table.get(exact).default(table.get(other))) as unknown as RDatum
+    if (!isMatchAll(query.filter)) {
+      const test = this.compiler.predicate(query.filter)
+      term = term.do((doc: RDatum) => this.r.branch(doc.eq(null), null, test(doc), doc, null))
+    }
+    const record = await this.run('get', () => term.run() as Promise<Data | null>)
+    return record ? this.rows([record], query.select)[0]! : null
   }
 
   async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
@@ -174,14 +163,15 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     // Rejected documents come back in `changes` with an `error`: never count (or undo) those.
     const created = (result.changes ?? []).flatMap((change) => (change.new_val && !change.error && change.old_val == null ? [change.new_val] : []))
     if (result.errors > 0) await this.failInsert(result, created)
-    return this.rows(this.inInputOrder(prepared, created, result.generated_keys ?? []), query.select)
+    return this.rows(inInputOrder(prepared, created, result.generated_keys ?? [], this.id), query.select)
   }
 
   async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
-    if (!isStorableKey(id)) return null
+    const selection = this.byId(id, query.filter)
+    if (!selection) return null
     const body = withoutKey(data, this.id)
-    const replace = this.byId(id, query.filter)
-      .replace((row: RDatum<Data>) => this.r.expr(body).merge({ [this.id]: row(this.id) }), { returnChanges: 'always' })
+    // A get of a missing key replaces null: leave it null (nothing is written).
+    const replace = selection.replace((row: RDatum<Data>) => this.r.branch(row.eq(null), null, this.r.expr(body).merge({ [this.id]: row(this.id) })), { returnChanges: 'always' })
     const result = await this.write('update', replace, 'updated')
     this.assertWritten(result, 'update')
     const record = result.changes?.[0]?.new_val ?? null
@@ -189,17 +179,17 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   }
 
   async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
-    if (id !== null && !isStorableKey(id)) return []
+    const selection = id === null ? this.planner.matching(query.filter) as RSelection<Data> : this.byId(id, query.filter)
+    if (!selection) return []
     const body = this.patchBody(data)
-    const selection = id === null ? this.matching(query.filter) : this.byId(id, query.filter)
     const result = await this.write('patch', selection.update(body, { returnChanges: 'always' }), 'patched')
     this.assertWritten(result, 'patch')
     return this.rows((result.changes ?? []).flatMap((change) => (change.new_val ? [change.new_val] : [])), query.select)
   }
 
   async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
-    if (id !== null && !isStorableKey(id)) return []
-    const selection = id === null ? this.matching(query.filter) : this.byId(id, query.filter)
+    const selection = id === null ? this.planner.matching(query.filter) as RSelection<Data> : this.byId(id, query.filter)
+    if (!selection) return []
     const result = await this.write('remove', selection.delete({ returnChanges: true }), 'removed')
     this.assertWritten(result, 'remove')
     return this.rows((result.changes ?? []).flatMap((change) => (change.old_val ? [change.old_val] : [])), query.select)
@@ -223,37 +213,29 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     return master?.connParam?.db ?? 'test'
   }
 
-  /** `params.rethinkdb` (set by a hook, e.g. from createQuery) replaces the table as the base query. */
-  private base(params?: Params): RStream<Data> {
-    const custom = params?.rethinkdb
-    if (custom === undefined || custom === null) return this.table()
-    if (typeof custom !== 'function' || typeof (custom as { run?: unknown }).run !== 'function') {
-      throw new GeneralError('params.rethinkdb must be a ReQL sequence (for example from createQuery)')
-    }
-    return custom as RStream<Data>
+  /** The query's records: planned on the table, or filtered and sorted on `params.rethinkdb`. */
+  private records(query: StoreQuery, params?: Params): RStream<Data> {
+    const custom = customBase(params)
+    return custom ? this.compiler.page(this.compiler.filter(custom, query.filter), query, this.id) : this.planner.find(query)
   }
 
-  private matching(filter: Filter): RSelection<Data> {
-    const table = this.table()
-    return isMatchAll(filter) ? table : table.filter(compileFilter(this.r, filter))
+  private matches(filter: Filter, params?: Params): RStream<Data> {
+    const custom = customBase(params)
+    return custom ? this.compiler.filter(custom, filter) : this.planner.matching(filter)
   }
 
   /**
-   * The record with this id, as a selection that can be written. REST ids arrive as strings ("0")
-   * while the stored key may be the number 0 (and the other way round): the exact key wins, else the
-   * other form is used — one round trip, and never both records.
+   * The record with this id, as a selection that can be written (undefined: no record can have this
+   * id). Without a filter it is a plain `table.get`; REST ids arrive as strings ("0") while the key
+   * may be the number 0: the exact key wins, else the other form is used — never both records.
    */
-  private byId(id: Id, filter: Filter): RSelection<Data> {
-    const [exact, other] = this.candidateIds(id)
-    const key = other === undefined ? exact : this.r.branch(this.table().get(exact).ne(null), exact, other)
-    const selection = this.table().getAll(key)
-    return isMatchAll(filter) ? selection : selection.filter(compileFilter(this.r, filter))
-  }
-
-  private candidateIds(id: Id): Id[] {
-    if (typeof id === 'number') return Number.isFinite(id) ? [id, String(id)] : [id]
-    const number = Number(id)
-    return Number.isFinite(number) && String(number) === id ? [id, number] : [id]
+  private byId(id: Id, filter: Filter): RSelection<Data> | undefined {
+    const [exact, other] = candidateKeys(id, this.shapes(this.id))
+    if (exact === undefined || !isStorableKey(exact)) return undefined
+    const table = this.table()
+    const key = other === undefined ? exact : this.r.branch(table.get(exact).ne(null), exact, other)
+    if (isMatchAll(filter)) return table.get(key) as unknown as RSelection<Data>
+    return this.compiler.filter(table.getAll(key), filter) as RSelection<Data>
   }
 
   /** Patch merges at the top level only (like the memory adapter): nested objects are replaced whole. */
@@ -275,16 +257,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
       await this.write('undo insert', undo, 'removed').catch((error: unknown) =>
         this.logger.error('RethinkDB could not undo a failed insert', { error: driverMessage(error), keys }))
     }
-    const message = result.first_error ?? 'Insert failed'
-    if (/duplicate primary key/i.test(message)) throw new Conflict(`A record with this ${this.id} already exists`)
-    throw new BadRequest(`Cannot store the record: ${message}`)
-  }
-
-  private inInputOrder(prepared: Data[], created: Data[], generated: string[]): Data[] {
-    const byKey = new Map(created.map((record) => [JSON.stringify(record[this.id]), record]))
-    let next = 0
-    const ordered = prepared.map((record) => byKey.get(JSON.stringify(record[this.id] ?? generated[next++])))
-    return ordered.every((record): record is Data => record !== undefined) ? ordered : created
+    throw insertError(result.first_error ?? 'Insert failed', this.id)
   }
 
   private assertWritten(result: WriteResult<Data>, operation: string): void {
@@ -301,18 +274,5 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
       throw toStoreError(error, this.logger, `${this.tableName}.${operation}`)
     }
   }
-}
-
-/**
- * RethinkDB rejects primary keys over 127 bytes with a query error, even in `get`: such an id
- * cannot be stored, so it finds nothing (a long id in a URL is a 404, not a 500).
- */
-function isStorableKey(id: Id): boolean {
-  return typeof id !== 'string' || Buffer.byteLength(id) <= 127
-}
-
-function withoutKey(data: Data, key: string): Data {
-  const { [key]: _removed, ...rest } = data
-  return rest
 }
 

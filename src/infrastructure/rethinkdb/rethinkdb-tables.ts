@@ -3,10 +3,20 @@ import { GeneralError } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
 import { driverMessage, isAlreadyExists } from './rethinkdb-errors.js'
 
-/** A secondary index: a name and the field (or nested path, as an array) it indexes. */
+/**
+ * A secondary index: its name and the fields it indexes, in order. One field makes a simple index,
+ * several a compound one (its value is the array of theirs); a dotted name reaches into nested
+ * objects. A row whose indexed field is missing, null or an object is not in the index.
+ */
 export interface IndexSpec {
   name: string
-  field: string | string[]
+  fields: readonly string[]
+}
+
+/** The value an index keeps for a row (also the key the query planner compares rows by). */
+export function indexValue(row: RDatum, fields: readonly string[]): RDatum {
+  const read = (field: string) => field.split('.').reduce((value, key) => value(key), row)
+  return fields.length === 1 ? read(fields[0]!) : (fields.map(read) as unknown as RDatum)
 }
 
 export interface TableSpec {
@@ -150,9 +160,8 @@ async function ensureIndexes(r: R, spec: TableSpec): Promise<void> {
   const present = new Set(await table.indexList().run())
   for (const index of spec.indexes) {
     if (present.has(index.name)) continue
-    const path = [index.field].flat()
     try {
-      await table.indexCreate(index.name, (row: RDatum<any>) => path.reduce((value, key) => value(key), row)).run()
+      await table.indexCreate(index.name, (row: RDatum) => indexValue(row, index.fields)).run()
     } catch (error) {
       if (!isAlreadyExists(error)) throw error
     }

@@ -24,7 +24,7 @@ describe('RethinkDB service(options)', () => {
     const messages = service({ Model: r, name: 'messages', db: 'chat' })
     const query = messages.createQuery({ read: false, $or: [{ room: 'a' }, { room: 'b' }], $limit: 5, $sort: { at: 1 } }).toString()
     expect(query).toContain('r.db("chat").table("messages").filter(')
-    expect(query).toContain('"read"')
+    expect(query).toContain('filter({ read: false })')
     expect(query).toContain('"room"')
     expect(query).not.toContain('limit')
     expect(query).not.toContain('orderBy')

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { createServer } from 'node:net'
+import { parseQuery } from '../../../src/domain/query/parse-query.js'
 import { RethinkDbStoreFactory } from '../../../src/infrastructure/rethinkdb/rethinkdb-store-factory.js'
+import type { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 
 /** A port nothing listens on: bound once, then released. */
@@ -26,7 +28,26 @@ describe('RethinkDbStoreFactory.health', () => {
 const server = await discoverRethinkDb()
 const withServer = server ? describe : describe.skip
 
-withServer('RethinkDbStoreFactory.health against a server', () => {
+withServer('RethinkDbStoreFactory against a server', () => {
+  it("gives a store the service's indexes and schema: setup creates and waits for the indexes", async () => {
+    const { host, port, db } = server!
+    const factory = new RethinkDbStoreFactory(`rethinkdb://${host}:${port}/${db}`, { timeoutMs: 15_000, watch: false })
+    try {
+      const store = factory.create('indexed_probe', {
+        indexes: [{ fields: ['room', 'at'] }, { fields: ['author.name'], name: 'author' }],
+        schema: { type: 'object', required: ['at'], properties: { at: { type: 'number' } } }
+      }) as RethinkDbStore
+      await store.setup()
+      expect((await store.table().indexList().run()).sort()).toEqual(['author', 'room_at'])
+      await store.create([{ room: 'a', at: 2, author: { name: 'Ann' } }, { room: 'a', at: 1 }, { room: 'b', at: 3 }], {})
+      const query = parseQuery({ room: 'a', $sort: { at: -1 }, $limit: 5, $select: ['at'] })
+      expect((await store.find(query)).map((record) => record.at)).toEqual([2, 1])
+      expect(await store.table().getAll('Ann', { index: 'author' }).count().run()).toBe(1)
+    } finally {
+      await factory.close()
+    }
+  })
+
   it('is ready once the tables exist and the feeds are live, and says which feed is not', async () => {
     const { host, port, db } = server!
     // The factory opens its own pool on the module-level `r` (replacing the test server's pool).

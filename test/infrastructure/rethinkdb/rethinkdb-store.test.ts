@@ -5,7 +5,7 @@ import type { StoreQuery } from '../../../src/domain/query/ast.js'
 import { parseQuery } from '../../../src/domain/query/parse-query.js'
 import type { Data } from '../../../src/domain/service/service.js'
 import type { StoreChange } from '../../../src/domain/store/store.js'
-import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { RethinkDbStore, type RethinkDbStoreOptions } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { storeContract } from '../../contract/store.contract.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 
@@ -18,7 +18,7 @@ const tableName = (purpose: string): string => `${purpose}_${randomBytes(4).toSt
 const q = (raw: Record<string, unknown> = {}): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 /** A store over a fresh table of the run's database, created through init(). */
-async function freshStore(options: { id?: string; watch?: boolean; table?: string } = {}): Promise<RethinkDbStore> {
+async function freshStore(options: Omit<RethinkDbStoreOptions, 'r' | 'db' | 'table'> & { table?: string } = {}): Promise<RethinkDbStore> {
   if (!server) throw new Error('no server')
   const store = new RethinkDbStore({ r: server.r, db: server.db, table: options.table ?? tableName('items'), ...options })
   await store.init()
@@ -71,13 +71,14 @@ describe('RethinkDbStore options', () => {
   it('builds createQuery on the table of its database', () => {
     const store = new RethinkDbStore({ r, table: 'items', db: 'plumage' })
     expect(store.createQuery(q()).toString()).toBe('r.db("plumage").table("items")')
-    expect(store.createQuery(q({ age: 3 })).toString()).toBe('r.db("plumage").table("items").filter((var_1) => var_1("age").default(null).eq(3))')
+    expect(store.createQuery(q({ age: 3 })).toString()).toBe('r.db("plumage").table("items").filter({ age: 3 })')
+    expect(store.createQuery(q({ age: { $ne: 3 } })).toString()).toBe('r.db("plumage").table("items").filter((var_1) => var_1("age").default(null).ne(3))')
   })
 })
 
 withServer('RethinkDbStore against a real server', () => {
-  storeContract('RethinkDB', async ({ id }) => {
-    const store = await freshStore({ id, watch: false })
+  storeContract('RethinkDB', async ({ id, indexes, schema }) => {
+    const store = await freshStore({ id, watch: false, ...(indexes ? { indexes } : {}), ...(schema ? { schema } : {}) })
     return { store, close: () => store.close() }
   })
 
@@ -91,7 +92,7 @@ withServer('RethinkDbStore against a real server', () => {
 
     it('lets eight stores race to create the same table and leaves exactly one (processes starting together)', async () => {
       const table = tableName('race')
-      const stores = Array.from({ length: 8 }, () => new RethinkDbStore({ r: server!.r, db: server!.db, table, indexes: [{ name: 'name', field: 'name' }] }))
+      const stores = Array.from({ length: 8 }, () => new RethinkDbStore({ r: server!.r, db: server!.db, table, indexes: [{ name: 'name', fields: ['name'] }] }))
       await Promise.all(stores.map((store) => store.init()))
       expect(await server!.r.db('rethinkdb').table('table_config').filter({ db: server!.db, name: table }).count().run()).toBe(1)
       expect(await stores[0]!.table().indexList().run()).toEqual(['name'])
@@ -100,7 +101,7 @@ withServer('RethinkDbStore against a real server', () => {
     })
 
     it('creates indexes on nested fields and waits for them', async () => {
-      const store = new RethinkDbStore({ r: server!.r, db: server!.db, table: tableName('indexed'), indexes: [{ name: 'city', field: ['address', 'city'] }] })
+      const store = new RethinkDbStore({ r: server!.r, db: server!.db, table: tableName('indexed'), indexes: [{ name: 'city', fields: ['address.city'] }] })
       await store.init()
       await store.create([{ address: { city: 'Oslo' } }, { address: { city: 'Lima' } }], q())
       expect(await store.table().getAll('Lima', { index: 'city' }).count().run()).toBe(1)

@@ -1,0 +1,260 @@
+import type { R, RDatum, RStream, RTable } from 'rethinkdb-ts'
+import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
+import type { Data } from '../../domain/service/service.js'
+import { onlyKinds, type FieldShapes } from './field-shapes.js'
+import { conjuncts, isIndexableScalar, skipLimitSelect, type ReqlCompiler } from './reql-compiler.js'
+import { indexValue, type IndexSpec } from './rethinkdb-tables.js'
+
+type Key = string | number | boolean
+interface Bound { value: string | number; open: boolean }
+interface Range { kind: 'number' | 'string'; lower?: Bound; upper?: Bound; parts: Filter[] }
+
+/**
+ * A way into the table that answers some criteria exactly (`used`); the others filter it. `score`
+ * counts what it answers: 2 per field fixed by equality, 1 for a range. With `order`, an index
+ * read in its order: its `components` fields after the `prefix` fixed by equality serve the first
+ * `served` sort keys.
+ */
+interface Access {
+  sequence: RStream<Data>
+  used: Filter[]
+  score: number
+  order?: { index: IndexSpec; prefix: number; components: number; served: number }
+}
+type OrderedAccess = Access & Required<Pick<Access, 'order'>>
+
+/** Most keys one getAll looks up for the combinations of `$in` lists on a compound index. */
+const MAX_KEYS = 64
+
+/**
+ * Chooses how RethinkDB reads the records of a query: by primary key, through a secondary index
+ * (`getAll` for equality and `$in`, `between` for ranges, read in index order for a sort, so that
+ * with a limit the server stops early), or by scanning the table. An index is used only where its
+ * answer is exactly the memory adapter's: rows whose indexed value is missing, null or an object
+ * are not in an index, and an index orders mixed types its own way, so a sort is read from an
+ * index only for fields holding numbers or strings in every matching record (known from the
+ * records' schema, or implied by the query's own criteria). Without an index the compiler's plain
+ * filter and sort answer: results never depend on indexes.
+ */
+export class QueryPlanner {
+  constructor(
+    private readonly r: R,
+    private readonly table: () => RTable<Data>,
+    private readonly compiler: ReqlCompiler,
+    private readonly shapes: FieldShapes,
+    private readonly idField: string,
+    private readonly indexes: readonly IndexSpec[] = []
+  ) {}
+
+  /** The matching records in no particular order (for counts, writes and createQuery). */
+  matching(filter: Filter): RStream<Data> {
+    const criteria = new Criteria(filter, this.shapes)
+    const access = this.primary(criteria) ?? best(this.indexes.map((index) => this.access(index, criteria)))
+    return access ? this.compiler.filter(access.sequence, criteria.without(access.used)) : this.compiler.filter(this.table(), filter)
+  }
+
+  /** The records of `query`: filtered, sorted, skipped, limited and projected. */
+  find(query: StoreQuery): RStream<Data> {
+    const criteria = new Criteria(query.filter, this.shapes)
+    // A key on a field the filter fixes to one value orders nothing.
+    const sort = query.sort.filter(([field]) => criteria.single(field) === undefined)
+    const sorted = { ...query, sort }
+    const primary = this.primary(criteria)
+    if (primary) return this.compiler.page(this.compiler.filter(primary.sequence, criteria.without(primary.used)), sorted, this.idField)
+    const ordered = sort.length > 0 && query.limit !== undefined
+      ? best(this.indexes.map((index) => this.orderedAccess(index, criteria, sort)))
+      : undefined
+    const filtered = best(this.indexes.map((index) => this.access(index, criteria)))
+    // An index read in sort order that also narrows the rows wins; then equality lookups; then any
+    // index order (with a limit the server stops early); then a range.
+    const choice = ordered && ordered.score > 0 ? ordered
+      : filtered && filtered.score >= 2 ? filtered
+        : ordered ?? filtered
+    if (!choice) return this.compiler.page(this.compiler.filter(this.table(), query.filter), sorted, this.idField)
+    const rows = this.compiler.filter(choice.sequence, criteria.without(choice.used))
+    if (!choice.order) return this.compiler.page(rows, sorted, this.idField)
+    if (choice.order.served >= sort.length) return skipLimitSelect(rows, sorted, this.idField)
+    return this.boundary(choice as OrderedAccess, rows, criteria, sorted)
+  }
+
+  /** Equality or `$in` on the id field: the primary key answers it. */
+  private primary(criteria: Criteria): Access | undefined {
+    const equal = criteria.equal.get(this.idField)
+    if (!equal) return undefined
+    return { sequence: this.table().getAll(this.r.args(equal.values)) as RStream<Data>, used: [equal.part], score: Infinity }
+  }
+
+  /** Reading `index` for the filter: equality on its leading fields, then a range on the next one. */
+  private access(index: IndexSpec, criteria: Criteria): Access | undefined {
+    const { fields } = index
+    let equal = 0
+    while (equal < fields.length && criteria.equal.has(fields[equal]!)) equal++
+    const lists = fields.slice(0, equal).map((field) => criteria.equal.get(field)!)
+    if (equal === fields.length) {
+      const keys = combinations(lists.map((list) => list.values))
+      if (keys.length > MAX_KEYS) return undefined
+      const args = fields.length === 1 ? keys.map((key) => key[0]!) : keys
+      return { sequence: this.table().getAll(this.r.args(args as Key[]), { index: index.name }) as RStream<Data>, used: lists.map((list) => list.part), score: 2 * equal }
+    }
+    let prefix = 0
+    while (prefix < equal && lists[prefix]!.values.length === 1) prefix++
+    const range = criteria.ranges.get(fields[prefix]!)
+    if (prefix === 0 && !range) return undefined
+    if (!fields.slice(prefix + (range ? 1 : 0)).every((field) => criteria.indexed(field))) return undefined
+    const used = [...lists.slice(0, prefix).map((list) => list.part), ...(range?.parts ?? [])]
+    return { sequence: this.between(index, criteria, prefix, range), used, score: 2 * prefix + (range ? 1 : 0) }
+  }
+
+  /** Reading `index` in its order for the first sort keys (all in one direction). */
+  private orderedAccess(index: IndexSpec, criteria: Criteria, sort: StoreQuery['sort']): OrderedAccess | undefined {
+    const { fields } = index
+    let prefix = 0
+    while (prefix < fields.length && criteria.single(fields[prefix]!) !== undefined) prefix++
+    const direction = sort[0]![1]
+    let components = 0
+    while (prefix + components < fields.length && components < sort.length
+      && sort[components]![0] === fields[prefix + components] && sort[components]![1] === direction
+      && criteria.ordered(fields[prefix + components]!)) components++
+    if (components === 0 || !fields.slice(prefix + components).every((field) => criteria.indexed(field))) return undefined
+    // Ties of an index come in primary-key order, in the direction it is read.
+    const byKey = prefix + components === fields.length && sort[components]?.[0] === this.idField && sort[components]?.[1] === direction
+    const range = criteria.ranges.get(fields[prefix]!)
+    const sequence = prefix > 0 || range ? this.between(index, criteria, prefix, range) : this.table()
+    const used = [...fields.slice(0, prefix).map((field) => criteria.equal.get(field)!.part), ...(range?.parts ?? [])]
+    return {
+      sequence: sequence.orderBy({ index: direction === 1 ? this.r.asc(index.name) : this.r.desc(index.name) }) as RStream<Data>,
+      used, score: 2 * prefix + (range ? 1 : 0), order: { index, prefix, components, served: byKey ? sort.length : components }
+    }
+  }
+
+  /**
+   * A sort only partly read from an index: the first `skip + limit` rows in index order hold every
+   * row before the last one's index value; the rows sharing that value come from the index too, and
+   * that small set is sorted by every key. One round trip.
+   */
+  private boundary(plan: OrderedAccess, rows: RStream<Data>, criteria: Criteria, query: StoreQuery): RStream<Data> {
+    const { r } = this
+    const { index, prefix, components } = plan.order
+    const count = query.skip + query.limit!
+    const fields = index.fields.slice(prefix, prefix + components)
+    const valueOf = (row: RDatum) => indexValue(row, fields)
+    const head = r.expr(rows.limit(count).coerceTo('array')).do(((found: RDatum<Data[]>) => r.branch(
+      found.count().lt(count), found,
+      found.nth(-1).do((last: RDatum) => found.filter((row: RDatum) => valueOf(row).ne(valueOf(last)))
+        .union(this.compiler.filter(this.equalTo(plan, criteria, last), criteria.without(plan.used)) as never))
+    )) as never)
+    return skipLimitSelect((head as unknown as RStream<Data>).orderBy(...this.compiler.orderings(query.sort)), query, this.idField)
+  }
+
+  /** The rows whose sorted index fields equal `row`'s, under the same equality prefix. */
+  private equalTo(plan: OrderedAccess, criteria: Criteria, row: RDatum): RStream<Data> {
+    const { fields, name } = plan.order.index
+    const prefix = fields.slice(0, plan.order.prefix).map((field) => criteria.single(field)!)
+    const served = fields.slice(plan.order.prefix, plan.order.prefix + plan.order.components).map((field) => indexValue(row, [field]))
+    const rest = fields.length - plan.order.prefix - plan.order.components
+    if (rest === 0) {
+      const key = fields.length === 1 ? served[0]! : this.r.expr([...prefix, ...served])
+      return this.table().getAll(key as never, { index: name }) as RStream<Data>
+    }
+    const bounds = (end: unknown) => [...prefix, ...served, ...Array.from({ length: rest }, () => end)]
+    return this.table().between(bounds(this.r.minval), bounds(this.r.maxval), { index: name }) as RStream<Data>
+  }
+
+  /**
+   * `between` on `index`: equal to the single values of its first `prefix` fields, then within the
+   * range of the next one (bounds that hold every value of the range's kind and nothing else),
+   * then anything.
+   */
+  private between(index: IndexSpec, criteria: Criteria, prefix: number, range: Range | undefined): RStream<Data> {
+    const { r } = this
+    const { fields } = index
+    const fixed = fields.slice(0, prefix).map((field) => criteria.single(field)!)
+    const rest = fields.length - prefix - 1
+    const fill = (end: unknown) => Array.from({ length: rest }, () => end)
+    const lowest = range?.kind === 'number' ? -Number.MAX_VALUE : ''
+    const highest = range?.kind === 'number' ? Number.MAX_VALUE : r.maxval
+    // With more fields after the range, an open bound is the value followed by the far end of the rest.
+    const lower = !range ? [...fixed, r.minval, ...fill(r.minval)]
+      : [...fixed, range.lower?.value ?? lowest, ...fill(range.lower?.open ? r.maxval : r.minval)]
+    const upper = !range ? [...fixed, r.maxval, ...fill(r.maxval)]
+      : [...fixed, range.upper?.value ?? highest, ...fill(range.upper?.open ? r.minval : r.maxval)]
+    const unwrap = (key: unknown[]) => (fields.length === 1 ? key[0] : key)
+    return this.table().between(unwrap(lower), unwrap(upper), {
+      index: index.name,
+      leftBound: range?.lower?.open && rest === 0 ? 'open' : 'closed',
+      rightBound: range?.upper?.open && rest === 0 ? 'open' : 'closed'
+    }) as RStream<Data>
+  }
+}
+
+/** What the top-level criteria of a filter say about single fields. */
+class Criteria {
+  /** Equality or `$in` with strings, numbers and booleans only (the first one of each field). */
+  readonly equal = new Map<string, { values: Key[]; part: Filter }>()
+  /** Ranges with a number or string bound, both ends combined (the first of each side). */
+  readonly ranges = new Map<string, Range>()
+  private readonly parts: Filter[]
+
+  constructor(filter: Filter, private readonly shapes: FieldShapes) {
+    this.parts = isMatchAll(filter) ? [] : conjuncts(filter)
+    for (const part of this.parts) {
+      if (part.op === 'eq' || part.op === 'in') {
+        const values = 'values' in part ? part.values : [part.value]
+        if (values.length > 0 && values.every(isIndexableScalar) && !this.equal.has(part.field)) {
+          this.equal.set(part.field, { values: [...new Map(values.map((value) => [JSON.stringify(value), value])).values()], part })
+        }
+      } else if (part.op === 'lt' || part.op === 'lte' || part.op === 'gt' || part.op === 'gte') {
+        if (typeof part.value !== 'number' && typeof part.value !== 'string') continue
+        const kind = typeof part.value as 'number' | 'string'
+        const range = this.ranges.get(part.field) ?? { kind, parts: [] }
+        const side = part.op === 'gt' || part.op === 'gte' ? 'lower' : 'upper'
+        if (range.kind !== kind || range[side]) continue
+        range[side] = { value: part.value, open: part.op === 'gt' || part.op === 'lt' }
+        range.parts.push(part)
+        this.ranges.set(part.field, range)
+      }
+    }
+  }
+
+  /** The value the filter fixes the field to, when it fixes exactly one. */
+  single(field: string): Key | undefined {
+    const equal = this.equal.get(field)
+    return equal?.values.length === 1 ? equal.values[0] : undefined
+  }
+
+  /** Whether every matching record is in an index on this field (present, not null, not an object). */
+  indexed(field: string): boolean {
+    const shape = this.shapes(field)
+    return this.equal.has(field) || this.ranges.has(field) || (shape?.required === true && onlyKinds(shape, 'number', 'string', 'boolean', 'array'))
+  }
+
+  /** Whether an index orders this field's matching values as the memory adapter does (numbers, strings, present). */
+  ordered(field: string): boolean {
+    const shape = this.shapes(field)
+    const equal = this.equal.get(field)
+    if (equal) return equal.values.every((value) => typeof value !== 'boolean')
+    return this.ranges.has(field) || (shape?.required === true && onlyKinds(shape, 'number', 'string'))
+  }
+
+  /** The criteria left once `used` are answered by the way into the table. */
+  without(used: readonly Filter[]): Filter {
+    const rest = this.parts.filter((part) => !used.includes(part))
+    return rest.length === 1 ? rest[0]! : { op: 'and', filters: rest }
+  }
+}
+
+/** The highest score; between ordered reads of equal score, the one serving more sort keys. */
+function best(candidates: (Access | undefined)[]): Access | undefined {
+  let chosen: Access | undefined
+  for (const candidate of candidates) {
+    if (!candidate) continue
+    const more = (candidate.order?.served ?? 0) > (chosen?.order?.served ?? 0)
+    if (!chosen || candidate.score > chosen.score || (candidate.score === chosen.score && more)) chosen = candidate
+  }
+  return chosen
+}
+
+/** Every tuple taking one value from each list, in order. */
+function combinations(lists: Key[][]): Key[][] {
+  return lists.reduce<Key[][]>((tuples, list) => tuples.flatMap((tuple) => list.map((value) => [...tuple, value])), [[]])
+}
