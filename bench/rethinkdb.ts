@@ -1,19 +1,23 @@
 /**
- * RethinkDbStore overhead: the same finds and writes through the store (AST → ReQL, type guards,
- * id fallbacks, projections) and as hand-written rethinkdb-ts queries, against one server in the
- * same run. Run: `RETHINKDB_URL=rethinkdb://127.0.0.1:28015 node bench/run.mjs rethinkdb`
+ * RethinkDbStore against hand-written rethinkdb-ts queries, on one server in the same run: the same
+ * finds and writes through the store without a schema (every type guard), with the records' schema
+ * (no guards where types are known), and with the schema and indexes (index reads), next to the
+ * hand-written unindexed query. Run: `RETHINKDB_URL=rethinkdb://127.0.0.1:28015 node bench/run.mjs rethinkdb`
  * (skips, exit 0, when no server answers); `BENCH_RECORDS=100000` sets the table size (default
- * 10,000). Works in a throw-away database that it drops.
+ * 10,000), `BENCH_ROUNDS` the rounds per variant (default 5; each variant's median is reported).
+ * Works in a throw-away database that it drops.
  */
 import { randomBytes } from 'node:crypto'
 import type { StoreQuery } from '../src/domain/query/ast.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
+import type { JsonSchemaObject } from '../src/domain/schema/json-schema.js'
 import { connectRethinkDb, type RethinkDbConnection } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { measure, printTable, writeResults } from './support/measure.js'
 import { peopleRecords } from './support/seed.js'
 
 const RECORDS = recordCount(process.env.BENCH_RECORDS)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const url = process.env.RETHINKDB_URL ?? 'rethinkdb://127.0.0.1:28015'
 
 let connection: RethinkDbConnection
@@ -27,34 +31,45 @@ try {
 const { r } = connection
 const db = `plumage_bench_${randomBytes(4).toString('hex')}`
 const records = peopleRecords(RECORDS)
+/** What a service would declare for these records (its result schema). */
+const schema: JsonSchemaObject = {
+  type: 'object',
+  required: ['id', 'name', 'age', 'city', 'score'],
+  properties: { id: { type: 'integer' }, name: { type: 'string' }, age: { type: 'integer' }, city: { type: 'string' }, score: { type: 'number' } }
+}
 
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 try {
-  const store = new RethinkDbStore({ r, db, table: 'people', watch: false })
-  await store.init()
-  const table = store.table()
-  for (let i = 0; i < records.length; i += 1_000) await table.insert(records.slice(i, i + 1_000)).run()
+  const untyped = new RethinkDbStore({ r, db, table: 'people', watch: false })
+  // The same table, with the records' schema.
+  const typed = new RethinkDbStore({ r, db, table: 'people', watch: false, schema })
+  const indexed = new RethinkDbStore({ r, db, table: 'people_indexed', watch: false, schema, indexes: [{ fields: ['city'] }, { fields: ['age'] }, { fields: ['city', 'score'] }] })
+  for (const store of [untyped, indexed]) {
+    await store.init()
+    for (let i = 0; i < records.length; i += 1_000) await store.table().insert(records.slice(i, i + 1_000)).run()
+  }
+  const table = untyped.table()
 
   let next = RECORDS
-  // `same`: how to tell that both ways answered the same (unsorted limits may pick different rows).
-  const workloads: { name: string; store: () => Promise<unknown>; hand: () => Promise<unknown>; same?: (ours: unknown, theirs: unknown) => boolean }[] = [
+  // `same`: how to tell that two ways answered the same (unsorted limits may pick different rows).
+  const workloads: { name: string; store: (store: RethinkDbStore) => Promise<unknown>; hand: () => Promise<unknown>; same?: (ours: unknown, theirs: unknown) => boolean }[] = [
     {
       name: 'find: equality, limit 50',
-      store: () => store.find(q({ city: 'Berlin', $limit: 50 })),
+      store: (store) => store.find(q({ city: 'Berlin', $limit: 50 })),
       hand: () => table.filter({ city: 'Berlin' }).limit(50).run(),
       same: (ours, theirs) => [ours, theirs].every((rows) => Array.isArray(rows) && rows.length === 50 && rows.every((row) => row.city === 'Berlin'))
     },
     {
       name: 'find: $in + $gte + 2-key sort + limit 10',
-      store: () => store.find(q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1, id: 1 }, $limit: 10 })),
+      store: (store) => store.find(q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1, id: 1 }, $limit: 10 })),
       hand: () => table.filter((row) => r.expr(['Rome', 'Oslo']).contains(row('city')).and(row('age').ge(30)))
         .orderBy(r.desc('age'), r.asc('name'), r.asc('id')).limit(10).run(),
       same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
     },
     {
       name: 'page: total + 25 sorted by score',
-      store: () => store.page(q({ city: 'Paris', $sort: { score: 1, id: 1 }, $limit: 25 })),
+      store: (store) => store.page(q({ city: 'Paris', $sort: { score: 1, id: 1 }, $limit: 25 })),
       hand: () => {
         const matches = table.filter({ city: 'Paris' })
         return r.expr({ total: matches.count(), data: matches.orderBy('score', 'id').limit(25).coerceTo('array') }).run()
@@ -63,43 +78,62 @@ try {
     },
     {
       name: 'get by id',
-      store: () => store.get(4242, q({})),
+      store: (store) => store.get(4242, q({})),
       hand: () => table.get(4242).run(),
       same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
     },
     {
       name: 'create one',
-      store: () => store.create([{ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }], {}),
+      store: (store) => store.create([{ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }], {}),
       hand: () => table.insert({ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }, { returnChanges: true }).run()
     },
     {
       name: 'patch by id',
-      store: () => store.patch(17, { score: Math.random() }, q({})),
+      store: (store) => store.patch(17, { score: Math.random() }, q({})),
       hand: () => table.get(17).update({ score: Math.random() }, { returnChanges: true }).run()
     }
   ]
 
-  // Reads must answer the same records both ways, or the comparison means nothing.
+  // Reads must answer the same records every way, or the comparison means nothing.
   for (const workload of workloads) {
-    if (workload.same && !workload.same(await workload.store(), await workload.hand())) throw new Error(`Results differ for '${workload.name}'`)
+    if (!workload.same) continue
+    const theirs = await workload.hand()
+    for (const store of [untyped, typed, indexed]) {
+      if (!workload.same(await workload.store(store), theirs)) throw new Error(`Results differ for '${workload.name}' (${store === untyped ? 'no schema' : store === typed ? 'schema' : 'indexes'})`)
+    }
   }
 
   const rows = []
   for (const workload of workloads) {
-    const anchor = await measure(workload.hand, { seconds: 2 })
-    const candidate = await measure(workload.store, { seconds: 2 })
+    // Rounds alternate the variants, so that a slow moment of the machine does not fall on one of them.
+    const variants = [workload.hand, () => workload.store(untyped), () => workload.store(typed), () => workload.store(indexed)]
+    const samples: number[][] = variants.map(() => [])
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [index, run] of variants.entries()) samples[index]!.push((await measure(run, { seconds: 0.6, warmup: 0.1 })).opsPerSecond)
+    }
+    const [hand, plain, withSchema, withIndexes] = samples.map(median) as [number, number, number, number]
     rows.push({
       workload: workload.name,
-      'hand-written ops/s': anchor.opsPerSecond,
-      'RethinkDbStore ops/s': candidate.opsPerSecond,
-      'overhead %': (anchor.opsPerSecond / candidate.opsPerSecond - 1) * 100
+      'hand-written ops/s': hand,
+      'store ops/s': plain,
+      'overhead %': (hand / plain - 1) * 100,
+      '+ schema ops/s': withSchema,
+      'overhead (schema) %': (hand / withSchema - 1) * 100,
+      '+ indexes ops/s': withIndexes,
+      'indexed ÷ hand ratio': withIndexes / hand
     })
   }
-  printTable(`RethinkDbStore vs hand-written rethinkdb-ts queries (${RECORDS.toLocaleString()} records, ${url}, same run)`, rows)
-  writeResults('rethinkdb', rows)
+  printTable(`RethinkDbStore vs hand-written rethinkdb-ts queries (${RECORDS.toLocaleString()} records, ${url}, same run, median of ${ROUNDS} rounds)`, rows)
+  writeResults(`rethinkdb-${RECORDS}`, rows)
 } finally {
   await r.dbDrop(db).run().catch(() => undefined)
   await connection.close()
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 function recordCount(setting: string | undefined): number {

@@ -40,6 +40,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   private readonly shapes: FieldShapes
   private readonly compiler: ReqlCompiler
   private readonly planner: QueryPlanner
+  private tableTerm?: RTable<Data>
 
   constructor(private readonly options: RethinkDbStoreOptions) {
     this.r = options.r
@@ -70,7 +71,8 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
 
   /** The table as a ReQL term, in `db` when one was given. */
   table(): RTable<Data> {
-    return this.db === undefined ? this.r.table<Data>(this.tableName) : this.r.db(this.db).table<Data>(this.tableName)
+    // Terms are immutable: one is built once and reused by every query (as hand-written code does).
+    return (this.tableTerm ??= this.db === undefined ? this.r.table<Data>(this.tableName) : this.r.db(this.db).table<Data>(this.tableName))
   }
 
   /**
