@@ -20,7 +20,14 @@ export function errorFromJson(json: Partial<ErrorJson> | null | undefined, fallb
   const body = json ?? {}
   const ErrorType = body.name ? errorsByName[body.name] : undefined
   const payload = { message: body.message, errors: body.errors, ...(isObject(body.data) ? body.data : {}) }
-  if (ErrorType) return new ErrorType(payload, isObject(body.data) ? undefined : body.data)
+  if (ErrorType) {
+    const error = new ErrorType(payload)
+    // Data that is not an object (a string, an array) is kept as it came; the constructor only spreads objects.
+    if (body.data !== undefined && body.data !== null && !isObject(body.data)) {
+      Object.defineProperty(error, 'data', { value: body.data, enumerable: true })
+    }
+    return error
+  }
   const code = typeof body.code === 'number' ? body.code : fallbackCode
   return new FeathersError(body.name ?? 'GeneralError', code, body.className ?? 'general-error', payload)
 }

@@ -46,6 +46,16 @@ describe('errorFromJson (clients rebuilding wire errors)', () => {
     }
   })
 
+  it('keeps data that is not an object (a string, an array) as it came', () => {
+    for (const data of ['email', ['email', 'name']]) {
+      const wire = { name: 'Conflict', message: 'taken', code: 409, className: 'conflict', data, errors: { email: 'taken' } }
+      const error = errorFromJson(wire)
+      expect(error).toBeInstanceOf(Conflict)
+      expect(error.data).toEqual(data)
+      expect(error.toJSON()).toEqual(wire)
+    }
+  })
+
   it('keeps the fields of an unknown error on a plain FeathersError', () => {
     const error = errorFromJson({ name: 'Teapot', message: 'short and stout', code: 418, className: 'teapot', data: { spout: true }, errors: { a: 1 } })
     expect(error).toBeInstanceOf(FeathersError)
