@@ -28,7 +28,9 @@ import { InMemoryUniqueKeys } from './infrastructure/memory/in-memory-unique-key
 import { memoryStoreModule } from './infrastructure/memory/memory-module.js'
 import { rethinkDbStoreModule } from './infrastructure/rethinkdb/rethinkdb-module.js'
 import { ajvModule } from './infrastructure/schema/ajv-module.js'
-import type { RestAppOptions } from './interfaces/rest/rest-app.js'
+import { fastifyEngine } from './interfaces/fastify/fastify-app.js'
+import type { HttpAppOptions, HttpEngine } from './interfaces/http/http-engine.js'
+import { expressEngine } from './interfaces/rest/rest-app.js'
 import type { SocketIoOptions } from './interfaces/socketio/attach-socket-io.js'
 import { createReferenceApp } from './reference-app.js'
 
@@ -117,7 +119,7 @@ function keepInProcess(container: Container, store: string, options: ContainerOp
  * The HTTP layer's settings from config; request logs go through the app's pino when it has one.
  * With the store factory, `GET /health` reports whether the store answers.
  */
-export function restAppOptions(config: Config, logger: Logger, stores?: StoreFactory): RestAppOptions {
+export function restAppOptions(config: Config, logger: Logger, stores?: StoreFactory): HttpAppOptions {
   return {
     logger,
     ...(stores ? { health: { version: packageVersion(), check: () => stores.health() } } : {}),
@@ -139,6 +141,15 @@ function packageVersion(): string {
     if (existsSync(file)) return String((JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version ?? 'unknown')
   }
   return 'unknown'
+}
+
+/**
+ * The HTTP engines HTTP can name (src/interfaces/rest: express, src/interfaces/fastify): the same wire,
+ * the same options. Adding one is a folder under src/interfaces with an HttpEngine, and one line here.
+ */
+export const httpEngines: Readonly<Record<Config['http'], (app: App, options: HttpAppOptions) => HttpEngine>> = {
+  express: expressEngine,
+  fastify: fastifyEngine
 }
 
 /** The socket.io transport's limits from config (docs/wire-protocol.md, Connection). */

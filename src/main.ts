@@ -6,9 +6,7 @@ import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
 import { listenFailure, StartupError, staticDirToServe } from './infrastructure/config/startup-checks.js'
-import { buildContainer, restAppOptions, socketIoOptions } from './container.js'
-import { listen } from './interfaces/rest/http-server.js'
-import { createRestApp } from './interfaces/rest/rest-app.js'
+import { buildContainer, httpEngines, restAppOptions, socketIoOptions } from './container.js'
 import { attachSocketIo } from './interfaces/socketio/attach-socket-io.js'
 
 async function main(): Promise<void> {
@@ -19,9 +17,10 @@ async function main(): Promise<void> {
   // STATIC_DIR is read from the app's folder, not the current directory; a missing one is only a warning.
   config.staticDir = await staticDirToServe(config.staticDir, (message, fields) => logger.warn(message, fields))
   await app.setup()
-  const http = await listen(createRestApp(app, restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory))), config.port, config.host)
+  const engine = httpEngines[config.http](app, restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory)))
+  const http = await engine.listen(config.port, config.host)
   const io = attachSocketIo(app, http.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
-  logger.info('plumage started', { url: http.url, store: config.store, services: app.paths })
+  logger.info('plumage started', { url: http.url, http: config.http, store: config.store, services: app.paths })
   const stop = async (signal: string) => {
     logger.info('shutting down', { signal })
     // Open websockets would hold the HTTP server open; REST requests in flight still finish.

@@ -3,16 +3,18 @@ import { App } from '../../src/application/app.js'
 import { validateSchemas } from '../../src/application/schema/validate-schemas.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
-import { messageSchemas } from '../../src/services/messages/messages.schema.js'
-import { listen } from '../../src/interfaces/rest/http-server.js'
-import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
+import { loadConfig } from '../../src/infrastructure/config/config.js'
+import { fastifyEngine } from '../../src/interfaces/fastify/fastify-app.js'
+import { expressEngine } from '../../src/interfaces/rest/rest-app.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
+import { messageSchemas } from '../../src/services/messages/messages.schema.js'
 import { announce, seedRecords } from './seed.js'
 import { addAuthentication } from './plumage-auth.js'
 
 /**
  * plumage as `npm start` serves it (REST + socket.io): messages on the memory store, paginate 10/50,
  * open, validated by the reference app's schemas; `secure` the same behind a JWT (plumage-auth.ts).
+ * On the HTTP engine the `HTTP` variable names (express by default), as `npm start` chooses it.
  */
 const app = new App({ validator: new AjvSchemaValidator() })
 app.use('messages', new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }), { schemas: messageSchemas })
@@ -20,7 +22,8 @@ app.service('messages').hooks({ before: { all: [validateSchemas()] } })
 await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create(record)
-const { server } = await listen(createRestApp(app), 0, '127.0.0.1')
+const engines = { express: expressEngine, fastify: fastifyEngine }
+const { server } = await engines[loadConfig().http](app, {}).listen(0, '127.0.0.1')
 attachSocketIo(app, server)
 announce((server.address() as { port: number }).port)
 // Exit normally on SIGTERM so `node --cpu-prof` writes its profile.

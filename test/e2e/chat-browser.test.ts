@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/domain/logger.js'
 import type { Data, Paginated } from '../../src/domain/service/service.js'
 import { StoreFactory } from '../../src/domain/store/store-factory.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
-import { listen, type RunningServer } from '../../src/interfaces/rest/http-server.js'
+import { listen, type RunningServer } from '../../src/interfaces/http/http-server.js'
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 

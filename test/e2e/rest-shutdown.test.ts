@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { connect } from 'node:net'
+import { io } from 'socket.io-client'
+import { ENGINES } from '../interfaces/http/http-test-server.js'
 import { buildServer, nextLog, type BuiltServer } from '../support/built-server.js'
 
 /*
- * The built server as `npm start` runs it, in a child process: SIGTERM must stop accepting, let the
- * request in flight finish, tear down and exit 0.
+ * The built server as `npm start` runs it, in a child process, on every HTTP engine: SIGTERM must
+ * stop accepting, let the request in flight finish, close the open websockets, tear down and exit 0.
  */
 let built: BuiltServer
 beforeAll(async () => {
@@ -12,9 +14,12 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => built?.cleanup())
 
-describe('graceful shutdown of the built server', () => {
+describe.each(ENGINES)('graceful shutdown of the built server on %s', (engine) => {
   it('finishes the request in flight, refuses new connections and exits 0 on SIGTERM', async () => {
-    const { child, port, logs, exited } = await built.start()
+    const { child, port, logs, exited } = await built.start({ HTTP: engine })
+    const websocket = io(`http://127.0.0.1:${port}`, { transports: ['websocket'], reconnection: false, forceNew: true })
+    await new Promise<void>((resolve, reject) => websocket.once('connect', () => resolve()).once('connect_error', reject))
+    const dropped = new Promise((resolve) => websocket.once('disconnect', resolve))
     const body = JSON.stringify({ text: 'in flight' })
     const socket = connect(port, '127.0.0.1')
     await new Promise((resolve) => socket.once('connect', resolve))
@@ -43,7 +48,8 @@ describe('graceful shutdown of the built server', () => {
     socket.end(body.slice(5))
     await closed
     expect(response).toMatch(/^HTTP\/1\.1 (201|400|401) /)
-    expect(response).toContain('Content-Type: application/json')
+    expect(response).toMatch(/content-type: application\/json/i)
+    expect(await dropped).toBe('io server disconnect')
     expect(await exited).toBe(0)
   })
 })

@@ -5,11 +5,13 @@ import socketioClientModule from '@feathersjs/socketio-client'
 import type { Socket } from 'socket.io-client'
 import { collect, connect, disconnectAll, emitAck } from '../interfaces/socketio/support.js'
 import { useProtocolServices } from '../interfaces/socketio/test-app.js'
+import { ENGINES } from '../interfaces/http/http-test-server.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
  * The official clients, unchanged: @feathersjs/feathers + @feathersjs/socketio-client +
- * @feathersjs/authentication-client over socket.io-client, against the real reference app.
+ * @feathersjs/authentication-client over socket.io-client, against the real reference app on every
+ * HTTP engine (socket.io attached to its server).
  */
 
 // CommonJS packages whose `module.exports` also carries the ESM `default`.
@@ -17,173 +19,175 @@ const socketioClient = socketioClientModule.default
 const authClient = authClientModule.default
 type FeathersSocket = Parameters<typeof socketioClient>[0]
 
-const credentials = { strategy: 'local', email: 'official@x.io', password: 'secret-pw' }
-let server: AuthServer
-const sockets: Socket[] = []
+describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
+  const credentials = { strategy: 'local', email: 'official@x.io', password: 'secret-pw' }
+  let server: AuthServer
+  const sockets: Socket[] = []
 
-beforeAll(async () => {
-  server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4' })
-  useProtocolServices(server.app)
-  await server.app.service('users').create({ email: credentials.email, password: credentials.password })
-})
-afterEach(() => disconnectAll(server.app, sockets))
-afterAll(() => server.close())
-
-interface Client { app: Application; socket: Socket }
-
-/** A Feathers client app over its own socket; `custom` is registered with its custom method and event. */
-async function client(options: Parameters<typeof connect>[1] = {}): Promise<Client> {
-  const socket = await connect(server.url, options)
-  sockets.push(socket)
-  // The Feathers client is typed against socket.io-client's CommonJS build; the socket is the same at runtime.
-  const app = feathers()
-    .configure(socketioClient(socket as unknown as FeathersSocket))
-    .configure(authClient({ storage: new authClientModule.MemoryStorage() }))
-  app.use('custom', (app as unknown as { defaultService(path: string): never }).defaultService('custom'), { methods: ['get', 'shout'], events: ['boom'] })
-  return { app, socket }
-}
-
-async function loggedIn(options: Parameters<typeof connect>[1] = {}): Promise<Client> {
-  const result = await client(options)
-  await result.app.authenticate(credentials)
-  return result
-}
-
-/** `custom` as registered in `client`: the Feathers types do not know its custom method. */
-function custom(app: Application): { get(id: number): Promise<unknown>; shout(data: unknown): Promise<unknown> } {
-  return app.service('custom') as never
-}
-
-function nextServiceEvent(app: Application, path: string, event: string): Promise<unknown> {
-  return new Promise((resolve) => app.service(path).once(event, resolve))
-}
-
-/** Events are written before any later ack on the same socket: after this round trip nothing is in flight. */
-async function settled({ app }: Client): Promise<void> {
-  await custom(app).get(0)
-}
-
-describe('@feathersjs/socketio-client against the reference app', () => {
-  it('runs the six methods on messages', async () => {
-    const { app } = await loggedIn()
-    const messages = app.service('messages')
-    const created = await messages.create({ text: 'official' })
-    expect(created).toEqual({ text: 'official', userId: 0, id: expect.any(Number), createdAt: expect.any(String), updatedAt: expect.any(String) })
-    expect(await messages.get(created.id)).toEqual(created)
-    expect(await messages.find({ query: { id: created.id, $select: ['text'] } })).toEqual({ total: 1, limit: 10, skip: 0, data: [{ text: 'official', id: created.id }] })
-    const stamps = { createdAt: created.createdAt, updatedAt: expect.any(String) }
-    expect(await messages.update(created.id, { text: 'replaced' })).toEqual({ text: 'replaced', userId: 0, id: created.id, ...stamps })
-    expect(await messages.patch(created.id, { read: true })).toEqual({ text: 'replaced', userId: 0, read: true, id: created.id, ...stamps })
-    expect(await messages.patch(null, { tag: 'o' }, { query: { id: created.id } })).toEqual([{ text: 'replaced', userId: 0, read: true, tag: 'o', id: created.id, ...stamps }])
-    expect(await messages.remove(created.id)).toMatchObject({ id: created.id })
-    expect(await messages.remove(null, { query: { tag: 'o' } })).toEqual([])
-    expect(await custom(app).shout({ text: 'hi' })).toEqual({ shouted: true })
+  beforeAll(async () => {
+    server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4', HTTP: engine })
+    useProtocolServices(server.app)
+    await server.app.service('users').create({ email: credentials.email, password: credentials.password })
   })
+  afterEach(() => disconnectAll(server.app, sockets))
+  afterAll(() => server.close())
 
-  it('rejects with the error class rebuilt from the ack JSON', async () => {
-    const { app } = await client()
-    await expect(app.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated', code: 401, className: 'not-authenticated', message: 'Not authenticated' })
-    await expect(app.service('nope').find()).rejects.toMatchObject({ name: 'NotFound', code: 404, message: "Service 'nope' not found" })
-    await expect(app.service('custom').update(1, {})).rejects.toMatchObject({ name: 'MethodNotAllowed', code: 405, message: "Method 'update' not allowed on service 'custom'" })
-    await expect(app.service('multi').find({ query: { n: { $regex: 'x' } } })).rejects.toMatchObject({ name: 'BadRequest', code: 400, data: { $regex: 'x' } })
-    await expect(app.service('multi').get(999)).rejects.toMatchObject({ name: 'NotFound', message: "No record found for id '999'" })
-    const failure = await app.service('broken').find().catch((error: unknown) => error) as Record<string, unknown>
-    expect(failure).toMatchObject({ name: 'GeneralError', code: 500, message: 'Internal server error' })
-    expect(JSON.stringify(failure)).not.toMatch(/Secret/)
-  })
-})
+  interface Client { app: Application; socket: Socket }
 
-describe('@feathersjs/authentication-client over socket.io', () => {
-  it('logs in (v5 create), re-authenticates with the same token and logs out', async () => {
-    const { app } = await client()
-    const result = await app.authenticate(credentials)
-    expect(result).toMatchObject({ accessToken: expect.any(String), authentication: { strategy: 'local' }, user: { email: credentials.email, id: 0 } })
-    expect(result.user).not.toHaveProperty('password')
-    expect((await app.reAuthenticate(true)).accessToken).toBe(result.accessToken)
-    await expect(app.service('messages').find()).resolves.toMatchObject({ total: expect.any(Number) })
-    await app.logout()
-    await expect(app.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated' })
-    await expect(app.authenticate({ ...credentials, password: 'wrong' })).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Invalid login', code: 401 })
-  })
+  /** A Feathers client app over its own socket; `custom` is registered with its custom method and event. */
+  async function client(options: Parameters<typeof connect>[1] = {}): Promise<Client> {
+    const socket = await connect(server.url, options)
+    sockets.push(socket)
+    // The Feathers client is typed against socket.io-client's CommonJS build; the socket is the same at runtime.
+    const app = feathers()
+      .configure(socketioClient(socket as unknown as FeathersSocket))
+      .configure(authClient({ storage: new authClientModule.MemoryStorage() }))
+    app.use('custom', (app as unknown as { defaultService(path: string): never }).defaultService('custom'), { methods: ['get', 'shout'], events: ['boom'] })
+    return { app, socket }
+  }
 
-  it('shares the connection with the v3 authenticate event sent on the same socket', async () => {
-    const { app, socket } = await client()
-    const [error, data] = await emitAck(socket, 'authenticate', credentials) as [null, { accessToken: string }]
-    expect(error).toBeNull()
-    expect(data.accessToken).toEqual(expect.any(String))
-    await expect(app.service('messages').find()).resolves.toMatchObject({ total: expect.any(Number) })
-    expect(await emitAck(socket, 'logout')).toEqual([null, expect.objectContaining({ accessToken: data.accessToken })])
-    await expect(app.service('messages').find()).rejects.toMatchObject({ code: 401 })
-  })
+  async function loggedIn(options: Parameters<typeof connect>[1] = {}): Promise<Client> {
+    const result = await client(options)
+    await result.app.authenticate(credentials)
+    return result
+  }
 
-  it('uses a connection authenticated at the handshake with the Authorization header', async () => {
-    const { accessToken } = await server.app.service('authentication').create(credentials) as { accessToken: string }
-    const watcher = await client({ extraHeaders: { Authorization: `Bearer ${accessToken}` } })
-    const created = nextServiceEvent(watcher.app, 'messages', 'created')
-    const message = await watcher.app.service('messages').create({ text: 'handshake' })
-    expect(await created).toEqual(message)
-  })
+  /** `custom` as registered in `client`: the Feathers types do not know its custom method. */
+  function custom(app: Application): { get(id: number): Promise<unknown>; shout(data: unknown): Promise<unknown> } {
+    return app.service('custom') as never
+  }
 
-  it('logs in again by itself after a reconnect and keeps receiving events', async () => {
-    const reconnecting = await loggedIn({ reconnection: true, reconnectionDelay: 10 })
-    const other = await loggedIn()
-    const relogin = new Promise((resolve) => reconnecting.app.once('login', resolve))
-    reconnecting.socket.io.engine.close()
-    await relogin
-    const created = nextServiceEvent(reconnecting.app, 'messages', 'created')
-    const message = await other.app.service('messages').create({ text: 'after reconnect' })
-    expect(await created).toEqual(message)
-    await expect(reconnecting.app.service('messages').get(message.id)).resolves.toEqual(message)
-  })
-})
+  function nextServiceEvent(app: Application, path: string, event: string): Promise<unknown> {
+    return new Promise((resolve) => app.service(path).once(event, resolve))
+  }
 
-describe('events through the official client', () => {
-  it('reaches a second client from socket calls and from REST calls', async () => {
-    const [caller, watcher] = [await loggedIn(), await loggedIn()]
-    const fromSocket = nextServiceEvent(watcher.app, 'messages', 'created')
-    const message = await caller.app.service('messages').create({ text: 'socket' })
-    expect(await fromSocket).toEqual(message)
-    const token = (await caller.app.get('authentication') as { accessToken: string }).accessToken
-    const fromRest = nextServiceEvent(watcher.app, 'messages', 'patched')
-    const response = await fetch(`${server.url}/messages/${message.id}`, {
-      method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'rest' })
+  /** Events are written before any later ack on the same socket: after this round trip nothing is in flight. */
+  async function settled({ app }: Client): Promise<void> {
+    await custom(app).get(0)
+  }
+
+  describe('@feathersjs/socketio-client against the reference app', () => {
+    it('runs the six methods on messages', async () => {
+      const { app } = await loggedIn()
+      const messages = app.service('messages')
+      const created = await messages.create({ text: 'official' })
+      expect(created).toEqual({ text: 'official', userId: 0, id: expect.any(Number), createdAt: expect.any(String), updatedAt: expect.any(String) })
+      expect(await messages.get(created.id)).toEqual(created)
+      expect(await messages.find({ query: { id: created.id, $select: ['text'] } })).toEqual({ total: 1, limit: 10, skip: 0, data: [{ text: 'official', id: created.id }] })
+      const stamps = { createdAt: created.createdAt, updatedAt: expect.any(String) }
+      expect(await messages.update(created.id, { text: 'replaced' })).toEqual({ text: 'replaced', userId: 0, id: created.id, ...stamps })
+      expect(await messages.patch(created.id, { read: true })).toEqual({ text: 'replaced', userId: 0, read: true, id: created.id, ...stamps })
+      expect(await messages.patch(null, { tag: 'o' }, { query: { id: created.id } })).toEqual([{ text: 'replaced', userId: 0, read: true, tag: 'o', id: created.id, ...stamps }])
+      expect(await messages.remove(created.id)).toMatchObject({ id: created.id })
+      expect(await messages.remove(null, { query: { tag: 'o' } })).toEqual([])
+      expect(await custom(app).shout({ text: 'hi' })).toEqual({ shouted: true })
     })
-    expect(response.status).toBe(200)
-    expect(await fromRest).toEqual(await response.json())
+
+    it('rejects with the error class rebuilt from the ack JSON', async () => {
+      const { app } = await client()
+      await expect(app.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated', code: 401, className: 'not-authenticated', message: 'Not authenticated' })
+      await expect(app.service('nope').find()).rejects.toMatchObject({ name: 'NotFound', code: 404, message: "Service 'nope' not found" })
+      await expect(app.service('custom').update(1, {})).rejects.toMatchObject({ name: 'MethodNotAllowed', code: 405, message: "Method 'update' not allowed on service 'custom'" })
+      await expect(app.service('multi').find({ query: { n: { $regex: 'x' } } })).rejects.toMatchObject({ name: 'BadRequest', code: 400, data: { $regex: 'x' } })
+      await expect(app.service('multi').get(999)).rejects.toMatchObject({ name: 'NotFound', message: "No record found for id '999'" })
+      const failure = await app.service('broken').find().catch((error: unknown) => error) as Record<string, unknown>
+      expect(failure).toMatchObject({ name: 'GeneralError', code: 500, message: 'Internal server error' })
+      expect(JSON.stringify(failure)).not.toMatch(/Secret/)
+    })
   })
 
-  it('arrive once per record for array creates and multi patch/remove', async () => {
-    const [caller, watcher] = [await loggedIn(), await loggedIn()]
-    const seen: Record<string, unknown[]> = { created: [], patched: [], removed: [] }
-    for (const event of Object.keys(seen)) watcher.app.service('multi').on(event, (data: unknown) => seen[event]!.push(data))
-    const records = await caller.app.service('multi').create([{ n: 1, batch: 'official' }, { n: 2, batch: 'official' }])
-    await caller.app.service('multi').patch(null, { seen: true }, { query: { batch: 'official' } })
-    await caller.app.service('multi').remove(null, { query: { batch: 'official' } })
-    await settled(watcher)
-    expect(seen.created).toEqual(records)
-    expect(seen.patched).toHaveLength(2)
-    expect(seen.removed).toEqual([{ n: 1, batch: 'official', seen: true, id: records[0].id }, { n: 2, batch: 'official', seen: true, id: records[1].id }])
+  describe('@feathersjs/authentication-client over socket.io', () => {
+    it('logs in (v5 create), re-authenticates with the same token and logs out', async () => {
+      const { app } = await client()
+      const result = await app.authenticate(credentials)
+      expect(result).toMatchObject({ accessToken: expect.any(String), authentication: { strategy: 'local' }, user: { email: credentials.email, id: 0 } })
+      expect(result.user).not.toHaveProperty('password')
+      expect((await app.reAuthenticate(true)).accessToken).toBe(result.accessToken)
+      await expect(app.service('messages').find()).resolves.toMatchObject({ total: expect.any(Number) })
+      await app.logout()
+      await expect(app.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated' })
+      await expect(app.authenticate({ ...credentials, password: 'wrong' })).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Invalid login', code: 401 })
+    })
+
+    it('shares the connection with the v3 authenticate event sent on the same socket', async () => {
+      const { app, socket } = await client()
+      const [error, data] = await emitAck(socket, 'authenticate', credentials) as [null, { accessToken: string }]
+      expect(error).toBeNull()
+      expect(data.accessToken).toEqual(expect.any(String))
+      await expect(app.service('messages').find()).resolves.toMatchObject({ total: expect.any(Number) })
+      expect(await emitAck(socket, 'logout')).toEqual([null, expect.objectContaining({ accessToken: data.accessToken })])
+      await expect(app.service('messages').find()).rejects.toMatchObject({ code: 401 })
+    })
+
+    it('uses a connection authenticated at the handshake with the Authorization header', async () => {
+      const { accessToken } = await server.app.service('authentication').create(credentials) as { accessToken: string }
+      const watcher = await client({ extraHeaders: { Authorization: `Bearer ${accessToken}` } })
+      const created = nextServiceEvent(watcher.app, 'messages', 'created')
+      const message = await watcher.app.service('messages').create({ text: 'handshake' })
+      expect(await created).toEqual(message)
+    })
+
+    it('logs in again by itself after a reconnect and keeps receiving events', async () => {
+      const reconnecting = await loggedIn({ reconnection: true, reconnectionDelay: 10 })
+      const other = await loggedIn()
+      const relogin = new Promise((resolve) => reconnecting.app.once('login', resolve))
+      reconnecting.socket.io.engine.close()
+      await relogin
+      const created = nextServiceEvent(reconnecting.app, 'messages', 'created')
+      const message = await other.app.service('messages').create({ text: 'after reconnect' })
+      expect(await created).toEqual(message)
+      await expect(reconnecting.app.service('messages').get(message.id)).resolves.toEqual(message)
+    })
   })
 
-  it('delivers custom events declared in the service options', async () => {
-    const [caller, watcher] = [await loggedIn(), await loggedIn()]
-    const boom = nextServiceEvent(watcher.app, 'custom', 'boom')
-    await custom(caller.app).shout({ text: 'loud' })
-    expect(await boom).toEqual({ loud: 'loud' })
-  })
+  describe('events through the official client', () => {
+    it('reaches a second client from socket calls and from REST calls', async () => {
+      const [caller, watcher] = [await loggedIn(), await loggedIn()]
+      const fromSocket = nextServiceEvent(watcher.app, 'messages', 'created')
+      const message = await caller.app.service('messages').create({ text: 'socket' })
+      expect(await fromSocket).toEqual(message)
+      const token = (await caller.app.get('authentication') as { accessToken: string }).accessToken
+      const fromRest = nextServiceEvent(watcher.app, 'messages', 'patched')
+      const response = await fetch(`${server.url}/messages/${message.id}`, {
+        method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'rest' })
+      })
+      expect(response.status).toBe(200)
+      expect(await fromRest).toEqual(await response.json())
+    })
 
-  it('sends nothing to an anonymous client or after logout, and users events carry no password', async () => {
-    const [caller, watcher, anonymous] = [await loggedIn(), await loggedIn(), await client()]
-    const toAnonymous = collect(anonymous.socket, 'users created')
-    const created = nextServiceEvent(watcher.app, 'users', 'created')
-    const user = await caller.app.service('users').create({ email: 'nopw@x.io', password: 'hunter222' })
-    expect(user).toEqual({ email: 'nopw@x.io', id: expect.any(Number) })
-    expect(await created).toEqual(user)
-    await watcher.app.logout()
-    const afterLogout = collect(watcher.socket, 'messages created')
-    await caller.app.service('messages').create({ text: 'private' })
-    await Promise.all([settled(watcher), settled(anonymous)])
-    expect(afterLogout).toEqual([])
-    expect(toAnonymous).toEqual([])
+    it('arrive once per record for array creates and multi patch/remove', async () => {
+      const [caller, watcher] = [await loggedIn(), await loggedIn()]
+      const seen: Record<string, unknown[]> = { created: [], patched: [], removed: [] }
+      for (const event of Object.keys(seen)) watcher.app.service('multi').on(event, (data: unknown) => seen[event]!.push(data))
+      const records = await caller.app.service('multi').create([{ n: 1, batch: 'official' }, { n: 2, batch: 'official' }])
+      await caller.app.service('multi').patch(null, { seen: true }, { query: { batch: 'official' } })
+      await caller.app.service('multi').remove(null, { query: { batch: 'official' } })
+      await settled(watcher)
+      expect(seen.created).toEqual(records)
+      expect(seen.patched).toHaveLength(2)
+      expect(seen.removed).toEqual([{ n: 1, batch: 'official', seen: true, id: records[0].id }, { n: 2, batch: 'official', seen: true, id: records[1].id }])
+    })
+
+    it('delivers custom events declared in the service options', async () => {
+      const [caller, watcher] = [await loggedIn(), await loggedIn()]
+      const boom = nextServiceEvent(watcher.app, 'custom', 'boom')
+      await custom(caller.app).shout({ text: 'loud' })
+      expect(await boom).toEqual({ loud: 'loud' })
+    })
+
+    it('sends nothing to an anonymous client or after logout, and users events carry no password', async () => {
+      const [caller, watcher, anonymous] = [await loggedIn(), await loggedIn(), await client()]
+      const toAnonymous = collect(anonymous.socket, 'users created')
+      const created = nextServiceEvent(watcher.app, 'users', 'created')
+      const user = await caller.app.service('users').create({ email: 'nopw@x.io', password: 'hunter222' })
+      expect(user).toEqual({ email: 'nopw@x.io', id: expect.any(Number) })
+      expect(await created).toEqual(user)
+      await watcher.app.logout()
+      const afterLogout = collect(watcher.socket, 'messages created')
+      await caller.app.service('messages').create({ text: 'private' })
+      await Promise.all([settled(watcher), settled(anonymous)])
+      expect(afterLogout).toEqual([])
+      expect(toAnonymous).toEqual([])
+    })
   })
 })

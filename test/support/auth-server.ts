@@ -1,12 +1,10 @@
 import { App } from '../../src/application/app.js'
-import { buildContainer, restAppOptions, socketIoOptions } from '../../src/container.js'
+import { buildContainer, httpEngines, restAppOptions, socketIoOptions } from '../../src/container.js'
 import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
 import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import { Clock } from '../../src/domain/clock.js'
 import { Logger } from '../../src/domain/logger.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
-import { listen } from '../../src/interfaces/http/http-server.js'
-import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 
 export const AUTH_SECRET = 'e2e-secret-0123456789abcdef'
@@ -19,7 +17,8 @@ export interface AuthServer {
 }
 
 /**
- * The real composition root (bcrypt cost 10, jsonwebtoken, reference app) behind REST and socket.io on 127.0.0.1:0.
+ * The real composition root (bcrypt cost 10, jsonwebtoken, reference app) behind REST and socket.io on 127.0.0.1:0,
+ * on the HTTP engine `env.HTTP` names (express by default).
  * Login throttling is off unless `env` sets LOGIN_MAX_FAILURES: suites log in wrongly many times from
  * one address on purpose. Servers given the same `sessions`/`attempts` stores act as instances of one app.
  */
@@ -33,7 +32,7 @@ export async function startAuthServer(
   const container = buildContainer(config, { logger, ...overrides })
   const app = container.get<App>(App)
   await app.setup()
-  const running = await listen(createRestApp(app, restAppOptions(config, logger)), 0, '127.0.0.1')
+  const running = await httpEngines[config.http](app, restAppOptions(config, logger)).listen(0, '127.0.0.1')
   const io = attachSocketIo(app, running.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
   return {
     app,

@@ -11,6 +11,8 @@ export interface Config {
   env: 'development' | 'production' | 'test'
   port: number
   host: string
+  /** The HTTP engine serving REST and socket.io (HTTP, default `express`); both answer the same wire. */
+  http: 'express' | 'fastify'
   /**
    * The store module to load (default `memory`). Any name is read here; the composition root
    * (src/container.ts) refuses one that is not in its registry of store modules.
@@ -54,6 +56,7 @@ export function loadConfig(env: Env = process.env): Config {
     env: nodeEnv,
     port: integer(env, 'PORT', 3030, 0, 65535),
     host: env.HOST || '127.0.0.1',
+    http: oneOf(env, 'HTTP', ['express', 'fastify'] as const, 'express'),
     store: env.STORE || 'memory',
     authSecret: env.AUTH_SECRET || undefined,
     jwtExpiresIn: env.JWT_EXPIRES_IN || '15m',

@@ -2,42 +2,25 @@ import type compression from 'compression'
 import type cors from 'cors'
 import express, { type Express, type RequestHandler } from 'express'
 import { createRequire } from 'node:module'
-import type { Logger as Pino } from 'pino'
+import { createServer } from 'node:http'
 import type { pinoHttp } from 'pino-http'
-import { openApiDocument, type App, type OpenApiOptions } from '../../application/transport/index.js'
+import { openApiDocument, type App } from '../../application/transport/index.js'
 import { NotFound } from '../../domain/errors/errors.js'
-import { silentLogger, type Logger } from '../../domain/logger.js'
+import { silentLogger } from '../../domain/logger.js'
+import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
+import { serve } from '../http/http-server.js'
+import { parseQueryString } from '../http/query-parser.js'
 import { apiDocs } from './api-docs.js'
 import { errorHandler } from './error-response.js'
-import { healthCheck, type HealthOptions } from './health.js'
-import { parseQueryString } from './query-parser.js'
+import { healthCheck } from './health.js'
 import { serviceMiddleware, type Formatter } from './service-middleware.js'
 
-export interface RestAppOptions {
-  /** Where unexpected errors are logged (the client only ever sees a generic message). */
-  logger?: Logger
-  /** Size limit of JSON and urlencoded bodies, e.g. '100kb' (413 above it). */
-  bodyLimit?: string
-  /** Register the JSON and urlencoded parsers (default true); off, create/update/patch answer the 400s for missing data. */
-  bodyParsers?: boolean
-  /** Allowed CORS origins; empty or absent = no CORS middleware; ['*'] = any origin. */
-  corsOrigins?: string[]
-  compression?: boolean
-  /** Directory served as static files after the services (services win on equal paths). */
-  staticDir?: string
-  /** pino-http request logging: true for its own logger, or the app's pino instance. */
-  requestLog?: boolean | Pino
+/** The express engine's options: the shared ones, its formatter and extra middleware. */
+export interface RestAppOptions extends HttpAppOptions {
   /** Replaces the default JSON writer for service results. */
   formatter?: Formatter
-  /** Mounts `GET /health` (before request logging, so probes do not flood the log). */
-  health?: HealthOptions
   /** Extra middleware run before the services (after body parsing). */
   middleware?: RequestHandler[]
-  /**
-   * Serves the OpenAPI 3.1 document generated from the app's services at `specPath` (default
-   * `/openapi.json`) and the API reference page at `uiPath` (default `/docs`).
-   */
-  apiDocs?: OpenApiOptions & { specPath?: string; uiPath?: string }
 }
 
 /** The optional middleware (all CommonJS) loads only when configured: each costs startup time and memory. */
@@ -87,4 +70,10 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   })
   http.use(errorHandler(logger))
   return http
+}
+
+/** The express engine (src/interfaces/http/http-engine.ts): the app above on a node:http server. */
+export function expressEngine(app: App, options: RestAppOptions = {}): HttpEngine {
+  const server = createServer(createRestApp(app, options))
+  return { server, listen: (port, host) => serve(server, port, host) }
 }

@@ -1,12 +1,13 @@
-import { createServer, type Server as HttpServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { Server as HttpServer } from 'node:http'
 import { io as connectClient, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client'
 import type { App } from '../../../src/application/app.js'
+import { httpEngines } from '../../../src/container.js'
 import type { HookContext } from '../../../src/application/hook-context.js'
 import { PROTECTED_FIELDS, withoutFields } from '../../../src/application/protected-fields.js'
 import { NotAuthenticated } from '../../../src/domain/errors/errors.js'
 import type { Data, Params } from '../../../src/domain/service/service.js'
 import { attachSocketIo, type SocketIoOptions } from '../../../src/interfaces/socketio/attach-socket-io.js'
+import type { Engine } from '../http/http-test-server.js'
 
 export interface TestServer {
   url: string
@@ -14,16 +15,18 @@ export interface TestServer {
   close(): Promise<void>
 }
 
-/** An HTTP server on 127.0.0.1:0 with the socket.io transport attached. */
-export async function startSocketServer(app: App, options: SocketIoOptions = {}): Promise<TestServer> {
-  const http = createServer()
-  const io = attachSocketIo(app, http, options)
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
-  const { port } = http.address() as AddressInfo
+/** The server of an HTTP engine (express unless named) on 127.0.0.1:0, serving `app`, with the socket.io transport attached. */
+export async function startSocketServer(app: App, options: SocketIoOptions = {}, engine: Engine = 'express'): Promise<TestServer> {
+  const http = httpEngines[engine](app, {})
+  const io = attachSocketIo(app, http.server, options)
+  const running = await http.listen(0, '127.0.0.1')
   return {
-    url: `http://127.0.0.1:${port}`,
-    http,
-    close: () => new Promise<void>((resolve) => { void io.close(() => resolve()) })
+    url: running.url,
+    http: running.server,
+    async close() {
+      io.disconnectSockets(true)
+      await running.close()
+    }
   }
 }
 

@@ -7,13 +7,13 @@ import { createClient, type ClientApp } from '../../../../src/interfaces/client/
 import type { SuperagentLike } from '../../../../src/interfaces/client/rest/http-libraries.js'
 import { rest } from '../../../../src/interfaces/client/rest/rest-client.js'
 import { jqueryInJsdom } from '../../../support/jquery-in-jsdom.js'
-import { startRestServer, type TestServer } from '../../rest/rest-test-server.js'
+import { startHttpServer, type TestServer } from '../../http/http-test-server.js'
 
 let server: TestServer
 let jquery: ReturnType<typeof jqueryInJsdom>
 
 beforeAll(async () => {
-  server = await startRestServer()
+  server = await startHttpServer('express')
   jquery = jqueryInJsdom(server.url)
 })
 afterAll(async () => {

@@ -3,15 +3,27 @@ import request from 'supertest'
 import { AdapterService } from '../../../src/application/adapter-service.js'
 import type { App } from '../../../src/application/app.js'
 import type { HookContext } from '../../../src/application/hook-context.js'
+import { httpEngines } from '../../../src/container.js'
 import { Forbidden } from '../../../src/domain/errors/errors.js'
 import type { Params } from '../../../src/domain/service/service.js'
+import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
 import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
 import { AjvSchemaValidator } from '../../../src/infrastructure/schema/ajv-schema-validator.js'
-import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
-import { listen } from '../../../src/interfaces/rest/http-server.js'
-import { createRestApp, type RestAppOptions } from '../../../src/interfaces/rest/rest-app.js'
+import { fastifyEngine, type FastifyAppOptions } from '../../../src/interfaces/fastify/fastify-app.js'
+import type { HttpAppOptions, HttpEngine } from '../../../src/interfaces/http/http-engine.js'
+import { expressEngine, type RestAppOptions } from '../../../src/interfaces/rest/rest-app.js'
 import { createReferenceApp } from '../../../src/reference-app.js'
+
+/** Every HTTP engine the composition root can choose: each REST suite runs once per engine. */
+export const ENGINES = Object.keys(httpEngines) as (keyof typeof httpEngines)[]
+export type Engine = (typeof ENGINES)[number]
+
+/** Options of one engine: the shared ones, plus what only that engine takes (its formatter's type). */
+export type EngineOptions<E extends Engine = Engine> = E extends 'express' ? RestAppOptions : E extends 'fastify' ? FastifyAppOptions : HttpAppOptions
+
+/** Each engine with its own options type (a new engine in the composition root must be added here). */
+const engines: { [E in Engine]: (app: App, options: EngineOptions<E>) => HttpEngine } = { express: expressEngine, fastify: fastifyEngine }
 
 export interface TestServer {
   app: App
@@ -38,10 +50,10 @@ export class EchoService {
 }
 
 /**
- * The reference app (messages, users) plus services covering every row of docs/wire-protocol.md, REST, served
- * by the real REST adapter on 127.0.0.1:0.
+ * The reference app (messages, users) plus services covering every row of docs/wire-protocol.md, REST,
+ * served by the real HTTP adapter of `engine` on 127.0.0.1:0.
  */
-export async function startRestServer(options: RestAppOptions = {}): Promise<TestServer> {
+export async function startHttpServer<E extends Engine>(engine: E, options: EngineOptions<E> = {} as EngineOptions<E>): Promise<TestServer> {
   const app = createReferenceApp({ stores: new InMemoryStoreFactory(), validator: new AjvSchemaValidator(), uniqueKeys: new InMemoryUniqueKeys() })
   app.use('echo', new EchoService(), { methods: ['find', 'get', 'create', 'update', 'patch', 'remove', 'shout'] })
   app.use('multi', new AdapterService(new InMemoryStore(), { multi: true }))
@@ -60,7 +72,8 @@ export async function startRestServer(options: RestAppOptions = {}): Promise<Tes
     }
   })
   await app.setup()
-  const running = await listen(createRestApp(app, options), 0, '127.0.0.1')
+  const http = (engines[engine] as (app: App, options: EngineOptions<E>) => HttpEngine)(app, options)
+  const running = await http.listen(0, '127.0.0.1')
   return {
     app,
     url: running.url,
@@ -72,17 +85,17 @@ export async function startRestServer(options: RestAppOptions = {}): Promise<Tes
 }
 
 /**
- * For suites that start a differently configured server per test: `start(options)` starts one and
- * returns a supertest agent for it; each is closed after its test.
+ * For suites that start a differently configured server per test: `start(options)` starts one on
+ * `engine` and returns a supertest agent for it; each is closed after its test.
  */
-export function serverPerTest(): (options?: RestAppOptions) => Promise<ReturnType<typeof request>> {
+export function serverPerTest<E extends Engine>(engine: E): (options?: EngineOptions<E>) => Promise<ReturnType<typeof request>> {
   let server: TestServer | undefined
   afterEach(async () => {
     await server?.close()
     server = undefined
   })
-  return async (options = {}) => {
-    server = await startRestServer(options)
+  return async (options) => {
+    server = await startHttpServer(engine, options)
     return request(server.url)
   }
 }

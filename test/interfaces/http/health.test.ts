@@ -4,17 +4,18 @@ import { restAppOptions } from '../../../src/container.js'
 import { silentLogger } from '../../../src/domain/logger.js'
 import { loadConfig } from '../../../src/infrastructure/config/config.js'
 import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
-import type { HealthOptions } from '../../../src/interfaces/rest/health.js'
-import { serverPerTest } from './rest-test-server.js'
+import type { HealthOptions } from '../../../src/interfaces/http/health.js'
+import { ENGINES, serverPerTest } from './http-test-server.js'
 
-const startWith = serverPerTest()
-const start = (health: HealthOptions) => startWith({ health })
+describe.each(ENGINES)('GET /health on %s', (engine) => {
+  const startWith = serverPerTest(engine)
+  const start = (health: HealthOptions) => startWith({ health })
 
-describe('GET /health', () => {
   it('answers 200 ok with the version while the store is reachable, without a token', async () => {
     const response = await (await start({ version: '1.2.3', check: async () => ({ ready: true, checks: { reachable: true }, problems: [] }) })).get('/health').expect(200)
     expect(response.body).toEqual({ status: 'ok', store: { reachable: true }, version: '1.2.3' })
     expect(response.headers['cache-control']).toBe('no-store')
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
   })
 
   it('answers 503 degraded when the store is unreachable', async () => {
@@ -42,6 +43,7 @@ describe('GET /health', () => {
     await http.head('/health').expect(200)
     const post = await http.post('/health').send({}).expect(404)
     expect(post.body.name).toBe('NotFound')
+    await http.get('/health/').expect(404)
   })
 
   it('is mounted by the composition root with the memory store and the package.json version', async () => {

@@ -14,7 +14,14 @@ export interface RunningServer {
  * `close` waits for in-flight requests for up to `graceMs`, then drops what is left.
  */
 export function listen(handler: RequestListener, port: number, host: string, graceMs = 10_000): Promise<RunningServer> {
-  const server = createServer(handler)
+  return serve(createServer(handler), port, host, graceMs)
+}
+
+/**
+ * The same for a server an HTTP engine created (fastify makes its own): both engines listen, and
+ * stop, the same way.
+ */
+export function serve(server: Server, port: number, host: string, graceMs = 10_000): Promise<RunningServer> {
   let closing: Promise<void> | undefined
   // A keep-alive connection that just finished its response must not keep the server open.
   server.on('request', (_req, res) => res.on('finish', () => closing && setImmediate(() => server.closeIdleConnections())))

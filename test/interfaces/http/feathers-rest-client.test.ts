@@ -4,14 +4,7 @@ import { Forbidden, MethodNotAllowed, NotFound } from '@feathersjs/errors'
 import restClientModule from '@feathersjs/rest-client'
 import axios from 'axios'
 import superagent from 'superagent'
-import { startRestServer, type TestServer } from '../interfaces/rest/rest-test-server.js'
-
-/** docs/wire-protocol.md: the official Feathers v5 REST client must work against the server unchanged. */
-let server: TestServer
-beforeAll(async () => {
-  server = await startRestServer()
-})
-afterAll(() => server.close())
+import { ENGINES, startHttpServer, type TestServer } from './http-test-server.js'
 
 // A CommonJS module: its exports object is the function and also carries it as `default`.
 const restClient = restClientModule.default
@@ -23,13 +16,19 @@ const connections: [string, Connect][] = [
   ['superagent', (url) => restClient(url).superagent(superagent)]
 ]
 
-describe.each(connections)('@feathersjs/rest-client over %s', (library, connect) => {
+/** docs/wire-protocol.md: the official Feathers v5 REST client must work against every engine unchanged. */
+const combinations = ENGINES.flatMap((engine) => connections.map(([library, connect]) => [engine, library, connect] as const))
+
+describe.each(combinations)('@feathersjs/rest-client against %s over %s', (engine, library, connect) => {
+  let server: TestServer
   let app: Application
   let connection: Transport
-  beforeAll(() => {
+  beforeAll(async () => {
+    server = await startHttpServer(engine)
     connection = connect(server.url)
     app = feathers().configure(connection)
   })
+  afterAll(() => server.close())
 
   it('runs find, get, create, update, patch and remove', async () => {
     const messages = app.service('messages')

@@ -1,0 +1,70 @@
+import qs from 'qs'
+import { BadRequest, PayloadTooLarge } from '../../domain/errors/errors.js'
+
+/*
+ * Request bodies as the express adapter reads them (express.json() and express.urlencoded({ extended:
+ * true }), i.e. body-parser 2), so both engines answer the same bodies with the same data and the same
+ * 400/413s: docs/wire-protocol.md, Bodies. Fastify reads the bytes (enforcing the limit); these parse them.
+ */
+
+const UNITS: Record<string, number> = { b: 1, kb: 2 ** 10, mb: 2 ** 20, gb: 2 ** 30, tb: 2 ** 40, pb: 2 ** 50 }
+
+/** '100kb' → 102400, as body-parser's `bytes` reads BODY_LIMIT (1 kb = 1024 bytes; no unit = bytes). */
+export function byteLimit(limit: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|tb|pb)?\s*$/i.exec(limit)
+  if (!match) throw new TypeError(`'${limit}' is not a size such as 100kb or 1mb`)
+  return Math.floor(Number(match[1]) * UNITS[(match[2] ?? 'b').toLowerCase()]!)
+}
+
+/** JSON's whitespace is space, tab, line feed and carriage return. */
+const FIRST_NON_WHITESPACE = /^[ \t\n\r]*([^ \t\n\r]|$)/
+
+/**
+ * A JSON body: an object or an array (strict), `{}` when empty. Anything else is a 400 carrying
+ * JSON.parse's own message, as body-parser words it.
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.length === 0) return {}
+  const first = FIRST_NON_WHITESPACE.exec(text)?.[1]
+  if (first !== '{' && first !== '[') throw new BadRequest(strictViolation(text, first ?? ''))
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new BadRequest((error as Error).message)
+  }
+}
+
+/** body-parser's message for a scalar body: what JSON.parse says about the first character, quoted from the body. */
+function strictViolation(text: string, first: string): string {
+  const index = first === '' ? -1 : text.indexOf(first)
+  const partial = index < 0 ? '' : text.slice(0, index) + '#'.repeat(text.length - index)
+  try {
+    JSON.parse(partial)
+    return 'Unexpected end of JSON input'
+  } catch (error) {
+    return (error as Error).message.replace(/#+/g, (placeholder) => text.slice(index, index + placeholder.length))
+  }
+}
+
+const PARAMETER_LIMIT = 1000
+const DEPTH = 32
+
+/**
+ * An urlencoded body with qs nesting (every value a string), `{}` when empty. More than 1000
+ * parameters is a 413, nesting deeper than 32 a 400 — body-parser's limits and messages.
+ */
+export function parseFormBody(text: string): Record<string, unknown> {
+  if (text.length === 0) return {}
+  let count = 0
+  for (let index = -1; ; ) {
+    if (++count > PARAMETER_LIMIT) throw new PayloadTooLarge('too many parameters')
+    index = text.indexOf('&', index + 1)
+    if (index < 0) break
+  }
+  try {
+    return qs.parse(text, { allowPrototypes: true, arrayLimit: Math.max(100, count), depth: DEPTH, parameterLimit: PARAMETER_LIMIT, strictDepth: true })
+  } catch (error) {
+    if (error instanceof RangeError) throw new BadRequest('The input exceeded the depth')
+    throw error
+  }
+}

@@ -1,0 +1,213 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
+import { createRequire } from 'node:module'
+import { resolve } from 'node:path'
+import { openApiDocument, type App, type Gateway } from '../../application/transport/index.js'
+import { NotFound } from '../../domain/errors/errors.js'
+import { silentLogger } from '../../domain/logger.js'
+import { errorResponse, toFeathersError } from '../http/error-response.js'
+import { healthReport } from '../http/health.js'
+import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
+import { serve } from '../http/http-server.js'
+import { parseQueryString } from '../http/query-parser.js'
+import { restCall, restRoute } from '../http/rest-call.js'
+import { apiDocsRoutes } from './api-docs.js'
+import { byteLimit, parseFormBody, parseJsonBody } from './bodies.js'
+
+/**
+ * A custom response writer: gets the method's result as `data` and either sends it with `reply`
+ * (e.g. `reply.type('text/csv').send(…)`) or returns what to send.
+ */
+export type FastifyFormatter = (request: FastifyRequest, reply: FastifyReply, data: unknown) => unknown
+
+/** The fastify engine's options: the shared ones and its formatter. */
+export interface FastifyAppOptions extends HttpAppOptions {
+  /** Replaces the default JSON writer for service results. */
+  formatter?: FastifyFormatter
+}
+
+/**
+ * fastify (CommonJS) and its plugins load only when this engine is chosen and an option asks for
+ * them: the default express server does not pay for them at startup.
+ */
+const load = createRequire(import.meta.url)
+
+/** The verbs the express adapter's cors middleware allows by default. */
+const CORS_METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE'
+
+/** Verbs whose body express reads; fastify parses bodies of the others too, so they get no parser here. */
+const WITH_BODY = ['POST', 'PUT', 'PATCH', 'QUERY']
+
+/**
+ * The HTTP driving adapter on fastify 5: every service of `app` per docs/wire-protocol.md, REST,
+ * answering exactly as the express adapter (src/interfaces/rest) does — the mapping itself is
+ * src/interfaces/http/rest-call.ts — with CORS, compression, static files and request logging from
+ * fastify's own plugins and logger, each off unless configured.
+ *
+ * One catch-all route resolves services through the gateway (services registered later are found),
+ * then falls through to static files and the 404 envelope; `/health` and the API docs are routes of
+ * their own, which fastify's router prefers to the catch-all.
+ */
+export function createFastifyApp(app: App, options: FastifyAppOptions = {}): FastifyInstance {
+  const { fastify, LogController } = load('fastify') as typeof import('fastify')
+  const logger = options.logger ?? silentLogger
+  const gateway = app.gateway()
+  const http = fastify({
+    ...loggerOptions(LogController, options.requestLog),
+    bodyLimit: byteLimit(options.bodyLimit ?? '100kb'),
+    routerOptions: { querystringParser: parseQueryString, maxParamLength: 8192 },
+    // Malformed percent-encoding in the path: answered like any other request (400 for an id, else 404).
+    frameworkErrors: (_error, request, reply) => {
+      Promise.resolve().then(() => notFound(request, reply)).catch((thrown: unknown) => fail(thrown, request, reply))
+    },
+    return503OnClosing: false
+  })
+  const fail = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, headers, body } = errorResponse(toFeathersError(thrown, logger, `${request.method} ${pathOf(request.url)}`))
+    return reply.code(status).headers(headers).send(body)
+  }
+  http.setErrorHandler(fail)
+  http.setNotFoundHandler((request, reply) => notFound(request, reply))
+  if (options.staticDir || options.apiDocs) {
+    // Only `reply.sendFile`: static files are what the catch-all route finds no service for.
+    // A relative folder is read from the current directory, as express.static reads it.
+    const root = options.staticDir === undefined ? undefined : resolve(options.staticDir)
+    http.register(import('@fastify/static'), { root, serve: false, dotfiles: 'ignore', redirect: true })
+  }
+  // As on express, health and the docs come before request logs (logLevel silent), CORS and compression.
+  if (options.health) {
+    const health = options.health
+    http.get('/health', { logLevel: 'silent' }, async (_request, reply) => {
+      const { status, report } = await healthReport(health)
+      return reply.code(status).header('Cache-Control', 'no-store').send(report)
+    })
+  }
+  if (options.apiDocs) {
+    const { specPath, uiPath, ...document } = options.apiDocs
+    http.register(apiDocsRoutes, { document: () => openApiDocument(app, document), specPath, uiPath, logLevel: 'silent' })
+  }
+  const services = serviceHandler(gateway, options, notFound)
+  http.register(async (scope) => {
+    const origins = options.corsOrigins ?? []
+    if (origins.length > 0) {
+      // Like the cors middleware: every OPTIONS is a preflight, answered 204 before the services.
+      await scope.register(import('@fastify/cors'), { origin: origins.includes('*') ? true : origins, credentials: true, strictPreflight: false, methods: CORS_METHODS })
+    }
+    if (options.compression) await scope.register(import('@fastify/compress'), { global: true, threshold: 1024 })
+    const methods = http.supportedMethods.filter((method) => !(method === 'OPTIONS' && origins.length > 0))
+    scope.register(async (bodies) => {
+      bodyParsers(bodies, options.bodyParsers ?? true)
+      bodies.route({ method: methods.filter((method) => WITH_BODY.includes(method)), url: '/*', handler: services })
+    })
+    scope.register(async (bodiless) => {
+      bodyParsers(bodiless, false)
+      bodiless.route({ method: methods.filter((method) => !WITH_BODY.includes(method)), url: '/*', handler: services })
+    })
+  })
+  return http
+
+  /** No service here: a static file for GET/HEAD when configured, else the 404 envelope. */
+  function notFound(request: FastifyRequest, reply: FastifyReply): unknown {
+    const route = restRoute(gateway, request.url)
+    // Verbs fastify has no route for (PROPFIND…) still get the service's 405.
+    if (route) return services.call(http, request, reply)
+    const error = new NotFound('Page not found', { url: request.url })
+    const { status, headers, body } = errorResponse(error)
+    return reply.code(status).headers(headers).send(body)
+  }
+}
+
+/** The handler of the catch-all route: the service the URL names, or static files, or 404. */
+function serviceHandler(gateway: Gateway, options: FastifyAppOptions, notFound: (request: FastifyRequest, reply: FastifyReply) => unknown) {
+  const { formatter, staticDir } = options
+  const bodyParsed = options.bodyParsers ?? true
+  return async function services(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const route = restRoute(gateway, request.url)
+    if (!route) {
+      if (staticDir && (request.method === 'GET' || request.method === 'HEAD')) return sendStatic(request, reply)
+      return notFound(request, reply)
+    }
+    reply.header('Allow', route.allow)
+    const input = { method: request.method, headers: request.headers, body: request.body, address: request.socket.remoteAddress, query: request.query as Record<string, unknown> }
+    const { status, location, result } = await restCall(gateway, route, input, bodyParsed)
+    reply.code(status)
+    if (location !== undefined) return reply.header('Location', location).send()
+    if (result === undefined) return reply.send()
+    if (formatter) {
+      const payload = formatter(request, reply, result)
+      return reply.sent ? reply : reply.send(payload)
+    }
+    return reply.header('Content-Type', 'application/json; charset=utf-8').send(JSON.stringify(result))
+  }
+
+  function sendStatic(request: FastifyRequest, reply: FastifyReply): unknown {
+    let path: string
+    try {
+      path = decodeURIComponent(pathOf(request.url))
+    } catch {
+      return notFound(request, reply)
+    }
+    return (reply as FastifyReply & { sendFile(path: string): FastifyReply }).sendFile(path)
+  }
+}
+
+/**
+ * JSON and urlencoded bodies as express reads them (./bodies.ts), within BODY_LIMIT; any other
+ * content type leaves the body undefined (the service gets `{}`), as express does.
+ */
+function bodyParsers(scope: FastifyInstance, parse: boolean): void {
+  scope.removeAllContentTypeParsers()
+  if (parse) {
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+      try {
+        done(null, parseJsonBody(text as string))
+      } catch (error) {
+        done(error as Error, undefined)
+      }
+    })
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, text, done) => {
+      try {
+        done(null, parseFormBody(text as string))
+      } catch (error) {
+        done(error as Error, undefined)
+      }
+    })
+  }
+  scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
+}
+
+type LogControllerClass = typeof import('fastify').LogController
+
+/**
+ * No logger unless request logs are asked for; then the app's pino, or fastify's own on stdout, with
+ * one line per request when it completed, as pino-http writes it (fastify's default is two lines).
+ */
+function loggerOptions(LogController: LogControllerClass, requestLog: HttpAppOptions['requestLog']): Pick<FastifyServerOptions, 'logger' | 'loggerInstance' | 'logController'> {
+  if (!requestLog) return { logger: false }
+  class OneLinePerRequest extends LogController {
+    override incomingRequest(): void {}
+    override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+      const line = { req: request, res: reply, responseTime: reply.elapsedTime }
+      if (error) reply.log.error({ ...line, err: error }, 'request errored')
+      else reply.log.info(line, 'request completed')
+    }
+  }
+  return { ...(requestLog === true ? { logger: true } : { loggerInstance: requestLog }), logController: new OneLinePerRequest() }
+}
+
+function pathOf(url: string): string {
+  const mark = url.indexOf('?')
+  return mark < 0 ? url : url.slice(0, mark)
+}
+
+/** The fastify engine (src/interfaces/http/http-engine.ts): listens on fastify's own node server. */
+export function fastifyEngine(app: App, options: FastifyAppOptions = {}): HttpEngine {
+  const http = createFastifyApp(app, options)
+  return {
+    server: http.server,
+    async listen(port, host) {
+      await http.ready()
+      const running = await serve(http.server, port, host)
+      return { ...running, close: async () => { await running.close(); await http.close() } }
+    }
+  }
+}

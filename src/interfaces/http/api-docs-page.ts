@@ -1,0 +1,72 @@
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+
+/*
+ * `GET /openapi.json` (the document) and `GET /docs/` (Swagger UI reading it), whatever the engine.
+ * The page and its initialiser are ours (swagger-ui-dist's own index points at a public demo); the
+ * bundle, styles and icons come from the swagger-ui-dist package, located at the first request so
+ * the server does not pay for it at startup.
+ */
+
+export interface ApiDocsOptions {
+  /** The OpenAPI document, built on request (services registered later are included). */
+  document: () => unknown
+  /** Where the document is served (default `/openapi.json`). */
+  specPath?: string
+  /** Where the API reference page is served (default `/docs`). */
+  uiPath?: string
+}
+
+/** The reference page: swagger-ui-dist's assets, served from node_modules (never a CDN). */
+export const API_DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>API reference</title>
+  <link rel="stylesheet" href="swagger-ui.css">
+  <link rel="icon" type="image/png" href="favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="swagger-ui-bundle.js"></script>
+  <script src="swagger-ui-standalone-preset.js"></script>
+  <script src="init.js"></script>
+</body>
+</html>
+`
+
+export interface ApiDocsPaths {
+  specPath: string
+  uiPath: string
+  /** `init.js`: starts Swagger UI on the document, found relative to the page. */
+  init: string
+}
+
+export function apiDocsPaths(options: ApiDocsOptions): ApiDocsPaths {
+  const specPath = options.specPath ?? '/openapi.json'
+  const uiPath = options.uiPath ?? '/docs'
+  const relativeSpec = `${'../'.repeat(uiPath.split('/').filter(Boolean).length)}${specPath.replace(/^\//, '')}`
+  return { specPath, uiPath, init: initScript(relativeSpec) }
+}
+
+const initScript = (specPath: string) => `window.ui = SwaggerUIBundle({
+  url: new URL(${JSON.stringify(specPath)}, window.location.href).href,
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: false,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout'
+})
+`
+
+/** The query string of a URL, `?` included ('' when none): the redirect to the page keeps it. */
+export function queryOf(url: string): string {
+  const mark = url.indexOf('?')
+  return mark < 0 ? '' : url.slice(mark)
+}
+
+/** swagger-ui-dist's folder in node_modules. */
+export function swaggerUiDirectory(): string {
+  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+}

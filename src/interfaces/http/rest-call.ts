@@ -1,0 +1,139 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { parseAuthorization, type Gateway, type Target } from '../../application/transport/index.js'
+import { BadRequest, MethodNotAllowed } from '../../domain/errors/errors.js'
+import { isStandardMethod, layoutOf } from '../../domain/service/method-layout.js'
+import type { NullableId, Params } from '../../domain/service/service.js'
+import { parseQueryString } from './query-parser.js'
+
+/*
+ * docs/wire-protocol.md, REST, without an HTTP engine: which service a URL names, which method a
+ * verb calls, the params a service sees and the status it answers with. The express adapter
+ * (src/interfaces/rest) and the fastify one (src/interfaces/fastify) only read requests and write
+ * what this module decides.
+ */
+
+/** A URL resolved to a service. */
+export interface RestRoute {
+  readonly target: Target
+  /** The `Allow` header: the verbs this service answers. */
+  readonly allow: string
+  /** The raw query string (after `?`, '' when none). */
+  readonly search: string
+}
+
+/** What an engine hands over of one request. */
+export interface RestRequest {
+  /** The HTTP verb. */
+  method: string
+  headers: IncomingHttpHeaders
+  /** The parsed body; undefined when none was parsed. */
+  body: unknown
+  /** The peer's address, for login throttling. */
+  address: string | undefined
+  /** The query when the engine already parsed it with parseQueryString; otherwise read from the URL. */
+  query?: Record<string, unknown>
+}
+
+/** What to answer: a redirect, an empty response, or a result to write (JSON unless a formatter takes it). */
+export interface RestOutcome {
+  status: number
+  /** Answer with a redirect to this location, no body. */
+  location?: string
+  /** The result; absent (with status 204 unless a hook chose another) when the service returned something falsy. */
+  result?: unknown
+}
+
+/** The `Allow` header per service, keyed by its methods list (one per registered service). */
+const allowCache = new WeakMap<readonly string[], string>()
+
+/** The service `url` (path and query, as received) names, or undefined: the engine goes on (static files, 404). */
+export function restRoute(gateway: Gateway, url: string): RestRoute | undefined {
+  const mark = url.indexOf('?')
+  const target = gateway.resolve(mark < 0 ? url : url.slice(0, mark), { id: true })
+  if (!target) return undefined
+  return { target, allow: allowHeader(target.methods), search: mark < 0 ? '' : url.slice(mark + 1) }
+}
+
+/**
+ * Runs the call a request makes through the gateway, so hooks see provider 'rest' and the transport
+ * adds nothing else to params. Rejects with the call's error (the engine answers with the envelope).
+ * `bodyParsed`: without body parsers the body stays undefined and create/update/patch get the 400s
+ * of docs/wire-protocol.md, Service calls; with them a missing body is `{}`.
+ */
+export async function restCall(gateway: Gateway, route: RestRoute, request: RestRequest, bodyParsed: boolean): Promise<RestOutcome> {
+  const { target } = route
+  const id = target.id === undefined ? null : decodeSegment(target.id)
+  const method = methodFor(request, id)
+  const layout = layoutOf(method)
+  const params: Params = {
+    query: request.query ?? parseQueryString(route.search),
+    provider: 'rest',
+    headers: request.headers,
+    route: decodeRoute(target.route)
+  }
+  // The peer's address, for login throttling; not enumerable, so hooks see the params they always saw.
+  Object.defineProperty(params, 'address', { value: request.address, enumerable: false })
+  const authentication = parseAuthorization(request.headers.authorization)
+  if (authentication) params.authentication = authentication
+  const { result, status, location } = await gateway.call({
+    path: target.path,
+    method,
+    id: layout.id ? id : undefined,
+    data: layout.data ? (bodyParsed ? (request.body ?? {}) : request.body) : undefined,
+    params
+  })
+  if (location !== undefined) return { status: status ?? 303, location }
+  if (!result) return { status: status ?? 204 }
+  return { status: status ?? (method === 'create' ? 201 : 200), result }
+}
+
+/** The service method a verb calls (`X-Service-Method` names a custom one on POST). */
+export function methodFor(request: Pick<RestRequest, 'method' | 'headers'>, id: NullableId): string {
+  switch (request.method) {
+    case 'GET': case 'HEAD': return id === null ? 'find' : 'get'
+    case 'POST': {
+      const custom = request.headers['x-service-method']
+      if (custom === undefined) return 'create'
+      if (typeof custom !== 'string' || isStandardMethod(custom)) {
+        throw new MethodNotAllowed(`Method \`${String(custom)}\` is not supported by this endpoint.`)
+      }
+      return custom
+    }
+    case 'PUT': return 'update'
+    case 'PATCH': return 'patch'
+    case 'DELETE': return 'remove'
+    default: throw new MethodNotAllowed(`Method ${request.method} not allowed`)
+  }
+}
+
+/** The verbs a service answers (v3 sent `Allow` on every service response; harmless for v5). */
+export function allowHeader(methods: readonly string[]): string {
+  let allow = allowCache.get(methods)
+  if (allow === undefined) {
+    const has = (method: string) => methods.includes(method)
+    const verbs: string[] = []
+    if (has('find') || has('get')) verbs.push('GET', 'HEAD')
+    if (has('create') || methods.some((method) => !isStandardMethod(method))) verbs.push('POST')
+    if (has('update')) verbs.push('PUT')
+    if (has('patch')) verbs.push('PATCH')
+    if (has('remove')) verbs.push('DELETE')
+    allow = verbs.join(',')
+    allowCache.set(methods, allow)
+  }
+  return allow
+}
+
+/** Clients encode ids with encodeURIComponent; hand the service what the caller meant (docs/wire-protocol.md, Paths and ids). */
+export function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    throw new BadRequest(`The URL segment '${segment}' is not valid percent-encoding`)
+  }
+}
+
+function decodeRoute(route: Record<string, string>): Record<string, string> {
+  for (const key of Object.keys(route)) route[key] = decodeSegment(route[key]!)
+  return route
+}
