@@ -60,6 +60,7 @@ const plain: [string, string, (Record<string, string> & { b?: string })?][] = [
   ['GET', '/users/a%20b/posts'], ['GET', '//echo//x//'], ['GET', '/Messages'], ['GET', '/messages/1/extra'],
   ['POST', '/echo', json({ a: 1 })], ['POST', '/echo', { 'content-type': 'application/json', b: '{bad' }],
   ['POST', '/echo', { 'content-type': 'application/json', b: '"str"' }], ['POST', '/echo', { 'content-type': 'application/json', b: ' 12' }],
+  ['POST', '/echo', { 'content-type': 'application/json', b: ' \n ' }], ['PUT', '/echo/1', { 'content-type': 'application/json', b: '[1,' }],
   ['POST', '/echo', { 'content-type': 'application/json', b: '' }], ['POST', '/echo', { 'content-type': 'application/json; charset=utf-8', b: '{"a":1}' }],
   ['POST', '/echo', { 'content-type': 'application/vnd.api+json', b: '{"a":1}' }], ['POST', '/echo', { 'content-type': 'text/plain', b: 'hello' }],
   ['POST', '/echo', { b: 'no content type' }], ['POST', '/echo', json({ t: 'x'.repeat(2000) })],
@@ -70,7 +71,8 @@ const plain: [string, string, (Record<string, string> & { b?: string })?][] = [
   ['POST', '/echo/3?x=1', { 'content-type': 'application/json', 'x-service-method': 'shout', b: '{"text":"a"}' }],
   ['POST', '/echo', { 'content-type': 'application/json', 'x-service-method': 'find', b: '{}' }],
   ['GET', '/redirect'], ['GET', '/echo/zero'], ['GET', '/boom'], ['GET', '/boom/1'], ['GET', '/messages?$limit=a'],
-  ['GET', '/echo?a[b][c][d][e][f][g][h]=1&__proto__[p]=1'], ['GET', '/plain?name[$regex]=A'], ['GET', '/messages', { authorization: 'Bearer x.y' }]
+  ['GET', '/echo?a[b][c][d][e][f][g][h]=1&__proto__[p]=1'], ['GET', '/plain?name[$regex]=A'], ['GET', '/messages', { authorization: 'Bearer x.y' }],
+  ['GET', '/openapi.json'], ['GET', '/docs/swagger-ui.css'], ['GET', '/docs/missing.js'], ['POST', '/docs/init.js', json({})]
 ]
 const configured: [string, string, (Record<string, string> & { b?: string })?][] = [
   ['GET', '/health'], ['HEAD', '/health'], ['POST', '/health', json({})], ['GET', '/health/'],
@@ -113,8 +115,8 @@ describe(`${ENGINES.join(' and ')} answer alike`, () => {
   })
   afterAll(() => rm(dir, { recursive: true }))
 
-  it('with the default options', async () => {
-    expect(await differences({ bodyLimit: '1kb' }, plain)).toEqual([])
+  it('with the default options and the API docs', async () => {
+    expect(await differences({ bodyLimit: '1kb', apiDocs: { title: 'parity', version: '1' } }, plain)).toEqual([])
   })
 
   it('with health, API docs, static files, CORS and compression', async () => expect(await differences({
