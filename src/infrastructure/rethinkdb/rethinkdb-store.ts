@@ -125,16 +125,22 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     return this.planner.matching(query.filter)
   }
 
+  /** The ReQL that `find` runs for this query (to read or explain it): planned on the table, or on `params.rethinkdb`. */
+  findQuery(query: StoreQuery, params?: Params): RStream<Data> {
+    const custom = customBase(params)
+    return custom ? this.compiler.page(this.compiler.filter(custom, query.filter), query, this.id) : this.planner.find(query)
+  }
+
   async find(query: StoreQuery, params?: Params): Promise<T[]> {
     if (query.limit === 0) return []
-    return this.rows(await this.run('find', () => this.records(query, params).run()))
+    return this.rows(await this.run('find', () => this.findQuery(query, params).run()))
   }
 
   async page(query: StoreQuery, params?: Params): Promise<Page<T>> {
     const total = this.matches(query.filter, params).count()
     if (query.limit === 0) return { total: await this.run('count', () => total.run()), data: [] }
     // Total and page in one round trip.
-    const term = this.r.expr({ total, data: this.records(query, params).coerceTo('array') })
+    const term = this.r.expr({ total, data: this.findQuery(query, params).coerceTo('array') })
     return this.run('page', () => term.run() as unknown as Promise<Page<T>>)
   }
 
@@ -213,12 +219,6 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     if (this.db !== undefined) return this.db
     const master = this.r.getPoolMaster() as unknown as { connParam?: { db?: string } } | undefined
     return master?.connParam?.db ?? 'test'
-  }
-
-  /** The query's records: planned on the table, or filtered and sorted on `params.rethinkdb`. */
-  private records(query: StoreQuery, params?: Params): RStream<Data> {
-    const custom = customBase(params)
-    return custom ? this.compiler.page(this.compiler.filter(custom, query.filter), query, this.id) : this.planner.find(query)
   }
 
   private matches(filter: Filter, params?: Params): RStream<Data> {

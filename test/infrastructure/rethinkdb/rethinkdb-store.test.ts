@@ -68,6 +68,17 @@ describe('RethinkDbStore options', () => {
     expect(store.operators).toEqual(['$search', '$contains'])
   })
 
+  it("sends the hand-written ReQL for reads of fields whose types the records' schema declares", () => {
+    const schema = { type: 'object', required: ['id', 'name', 'age', 'city', 'score'], properties: { id: { type: 'integer' }, name: { type: 'string' }, age: { type: 'integer' }, city: { type: 'string' }, score: { type: 'number' } } } as const
+    const store = new RethinkDbStore({ r, table: 'people', db: 'bench', schema })
+    const table = store.table()
+    expect(store.findQuery(q({ city: 'Berlin', $limit: 50 })).toString()).toBe(table.filter({ city: 'Berlin' }).limit(50).toString())
+    expect(store.findQuery(q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1, id: 1 }, $limit: 10 })).toString()).toBe(
+      table.filter((row) => r.expr(['Rome', 'Oslo']).contains(row('city')).and(row('age').ge(30))).orderBy(r.desc('age'), r.asc('name'), r.asc('id')).limit(10).toString())
+    expect(store.findQuery(q({ city: 'Paris', $sort: { score: 1, id: 1 }, $limit: 25 })).toString()).toBe(
+      table.filter({ city: 'Paris' }).orderBy(r.asc('score'), r.asc('id')).limit(25).toString())
+  })
+
   it('builds createQuery on the table of its database', () => {
     const store = new RethinkDbStore({ r, table: 'items', db: 'plumage' })
     expect(store.createQuery(q()).toString()).toBe('r.db("plumage").table("items")')
