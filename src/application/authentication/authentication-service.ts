@@ -9,6 +9,7 @@ import type { AuthenticationStrategy } from './authentication-strategy.js'
 import type { LoginThrottle } from './login-throttle.js'
 import { RefreshStrategy } from './refresh-strategy.js'
 import type { Sessions } from './sessions.js'
+import { declaredIdField } from '../id-field.js'
 
 export interface AuthenticationServiceOptions {
   tokens: TokenService
@@ -176,10 +177,7 @@ export class AuthenticationService {
       passwordFields.set(strategy.service, fields)
     }
     for (const [path, fields] of passwordFields) {
-      const idField = (() => {
-        const id = (app.service(path) as { id?: unknown }).id
-        return typeof id === 'string' ? id : 'id'
-      })()
+      const idField = declaredIdField(app.service(path)) ?? 'id'
       const revoke = async (context: HookContext) => {
         const changedPassword = (item: unknown) => typeof item === 'object' && item !== null && [...fields].some((field) => (item as Data)[field] !== undefined)
         if (context.method !== 'remove' && !(Array.isArray(context.data) ? context.data.some(changedPassword) : changedPassword(context.data))) return
@@ -194,8 +192,7 @@ export class AuthenticationService {
   }
 
   private idField(strategy: AuthenticationStrategy): string {
-    const id = (this.application.service(strategy.service) as { id?: unknown }).id
-    return typeof id === 'string' ? id : 'id'
+    return declaredIdField(this.application.service(strategy.service)) ?? 'id'
   }
 }
 

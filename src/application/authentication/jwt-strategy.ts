@@ -3,6 +3,7 @@ import { NotAuthenticated, NotFound } from '../../domain/errors/errors.js'
 import type { AuthenticationRequest, Data, Id } from '../../domain/service/service.js'
 import type { AuthenticationService } from './authentication-service.js'
 import type { AuthenticationResult, AuthenticationStrategy } from './authentication-strategy.js'
+import { declaredIdField } from '../id-field.js'
 
 export interface JwtStrategyOptions {
   name?: string
@@ -51,7 +52,7 @@ export class JwtStrategy implements AuthenticationStrategy {
     this.auth = auth
     if (this.entity === null) return
     const service = auth.application.service(this.service)
-    const id = idField(service)
+    const id = declaredIdField(service) ?? 'id'
     const evict = (record: unknown) => {
       if (typeof record === 'object' && record !== null) this.cache.delete(String((record as Data)[id]))
     }
@@ -105,9 +106,4 @@ export class JwtStrategy implements AuthenticationStrategy {
     if (!this.auth) throw new Error(`The '${this.name}' strategy is not set up: register it on the authentication service and call app.setup()`)
     return this.auth
   }
-}
-
-function idField(service: object): string {
-  const id = (service as { id?: unknown }).id
-  return typeof id === 'string' ? id : 'id'
 }

@@ -3,6 +3,7 @@ import { NotAuthenticated } from '../../domain/errors/errors.js'
 import type { Data, Paginated, Params } from '../../domain/service/service.js'
 import type { App } from '../app.js'
 import type { ServiceHandle } from '../service-handle.js'
+import { declaredIdField } from '../id-field.js'
 
 export interface VerifierOptions {
   entity: string
@@ -68,8 +69,8 @@ export class Verifier {
   }
 
   private async check(username: string, password: string): Promise<{ entity: Data; payload: Data }> {
-    const id = (this.service as { id?: unknown }).id
-    if (typeof id !== 'string') throw new Error(`The '${this.options.service}' service needs an 'id' property for authentication`)
+    const id = declaredIdField(this.service)
+    if (id === undefined) throw new Error(`The '${this.options.service}' service needs an 'id' property for authentication`)
     const found = await this.service.find({ query: { [this.options.usernameField]: username, $limit: 1 } })
     let entity: Data
     try {

@@ -5,6 +5,7 @@ import type { Validate } from '../../domain/schema/schema-validator.js'
 import { validationError } from '../../domain/schema/validation-error.js'
 import type { Hook, HookContext } from '../hook-context.js'
 import type { BodyValidators } from './compile-schemas.js'
+import { declaredIdField } from '../id-field.js'
 
 /**
  * Before hook: applies the schemas the service was registered with (`app.use(path, service,
@@ -20,7 +21,7 @@ export function validateSchemas(): Hook {
     if (!compiled) throw new Error(`validateSchemas on '${context.path}': the service was registered without schemas`)
     const { params } = context
     if (compiled.query && params.query !== undefined) {
-      context.params = { ...params, query: coerceQuery(params.query, compiled.query, idFieldOf(context)) as Record<string, unknown> }
+      context.params = { ...params, query: coerceQuery(params.query, compiled.query, declaredIdField(context.service)) as Record<string, unknown> }
     }
     const validators = context.method === 'create' || context.method === 'update' ? compiled.data
       : context.method === 'patch' ? compiled.patch : undefined
@@ -47,9 +48,4 @@ function checkData(context: HookContext, validators: BodyValidators): unknown {
   const checked = Array.isArray(data) && context.method === 'create' ? data.map((item, index) => one(item, `${index}.`)) : one(data, '')
   if (issues.length > 0) throw validationError('data', issues)
   return checked
-}
-
-function idFieldOf(context: HookContext): string | undefined {
-  const id = (context.service as { id?: unknown }).id
-  return typeof id === 'string' ? id : undefined
 }
