@@ -10,6 +10,7 @@ import type { LoginThrottle } from './login-throttle.js'
 import { RefreshStrategy } from './refresh-strategy.js'
 import type { Sessions } from './sessions.js'
 import { declaredIdField } from '../id-field.js'
+import { isRecord } from '../../domain/objects.js'
 
 export interface AuthenticationServiceOptions {
   tokens: TokenService
@@ -194,8 +195,4 @@ export class AuthenticationService {
   private idField(strategy: AuthenticationStrategy): string {
     return declaredIdField(this.application.service(strategy.service)) ?? 'id'
   }
-}
-
-function isRecord(value: unknown): value is Data {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

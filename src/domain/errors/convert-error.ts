@@ -1,4 +1,5 @@
 import { FeathersError, GeneralError, errorsByName, type ErrorJson } from './errors.js'
+import { isRecord } from '../objects.js'
 
 /** The message every unexpected error carries on the wire: internals stay in the log. */
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error'
@@ -19,19 +20,15 @@ export function convertError(thrown: unknown): FeathersError {
 export function errorFromJson(json: Partial<ErrorJson> | null | undefined, fallbackCode = 500): FeathersError {
   const body = json ?? {}
   const ErrorType = body.name ? errorsByName[body.name] : undefined
-  const payload = { message: body.message, errors: body.errors, ...(isObject(body.data) ? body.data : {}) }
+  const payload = { message: body.message, errors: body.errors, ...(isRecord(body.data) ? body.data : {}) }
   if (ErrorType) {
     const error = new ErrorType(payload)
     // Data that is not an object (a string, an array) is kept as it came; the constructor only spreads objects.
-    if (body.data !== undefined && body.data !== null && !isObject(body.data)) {
+    if (body.data !== undefined && body.data !== null && !isRecord(body.data)) {
       Object.defineProperty(error, 'data', { value: body.data, enumerable: true })
     }
     return error
   }
   const code = typeof body.code === 'number' ? body.code : fallbackCode
   return new FeathersError(body.name ?? 'GeneralError', code, body.className ?? 'general-error', payload)
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

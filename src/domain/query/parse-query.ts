@@ -1,13 +1,12 @@
 import { BadRequest, type FeathersError } from '../errors/errors.js'
 import { MAX_NESTING_DEPTH } from '../service/nesting-depth.js'
 import type { Filter, Scalar, SortDirection, StoreQuery, Value } from './ast.js'
+import { isPlainObject } from '../objects.js'
 
 export interface ParseOptions {
   /** Adapter-specific field operators this store understands, e.g. ['$search', '$contains']. */
   operators?: readonly string[]
 }
-
-type RawObject = Record<string, unknown>
 
 const COMPARISONS = { $lt: 'lt', $lte: 'lte', $gt: 'gt', $gte: 'gte' } as const
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
@@ -156,10 +155,4 @@ function invalidParameter(message: string, data: unknown): FeathersError {
   const error = new BadRequest(message)
   Object.defineProperty(error, 'data', { value: data, enumerable: true })
   return error
-}
-
-function isPlainObject(value: unknown): value is RawObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
 }

@@ -1,6 +1,7 @@
 import type { JsonSchema, JsonSchemaObject, JsonType, SchemaIssue, StringTransform } from './json-schema.js'
 import { asList } from '../query/parse-query.js'
 import { validationError } from './validation-error.js'
+import { isPlainObject } from '../objects.js'
 
 type RawObject = Record<string, unknown>
 
@@ -201,11 +202,4 @@ function propertyOf(schema: JsonSchemaObject, field: string): JsonSchema | undef
 
 function unknownField(field: string, where: string): SchemaIssue {
   return { field, rule: 'additionalProperties', message: `${where}'${field}' is not a field that can be queried` }
-}
-
-
-function isPlainObject(value: unknown): value is RawObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
 }

@@ -1,6 +1,6 @@
 import type { Data } from '../../domain/service/service.js'
 import type { StoreChange } from '../../domain/store/store.js'
-import { isRecord } from './is-record.js'
+import { isRecord } from '../../domain/objects.js'
 import type { FeedRow } from './live-feed.js'
 
 export interface DirectWritesOptions {
