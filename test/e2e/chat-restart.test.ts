@@ -22,6 +22,8 @@ const withChromium = chromiumAvailable ? describe : describe.skip
 
 const root = process.cwd()
 const AUTH_SECRET = 'chat-restart-secret-0123456789'
+/** Chromium's own log lines for a refused connection (the socket's reconnection attempts during the cut). */
+const OUTAGE = /^console: (WebSocket connection to '[^']+' failed: .*|Failed to load resource: )net::ERR_CONNECTION_REFUSED$/
 let built: BuiltServer
 let staticDir: string
 let browser: Browser
@@ -103,7 +105,9 @@ withChromium('the chat page across a server restart', () => {
 
     await mkdir(join(root, 'test-artifacts'), { recursive: true })
     await page.screenshot({ path: join(root, 'test-artifacts', 'chat-after-restart.png'), fullPage: true })
-    expect(problems).toEqual([])
+    // While the proxy refuses connections Chromium itself logs each failed reconnection attempt: that is
+    // the outage the test made, not a problem of the page. Anything else is.
+    expect(problems.filter((problem) => !OUTAGE.test(problem))).toEqual([])
     await stop(second)
   }, 90_000)
 
@@ -131,7 +135,9 @@ withChromium('the chat page across a server restart', () => {
     await page.locator('#chat').waitFor()
     await post(page, 'hello after the restart')
     // The refused token, and its refresh, answer 401 over the socket: nothing failed over HTTP.
-    expect(problems).toEqual([])
+    // While the proxy refuses connections Chromium itself logs each failed reconnection attempt: that is
+    // the outage the test made, not a problem of the page. Anything else is.
+    expect(problems.filter((problem) => !OUTAGE.test(problem))).toEqual([])
     await stop(second)
   }, 90_000)
 })
