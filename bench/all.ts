@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: plumage vs Feathers v5 vs raw express, side by side in one run.
+ * `npm run bench`: plumage (on express, its default HTTP engine, and on fastify) vs Feathers v5 vs raw
+ * express and raw fastify, side by side in one run.
  *
  * - REST (autocannon, 50 connections): each server in its own process (bench/support/*-server.ts,
  *   same routes, same 1000 seeded records, same bcrypt cost and JWT claims), a warm-up per target,
@@ -39,7 +40,10 @@ interface Workload {
   path: string
   body?: unknown
   authenticated?: boolean
+  /** plumage (express) ÷ Feathers (issue 9). */
   goal?: number
+  /** plumage (fastify) ÷ Feathers (issue 16); on every REST row it must also reach FASTIFY_FLOOR × raw fastify. */
+  fastifyGoal?: number
   /** Seconds per round when the default is too short to complete requests (bcrypt). */
   duration?: number
 }
@@ -47,22 +51,35 @@ interface Workload {
 const message = { text: 'a new message', user: 'user1', room: 'random', stars: '3' }
 // Reads first, then writes; creates late, since every create grows the collection later finds would scan.
 const workloads: Workload[] = [
-  { name: 'find (page of 10)', path: '/messages', goal: 1.25 },
+  { name: 'find (page of 10)', path: '/messages', goal: 1.25, fastifyGoal: 3 },
   {
     name: 'filtered + sorted find', goal: 3,
     path: '/messages?room=general&user[$in][0]=user3&user[$in][1]=user6&user[$in][2]=user9&stars[$ne]=7&$sort[text]=-1&$limit=5'
   },
-  { name: 'get', path: '/messages/500', goal: 1.25 },
-  { name: 'patch', method: 'PATCH', path: '/messages/42', body: { text: 'patched text' }, goal: 1.25 },
-  { name: 'authenticated find', path: `/${SECURE_PATH}`, authenticated: true, goal: 2 },
-  { name: 'authenticated get', path: `/${SECURE_PATH}/500`, authenticated: true, goal: 2 },
-  { name: 'authenticated patch', method: 'PATCH', path: `/${SECURE_PATH}/42`, body: { text: 'patched text' }, authenticated: true, goal: 1.5 },
-  { name: 'create', method: 'POST', path: '/messages', body: message, goal: 1.25 },
-  { name: 'authenticated create', method: 'POST', path: `/${SECURE_PATH}`, body: message, authenticated: true, goal: 1.5 },
+  { name: 'get', path: '/messages/500', goal: 1.25, fastifyGoal: 3 },
+  { name: 'patch', method: 'PATCH', path: '/messages/42', body: { text: 'patched text' }, goal: 1.25, fastifyGoal: 3 },
+  { name: 'authenticated find', path: `/${SECURE_PATH}`, authenticated: true, goal: 2, fastifyGoal: 8 },
+  { name: 'authenticated get', path: `/${SECURE_PATH}/500`, authenticated: true, goal: 2, fastifyGoal: 8 },
+  { name: 'authenticated patch', method: 'PATCH', path: `/${SECURE_PATH}/42`, body: { text: 'patched text' }, authenticated: true, goal: 1.5, fastifyGoal: 8 },
+  { name: 'create', method: 'POST', path: '/messages', body: message, goal: 1.25, fastifyGoal: 3 },
+  { name: 'authenticated create', method: 'POST', path: `/${SECURE_PATH}`, body: message, authenticated: true, goal: 1.5, fastifyGoal: 8 },
   // Last: requests autocannon abandons at the end of a round leave bcrypt work queued behind them.
   // Feathers hashes with bcryptjs on the main thread: 50 interleaved logins take seconds to finish at all.
   { name: 'login (bcrypt 10 + JWT)', method: 'POST', path: '/authentication', body: { strategy: 'local', ...BENCH_USER }, duration: QUICK ? 3 : 10 }
 ]
+
+/** plumage on fastify must serve at least this share of raw fastify's requests on the same routes. */
+const FASTIFY_FLOOR = 0.8
+
+/** The REST targets, each its own process; the plumage rows' columns read them by name. */
+const TARGETS = [
+  ['plumage', './support/plumage-server.mjs', {}],
+  ['feathers', './support/feathers-server.mjs', {}],
+  ['express', './support/express-server.mjs', {}],
+  ['fastify', './support/plumage-server.mjs', { HTTP: 'fastify' }],
+  ['rawFastify', './support/fastify-server.mjs', {}]
+] as const
+type TargetName = (typeof TARGETS)[number][0]
 
 interface Measured { requests: number; p99: number }
 
@@ -107,14 +124,18 @@ async function rest(targets: Target[]): Promise<{ rows: Row[]; idle: number[]; p
         runs[index]!.push(await measure(targets[index]!, workload, workload.duration ?? DURATION, headers(index)))
       }
     }
-    const [plumage, feathers, express] = runs.map((list) => median(list.map((run) => run.requests)))
-    const goal = workload.goal
+    const rate = Object.fromEntries(TARGETS.map(([name], index) => [name, median(runs[index]!.map((run) => run.requests))])) as Record<TargetName, number>
+    const { goal, fastifyGoal } = workload
     rows.push({
-      name: workload.name, unit: 'req/s', plumage: plumage!, feathers: feathers!, express, better: 'higher',
+      name: workload.name, unit: 'req/s', better: 'higher',
+      plumage: rate.plumage, feathers: rate.feathers, express: rate.express, fastify: rate.fastify, rawFastify: rate.rawFastify,
       goal: goal ? `≥ ${goal}× Feathers` : undefined,
-      met: goal ? (row) => row.plumage / row.feathers >= goal : undefined
+      met: goal ? (row) => row.plumage / row.feathers >= goal : undefined,
+      fastifyGoal: `${fastifyGoal ? `≥ ${fastifyGoal}× Feathers, ` : ''}≥ ${FASTIFY_FLOOR}× raw fastify`,
+      fastifyMet: (row) => (!fastifyGoal || row.fastify! / row.feathers >= fastifyGoal) && row.fastify! / row.rawFastify! >= FASTIFY_FLOOR
     })
-    log(`${workload.name}: plumage ${plumage!.toFixed(0)}, feathers ${feathers!.toFixed(0)}, express ${express!.toFixed(0)} req/s → ${(plumage! / feathers!).toFixed(2)}×`)
+    log(`${workload.name}: ${TARGETS.map(([name]) => `${name} ${rate[name].toFixed(0)}`).join(', ')} req/s → ` +
+      `${(rate.plumage / rate.feathers).toFixed(2)}× (express), ${(rate.fastify / rate.feathers).toFixed(2)}× (fastify) Feathers; ${(rate.fastify / rate.rawFastify).toFixed(2)}× raw fastify`)
   }
   return { rows, idle, peak: targets.map((target) => memoryOf(target.pid).peak) }
 }
@@ -153,13 +174,12 @@ async function coldStartRows(): Promise<Row[]> {
 async function restRows(): Promise<Row[]> {
   const targets: Target[] = []
   try {
-    targets.push(await startTarget('plumage', './support/plumage-server.mjs'))
-    targets.push(await startTarget('feathers', './support/feathers-server.mjs'))
-    targets.push(await startTarget('express', './support/express-server.mjs'))
+    for (const [name, script, env] of TARGETS) targets.push(await startTarget(name, script, env))
     const { rows, idle, peak } = await rest(targets)
-    const [plumage, feathers, express] = idle
-    rows.push({ name: 'idle RSS, bench server (1000 records) after GC', unit: 'MB', better: 'lower', plumage: plumage!, feathers: feathers!, express })
-    if (rows.length > 1) rows.push({ name: 'peak RSS during the REST load', unit: 'MB', better: 'lower', plumage: peak[0]!, feathers: peak[1]!, express: peak[2] })
+    const byName = (values: number[]) => Object.fromEntries(TARGETS.map(([name], index) => [name, values[index]!])) as Record<TargetName, number>
+    const memory = (name: string, values: Record<TargetName, number>): Row => ({ name, unit: 'MB', better: 'lower', ...values })
+    rows.push(memory('idle RSS, bench server (1000 records) after GC', byName(idle)))
+    if (rows.length > 1) rows.push(memory('peak RSS during the REST load', byName(peak)))
     return rows
   } finally {
     for (const target of targets) await target.stop()
@@ -197,7 +217,10 @@ if (isMainThread) {
   mark('end')
   console.log(`\n${markdown(rows, info, settings)}\n`)
   if (!ONLY) console.log(`written: ${save(rows, info, settings, { quick: QUICK }).join(', ')}`)
-  const missed = rows.filter((row) => row.met && !row.met(row)).map((row) => row.name)
+  const missed = [
+    ...rows.filter((row) => row.met && !row.met(row)).map((row) => row.name),
+    ...rows.filter((row) => row.fastifyMet && !row.fastifyMet(row)).map((row) => `${row.name} (fastify)`)
+  ]
   if (missed.length > 0) console.log(`goals missed: ${missed.join('; ')}`)
   process.exit(0)
 }

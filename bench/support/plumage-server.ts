@@ -23,7 +23,8 @@ await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create(record)
 const engines = { express: expressEngine, fastify: fastifyEngine }
-const { server } = await engines[loadConfig().http](app, {}).listen(0, '127.0.0.1')
+// Only HTTP is read from the environment (validated as `npm start` validates it).
+const { server } = await engines[loadConfig({ HTTP: process.env.HTTP }).http](app, {}).listen(0, '127.0.0.1')
 attachSocketIo(app, server)
 announce((server.address() as { port: number }).port)
 // Exit normally on SIGTERM so `node --cpu-prof` writes its profile.

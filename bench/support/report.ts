@@ -6,14 +6,22 @@ import { join } from 'node:path'
 export interface Row {
   name: string
   unit: string
+  /** plumage on its default HTTP engine, express. */
   plumage: number
   feathers: number
   express?: number
+  /** plumage with HTTP=fastify. */
+  fastify?: number
+  /** The raw fastify floor (bench/support/fastify-server.ts). */
+  rawFastify?: number
   /** Higher is better (throughput) or lower is better (latency, time, memory). */
   better: 'higher' | 'lower'
   /** Human-readable goal, e.g. '≥ 1.25× Feathers'; checked by `met`. */
   goal?: string
   met?: (row: Row) => boolean
+  /** The goal of plumage on fastify, e.g. '≥ 3× Feathers, ≥ 0.8× raw fastify'; checked by `fastifyMet`. */
+  fastifyGoal?: string
+  fastifyMet?: (row: Row) => boolean
 }
 
 export interface Machine {
@@ -40,12 +48,15 @@ const ratio = (ours: number, theirs: number | undefined) => theirs === undefined
 /** The results as a Markdown table (printed, saved, and kept in BENCHMARKS.md). */
 export function markdown(rows: Row[], info: Machine, settings: string): string {
   const lines = [
-    '| workload | unit | plumage | Feathers v5 | raw express | plumage ÷ Feathers | plumage ÷ express | goal | met |',
-    '|---|---|--:|--:|--:|--:|--:|---|:-:|'
+    '| workload | unit | plumage (express) | plumage (fastify) | Feathers v5 | raw express | raw fastify | plumage ÷ Feathers | plumage ÷ express | goal | met | plumage (fastify) ÷ Feathers | plumage (fastify) ÷ raw fastify | fastify goal | met |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|---|:-:|--:|--:|---|:-:|'
   ]
+  const mark = (check?: (row: Row) => boolean, row?: Row) => check && row ? (check(row) ? '✅' : '❌') : ''
   for (const row of rows) {
-    const met = row.met ? (row.met(row) ? '✅' : '❌') : ''
-    lines.push(`| ${row.name} | ${row.unit} | ${format(row.plumage)} | ${format(row.feathers)} | ${format(row.express)} | ${ratio(row.plumage, row.feathers)} | ${ratio(row.plumage, row.express)} | ${row.goal ?? ''} | ${met} |`)
+    const fastify = row.fastify === undefined ? ['—', '—'] : [ratio(row.fastify, row.feathers), ratio(row.fastify, row.rawFastify)]
+    lines.push(`| ${row.name} | ${row.unit} | ${format(row.plumage)} | ${format(row.fastify)} | ${format(row.feathers)} | ${format(row.express)} | ${format(row.rawFastify)} | ` +
+      `${ratio(row.plumage, row.feathers)} | ${ratio(row.plumage, row.express)} | ${row.goal ?? ''} | ${mark(row.met, row)} | ` +
+      `${fastify[0]} | ${fastify[1]} | ${row.fastifyGoal ?? ''} | ${mark(row.fastifyMet, row)} |`)
   }
   const load = Object.entries(info.load).map(([point, values]) => `${point} ${loadText(values)}`).join('; ')
   return [
@@ -62,7 +73,15 @@ export function save(rows: Row[], info: Machine, settings: string, { quick }: { 
   const dir = join(process.cwd(), 'bench', 'results')
   mkdirSync(dir, { recursive: true })
   const table = markdown(rows, info, settings)
-  const json = rows.map(({ met, ...row }) => ({ ...row, ratioVsFeathers: row.plumage / row.feathers, ratioVsExpress: row.express ? row.plumage / row.express : null, met: met?.(row) ?? null }))
+  const json = rows.map(({ met, fastifyMet, ...row }) => ({
+    ...row,
+    ratioVsFeathers: row.plumage / row.feathers,
+    ratioVsExpress: row.express ? row.plumage / row.express : null,
+    met: met?.(row) ?? null,
+    fastifyRatioVsFeathers: row.fastify === undefined ? null : row.fastify / row.feathers,
+    fastifyRatioVsRawFastify: row.fastify === undefined || !row.rawFastify ? null : row.fastify / row.rawFastify,
+    fastifyMet: fastifyMet?.(row) ?? null
+  }))
   writeFileSync(join(dir, `${stamp}.json`), JSON.stringify({ date: new Date().toISOString(), quick, settings, machine: info, rows: json }, null, 2) + '\n')
   writeFileSync(join(dir, `${stamp}.md`), `# npm run bench — ${new Date().toISOString()}\n\n${table}\n`)
   const written = [`bench/results/${stamp}.json`, `bench/results/${stamp}.md`]

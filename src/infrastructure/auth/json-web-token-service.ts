@@ -20,6 +20,9 @@ export const JsonWebTokenSettings = Symbol.for('JsonWebTokenSettings')
 /** Claims this service sets itself; a payload carrying them (e.g. a re-signed token) must not clash. */
 const REGISTERED = ['iat', 'exp', 'nbf', 'aud', 'iss', 'sub', 'jti']
 
+/** Tokens whose signature and claims were verified, kept so a token sent again is only checked against the clock. */
+const VERIFIED_TOKENS = 1000
+
 /**
  * Access tokens with jsonwebtoken, shaped as Feathers v5 issues them (docs/wire-protocol.md, Tokens): header
  * `{alg: HS256, typ: 'access'}`, `aud`, `iss`, `exp`, a random `jti`. Verification pins the algorithm,
@@ -34,6 +37,13 @@ export class JsonWebTokenService implements TokenService {
   private readonly issuer: string
   private readonly expiresIn: string | number
   private readonly clock: Clock
+  /**
+   * Verified tokens by their exact text (signature included), oldest first. Verifying one costs an
+   * HMAC, base64 and JSON parsing on every authenticated call; a token seen again only needs its
+   * time claims checked, which happens on every use. Revocation is not this service's concern
+   * (Sessions checks it on every call).
+   */
+  private readonly verified = new Map<string, TokenPayload>()
 
   constructor(
     @inject(JsonWebTokenSettings) options: JsonWebTokenSettings,
@@ -67,13 +77,17 @@ export class JsonWebTokenService implements TokenService {
   }
 
   async verify(token: string): Promise<TokenPayload> {
+    const clockTimestamp = Math.floor(this.clock.now() / 1000)
+    const known = this.verified.get(token)
+    // Outside its time window, the token goes through jsonwebtoken again for its own error ('jwt expired'…).
+    if (known && inTimeWindow(known, clockTimestamp)) return copy(known)
     let payload: string | jwt.JwtPayload
     try {
       payload = jwt.verify(token, this.key, {
         algorithms: [this.algorithm],
         audience: this.audience,
         issuer: this.issuer,
-        clockTimestamp: Math.floor(this.clock.now() / 1000)
+        clockTimestamp
       })
     } catch (error) {
       // The library's messages are the v5 wire messages (docs/wire-protocol.md, Failures): 'jwt expired', 'invalid signature', …
@@ -83,6 +97,20 @@ export class JsonWebTokenService implements TokenService {
     if (typeof payload !== 'object' || payload === null) {
       throw new NotAuthenticated('jwt payload must be an object', { name: 'JsonWebTokenError' })
     }
+    this.verified.delete(token)
+    if (this.verified.size >= VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!)
+    this.verified.set(token, copy(payload as TokenPayload))
     return payload as TokenPayload
   }
+}
+
+/** jsonwebtoken's own time checks: refused from `exp` on, and before `nbf`. */
+function inTimeWindow(payload: TokenPayload, now: number): boolean {
+  const { exp, nbf } = payload as { exp?: unknown; nbf?: unknown }
+  return (typeof exp !== 'number' || now < exp) && (typeof nbf !== 'number' || now >= nbf)
+}
+
+/** Callers may change the payload they get: the kept one stays as verified. */
+function copy(payload: TokenPayload): TokenPayload {
+  return structuredClone(payload)
 }

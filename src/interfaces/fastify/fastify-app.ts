@@ -11,7 +11,7 @@ import { serve } from '../http/http-server.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { restCall, restRoute } from '../http/rest-call.js'
 import { apiDocsRoutes } from './api-docs.js'
-import { byteLimit, parseFormBody, parseJsonBody } from './bodies.js'
+import { byteLimit, decompressed, formText, jsonText, parseFormBody, parseJsonBody } from './bodies.js'
 
 /**
  * A custom response writer: gets the method's result as `data` and either sends it with `reply`
@@ -157,16 +157,19 @@ function serviceHandler(gateway: Gateway, options: FastifyAppOptions, notFound: 
 function bodyParsers(scope: FastifyInstance, parse: boolean): void {
   scope.removeAllContentTypeParsers()
   if (parse) {
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    // Inflated only for the types body-parser reads: other bodies are never looked at.
+    scope.addHook('preParsing', async (request, _reply, payload) => PARSED.test(request.headers['content-type'] ?? '') ? decompressed(request.headers, payload) : payload)
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       try {
-        done(null, parseJsonBody(text as string))
+        done(null, parseJsonBody(jsonText(body as Buffer, request.headers['content-type'])))
       } catch (error) {
         done(error as Error, undefined)
       }
     })
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, text, done) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (request, body, done) => {
       try {
-        done(null, parseFormBody(text as string))
+        const { text, charset } = formText(body as Buffer, request.headers['content-type'])
+        done(null, parseFormBody(text, charset))
       } catch (error) {
         done(error as Error, undefined)
       }
@@ -174,6 +177,9 @@ function bodyParsers(scope: FastifyInstance, parse: boolean): void {
   }
   scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
 }
+
+/** The content types the parsers above read. */
+const PARSED = /^\s*application\/(json|x-www-form-urlencoded)\s*(;|$)/i
 
 type LogControllerClass = typeof import('fastify').LogController
 

@@ -18,7 +18,9 @@ const TOO_LARGE = new Set(['entity.too.large', 'FST_ERR_CTP_BODY_TOO_LARGE'])
  */
 export function toFeathersError(thrown: unknown, logger: Logger, where: string): FeathersError {
   if (thrown instanceof FeathersError) return thrown
-  const candidate = thrown instanceof Error ? (thrown as HttpLibraryError) : undefined
+  // Not `instanceof Error`: errors of node's own streams (zlib) may come from another realm (jest's VM).
+  const candidate = typeof thrown === 'object' && thrown !== null && typeof (thrown as HttpLibraryError).message === 'string'
+    ? (thrown as HttpLibraryError) : undefined
   const status = clientStatus(candidate)
   if (candidate && status !== undefined) {
     if (TOO_LARGE.has(String(candidate.type ?? candidate.code))) return new PayloadTooLarge('request entity too large')

@@ -107,6 +107,45 @@ describe('JsonWebTokenService', () => {
     await expect(service().tokens.verify(token)).resolves.toMatchObject({ sub: '3' })
   })
 
+  describe('a token verified before', () => {
+    it('is refused from its exp on and before its nbf, by the clock, as on its first verification', async () => {
+      const { tokens, clock } = service({ expiresIn: '1h' })
+      const token = await tokens.sign({})
+      await expect(tokens.verify(token)).resolves.toBeDefined()
+      clock.advance(3600 * 1000 - 1000)
+      await expect(tokens.verify(token)).resolves.toBeDefined()
+      clock.advance(1000)
+      expect((await rejection(tokens.verify(token))).data).toEqual({ name: 'TokenExpiredError', expiredAt: expect.any(Date) })
+      const now = Math.floor(clock.now() / 1000)
+      const later = jwt.sign({ sub: '0', nbf: now + 60 }, secret, { audience: 'https://yourdomain.com', issuer: 'feathers' })
+      expect((await rejection(tokens.verify(later))).message).toBe('jwt not active')
+      clock.advance(60_000)
+      await expect(tokens.verify(later)).resolves.toMatchObject({ sub: '0' })
+      clock.advance(-1000)
+      expect((await rejection(tokens.verify(later))).message).toBe('jwt not active')
+    })
+
+    it('does not vouch for the same claims with another signature', async () => {
+      const { tokens } = service()
+      const token = await tokens.sign({ admin: false }, { subject: '1' })
+      await tokens.verify(token)
+      const [header, payload] = token.split('.')
+      expect((await rejection(tokens.verify(`${header}.${payload}.${'A'.repeat(43)}`))).message).toBe('invalid signature')
+    })
+
+    it('hands out a copy: a caller changing its payload does not change what the next caller gets', async () => {
+      const { tokens } = service()
+      const token = await tokens.sign({ roles: ['reader'] }, { subject: '1' })
+      const first = await tokens.verify(token)
+      ;(first.roles as string[]).push('admin')
+      first.sub = 'someone else'
+      const second = await tokens.verify(token)
+      expect(second).toMatchObject({ sub: '1', roles: ['reader'] })
+      ;(second.roles as string[]).push('admin')
+      await expect(tokens.verify(token)).resolves.toMatchObject({ sub: '1', roles: ['reader'] })
+    })
+  })
+
   it('needs a secret', () => {
     expect(() => new JsonWebTokenService({ secret: '' })).toThrow(/AUTH_SECRET/)
   })

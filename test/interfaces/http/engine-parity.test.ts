@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
-import { gunzipSync } from 'node:zlib'
+import { brotliCompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib'
 import type { HttpAppOptions } from '../../../src/interfaces/http/http-engine.js'
 import { ENGINES, startHttpServer, type TestServer } from './http-test-server.js'
 
@@ -18,7 +18,7 @@ import { ENGINES, startHttpServer, type TestServer } from './http-test-server.js
  * nobody thought to test for shows up.
  */
 interface Answer { status: number; headers: Record<string, unknown>; body: string }
-type Case = [method: string, path: string, headers: Record<string, string>, body: string | undefined]
+type Case = [method: string, path: string, headers: Record<string, string>, body: string | Buffer | undefined]
 
 function send(url: string, [method, path, headers, body]: Case): Promise<Answer> {
   const { hostname, port } = new URL(url)
@@ -49,11 +49,14 @@ function send(url: string, [method, path, headers, body]: Case): Promise<Answer>
   })
 }
 
-const json = (body: unknown): Record<string, string> & { b?: string } => ({ 'content-type': 'application/json', b: JSON.stringify(body) })
-const form = (body: string) => ({ 'content-type': 'application/x-www-form-urlencoded', b: body })
+/** Request headers, and the body as `b`. */
+type Headers = Record<string, string | Buffer>
+const json = (body: unknown): Headers => ({ 'content-type': 'application/json', b: JSON.stringify(body) })
+const form = (body: string): Headers => ({ 'content-type': 'application/x-www-form-urlencoded', b: body })
+const gzipped = (type: string, body: string, encoding = 'gzip'): Headers => ({ 'content-type': type, 'content-encoding': encoding, b: gzipSync(body) })
 
 /** [method, path, headers with the body as `b`]. */
-const plain: [string, string, (Record<string, string> & { b?: string })?][] = [
+const plain: [string, string, Headers?][] = [
   ['GET', '/messages'], ['HEAD', '/messages'], ['OPTIONS', '/messages'], ['TRACE', '/messages'], ['PROPFIND', '/messages'],
   ['GET', '/nope?x=1'], ['POST', '/nope', json({})], ['DELETE', '/nope'], ['GET', '/'],
   ['GET', '/echo/%E0%A4%A'], ['GET', '/nope%E0%A4%A'], ['GET', `/echo/${'x'.repeat(300)}`], ['GET', '/echo/a%2Fb'],
@@ -72,9 +75,16 @@ const plain: [string, string, (Record<string, string> & { b?: string })?][] = [
   ['POST', '/echo', { 'content-type': 'application/json', 'x-service-method': 'find', b: '{}' }],
   ['GET', '/redirect'], ['GET', '/echo/zero'], ['GET', '/boom'], ['GET', '/boom/1'], ['GET', '/messages?$limit=a'],
   ['GET', '/echo?a[b][c][d][e][f][g][h]=1&__proto__[p]=1'], ['GET', '/plain?name[$regex]=A'], ['GET', '/messages', { authorization: 'Bearer x.y' }],
-  ['GET', '/openapi.json'], ['GET', '/docs/swagger-ui.css'], ['GET', '/docs/missing.js'], ['POST', '/docs/init.js', json({})]
+  ['GET', '/openapi.json'], ['GET', '/docs/swagger-ui.css'], ['GET', '/docs/missing.js'], ['POST', '/docs/init.js', json({})],
+  ['POST', '/echo', gzipped('application/json', '{"zipped":true}')], ['POST', '/echo', gzipped('application/x-www-form-urlencoded', 'a[b]=1')],
+  ['POST', '/echo', { 'content-type': 'application/json', 'content-encoding': 'deflate', b: deflateSync('{"deflated":1}') }],
+  ['POST', '/echo', { 'content-type': 'application/json', 'content-encoding': 'br', b: brotliCompressSync('{"br":1}') }],
+  ['POST', '/echo', gzipped('application/json', JSON.stringify({ t: 'x'.repeat(3000) }))], ['POST', '/echo', gzipped('application/json', '{}', 'compress')],
+  ['POST', '/echo', gzipped('text/plain', 'ignored', 'compress')],
+  ['POST', '/echo', { 'content-type': 'application/json; charset=latin1', b: '{}' }], ['POST', '/echo', { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1', b: Buffer.from('name=Jos\u00e9&x=%E9', 'latin1') }],
+  ['POST', '/echo', { 'content-type': 'application/x-www-form-urlencoded; charset=koi8-r', b: 'a=1' }], ['POST', '/echo', { 'content-type': 'application/json; charset="UTF-8"', b: '{"q":"é"}' }]
 ]
-const configured: [string, string, (Record<string, string> & { b?: string })?][] = [
+const configured: [string, string, Headers?][] = [
   ['GET', '/health'], ['HEAD', '/health'], ['POST', '/health', json({})], ['GET', '/health/'],
   ['GET', '/openapi.json'], ['GET', '/docs?x=1'], ['GET', '/docs/'], ['GET', '/docs/index.html'], ['GET', '/docs/init.js'],
   ['HEAD', '/docs/swagger-ui.css'],
@@ -84,7 +94,7 @@ const configured: [string, string, (Record<string, string> & { b?: string })?][]
   ['OPTIONS', '/nope', { origin: 'http://evil.example', 'access-control-request-method': 'GET' }],
   ['GET', '/plain', { 'accept-encoding': 'gzip' }], ['GET', '/plain', { 'accept-encoding': 'identity' }], ['GET', '/echo/1', { 'accept-encoding': 'gzip' }]
 ]
-const cases = (list: typeof plain): Case[] => list.map(([method, path, { b, ...headers } = {}]) => [method, path, headers, b])
+const cases = (list: typeof plain): Case[] => list.map(([method, path, { b, ...headers } = {}]) => [method, path, headers as Record<string, string>, b])
 
 /** Sends every request to one server per engine; resolves with the answers that differ from the first engine's. */
 async function differences(options: HttpAppOptions, list: typeof plain, seed?: (server: TestServer) => Promise<void>): Promise<unknown[]> {

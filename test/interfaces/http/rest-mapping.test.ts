@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { request as httpRequest } from 'node:http'
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import request from 'supertest'
 import { ENGINES, startHttpServer, type TestServer } from './http-test-server.js'
 
@@ -264,6 +266,24 @@ describe.each(ENGINES)('REST on %s', (engine) => {
       expect(res.body).toEqual({ name: 'PayloadTooLarge', message: 'request entity too large', code: 413, className: 'payload-too-large', errors: {} })
     })
 
+    it('inflates gzip, deflate and br bodies, within the limit once inflated', async () => {
+      const body = JSON.stringify({ text: 'zipped' })
+      for (const [encoding, compress] of [['gzip', gzipSync], ['deflate', deflateSync], ['br', brotliCompressSync]] as const) {
+        const res = await postBytes(server.url, '/echo', { 'content-type': 'application/json', 'content-encoding': encoding }, compress(body))
+        expect([encoding, res.status, JSON.parse(res.body).data]).toEqual([encoding, 201, { text: 'zipped' }])
+      }
+      const bomb = gzipSync(JSON.stringify({ text: 'x'.repeat(5000) }))
+      expect(bomb.length).toBeLessThan(1024)
+      expect((await postBytes(server.url, '/echo', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, bomb)).status).toBe(413)
+    })
+
+    it('answers a body that does not inflate with 400 and an unknown encoding with 415', async () => {
+      const broken = await http.post('/echo').set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip').expect(400)
+      expect(broken.body).toMatchObject({ name: 'BadRequest', code: 400 })
+      const unknown = await http.post('/echo').set('Content-Type', 'application/json').set('Content-Encoding', 'compress').send('{}').expect(415)
+      expect(unknown.body).toMatchObject({ code: 415, message: 'unsupported content encoding "compress"' })
+    })
+
     it('answers non-object data with the missing-data messages', async () => {
       const res = await http.patch('/messages/1').send([{ a: 1 }]).expect(400)
       expect(res.body.message).toBe('No data provided')
@@ -285,3 +305,17 @@ describe.each(ENGINES)('REST on %s', (engine) => {
     })
   })
 })
+
+/** A POST with a binary body, written as is (supertest would re-encode a Buffer from node's own zlib). */
+function postBytes(url: string, path: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, method: 'POST', path, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      let text = ''
+      res.on('data', (chunk) => { text += String(chunk) })
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
