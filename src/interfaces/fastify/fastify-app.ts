@@ -158,7 +158,14 @@ function bodyParsers(scope: FastifyInstance, parse: boolean): void {
   scope.removeAllContentTypeParsers()
   if (parse) {
     // Inflated only for the types body-parser reads: other bodies are never looked at.
-    scope.addHook('preParsing', async (request, _reply, payload) => PARSED.test(request.headers['content-type'] ?? '') ? decompressed(request.headers, payload) : payload)
+    scope.addHook('preParsing', (request, _reply, payload, done) => {
+      if (request.headers['content-encoding'] === undefined || !PARSED.test(request.headers['content-type'] ?? '')) return done(null, payload)
+      try {
+        done(null, decompressed(request.headers, payload))
+      } catch (error) {
+        done(error as Error)
+      }
+    })
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       try {
         done(null, parseJsonBody(jsonText(body as Buffer, request.headers['content-type'])))

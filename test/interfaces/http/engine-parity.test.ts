@@ -82,7 +82,8 @@ const plain: [string, string, Headers?][] = [
   ['POST', '/echo', gzipped('application/json', JSON.stringify({ t: 'x'.repeat(3000) }))], ['POST', '/echo', gzipped('application/json', '{}', 'compress')],
   ['POST', '/echo', gzipped('text/plain', 'ignored', 'compress')],
   ['POST', '/echo', { 'content-type': 'application/json; charset=latin1', b: '{}' }], ['POST', '/echo', { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1', b: Buffer.from('name=Jos\u00e9&x=%E9', 'latin1') }],
-  ['POST', '/echo', { 'content-type': 'application/x-www-form-urlencoded; charset=koi8-r', b: 'a=1' }], ['POST', '/echo', { 'content-type': 'application/json; charset="UTF-8"', b: '{"q":"é"}' }]
+  ['POST', '/echo', { 'content-type': 'application/x-www-form-urlencoded; charset=koi8-r', b: 'a=1' }], ['POST', '/echo', { 'content-type': 'application/json; charset="UTF-8"', b: '{"q":"é"}' }],
+  ['POST', '/echo', { 'content-type': 'application/json; charset=utf-16le', b: Buffer.from('{"q":"é"}', 'utf16le') }]
 ]
 const configured: [string, string, Headers?][] = [
   ['GET', '/health'], ['HEAD', '/health'], ['POST', '/health', json({})], ['GET', '/health/'],

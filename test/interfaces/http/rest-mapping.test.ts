@@ -277,6 +277,16 @@ describe.each(ENGINES)('REST on %s', (engine) => {
       expect((await postBytes(server.url, '/echo', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, bomb)).status).toBe(413)
     })
 
+    it('reads JSON in utf-16 and forms in iso-8859-1, and answers other charsets with 415', async () => {
+      const utf16 = await postBytes(server.url, '/echo', { 'content-type': 'application/json; charset=utf-16le' }, Buffer.from('{"q":"é"}', 'utf16le'))
+      expect([utf16.status, JSON.parse(utf16.body).data]).toEqual([201, { q: 'é' }])
+      const latin1 = await postBytes(server.url, '/echo', { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }, Buffer.from('name=Jos\u00e9&x=%E9', 'latin1'))
+      expect([latin1.status, JSON.parse(latin1.body).data]).toEqual([201, { name: 'José', x: 'é' }])
+      const other = await http.post('/echo').set('Content-Type', 'application/json; charset=latin1').send('{}').expect(415)
+      expect(other.body).toMatchObject({ code: 415, message: 'unsupported charset "LATIN1"' })
+      await http.post('/echo').set('Content-Type', 'application/x-www-form-urlencoded; charset=utf-16le').send('a=1').expect(415)
+    })
+
     it('answers a body that does not inflate with 400 and an unknown encoding with 415', async () => {
       const broken = await http.post('/echo').set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip').expect(400)
       expect(broken.body).toMatchObject({ name: 'BadRequest', code: 400 })
