@@ -31,7 +31,8 @@ export class ServiceRegistry {
   }
 
   get(path: string): ServiceEntry | undefined {
-    return this.entries.get(normalisePath(path))
+    // Registered names are normalised: a name as registered (the usual `app.service('users')`) needs no work.
+    return this.entries.get(path) ?? this.entries.get(normalisePath(path))
   }
 
   /** Checks the service and options, then registers a new entry with its handle. */

@@ -112,5 +112,14 @@ function inTimeWindow(payload: TokenPayload, now: number): boolean {
 
 /** Callers may change the payload they get: the kept one stays as verified. */
 function copy(payload: TokenPayload): TokenPayload {
-  return structuredClone(payload)
+  return copyJson(payload) as TokenPayload
+}
+
+/** A deep copy of a JSON value (a token's payload is JSON): several times faster than structuredClone on a payload. */
+function copyJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map(copyJson)
+  const copied: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) copied[key] = copyJson((value as Record<string, unknown>)[key])
+  return copied
 }
