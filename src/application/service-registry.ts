@@ -74,6 +74,16 @@ export class ServiceRegistry {
    * service path plus one trailing id segment; `:placeholder` paths fill `route`.
    */
   resolve(path: string, allowId: boolean): Resolved | undefined {
+    // Every REST request comes here: a path without doubled or trailing slashes needs no splitting.
+    const clean = path.startsWith('/') ? path.slice(1) : path
+    if (clean.length > 0 && !clean.endsWith('/') && !clean.includes('//')) {
+      const exact = this.entries.get(clean)
+      if (exact && !exact.route) return { entry: exact, route: {} }
+      const slash = allowId ? clean.lastIndexOf('/') : -1
+      const parent = slash > 0 ? this.entries.get(clean.slice(0, slash)) : undefined
+      if (parent && !parent.route) return { entry: parent, route: {}, id: clean.slice(slash + 1) }
+      if (this.routed.length === 0) return undefined
+    }
     const segments = path.split('/').filter((segment) => segment.length > 0)
     const exact = this.entries.get(segments.join('/'))
     if (exact && !exact.route) return { entry: exact, route: {} }
