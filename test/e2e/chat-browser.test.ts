@@ -124,6 +124,8 @@ withChromium('the chat page in Chromium', () => {
     await ann.press('#text', 'Enter')
     const received = bob.locator('#messages li', { hasText: 'Hello Bob' })
     await received.waitFor()
+    // The author's name is filled in once it is looked up (a placeholder shows until then).
+    await received.locator('strong', { hasText: 'ann@example.com' }).waitFor()
     await expect(received.locator('strong').textContent()).resolves.toBe('ann@example.com')
     expect(await received.locator('b').count()).toBe(0)
 

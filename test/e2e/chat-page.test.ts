@@ -87,15 +87,21 @@ withChromium('the chat page in Chromium', () => {
     await post(ann.page, 'Hello from Ann')
     const atBob = bob.page.locator('#messages li', { hasText: 'Hello from Ann' })
     await atBob.waitFor()
+    // The author's name is filled in once it is looked up (a placeholder shows until then).
+    await atBob.locator('strong', { hasText: 'Ann Example' }).waitFor()
     await expect(atBob.locator('strong').textContent()).resolves.toBe('Ann Example')
     await post(bob.page, 'Hi from Bob')
     const atAnn = ann.page.locator('#messages li', { hasText: 'Hi from Bob' })
     await atAnn.waitFor()
+    // The author's name is filled in once it is looked up (a placeholder shows until then).
+    await atAnn.locator('strong', { hasText: 'bob@example.com' }).waitFor()
     await expect(atAnn.locator('strong').textContent()).resolves.toBe('bob@example.com')
     // A page opened later looks the names up too.
     await ann.page.reload()
     const reloaded = ann.page.locator('#messages li', { hasText: 'Hello from Ann' })
     await reloaded.waitFor()
+    // The author's name is filled in once it is looked up (a placeholder shows until then).
+    await reloaded.locator('strong', { hasText: 'Ann Example' }).waitFor()
     await expect(reloaded.locator('strong').textContent()).resolves.toBe('Ann Example')
     await screenshot(ann.page, 'chat-names.png')
     expect([...ann.problems, ...bob.problems]).toEqual([])

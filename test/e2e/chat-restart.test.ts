@@ -101,6 +101,8 @@ withChromium('the chat page across a server restart', () => {
     await rest(second.port, '/messages', { text: 'welcome back, Ann' }, await login(second.port, 'bob@example.com', 'bob-secret'))
     const fromBob = page.locator('#messages li', { hasText: 'welcome back, Ann' })
     await fromBob.waitFor()
+    // The author's name is filled in once it is looked up (a placeholder shows until then).
+    await fromBob.locator('strong', { hasText: 'bob@example.com' }).waitFor()
     await expect(fromBob.locator('strong').textContent()).resolves.toBe('bob@example.com')
 
     await mkdir(join(root, 'test-artifacts'), { recursive: true })
