@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,16 +16,13 @@ import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { listen, type RunningServer } from '../../src/interfaces/http/http-server.js'
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
+import { CHROMIUM, chromiumAvailable, withChromium } from '../support/chromium.js'
 
 /*
  * The chat page in headless Debian Chromium (never a downloaded browser): two people in two
  * browser contexts (separate localStorage), a message typed by one appears live for the other.
  * The page is the real public/index.html with app.js built by scripts/build-client.mjs.
  */
-const CHROMIUM = '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available) console.warn(`Browser test SKIPPED: ${CHROMIUM} not found (install it with apt-get install -y chromium)`)
-const withChromium = available ? describe : describe.skip
 
 const root = process.cwd()
 let staticDir: string
@@ -38,7 +34,7 @@ let io: SocketServer
 const pageErrors: Error[] = []
 
 beforeAll(async () => {
-  if (!available) return
+  if (!chromiumAvailable) return
   staticDir = await mkdtemp(join(tmpdir(), 'plumage-chat-'))
   await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-client.mjs'), staticDir])
   for (const file of ['index.html', 'style.css']) await copyFile(join(root, 'public', file), join(staticDir, file))

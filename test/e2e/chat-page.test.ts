@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { buildServer, type BuiltServer, type StartedServer } from '../support/built-server.js'
-import { buildChatPage, chromiumAvailable, CHROMIUM, launchChromium, openPage, post, signIn } from './chat-support.js'
+import { buildChatPage, chromiumAvailable, launchChromium, openPage, post, signIn, withChromium } from './chat-support.js'
 
 /*
  * The chat page's details, in headless Chromium against the built server: it fits a 375 px phone
@@ -11,8 +11,6 @@ import { buildChatPage, chromiumAvailable, CHROMIUM, launchChromium, openPage, p
  * no messages, dates messages older than today (today's show the time only), and shows the names
  * people chose instead of their emails.
  */
-if (!chromiumAvailable) console.warn(`Browser test SKIPPED: ${CHROMIUM} not found (install it with apt-get install -y chromium)`)
-const withChromium = chromiumAvailable ? describe : describe.skip
 
 const root = process.cwd()
 let built: BuiltServer

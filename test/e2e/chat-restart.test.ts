@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 import { buildServer, type BuiltServer, type StartedServer } from '../support/built-server.js'
-import { buildChatPage, chromiumAvailable, CHROMIUM, launchChromium, openPage, post, signIn } from './chat-support.js'
+import { buildChatPage, chromiumAvailable, launchChromium, openPage, post, signIn, withChromium } from './chat-support.js'
 
 /*
  * The chat page survives a restart of the server under it (the built server, stopped with SIGTERM
@@ -17,8 +17,6 @@ import { buildChatPage, chromiumAvailable, CHROMIUM, launchChromium, openPage, p
  *     token, shows what it missed, posts and receives;
  *   - when the user is gone, the page says the session expired and shows the login form.
  */
-if (!chromiumAvailable) console.warn(`Browser test SKIPPED: ${CHROMIUM} not found (install it with apt-get install -y chromium)`)
-const withChromium = chromiumAvailable ? describe : describe.skip
 
 const root = process.cwd()
 const AUTH_SECRET = 'chat-restart-secret-0123456789'

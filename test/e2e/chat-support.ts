@@ -1,18 +1,17 @@
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { copyFile, mkdtemp, readdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
+import { CHROMIUM } from '../support/chromium.js'
 
 /*
  * The chat page in headless Debian Chromium (never a downloaded browser), for the suites that drive
  * it against the built server: the page's files in a folder of their own (public/ with app.js built
  * by scripts/build-client.mjs), and a browser.
  */
-export const CHROMIUM = '/usr/bin/chromium'
-export const chromiumAvailable = existsSync(CHROMIUM)
+export { chromiumAvailable, withChromium } from '../support/chromium.js'
 
 const root = process.cwd()
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { existsSync } from 'node:fs'
 import type { Browser } from 'playwright-core'
 import { STANDARD_METHODS } from '../../src/domain/service/method-layout.js'
+import { CHROMIUM, withChromium } from '../support/chromium.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
@@ -75,9 +75,6 @@ describe('GET /openapi.json', () => {
   })
 })
 
-const CHROMIUM = '/usr/bin/chromium'
-const withChromium = existsSync(CHROMIUM) ? describe : describe.skip
-if (!existsSync(CHROMIUM)) console.warn(`Browser test SKIPPED: ${CHROMIUM} not found (install it with apt-get install -y chromium)`)
 
 withChromium('the API reference page at /docs', () => {
   let browser: Browser

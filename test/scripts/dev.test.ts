@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { appendFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import jwt from 'jsonwebtoken'
+import { freePort } from '../support/free-port.js'
 import { cleanEnv, copyCheckout, type CheckoutCopy } from './checkout-copy.js'
 
 /*
@@ -57,14 +57,6 @@ function startDev(env: Record<string, string> = {}): Dev {
       check()
     })
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 async function call(url: string, path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { freePort } from '../support/free-port.js'
 import { cleanEnv, copyCheckout, type CheckoutCopy } from './checkout-copy.js'
 
 /*
@@ -17,14 +17,6 @@ beforeAll(async () => {
   copy = await copyCheckout()
 }, 60_000)
 afterAll(() => copy?.remove())
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 describe('the README quick start', () => {
   it('opens with `npm install && npm start`, then `npm test`', () => {

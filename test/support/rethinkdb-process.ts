@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer, connect } from 'node:net'
+import { connect } from 'node:net'
+import { freePort } from './free-port.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -23,14 +24,6 @@ export interface RethinkDbProcess {
   kill(): Promise<void>
   /** Kills the process (if running) and deletes its data directory. */
   destroy(): Promise<void>
-}
-
-export async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
 }
 
 export async function rethinkDbProcess(name: string, options: { join?: RethinkDbProcess } = {}): Promise<RethinkDbProcess> {
