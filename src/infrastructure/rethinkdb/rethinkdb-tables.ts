@@ -68,7 +68,7 @@ export async function ensureTable(r: R, spec: TableSpec, logger: Logger, timeout
   }
 }
 
-const TRANSIENT = /not available|ambiguous|does not exist|lost contact|connection was closed|none of the pools|being (created|deleted|dropped)/i
+const TRANSIENT = /not available|ambiguous|does not exist|lost contact|connection was closed|none of the pools|being (created|deleted|dropped)|index `[^`]*` was not found/i
 
 async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<void> {
   await ensureDatabase(r, spec.db)
@@ -89,6 +89,13 @@ async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<v
   }
   await reconfigure(r, spec, config, logger)
   await ensureIndexes(r, spec)
+  // A table another process created concurrently may have become visible only now and taken the
+  // name (a cluster makes new tables known to each server a little later): the indexes just made
+  // would then sit on the table that lost the name. Start over on the one that holds it.
+  const holders = await r.db('rethinkdb').table<TableConfigRow>('table_config').filter({ db: spec.db, name: spec.name })('id').run()
+  if (holders.length !== 1 || holders[0] !== config.id) {
+    throw new Error(`RethinkDB table ${spec.db}.${spec.name} is being created by another process too; indexing the one that keeps the name`)
+  }
 }
 
 export async function ensureDatabase(r: R, db: string): Promise<void> {
