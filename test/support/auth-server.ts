@@ -4,6 +4,7 @@ import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
 import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import { Clock } from '../../src/domain/clock.js'
 import { Logger } from '../../src/domain/logger.js'
+import { StoreFactory } from '../../src/domain/store/store-factory.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 
@@ -21,6 +22,7 @@ export interface AuthServer {
  * on the HTTP engine `env.HTTP` names (express by default).
  * Login throttling is off unless `env` sets LOGIN_MAX_FAILURES: suites log in wrongly many times from
  * one address on purpose. Servers given the same `sessions`/`attempts` stores act as instances of one app.
+ * `env` also reaches the store module (STORE=rethinkdb with RETHINKDB_URL); close() closes the store too.
  */
 export async function startAuthServer(
   env: Record<string, string> = { AUTH_SECRET },
@@ -29,7 +31,7 @@ export async function startAuthServer(
   const config = loadConfig({ NODE_ENV: 'test', LOGIN_MAX_FAILURES: '0', ...env })
   const warnings: string[] = []
   const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => { warnings.push(message) } }
-  const container = buildContainer(config, { logger, ...overrides })
+  const container = buildContainer(config, { logger, env: { ...process.env, ...env }, ...overrides })
   const app = container.get<App>(App)
   await app.setup()
   const running = await httpEngines[config.http](app, restAppOptions(config, logger)).listen(0, '127.0.0.1')
@@ -42,6 +44,7 @@ export async function startAuthServer(
       io.disconnectSockets(true)
       await running.close()
       await app.teardown()
+      await container.get<StoreFactory>(StoreFactory).close()
     }
   }
 }

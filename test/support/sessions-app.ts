@@ -3,6 +3,7 @@ import type { AuthenticationResult } from '../../src/application/authentication/
 import { LoginThrottle } from '../../src/application/authentication/login-throttle.js'
 import { Sessions } from '../../src/application/authentication/sessions.js'
 import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
+import type { PasswordHasher } from '../../src/domain/auth/password-hasher.js'
 import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import type { Params } from '../../src/domain/service/service.js'
 import { CryptoSecretTokens } from '../../src/infrastructure/auth/crypto-secret-tokens.js'
@@ -29,6 +30,8 @@ export interface SessionsAppOptions {
   uniqueKeys?: UniqueKeys
   maxFailures?: number
   addressMaxFailures?: number
+  /** Default: a FakePasswordHasher (returned as `hasher`, it records every check). */
+  hasher?: PasswordHasher
 }
 
 /** The reference app with sessions and throttling on memory adapters, a fake clock and a fake hasher. */
@@ -38,13 +41,14 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
   const attempts = options.attempts ?? new InMemoryLoginAttempts()
   const tokens = new JsonWebTokenService({ secret: SECRET, expiresIn: '15m' }, clock)
   const sessions = new Sessions(store, new CryptoSecretTokens(), clock, { accessTokenTtl: 15 * 60_000 })
+  const hasher = options.hasher ?? new FakePasswordHasher()
   const throttle = new LoginThrottle(attempts, clock, { maxFailures: options.maxFailures ?? 10, addressMaxFailures: options.addressMaxFailures ?? 20 })
   const app: App = createReferenceApp({
     stores: options.stores ?? new InMemoryStoreFactory(),
     validator: new AjvSchemaValidator(),
     uniqueKeys: options.uniqueKeys ?? new InMemoryUniqueKeys(),
     clock,
-    authentication: { hasher: new FakePasswordHasher(), tokens, clock, sessions, throttle }
+    authentication: { hasher, tokens, clock, sessions, throttle }
   })
   await app.setup()
   const auth = app.service('authentication')
@@ -57,7 +61,7 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
   const logout = (accessToken: string) => auth.remove(null, bearer(accessToken))
   const messages = (accessToken: string) => app.service('messages').find(bearer(accessToken))
   const signUp = (email: string, password = 'password-1') => app.service('users').create({ email, password }, { provider: 'rest' }) as Promise<{ id: string | number; email: string }>
-  return { app, clock, store, attempts, sessions, tokens, login, refresh, logout, messages, signUp, bearer, REST }
+  return { app, clock, store, attempts, hasher, sessions, tokens, login, refresh, logout, messages, signUp, bearer, REST }
 }
 
 /** The rejection of a promise that must fail. */

@@ -19,12 +19,29 @@ export interface LoginThrottleSettings {
 }
 export const LoginThrottleSettings = Symbol.for('LoginThrottleSettings')
 
+/** Attempts of one key that may wait for a running check; more at once are refused (they hold nothing but a connection). */
+const MAX_WAITING = 1000
+
+/** This process's password checks for one key, and the attempts waiting for one of them to end. */
+interface Gate {
+  /** Attempts between entering and leaving: the gate is forgotten when none is left. */
+  holders: number
+  running: number
+  /** Failures this process has counted: a record read while one was being counted may lack it. */
+  failures: number
+  waiting: (() => void)[]
+}
+
 /**
  * Limits failed logins per account (the submitted username, whether or not it exists) and per
  * client address, through a shared LoginAttempts store so every instance sees one count.
  *
- * An attempt is counted before the password is checked (so a burst of parallel attempts cannot slip
- * past the limit) and taken back when it succeeds; a correct login also resets the account's count.
+ * Only failures count: a login whose password is wrong (NotAuthenticated) adds one to every key, a
+ * correct one resets the account's count, and any other error (the database is down: 503) counts
+ * nothing. So that parallel guesses cannot all be checked before the first failure is counted, each
+ * key lets at most `limit − failures so far` (at least one) checks run at once in this process; the
+ * others wait in a queue and read the count again when a check ends — correct logins in a burst all
+ * go through, a burst of wrong ones is refused once the count reaches the limit.
  * A refused attempt is answered 429 without checking the password, the same for existing and unknown
  * accounts, with `data.retryAfter` in seconds (REST sends it as the `Retry-After` header).
  */
@@ -34,6 +51,7 @@ export class LoginThrottle {
   readonly window: number
   readonly freeFailures: number
   readonly addressMaxFailures: number
+  private readonly gates = new Map<string, Gate>()
 
   constructor(
     @inject(LoginAttempts) private readonly attempts: LoginAttempts,
@@ -53,27 +71,25 @@ export class LoginThrottle {
   /** Runs `login` unless a key is throttled; counts it as a failure when it throws NotAuthenticated. */
   async guard<T>(keys: { account?: string; address?: string }, login: () => Promise<T>): Promise<T> {
     if (!this.enabled) return login()
-    const { attempts, clock } = this
     const names = [keys.account && `account:${keys.account}`, keys.address && `address:${keys.address}`].filter((key): key is string => !!key)
-    const now = clock.now()
-    const records = await Promise.all(names.map((key) => attempts.get(key)))
-    this.refuseIfWaiting(names, records, now)
-    const counted = await Promise.all(names.map((key) => attempts.add(key, now, this.window)))
-    // Parallel attempts all passed the check above; only the first maxFailures of them go on.
-    const over = counted.find((record, index) => record.count > this.limit(names[index]!))
-    if (over) {
-      await Promise.all(names.map((key) => attempts.subtract(key)))
-      this.refuse(over.firstAt + this.window, now)
-    }
-    let result: T
+    const gates = await this.enter(names)
     try {
-      result = await login()
+      const result = await login()
+      await Promise.all(names.filter((key) => key.startsWith('account:')).map((key) => this.attempts.reset(key)))
+      return result
     } catch (error) {
-      if (!(error instanceof NotAuthenticated)) await Promise.all(names.map((key) => attempts.subtract(key)))
+      if (error instanceof NotAuthenticated) {
+        await Promise.all(names.map((key) => this.attempts.add(key, this.clock.now(), this.window)))
+        for (const gate of gates) gate.failures++
+      }
       throw error
+    } finally {
+      for (const gate of gates) {
+        gate.running--
+        this.wake(gate)
+      }
+      this.release(names, gates)
     }
-    await Promise.all(names.map((key) => key.startsWith('account:') ? attempts.reset(key) : attempts.subtract(key)))
-    return result
   }
 
   /** When the next attempt for this key's record is allowed (epoch ms). */
@@ -84,12 +100,64 @@ export class LoginThrottle {
     return Math.min(record.lastAt + 1000 * 2 ** (record.count - this.freeFailures), record.firstAt + this.window)
   }
 
+  /**
+   * Waits for a check slot on every key, or throws 429 (throttled, or too many waiting) or the
+   * store's error. Slots are taken synchronously after the last read, so no other attempt of this
+   * process slips in between; a woken attempt that does not queue again on the same key wakes the next.
+   */
+  private async enter(names: string[]): Promise<Gate[]> {
+    const gates = names.map((key) => this.hold(key))
+    let woken: Gate | undefined
+    try {
+      for (;;) {
+        const failures = gates.map((gate) => gate.failures)
+        const records = await Promise.all(names.map((key) => this.attempts.get(key)))
+        if (gates.some((gate, index) => gate.failures !== failures[index])) continue
+        const now = this.clock.now()
+        const current = records.map((record) => record && record.firstAt + this.window > now ? record : undefined)
+        this.refuseIfWaiting(names, current, now)
+        const full = gates.find((gate, index) => gate.running >= Math.max(1, this.limit(names[index]!) - (current[index]?.count ?? 0)))
+        if (!full) {
+          for (const gate of gates) gate.running++
+          if (woken) this.wake(woken)
+          return gates
+        }
+        if (full.waiting.length >= MAX_WAITING) throw new TooManyRequests('Too many logins at once; try again in 1 s', { retryAfter: 1 })
+        if (woken && woken !== full) this.wake(woken)
+        await new Promise<void>((resolve) => full.waiting.push(resolve))
+        woken = full
+      }
+    } catch (error) {
+      if (woken) this.wake(woken)
+      this.release(names, gates)
+      throw error
+    }
+  }
+
+  private hold(key: string): Gate {
+    let gate = this.gates.get(key)
+    if (!gate) this.gates.set(key, gate = { holders: 0, running: 0, failures: 0, waiting: [] })
+    gate.holders++
+    return gate
+  }
+
+  /** Lets go of the gates; one nobody holds any more (so nobody waits at) is forgotten. */
+  private release(names: string[], gates: Gate[]): void {
+    gates.forEach((gate, index) => {
+      if (--gate.holders === 0) this.gates.delete(names[index]!)
+    })
+  }
+
+  private wake(gate: Gate): void {
+    gate.waiting.shift()?.()
+  }
+
   private limit(key: string): number {
     return key.startsWith('address:') ? this.addressMaxFailures : this.maxFailures
   }
 
   private refuseIfWaiting(keys: string[], records: (AttemptRecord | undefined)[], now: number): void {
-    const until = Math.max(...records.map((record, index) => record && record.firstAt + this.window > now ? this.allowedAt(keys[index]!, record) : -Infinity))
+    const until = Math.max(...records.map((record, index) => this.allowedAt(keys[index]!, record)))
     if (until > now) this.refuse(until, now)
   }
 

@@ -14,13 +14,11 @@ export interface AttemptRecord {
 export interface LoginAttempts {
   get(key: string): Promise<AttemptRecord | undefined>
   /**
-   * Counts one attempt atomically and answers the record after it: a new window starts when the
+   * Counts one failure atomically and answers the record after it: a new window starts when the
    * last one began more than `windowMs` before `now`.
    */
   add(key: string, now: number, windowMs: number): Promise<AttemptRecord>
-  /** Takes one counted attempt back (it turned out to be a correct login). */
-  subtract(key: string): Promise<void>
-  /** Forgets the key. */
+  /** Forgets the key (a correct login). */
   reset(key: string): Promise<void>
   close?(): Promise<void>
 }

@@ -25,13 +25,6 @@ export class InMemoryLoginAttempts implements LoginAttempts {
     return { ...next }
   }
 
-  async subtract(key: string): Promise<void> {
-    const record = this.records.get(key)
-    if (!record) return
-    if (record.count <= 1) this.records.delete(key)
-    else record.count--
-  }
-
   async reset(key: string): Promise<void> {
     this.records.delete(key)
   }

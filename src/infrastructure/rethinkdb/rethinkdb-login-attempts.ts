@@ -47,7 +47,7 @@ export class RethinkDbLoginAttempts implements LoginAttempts {
     const r = this.r()
     const id = keyId('login', key)
     const fresh = { id, count: 1, firstAt: now, lastAt: now }
-    const result = await this.run('count a login attempt', () => this.table().get(id).replace(
+    const result = await this.run('count a failed login', () => this.table().get(id).replace(
       (row: RDatum<AttemptRow | null>) => r.branch(row.eq(null).or(row('firstAt').le(now - windowMs)), fresh, row.merge({ count: row('count').add(1), lastAt: now })),
       { returnChanges: 'always' }
     ).run())
@@ -57,11 +57,6 @@ export class RethinkDbLoginAttempts implements LoginAttempts {
     }
     const row = (result.changes?.[0] as { new_val?: AttemptRow } | undefined)?.new_val ?? fresh
     return { count: row.count, firstAt: row.firstAt, lastAt: row.lastAt }
-  }
-
-  async subtract(key: string): Promise<void> {
-    await this.run('uncount a login attempt', () => this.table().get(keyId('login', key))
-      .update((row: RDatum<AttemptRow | null>) => ({ count: row('count').sub(1) })).run())
   }
 
   async reset(key: string): Promise<void> {

@@ -1,10 +1,30 @@
 import { describe, expect, it } from '@jest/globals'
 import type { Params } from '../../../src/domain/service/service.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
+import { Unavailable } from '../../../src/domain/errors/errors.js'
 import { FakeClock } from '../../support/fake-clock.js'
+import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
 import { failure, sessionsApp } from '../../support/sessions-app.js'
 
 const from = (address: string): Params => ({ provider: 'rest', address })
+
+/** Each check takes a turn of the event loop (so many overlap), counts how many ran at once, and can fail as a database would. */
+class SlowHasher extends FakePasswordHasher {
+  running = 0
+  most = 0
+  failing = false
+
+  override async verify(plain: string, hash: string): Promise<boolean> {
+    this.most = Math.max(this.most, ++this.running)
+    try {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (this.failing) throw new Unavailable('The database is unavailable, try again later')
+      return await super.verify(plain, hash)
+    } finally {
+      this.running--
+    }
+  }
+}
 
 describe('login throttling', () => {
   it('doubles the wait after 3 failures of one account, answers 429 with retryAfter, and refuses without checking the password', async () => {
@@ -77,13 +97,76 @@ describe('login throttling', () => {
     expect(await failure(login('a@x.io', 'password-1'))).toMatchObject({ code: 429 })
   })
 
-  it('lets at most 10 of 50 simultaneous guesses check a password', async () => {
-    const { signUp, login } = await sessionsApp()
+  it('lets at most 10 of 200 simultaneous guesses check a password; the others are refused once the count is reached', async () => {
+    const hasher = new SlowHasher()
+    const { signUp, login, attempts } = await sessionsApp({ hasher })
     await signUp('a@x.io')
-    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => login('a@x.io', 'wrong-pass', from(`10.1.0.${i}`))))
+    const results = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => login('a@x.io', 'wrong-pass', from(`10.1.${i >> 8}.${i & 255}`))))
     const codes = results.map((result) => (result as PromiseRejectedResult).reason.code as number)
-    expect(codes.filter((code) => code === 401).length).toBeLessThanOrEqual(10)
-    expect(codes.filter((code) => code === 429).length).toBeGreaterThanOrEqual(40)
+    expect(hasher.verified.length).toBeLessThanOrEqual(10)
+    expect(codes.filter((code) => code === 401)).toHaveLength(hasher.verified.length)
+    expect(codes.filter((code) => code === 429)).toHaveLength(200 - hasher.verified.length)
+    expect(await attempts.get('account:a@x.io')).toMatchObject({ count: hasher.verified.length })
+  })
+
+  it('lets 200 simultaneous correct logins of one account all succeed, at most 10 checked at once', async () => {
+    const hasher = new SlowHasher()
+    const { signUp, login, attempts } = await sessionsApp({ hasher })
+    await signUp('a@x.io')
+    const results = await Promise.allSettled(Array.from({ length: 200 }, () => login('a@x.io', 'password-1')))
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(200)
+    expect(hasher.verified).toHaveLength(200)
+    expect(hasher.most).toBeLessThanOrEqual(10)
+    expect(hasher.most).toBeGreaterThan(1)
+    expect(await attempts.get('account:a@x.io')).toBeUndefined()
+    expect(await attempts.get('address:10.0.0.1')).toBeUndefined()
+  })
+
+  it('lets correct logins through while wrong ones of the same account are counted', async () => {
+    const hasher = new SlowHasher()
+    const { signUp, login } = await sessionsApp({ hasher })
+    await signUp('a@x.io')
+    // 2 wrong (free failures left), then correct ones: the burst stays under the limit and they all succeed.
+    const wrong = Array.from({ length: 2 }, () => failure(login('a@x.io', 'wrong-pass')))
+    const right = await Promise.allSettled(Array.from({ length: 30 }, () => login('a@x.io', 'password-1')))
+    expect((await Promise.all(wrong)).map((error) => error.code)).toEqual([401, 401])
+    expect(right.filter((result) => result.status === 'fulfilled')).toHaveLength(30)
+  })
+
+  it('refuses attempts beyond 1000 waiting for one account at once', async () => {
+    const hasher = new SlowHasher()
+    const { signUp, login } = await sessionsApp({ hasher })
+    await signUp('a@x.io')
+    const results = await Promise.allSettled(Array.from({ length: 1100 }, () => login('a@x.io', 'password-1')))
+    const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected')
+    expect(refused).toHaveLength(90)
+    expect(refused[0]!.reason).toMatchObject({ code: 429, message: 'Too many logins at once; try again in 1 s', data: { retryAfter: 1 } })
+  })
+
+  it('counts nothing when the check fails for another reason than the password (database down: 503)', async () => {
+    const hasher = new SlowHasher()
+    const { signUp, login, attempts } = await sessionsApp({ hasher })
+    await signUp('a@x.io')
+    hasher.failing = true
+    const results = await Promise.allSettled(Array.from({ length: 30 }, () => login('a@x.io', 'wrong-pass')))
+    expect(results.map((result) => (result as PromiseRejectedResult).reason.code)).toEqual(Array(30).fill(503))
+    expect(await attempts.get('account:a@x.io')).toBeUndefined()
+    expect(await attempts.get('address:10.0.0.1')).toBeUndefined()
+    hasher.failing = false
+    await expect(login('a@x.io', 'password-1')).resolves.toMatchObject({ accessToken: expect.any(String) })
+  })
+
+  it('counts nothing and checks no password when the counters cannot be read', async () => {
+    const hasher = new SlowHasher()
+    const attempts = new InMemoryLoginAttempts()
+    const { signUp, login } = await sessionsApp({ hasher, attempts })
+    await signUp('a@x.io')
+    const get = attempts.get.bind(attempts)
+    attempts.get = () => Promise.reject(new Unavailable('The database is unavailable, try again later'))
+    expect(await failure(login('a@x.io', 'password-1'))).toMatchObject({ code: 503 })
+    expect(hasher.verified).toHaveLength(0)
+    attempts.get = get
+    await expect(login('a@x.io', 'password-1')).resolves.toMatchObject({ accessToken: expect.any(String) })
   })
 
   it('shares the count between instances through the store', async () => {
