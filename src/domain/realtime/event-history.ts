@@ -1,0 +1,54 @@
+import type { NullableId, Params } from '../service/service.js'
+
+/**
+ * What a publisher saw of the call that caused an event, kept so that the event can be published
+ * again to a connection that missed it (`app.publish((data, context) => …)` runs on this, with the
+ * app and the service put back). Only plain data: no connection, no headers, no access token.
+ */
+export interface PublishedContext {
+  path: string
+  method: string
+  event: string
+  id?: NullableId
+  data?: unknown
+  result?: unknown
+  /** The call's provider, user, query and route. */
+  params: Pick<Params, 'provider' | 'user' | 'query' | 'route' | 'authenticated'>
+}
+
+/** A service event as it was published, before the channels picked who receives it. */
+export interface PublishedEvent {
+  /** The service's registered path. */
+  path: string
+  event: string
+  data: unknown
+  /** Undefined for events that came from a live store's change stream rather than from a call. */
+  context?: PublishedContext
+}
+
+/** A published event and its place in the history. */
+export interface RecordedEvent extends PublishedEvent {
+  offset: string
+}
+
+/**
+ * The recent service events of the app, in the order they were published, so that a client whose
+ * connection dropped receives what it missed (socket.io connection state recovery). An offset is
+ * opaque to everyone but the adapter; clients hand back the last one they saw.
+ */
+export interface EventHistory {
+  /**
+   * Records an event and answers its offset. Synchronous: a live delivery carries the offset of its
+   * event, and must not wait for it (an adapter over a shared log answers the position the log
+   * already gave the event).
+   */
+  append(event: PublishedEvent): string
+  /** The offset of the latest event (or of the empty history): a client given it has seen everything so far. */
+  head(): Promise<string>
+  /**
+   * The events after `offset`, oldest first; `'unknown'` when the history cannot say: the offset was
+   * never given out (another process, another epoch of the history) or events after it were pruned.
+   */
+  since(offset: string): Promise<RecordedEvent[] | 'unknown'>
+}
+export const EventHistory = Symbol.for('EventHistory')
