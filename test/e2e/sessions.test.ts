@@ -122,6 +122,50 @@ describe('login throttling over REST', () => {
   })
 })
 
+describe('a password change ends the other sessions and keeps the current one', () => {
+  async function signedUp(email: string): Promise<string | number> {
+    return (await post(server.url, '/users', { email, password: PASSWORD })).body.id as string | number
+  }
+
+  async function patch(id: string | number, body: unknown, token: string) {
+    const response = await fetch(`${server.url}/users/${id}`, {
+      method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body)
+    })
+    return { status: response.status, body: await response.json() as Record<string, any> }
+  }
+
+  it('over REST: the changer\'s next call and refresh succeed, another session of the user is 401', async () => {
+    const id = await signedUp('change-rest@x.io')
+    const [mine, other] = [await login(server.url, 'change-rest@x.io'), await login(server.url, 'change-rest@x.io')]
+    expect((await patch(id, { password: 'password-2' }, mine.body.accessToken)).status).toBe(200)
+    expect((await call(server.url, 'GET', '/messages', mine.body.accessToken)).status).toBe(200)
+    const renewed = await refresh(server.url, mine.body.refreshToken)
+    expect(renewed.status).toBe(201)
+    expect((await call(server.url, 'GET', '/messages', renewed.body.accessToken)).status).toBe(200)
+    expect((await call(server.url, 'GET', '/messages', other.body.accessToken)).body).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect((await refresh(server.url, other.body.refreshToken)).body).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+    expect((await login(server.url, 'change-rest@x.io', 'password-2')).status).toBe(201)
+  })
+
+  it('over socket.io: the socket stays logged in, its refresh token works, another session of the user is 401', async () => {
+    const id = await signedUp('change-sock@x.io')
+    const socket = await connect(server.url)
+    sockets.push(socket)
+    const client = createClient().configure(socketio(socket)).configure(authentication())
+    await client.authenticate({ strategy: 'local', email: 'change-sock@x.io', password: PASSWORD })
+    const other = await login(server.url, 'change-sock@x.io')
+    await client.service('users').patch(id, { password: 'password-2' })
+    await expect(client.service('messages').find()).resolves.toBeDefined()
+    const refreshToken = await client.authentication.getRefreshToken()
+    const renewed = await client.authenticate({ strategy: 'refresh', refreshToken })
+    expect(renewed.accessToken).toEqual(expect.any(String))
+    await expect(client.service('messages').find()).resolves.toBeDefined()
+    expect([...server.app.channel('authenticated').connections].some((c: Connection) => c.authentication?.accessToken === renewed.accessToken)).toBe(true)
+    expect((await call(server.url, 'GET', '/messages', other.body.accessToken)).body).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect((await refresh(server.url, other.body.refreshToken)).status).toBe(401)
+  })
+})
+
 describe('sockets stay logged in', () => {
   it('refreshes in place before expiry: no disconnect, events before, during and after, new token on the connection', async () => {
     const timers = manualTimers()

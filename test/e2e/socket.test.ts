@@ -212,7 +212,7 @@ describe.each(ENGINES)('socket.io on %s', (engine) => {
       // Users may only change themselves: the caller becomes the new user.
       expect((await emitAck(caller, 'authenticate', { strategy: 'local', email: 'pw@x.io', password: 'hunter222' }))[0]).toBeNull()
       expect((await emitAck(caller, 'patch', 'users', user.id, { password: 'hunter333' }, {}))[0]).toBeNull()
-      // A password change revokes the user's sessions (README "Sessions"): log in with the new one.
+      // The new password logs in (README "Sessions": the change kept this socket's session too).
       expect((await emitAck(caller, 'authenticate', { strategy: 'local', email: 'pw@x.io', password: 'hunter333' }))[0]).toBeNull()
       expect((await emitAck(caller, 'update', 'users', user.id, { email: 'pw@x.io', password: 'hunter444' }, {}))[0]).toBeNull()
       expect((await emitAck(caller, 'authenticate', { strategy: 'local', email: 'pw@x.io', password: 'hunter444' }))[0]).toBeNull()

@@ -84,7 +84,7 @@ describe('the password never leaves the server', () => {
     await record('GET', `/users/${alice.id}`, { token: alice.token })
     await record('GET', `/users/${alice.id}?$select=password`, { token: alice.token })
     await record('PATCH', `/users/${alice.id}`, { token: alice.token, body: { password: 'new-secret' } })
-    // A password change revokes alice's sessions (README "Sessions"): she logs in with the new one.
+    // A password change keeps the session that made it (README "Sessions"); she logs in with the new one anyway.
     alice.token = ((await record('POST', '/authentication', { body: { strategy: 'local', email: 'alice@x.io', password: 'new-secret' } })).body as { accessToken: string }).accessToken
     await record('PATCH', `/users/${alice.id}?$select=password`, { token: alice.token, body: { name: 'Alice' } })
     await record('PUT', `/users/${alice.id}`, { token: alice.token, body: { email: 'alice@x.io', password: 'alice-password' } })
@@ -110,7 +110,7 @@ describe('the password never leaves the server', () => {
     answers.push(await call(eve, 'find', 'users', { $select: ['password'] }))
     answers.push(await call(eve, 'get', 'users', eveId, { $select: ['password', 'email'] }))
     answers.push(await call(eve, 'patch', 'users', eveId, { password: 'eve-new-password' }, {}))
-    // Each password change revokes eve's sessions: she logs in again on the same socket.
+    // After each password change she logs in again on the same socket, with the new password.
     answers.push(await call(eve, 'authenticate', { strategy: 'local', email: 'eve@x.io', password: 'eve-new-password' }))
     answers.push(await call(eve, 'update', 'users', eveId, { email: 'eve@x.io', password: 'eve-password' }, {}))
     answers.push(await call(eve, 'authenticate', { strategy: 'local', email: 'eve@x.io', password: 'eve-password' }))

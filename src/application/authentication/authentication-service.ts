@@ -165,8 +165,9 @@ export class AuthenticationService {
   }
 
   /**
-   * Deleting an entity, or changing its password through its service, revokes all its sessions
-   * (on every instance: through the session store). The hooks go on each strategy's entity service.
+   * Deleting an entity revokes all its sessions; changing its password through its service revokes
+   * all but the session that made the change (its access token's `sid`), which goes on (on every
+   * instance: through the session store). The hooks go on each strategy's entity service.
    */
   private revokeOnEntityChanges(app: App, sessions: Sessions): void {
     const passwordFields = new Map<string, Set<string>>()
@@ -183,9 +184,13 @@ export class AuthenticationService {
         const changedPassword = (item: unknown) => typeof item === 'object' && item !== null && [...fields].some((field) => (item as Data)[field] !== undefined)
         if (context.method !== 'remove' && !(Array.isArray(context.data) ? context.data.some(changedPassword) : changedPassword(context.data))) return
         const results = Array.isArray(context.result) ? context.result : [context.result]
+        const payload = (context.params.authentication as { payload?: TokenPayload } | undefined)?.payload
         for (const entity of results) {
           const id = isRecord(entity) ? entity[idField] : undefined
-          if (typeof id === 'string' || typeof id === 'number') await sessions.revokeUser(id)
+          if (typeof id !== 'string' && typeof id !== 'number') continue
+          // The caller's own session, when it changed its own password.
+          const current = context.method !== 'remove' && typeof payload?.sid === 'string' && payload.sub === String(id) ? payload.sid : undefined
+          await sessions.revokeUser(id, current)
         }
       }
       app.service(path).hooks({ after: { update: [revoke], patch: [revoke], remove: [revoke] } })

@@ -115,10 +115,13 @@ export class Sessions {
     await this.deny([{ key: `sid:${family}`, expiresAt: now + this.accessTokenTtl }], now)
   }
 
-  /** Revokes every session of a user (password changed, user deleted). */
-  async revokeUser(userId: Id): Promise<void> {
+  /**
+   * Revokes every session of a user (user deleted), or every other one than `except` (the session
+   * that changed the password: it goes on, as OWASP ASVS asks).
+   */
+  async revokeUser(userId: Id, except?: string): Promise<void> {
     const now = this.clock.now()
-    const families = await this.store.revokeUser(userId, now)
+    const families = await this.store.revokeUser(userId, now, except)
     await this.deny(families.map((family) => ({ key: `sid:${family}`, expiresAt: now + this.accessTokenTtl })), now)
   }
 

@@ -45,8 +45,11 @@ export interface SessionStore {
   useRefreshToken(id: string, now: number): Promise<RefreshTokenUse>
   /** Marks every refresh token of the family revoked. */
   revokeFamily(family: string, now: number): Promise<void>
-  /** Marks every refresh token of the user revoked; answers the families that had a live token. */
-  revokeUser(userId: Id, now: number): Promise<string[]>
+  /**
+   * Marks every refresh token of the user revoked — but those of the family `except` (the session
+   * that changed the password) — and answers the families that had a live token.
+   */
+  revokeUser(userId: Id, now: number, except?: string): Promise<string[]>
   /** Adds deny-list entries (and may drop entries that expired before `now`). */
   addRevocations(revocations: Revocation[], now: number): Promise<void>
   /**

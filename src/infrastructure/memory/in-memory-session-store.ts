@@ -32,10 +32,10 @@ export class InMemorySessionStore implements SessionStore {
     for (const record of this.tokens.values()) if (record.family === family && record.revokedAt === null) record.revokedAt = now
   }
 
-  async revokeUser(userId: Id, now: number): Promise<string[]> {
+  async revokeUser(userId: Id, now: number, except?: string): Promise<string[]> {
     const families = new Set<string>()
     for (const record of this.tokens.values()) {
-      if (String(record.userId) !== String(userId) || record.revokedAt !== null) continue
+      if (String(record.userId) !== String(userId) || record.revokedAt !== null || record.family === except) continue
       if (record.expiresAt > now) families.add(record.family)
       record.revokedAt = now
     }

@@ -75,9 +75,9 @@ export class RethinkDbSessionStore implements SessionStore {
       .filter((row) => row('revokedAt').eq(null)).update({ revokedAt: now }).run())
   }
 
-  async revokeUser(userId: Id, now: number): Promise<string[]> {
+  async revokeUser(userId: Id, now: number, except?: string): Promise<string[]> {
     const result = await this.run('revoke a user\'s sessions', () => this.refresh().getAll(userId, { index: 'userId' })
-      .filter((row) => row('revokedAt').eq(null)).update({ revokedAt: now }, { returnChanges: true }).run())
+      .filter((row) => except === undefined ? row('revokedAt').eq(null) : row('revokedAt').eq(null).and(row('family').ne(except))).update({ revokedAt: now }, { returnChanges: true }).run())
     const families = new Set<string>()
     for (const change of (result.changes ?? []) as { new_val?: RefreshTokenRecord | null }[]) {
       if (change.new_val && change.new_val.expiresAt > now) families.add(change.new_val.family)

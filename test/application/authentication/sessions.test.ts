@@ -113,21 +113,32 @@ describe('sessions: revocation', () => {
     expect((await store.revocationsSince(undefined)).revocations).toEqual([])
   })
 
-  it('a password change revokes every session of that user, not of others', async () => {
+  it('a password change revokes every other session of that user and keeps the one that made it, not of others', async () => {
     const { signUp, login, refresh, messages, app, bearer } = await sessionsApp()
     const user = await signUp('a@x.io')
     await signUp('b@x.io')
-    const [one, two, bob] = [await login('a@x.io', 'password-1'), await login('a@x.io', 'password-1'), await login('b@x.io', 'password-1')]
+    const [one, two, three, bob] = [await login('a@x.io', 'password-1'), await login('a@x.io', 'password-1'), await login('a@x.io', 'password-1'), await login('b@x.io', 'password-1')]
     // A change of something else revokes nothing.
-    await app.service('users').patch(user.id, { email: 'a2@x.io' }, bearer(one.accessToken))
-    await expect(messages(one.accessToken)).resolves.toBeDefined()
+    await app.service('users').patch(user.id, { email: 'a2@x.io' }, bearer(two.accessToken))
+    await expect(messages(two.accessToken)).resolves.toBeDefined()
     await app.service('users').patch(user.id, { password: 'password-2' }, bearer(one.accessToken))
-    for (const session of [one, two]) {
+    await expect(messages(one.accessToken)).resolves.toBeDefined()
+    const renewed = await refresh(one.refreshToken)
+    await expect(messages(renewed.accessToken)).resolves.toBeDefined()
+    for (const session of [two, three]) {
       expect(await failure(messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
       expect(await failure(refresh(session.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
     }
     await expect(messages(bob.accessToken)).resolves.toBeDefined()
     await expect(login('a2@x.io', 'password-2')).resolves.toMatchObject({ accessToken: expect.any(String) })
+    // Changed by the server itself (no session of the user made it), or by update: the same rules.
+    await app.service('users').patch(user.id, { password: 'password-3' })
+    expect(await failure(messages(renewed.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    const four = await login('a2@x.io', 'password-3')
+    const five = await login('a2@x.io', 'password-3')
+    await app.service('users').update(user.id, { email: 'a2@x.io', password: 'password-4' }, bearer(four.accessToken))
+    await expect(messages(four.accessToken)).resolves.toBeDefined()
+    expect(await failure(messages(five.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
   })
 
   it('deleting a user revokes their sessions (refresh included)', async () => {
@@ -173,11 +184,12 @@ describe('sessions: two instances on one store', () => {
   it('sees a password change on the other instance within 1 s, though the user is in its entity cache', async () => {
     const [a, b] = await twoInstances()
     const user = await a.signUp('a@x.io')
-    const session = await a.login('a@x.io', 'password-1')
+    const [session, changer] = [await a.login('a@x.io', 'password-1'), await a.login('a@x.io', 'password-1')]
     await expect(b.messages(session.accessToken)).resolves.toBeDefined() // b caches the user now
-    await a.app.service('users').patch(user.id, { password: 'password-2' }, a.bearer(session.accessToken))
+    await a.app.service('users').patch(user.id, { password: 'password-2' }, a.bearer(changer.accessToken))
     a.clock.advance(1000)
     expect(await failure(b.messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    await expect(b.messages(changer.accessToken)).resolves.toBeDefined()
   })
 
   it('detects reuse across instances: a token rotated on one and replayed on the other revokes the family', async () => {

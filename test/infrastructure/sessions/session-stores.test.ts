@@ -46,6 +46,17 @@ function sessionStoreContract(make: () => SessionStore) {
     expect(await store.useRefreshToken('d1', NOW)).toMatchObject({ outcome: 'rotated' })
   })
 
+  it('revokes all of a user\'s tokens but one family (the session that changed the password)', async () => {
+    const store = make()
+    await store.saveRefreshToken(record('a1', 'fa'))
+    await store.saveRefreshToken(record('b1', 'fb'))
+    await store.saveRefreshToken(record('c1', 'fc'))
+    expect((await store.revokeUser('u1', NOW, 'fb')).sort()).toEqual(['fa', 'fc'])
+    expect(await store.useRefreshToken('a1', NOW)).toMatchObject({ outcome: 'revoked' })
+    expect(await store.useRefreshToken('c1', NOW)).toMatchObject({ outcome: 'revoked' })
+    expect(await store.useRefreshToken('b1', NOW)).toMatchObject({ outcome: 'rotated' })
+  })
+
   it('pages the deny-list by cursor and drops expired entries', async () => {
     const store = make()
     const first = await store.revocationsSince(undefined)
