@@ -22,6 +22,8 @@ export interface RethinkDbStoreFactoryOptions {
   directWrites?: boolean
   /** How long the event log keeps events (default 10 min). */
   eventRetentionMs?: number
+  /** The password when the URL has none (RETHINKDB_PASSWORD_FILE). */
+  password?: string
 }
 
 /**
@@ -45,7 +47,12 @@ export class RethinkDbStoreFactory implements StoreFactory {
     this.db = db ?? 'test'
     this.where = describeServers(servers)
     this.logger = options.logger ?? silentLogger
-    this.connection = connectRethinkDb(url, { logger: this.logger, timeoutMs: options.timeoutMs, signal: this.stopping.signal })
+    this.connection = connectRethinkDb(url, {
+      logger: this.logger,
+      timeoutMs: options.timeoutMs,
+      signal: this.stopping.signal,
+      ...(options.password !== undefined ? { password: options.password } : {})
+    })
     // Reported by the first setup() that awaits it; never an unhandled rejection.
     this.connection.catch(() => undefined)
   }
