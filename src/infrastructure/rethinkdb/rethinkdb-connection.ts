@@ -19,6 +19,18 @@ export interface RethinkDbAddress {
   password?: string
 }
 
+/**
+ * TLS on the driver port (RETHINKDB_TLS_*): the CA that signed the server's certificate (PEM;
+ * Node's trusted CAs without it), a client certificate and its key, and the name the server's
+ * certificate must carry when it is not the host of the URL.
+ */
+export interface RethinkDbTls {
+  ca?: string
+  cert?: string
+  key?: string
+  servername?: string
+}
+
 export const DEFAULT_RETHINKDB_PORT = 28015
 
 const SCHEME = 'rethinkdb://'
@@ -109,6 +121,8 @@ export interface ConnectOptions {
   signal?: AbortSignal
   /** The password when the URL has none (RETHINKDB_PASSWORD_FILE). */
   password?: string
+  /** TLS on the driver port of every server; plain TCP without it. */
+  tls?: RethinkDbTls
 }
 
 /** How often, while no server answers, one plain connection attempt asks the driver why. */
@@ -123,8 +137,8 @@ const DIAGNOSE_EVERY_MS = 2_000
  *
  * While no server answers it logs, once, "waiting for RethinkDB at host:port (up to N s)" with the
  * driver's reason (connection refused, unknown host…), then keeps trying until `timeoutMs`. A reason
- * that waiting cannot cure — the server refused the user or password — stops it at once with one
- * line. No message shows the password.
+ * that waiting cannot cure — the server refused the user or password, or its certificate failed the
+ * TLS check — stops it at once with one line. No message shows the password.
  */
 export async function connectRethinkDb(url: string, options: ConnectOptions = {}): Promise<RethinkDbConnection> {
   const address = parseRethinkDbUrl(url)
@@ -137,7 +151,7 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
     ...(address.user ? { user: address.user } : {}),
     ...(password ? { password } : {})
   }
-  const servers: RServerConnectionOptions[] = address.servers
+  const servers = address.servers.map((server) => ({ ...server, ...(options.tls ? { tls: true as const, ...options.tls } : {}) }))
   const pool = await r.connectPool({
     servers,
     ...(address.db ? { db: address.db } : {}),
@@ -179,7 +193,7 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  logger.info('Connected to RethinkDB', { servers: where, db: address.db, user: address.user ?? 'admin' })
+  logger.info('Connected to RethinkDB', { servers: where, db: address.db, user: address.user ?? 'admin', tls: options.tls !== undefined })
   return {
     r,
     ...(address.db ? { db: address.db } : {}),
@@ -187,10 +201,10 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
   }
 }
 
-/** A refusal waiting cannot cure: the login (user, password). */
+/** A refusal waiting cannot cure: the login (user, password) or the server's certificate. */
 interface Refusal {
-  kind: 'login'
-  /** The driver's own words. */
+  kind: 'login' | 'tls'
+  /** The driver's or TLS layer's own words. */
   reason: string
 }
 
@@ -201,8 +215,9 @@ interface Unreachable {
 }
 
 /**
- * The driver's own reason the servers cannot be reached (refused, unknown host, wrong password),
- * from one plain connection attempt to each; undefined as soon as one attempt succeeds.
+ * The driver's own reason the servers cannot be reached (refused, unknown host, wrong password, a
+ * certificate the CA did not sign), from one plain connection attempt to each; undefined as soon
+ * as one attempt succeeds.
  */
 async function whyUnreachable(r: R, servers: RServerConnectionOptions[], credentials: { user?: string; password?: string }): Promise<Unreachable | undefined> {
   const reasons: string[] = []
@@ -221,13 +236,25 @@ async function whyUnreachable(r: R, servers: RServerConnectionOptions[], credent
   return { reason: reasons.join('; '), ...(refusal ? { refusal } : {}) }
 }
 
+/**
+ * Node's codes for a certificate that fails verification (an unknown CA, a self-signed or expired
+ * certificate, a name that does not match) and for a TLS handshake the server broke off (a client
+ * certificate it wanted, a server that does not speak TLS).
+ */
+const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME_MISMATCH|^ERR_TLS_|^ERR_SSL_/
+
 function refusalOf(error: unknown, reason: string): Refusal | undefined {
   const { isRethinkDBError, RethinkDBErrorType } = rethinkdbDriver()
-  return isRethinkDBError(error) && error.type === RethinkDBErrorType.AUTH ? { kind: 'login', reason } : undefined
+  if (isRethinkDBError(error) && error.type === RethinkDBErrorType.AUTH) return { kind: 'login', reason }
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string' && TLS_FAILURE.test(code)) return { kind: 'tls', reason: `${reason} (${code})` }
+  return undefined
 }
 
-function refusalMessage({ reason }: Refusal, where: string, user = 'admin', redactedUrl: string): string {
-  return `RethinkDB at ${where} refused the login of user '${user}': ${reason} (check the user and password of RETHINKDB_URL ${redactedUrl}, or RETHINKDB_PASSWORD_FILE)`
+function refusalMessage({ kind, reason }: Refusal, where: string, user = 'admin', redactedUrl: string): string {
+  return kind === 'login'
+    ? `RethinkDB at ${where} refused the login of user '${user}': ${reason} (check the user and password of RETHINKDB_URL ${redactedUrl}, or RETHINKDB_PASSWORD_FILE)`
+    : `RethinkDB at ${where} failed the TLS check: ${reason} (RETHINKDB_TLS_CA must be the CA that signed the server's certificate, and the certificate must name the host, or RETHINKDB_TLS_SERVERNAME)`
 }
 
 function oneLine(text: string): string {

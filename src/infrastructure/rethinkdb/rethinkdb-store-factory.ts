@@ -5,7 +5,7 @@ import type { Store } from '../../domain/store/store.js'
 import type { StoreFactory, StoreHealth, StoreOptions } from '../../domain/store/store-factory.js'
 import { EventLog } from './event-log.js'
 import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { connectRethinkDb, describeServers, parseRethinkDbUrl, type RethinkDbConnection } from './rethinkdb-connection.js'
+import { connectRethinkDb, describeServers, parseRethinkDbUrl, type RethinkDbConnection, type RethinkDbTls } from './rethinkdb-connection.js'
 import { RethinkDbStore } from './rethinkdb-store.js'
 
 export interface RethinkDbStoreFactoryOptions {
@@ -24,6 +24,8 @@ export interface RethinkDbStoreFactoryOptions {
   eventRetentionMs?: number
   /** The password when the URL has none (RETHINKDB_PASSWORD_FILE). */
   password?: string
+  /** TLS on the driver port (RETHINKDB_TLS_*). */
+  tls?: RethinkDbTls
 }
 
 /**
@@ -51,7 +53,8 @@ export class RethinkDbStoreFactory implements StoreFactory {
       logger: this.logger,
       timeoutMs: options.timeoutMs,
       signal: this.stopping.signal,
-      ...(options.password !== undefined ? { password: options.password } : {})
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      ...(options.tls ? { tls: options.tls } : {})
     })
     // Reported by the first setup() that awaits it; never an unhandled rejection.
     this.connection.catch(() => undefined)

@@ -94,4 +94,45 @@ describe('the RethinkDB store module\'s settings', () => {
       expect(message).toBe('RETHINKDB_URL holds a password and RETHINKDB_PASSWORD_FILE is set: give the password in one of them only')
     })
   })
+
+  describe('RETHINKDB_TLS_*', () => {
+    let folder: string
+    beforeAll(async () => { folder = await mkdtemp(join(tmpdir(), 'plumage-tls-')) })
+    afterAll(() => rm(folder, { recursive: true, force: true }))
+    const file = async (name: string, content: string) => {
+      const path = join(folder, name)
+      await writeFile(path, content)
+      return path
+    }
+    const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
+
+    it('leave TLS off when none is set', () => {
+      expect(readRethinkDbSettings({ RETHINKDB_TLS_CA: '', RETHINKDB_TLS_SERVERNAME: '' })).not.toHaveProperty('tls')
+    })
+
+    it('read the CA file\'s contents, with the server name beside it', async () => {
+      const ca = await file('ca.pem', PEM)
+      expect(readRethinkDbSettings({ RETHINKDB_TLS_CA: ca, RETHINKDB_TLS_SERVERNAME: 'db.internal' }).tls).toEqual({ ca: PEM, servername: 'db.internal' })
+    })
+
+    it('turn TLS on with Node\'s trusted CAs when only a server name is set', () => {
+      expect(readRethinkDbSettings({ RETHINKDB_TLS_SERVERNAME: 'db.example.com' }).tls).toEqual({ servername: 'db.example.com' })
+    })
+
+    it('refuse a file that cannot be read, or a CA file without a certificate, naming the variable', async () => {
+      const missing = join(folder, 'missing.pem')
+      expect(failure({ RETHINKDB_TLS_CA: missing }).message).toBe(`RETHINKDB_TLS_CA names a file that cannot be read ('${missing}': ENOENT)`)
+      expect(failure({ RETHINKDB_TLS_CA: await file('notes.txt', 'not a certificate') }).message)
+        .toBe('RETHINKDB_TLS_CA must name a PEM certificate (no certificate in the file)')
+    })
+
+    it('take a client certificate and its key together only, and only when they are PEM', async () => {
+      const cert = await file('client.pem', 'garbage')
+      expect(failure({ RETHINKDB_TLS_CERT: cert }).message)
+        .toBe('RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY go together: set both (a client certificate and its key) or neither')
+      expect(failure({ RETHINKDB_TLS_KEY: cert }).message).toMatch(/^RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY go together/)
+      expect(failure({ RETHINKDB_TLS_CERT: cert, RETHINKDB_TLS_KEY: await file('client.key', 'garbage') }).message)
+        .toMatch(/^RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY must name a PEM certificate and its private key \(.+\)$/)
+    })
+  })
 })
