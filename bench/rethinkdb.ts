@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto'
 import type { StoreQuery } from '../src/domain/query/ast.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
 import type { JsonSchemaObject } from '../src/domain/schema/json-schema.js'
-import { connectRethinkDb, type RethinkDbConnection } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import { connectRethinkDb, redactRethinkDbUrl, type RethinkDbConnection } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { measure, printTable, writeResults } from './support/measure.js'
 import { peopleRecords } from './support/seed.js'
@@ -19,12 +19,14 @@ import { peopleRecords } from './support/seed.js'
 const RECORDS = recordCount(process.env.BENCH_RECORDS)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const url = process.env.RETHINKDB_URL ?? 'rethinkdb://127.0.0.1:28015'
+/** What the output shows: the URL without its password. */
+const shown = redactRethinkDbUrl(url)
 
 let connection: RethinkDbConnection
 try {
   connection = await connectRethinkDb(url, { timeoutMs: 3_000 })
 } catch {
-  console.log(`RethinkDB benchmark SKIPPED: no server answers at ${url} (set RETHINKDB_URL or start one: docker compose up rethinkdb)`)
+  console.log(`RethinkDB benchmark SKIPPED: no server answers at ${shown} (set RETHINKDB_URL or start one: docker compose up rethinkdb)`)
   process.exit(0)
 }
 
@@ -123,7 +125,7 @@ try {
       'indexed ÷ hand ratio': withIndexes / hand
     })
   }
-  printTable(`RethinkDbStore vs hand-written rethinkdb-ts queries (${RECORDS.toLocaleString()} records, ${url}, same run, median of ${ROUNDS} rounds)`, rows)
+  printTable(`RethinkDbStore vs hand-written rethinkdb-ts queries (${RECORDS.toLocaleString()} records, ${shown}, same run, median of ${ROUNDS} rounds)`, rows)
   writeResults(`rethinkdb-${RECORDS}`, rows)
 } finally {
   await r.dbDrop(db).run().catch(() => undefined)

@@ -84,7 +84,7 @@ describe('composition root', () => {
     expect(buildContainer(config({}), { logger: silentLogger, env }).get(StoreFactory)).toBeInstanceOf(InMemoryStoreFactory)
     const refuse = () => buildContainer(config({ STORE: 'rethinkdb' }), { logger: silentLogger, env })
     expect(refuse).toThrow(ConfigError)
-    expect(refuse).toThrow(new ConfigError("RETHINKDB_URL must look like rethinkdb://host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got 'postgres://db/chat')"))
+    expect(refuse).toThrow(new ConfigError("RETHINKDB_URL must look like rethinkdb://[user:password@]host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got 'postgres://db/chat')"))
   })
 
   it('swaps in another store module by configuration alone, keeping what it does not bind in process', async () => {

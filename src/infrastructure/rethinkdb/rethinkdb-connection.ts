@@ -1,4 +1,4 @@
-import type { R } from 'rethinkdb-ts'
+import type { R, RServerConnectionOptions } from 'rethinkdb-ts'
 import { BadRequest, Unavailable } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { driverMessage } from './rethinkdb-errors.js'
@@ -14,33 +14,81 @@ export interface RethinkDbAddress {
   servers: RethinkDbServer[]
   /** The database named in the URL path; undefined when the path is empty. */
   db?: string
+  /** One user for every server of a cluster (users are cluster-wide); the driver's default is `admin`. */
   user?: string
   password?: string
 }
 
+/**
+ * TLS on the driver port (RETHINKDB_TLS_*): the CA that signed the server's certificate (PEM;
+ * Node's trusted CAs without it), a client certificate and its key, and the name the server's
+ * certificate must carry when it is not the host of the URL.
+ */
+export interface RethinkDbTls {
+  ca?: string
+  cert?: string
+  key?: string
+  servername?: string
+}
+
 export const DEFAULT_RETHINKDB_PORT = 28015
 
-const URL_SHAPE = /^rethinkdb:\/\/(?:([^@/]*)@)?([^/@]+)(?:\/([^/?#]*))?\/?$/
+const SCHEME = 'rethinkdb://'
+const URL_FORM = 'must look like rethinkdb://[user:password@]host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster'
+
+/**
+ * A RethinkDB URL that cannot be used. `problem` completes "the URL …" (so a setting can name its
+ * variable); the message shows the URL with its password replaced by `***`.
+ */
+export class InvalidRethinkDbUrl extends BadRequest {
+  constructor(readonly redactedUrl: string, readonly problem: string) {
+    super(`Invalid RethinkDB URL '${redactedUrl}': it ${problem}`)
+  }
+}
 
 /**
  * Parses `rethinkdb://[user[:password]@]host[:port][,host[:port]…][/db]`. Several hosts name the
- * servers of one cluster: the pool connects to all of them.
+ * servers of one cluster: the pool connects to all of them, as the one user. The user and password
+ * are percent-encoded (`%40` for `@`, `%25` for `%`); they end at the last `@`, since no host or
+ * database name holds one. Not WHATWG's `URL`: a list of hosts is not a valid URL there.
  */
 export function parseRethinkDbUrl(url: string): RethinkDbAddress {
-  const match = URL_SHAPE.exec(url)
-  const invalid = () => new BadRequest(`Invalid RethinkDB URL '${url}': expected rethinkdb://host:port/db (or host1:port,host2:port for a cluster)`)
-  if (!match) throw invalid()
-  const [, credentials, hosts, path] = match
-  const servers = hosts!.split(',').map((entry) => parseServer(entry.trim()))
-  if (servers.some((server) => server === undefined)) throw invalid()
-  const [user, password] = credentials === undefined ? [] : credentials.split(/:(.*)/s, 2)
-  const db = path ? decodeURIComponent(path) : ''
+  const invalid = (problem = URL_FORM) => new InvalidRethinkDbUrl(redactRethinkDbUrl(url), problem)
+  if (!url.startsWith(SCHEME)) throw invalid()
+  const rest = url.slice(SCHEME.length)
+  const at = rest.lastIndexOf('@')
+  const slash = rest.indexOf('/', at + 1)
+  const hosts = rest.slice(at + 1, slash < 0 ? undefined : slash)
+  const path = slash < 0 ? '' : rest.slice(slash + 1).replace(/\/$/, '')
+  const servers = hosts.split(',').map((entry) => parseServer(entry.trim()))
+  if (servers.some((server) => server === undefined) || !/^[\w-]*$/.test(path)) throw invalid()
+  const credentials = at < 0 ? '' : rest.slice(0, at)
+  const colon = credentials.indexOf(':')
+  let user: string, password: string
+  try {
+    user = decodeURIComponent(colon < 0 ? credentials : credentials.slice(0, colon))
+    password = colon < 0 ? '' : decodeURIComponent(credentials.slice(colon + 1))
+  } catch {
+    throw invalid('must percent-encode its user and password (% as %25, @ as %40)')
+  }
   return {
     servers: servers as RethinkDbServer[],
-    ...(db ? { db } : {}),
-    ...(user ? { user: decodeURIComponent(user) } : {}),
-    ...(password ? { password: decodeURIComponent(password) } : {})
+    ...(path ? { db: path } : {}),
+    ...(user ? { user } : {}),
+    ...(password ? { password } : {})
   }
+}
+
+/**
+ * The URL with its password replaced by `***` (`rethinkdb://app:***@db:28015/app`), for every
+ * message and log line that shows it. Works on any string, a malformed URL included.
+ */
+export function redactRethinkDbUrl(url: string): string {
+  const start = url.indexOf('://') + 3
+  const at = url.lastIndexOf('@')
+  const colon = url.indexOf(':', start)
+  if (at < start || colon < 0 || colon > at) return url
+  return `${url.slice(0, colon + 1)}***${url.slice(at)}`
 }
 
 /** `host`, `host:port`, `[::1]:port`; undefined when it is none of them. */
@@ -71,7 +119,14 @@ export interface ConnectOptions {
   logger?: Logger
   /** Stops waiting (and drains the pool) when the app shuts down before the server ever answered. */
   signal?: AbortSignal
+  /** The password when the URL has none (RETHINKDB_PASSWORD_FILE). */
+  password?: string
+  /** TLS on the driver port of every server; plain TCP without it. */
+  tls?: RethinkDbTls
 }
+
+/** How often, while no server answers, one plain connection attempt asks the driver why. */
+const DIAGNOSE_EVERY_MS = 2_000
 
 /**
  * Opens the connection pool for `STORE=rethinkdb`. rethinkdb-ts keeps ONE pool on its module-level
@@ -81,7 +136,9 @@ export interface ConnectOptions {
  * once and stores report them as 503.
  *
  * While no server answers it logs, once, "waiting for RethinkDB at host:port (up to N s)" with the
- * driver's reason (connection refused, unknown host…), then keeps trying until `timeoutMs`.
+ * driver's reason (connection refused, unknown host…), then keeps trying until `timeoutMs`. A reason
+ * that waiting cannot cure — the server refused the user or password, or its certificate failed the
+ * TLS check — stops it at once with one line. No message shows the password.
  */
 export async function connectRethinkDb(url: string, options: ConnectOptions = {}): Promise<RethinkDbConnection> {
   const address = parseRethinkDbUrl(url)
@@ -89,12 +146,14 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
   const timeoutMs = options.timeoutMs ?? 30_000
   const where = describeServers(address.servers)
   const { r } = rethinkdbDriver()
+  const password = address.password ?? options.password
   const credentials = {
     ...(address.user ? { user: address.user } : {}),
-    ...(address.password ? { password: address.password } : {})
+    ...(password ? { password } : {})
   }
+  const servers = address.servers.map((server) => ({ ...server, ...(options.tls ? { tls: true as const, ...options.tls } : {}) }))
   const pool = await r.connectPool({
-    servers: address.servers,
+    servers,
     ...(address.db ? { db: address.db } : {}),
     ...credentials,
     // Queries and change feeds share connections (rethinkdb-ts multiplexes); a few more than the
@@ -111,23 +170,30 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
     // that is still starting (docker compose) gets the whole timeout.
     waitForHealthy: false
   })
-  const deadline = Date.now() + timeoutMs
+  const started = Date.now()
+  const deadline = started + timeoutMs
+  let nextDiagnosis = started + 200
   let announced = false
   while (!pool.isHealthy) {
     if (Date.now() >= deadline || options.signal?.aborted) {
       await pool.drain().catch(() => undefined)
       throw new Unavailable(`Cannot reach RethinkDB at ${where} (waited ${Math.round(timeoutMs / 1000)} s; set RETHINKDB_TIMEOUT to wait longer)`)
     }
-    if (!announced && Date.now() > deadline - timeoutMs + 200) {
-      announced = true
-      const reason = await whyUnreachable(r, address, credentials)
-      if (reason !== undefined && !pool.isHealthy) {
-        logger.warn(`waiting for RethinkDB at ${where} (up to ${Math.round(timeoutMs / 1000)} s)`, { reason })
+    if (Date.now() >= nextDiagnosis) {
+      const problem = await whyUnreachable(r, servers, credentials)
+      nextDiagnosis = Date.now() + DIAGNOSE_EVERY_MS
+      if (problem?.refusal !== undefined && !pool.isHealthy) {
+        await pool.drain().catch(() => undefined)
+        throw new Unavailable(refusalMessage(problem.refusal, where, address.user, redactRethinkDbUrl(url)))
+      }
+      if (problem !== undefined && !announced && !pool.isHealthy) {
+        announced = true
+        logger.warn(`waiting for RethinkDB at ${where} (up to ${Math.round(timeoutMs / 1000)} s)`, { reason: problem.reason })
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  logger.info('Connected to RethinkDB', { servers: where, db: address.db })
+  logger.info('Connected to RethinkDB', { servers: where, db: address.db, user: address.user ?? 'admin', tls: options.tls !== undefined })
   return {
     r,
     ...(address.db ? { db: address.db } : {}),
@@ -135,20 +201,62 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
   }
 }
 
+/** A refusal waiting cannot cure: the login (user, password) or the server's certificate. */
+interface Refusal {
+  kind: 'login' | 'tls'
+  /** The driver's or TLS layer's own words. */
+  reason: string
+}
+
+/** Why no server could be reached: every server's reason, and the first refusal among them, if any. */
+interface Unreachable {
+  reason: string
+  refusal?: Refusal
+}
+
 /**
- * The driver's own reason the first server cannot be reached (refused, unknown host, bad
- * credentials), from one plain connection attempt; undefined when that attempt succeeds.
+ * The driver's own reason the servers cannot be reached (refused, unknown host, wrong password, a
+ * certificate the CA did not sign), from one plain connection attempt to each; undefined as soon
+ * as one attempt succeeds.
  */
-async function whyUnreachable(r: R, address: RethinkDbAddress, credentials: { user?: string; password?: string }): Promise<string | undefined> {
+async function whyUnreachable(r: R, servers: RServerConnectionOptions[], credentials: { user?: string; password?: string }): Promise<Unreachable | undefined> {
   const reasons: string[] = []
-  for (const server of address.servers) {
+  let refusal: Refusal | undefined
+  for (const server of servers) {
     try {
-      const connection = await r.connect({ ...server, ...credentials, timeout: 2, silent: true })
+      const connection = await r.connect({ server, ...credentials, timeout: 2, silent: true })
       await connection.close().catch(() => undefined)
       return undefined
     } catch (error) {
-      reasons.push(`${describeServers([server])}: ${driverMessage(error).split('\n').map((line) => line.trim()).filter(Boolean).join(' ')}`)
+      const reason = oneLine(driverMessage(error))
+      reasons.push(`${describeServers([server as RethinkDbServer])}: ${reason}`)
+      refusal ??= refusalOf(error, reason)
     }
   }
-  return reasons.join('; ')
+  return { reason: reasons.join('; '), ...(refusal ? { refusal } : {}) }
+}
+
+/**
+ * Node's codes for a certificate that fails verification (an unknown CA, a self-signed or expired
+ * certificate, a name that does not match) and for a TLS handshake the server broke off (a client
+ * certificate it wanted, a server that does not speak TLS).
+ */
+const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME_MISMATCH|^ERR_TLS_|^ERR_SSL_/
+
+function refusalOf(error: unknown, reason: string): Refusal | undefined {
+  const { isRethinkDBError, RethinkDBErrorType } = rethinkdbDriver()
+  if (isRethinkDBError(error) && error.type === RethinkDBErrorType.AUTH) return { kind: 'login', reason }
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string' && TLS_FAILURE.test(code)) return { kind: 'tls', reason: `${reason} (${code})` }
+  return undefined
+}
+
+function refusalMessage({ kind, reason }: Refusal, where: string, user = 'admin', redactedUrl: string): string {
+  return kind === 'login'
+    ? `RethinkDB at ${where} refused the login of user '${user}': ${reason} (check the user and password of RETHINKDB_URL ${redactedUrl}, or RETHINKDB_PASSWORD_FILE)`
+    : `RethinkDB at ${where} failed the TLS check: ${reason} (RETHINKDB_TLS_CA must be the CA that signed the server's certificate, and the certificate must name the host, or RETHINKDB_TLS_SERVERNAME)`
+}
+
+function oneLine(text: string): string {
+  return text.split('\n').map((line) => line.trim()).filter(Boolean).join(' ')
 }

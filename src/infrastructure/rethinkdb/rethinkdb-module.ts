@@ -28,6 +28,8 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
       logger,
       timeoutMs: options.timeoutMs,
       directWrites: options.directWrites,
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      ...(options.tls ? { tls: options.tls } : {}),
       ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
       ...(options.shards !== undefined ? { shards: options.shards } : {})
     }), [RethinkDbSettings, Logger]).inSingletonScope()

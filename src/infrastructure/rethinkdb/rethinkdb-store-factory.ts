@@ -5,7 +5,7 @@ import type { Store } from '../../domain/store/store.js'
 import type { StoreFactory, StoreHealth, StoreOptions } from '../../domain/store/store-factory.js'
 import { EventLog } from './event-log.js'
 import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { connectRethinkDb, describeServers, parseRethinkDbUrl, type RethinkDbConnection } from './rethinkdb-connection.js'
+import { connectRethinkDb, describeServers, parseRethinkDbUrl, type RethinkDbConnection, type RethinkDbTls } from './rethinkdb-connection.js'
 import { RethinkDbStore } from './rethinkdb-store.js'
 
 export interface RethinkDbStoreFactoryOptions {
@@ -22,6 +22,10 @@ export interface RethinkDbStoreFactoryOptions {
   directWrites?: boolean
   /** How long the event log keeps events (default 10 min). */
   eventRetentionMs?: number
+  /** The password when the URL has none (RETHINKDB_PASSWORD_FILE). */
+  password?: string
+  /** TLS on the driver port (RETHINKDB_TLS_*). */
+  tls?: RethinkDbTls
 }
 
 /**
@@ -45,7 +49,13 @@ export class RethinkDbStoreFactory implements StoreFactory {
     this.db = db ?? 'test'
     this.where = describeServers(servers)
     this.logger = options.logger ?? silentLogger
-    this.connection = connectRethinkDb(url, { logger: this.logger, timeoutMs: options.timeoutMs, signal: this.stopping.signal })
+    this.connection = connectRethinkDb(url, {
+      logger: this.logger,
+      timeoutMs: options.timeoutMs,
+      signal: this.stopping.signal,
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      ...(options.tls ? { tls: options.tls } : {})
+    })
     // Reported by the first setup() that awaits it; never an unhandled rejection.
     this.connection.catch(() => undefined)
   }

@@ -2,7 +2,7 @@ import { createServer } from 'node:net'
 import { r } from 'rethinkdb-ts'
 import { Unavailable } from '../../../src/domain/errors/errors.js'
 import { MATCH_ALL } from '../../../src/domain/query/ast.js'
-import { connectRethinkDb, describeServers, parseRethinkDbUrl } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import { connectRethinkDb, describeServers, InvalidRethinkDbUrl, parseRethinkDbUrl, redactRethinkDbUrl } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStoreFactory } from '../../../src/infrastructure/rethinkdb/rethinkdb-store-factory.js'
 import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
 
@@ -32,6 +32,31 @@ describe('parseRethinkDbUrl', () => {
     })
   })
 
+  it('reads percent-encoded credentials up to the last @, a password with : / and @ included, and a user alone', () => {
+    expect(parseRethinkDbUrl('rethinkdb://ann%20lee:p%25ss:w/rd@db:28015/app')).toEqual({
+      servers: [{ host: 'db', port: 28015 }], db: 'app', user: 'ann lee', password: 'p%ss:w/rd'
+    })
+    expect(parseRethinkDbUrl('rethinkdb://app:a@b@db/app')).toMatchObject({ user: 'app', password: 'a@b' })
+    expect(parseRethinkDbUrl('rethinkdb://app@db/app')).toEqual({ servers: [{ host: 'db', port: 28015 }], db: 'app', user: 'app' })
+  })
+
+  it('uses one user for every server of a cluster', () => {
+    expect(parseRethinkDbUrl('rethinkdb://u:p@h1:28015,h2:28016/db')).toEqual({
+      servers: [{ host: 'h1', port: 28015 }, { host: 'h2', port: 28016 }], db: 'db', user: 'u', password: 'p'
+    })
+  })
+
+  it('refuses credentials that are not percent-encoded, without showing the password', () => {
+    const attempt = () => parseRethinkDbUrl('rethinkdb://app:100%sure@db/app')
+    expect(attempt).toThrow(InvalidRethinkDbUrl)
+    expect(attempt).toThrow("Invalid RethinkDB URL 'rethinkdb://app:***@db/app': it must percent-encode its user and password (% as %25, @ as %40)")
+  })
+
+  it('shows a URL it refuses with the password redacted', () => {
+    expect(() => parseRethinkDbUrl('rethinkdb://app:s3cret@db:99999/app')).toThrow("Invalid RethinkDB URL 'rethinkdb://app:***@db:99999/app'")
+    expect(() => parseRethinkDbUrl('postgres://app:s3cret@db/app')).toThrow("'postgres://app:***@db/app'")
+  })
+
   it('reads the servers of a cluster, comma-separated, each with its own port or the default', () => {
     expect(parseRethinkDbUrl('rethinkdb://h1:28015,h2:28016,[::1]:28017,h4/chat')).toEqual({
       servers: [{ host: 'h1', port: 28015 }, { host: 'h2', port: 28016 }, { host: '::1', port: 28017 }, { host: 'h4', port: 28015 }], db: 'chat'
@@ -40,13 +65,26 @@ describe('parseRethinkDbUrl', () => {
   })
 
   it('refuses an empty host in a list and a port out of range', () => {
-    expect(() => parseRethinkDbUrl('rethinkdb://h1:28015,,h2/chat')).toThrow('expected rethinkdb://host:port/db')
-    expect(() => parseRethinkDbUrl('rethinkdb://h1:70000/chat')).toThrow('expected rethinkdb://host:port/db')
+    expect(() => parseRethinkDbUrl('rethinkdb://h1:28015,,h2/chat')).toThrow('must look like rethinkdb://[user:password@]host:28015/db')
+    expect(() => parseRethinkDbUrl('rethinkdb://h1:70000/chat')).toThrow('must look like rethinkdb://[user:password@]host:28015/db')
   })
 
   it('refuses other schemes with a message that shows the expected form', () => {
-    expect(() => parseRethinkDbUrl('mongodb://localhost/plumage')).toThrow('expected rethinkdb://host:port/db')
-    expect(() => parseRethinkDbUrl('not a url')).toThrow('expected rethinkdb://host:port/db')
+    expect(() => parseRethinkDbUrl('mongodb://localhost/plumage')).toThrow('must look like rethinkdb://[user:password@]host:28015/db')
+    expect(() => parseRethinkDbUrl('not a url')).toThrow('must look like rethinkdb://[user:password@]host:28015/db')
+  })
+})
+
+describe('redactRethinkDbUrl', () => {
+  it('replaces the password, whatever it holds, with ***', () => {
+    expect(redactRethinkDbUrl('rethinkdb://app:s3cret@db:28015/app')).toBe('rethinkdb://app:***@db:28015/app')
+    expect(redactRethinkDbUrl('rethinkdb://u:p%40ss:w/rd@h1:28015,h2:28015/db')).toBe('rethinkdb://u:***@h1:28015,h2:28015/db')
+  })
+
+  it('leaves a URL without a password as it is', () => {
+    expect(redactRethinkDbUrl('rethinkdb://db:28015/app')).toBe('rethinkdb://db:28015/app')
+    expect(redactRethinkDbUrl('rethinkdb://app@db:28015/app')).toBe('rethinkdb://app@db:28015/app')
+    expect(redactRethinkDbUrl('not a url')).toBe('not a url')
   })
 })
 
