@@ -11,6 +11,7 @@ import { SessionStore } from './domain/auth/session-store.js'
 import { TokenService } from './domain/auth/token-service.js'
 import { Clock } from './domain/clock.js'
 import { Logger } from './domain/logger.js'
+import { Metrics } from './domain/metrics.js'
 import { SchemaValidator } from './domain/schema/schema-validator.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { UniqueKeys } from './domain/unique-keys.js'
@@ -26,6 +27,8 @@ import { InMemoryLoginAttempts } from './infrastructure/memory/in-memory-login-a
 import { InMemorySessionStore } from './infrastructure/memory/in-memory-session-store.js'
 import { InMemoryUniqueKeys } from './infrastructure/memory/in-memory-unique-keys.js'
 import { memoryStoreModule } from './infrastructure/memory/memory-module.js'
+import { MeasuredStoreFactory } from './infrastructure/metrics/measured-store.js'
+import { metricsModule } from './infrastructure/metrics/metrics-module.js'
 import { rethinkDbStoreModule } from './infrastructure/rethinkdb/rethinkdb-module.js'
 import { ajvModule } from './infrastructure/schema/ajv-module.js'
 import { fastifyEngine } from './interfaces/fastify/fastify-app.js'
@@ -44,7 +47,7 @@ export const storeModules: Readonly<Record<string, StoreModule>> = {
 }
 
 /** The adapters that do not depend on the store: the same whatever STORE says. */
-const adapterModules: readonly ContainerModule[] = [pinoModule, systemClockModule, ajvModule, bcryptModule, jsonWebTokenModule, cryptoSecretTokensModule]
+const adapterModules: readonly ContainerModule[] = [pinoModule, systemClockModule, metricsModule, ajvModule, bcryptModule, jsonWebTokenModule, cryptoSecretTokensModule]
 
 export interface ContainerOptions {
   /** The registry STORE chooses from (default `storeModules`). */
@@ -90,10 +93,12 @@ const applicationModule = new ContainerModule(({ bind }) => {
     freeFailures: config.loginFreeFailures
   }), [Config])
   bind(LoginThrottle).toSelf().inSingletonScope()
-  bind<App>(App).toResolvedValue((stores: StoreFactory, validator: SchemaValidator, uniqueKeys: UniqueKeys, clock: Clock,
+  // The services' stores are timed (db_client_operation_duration_seconds) when metrics are on.
+  bind<App>(App).toResolvedValue((config: Config, metrics: Metrics, stores: StoreFactory, validator: SchemaValidator, uniqueKeys: UniqueKeys, clock: Clock,
     hasher: PasswordHasher, tokens: TokenService, sessions: Sessions, throttle: LoginThrottle) => createReferenceApp({
-    stores, validator, uniqueKeys, clock, authentication: { hasher, tokens, clock, sessions, throttle }
-  }), [StoreFactory, SchemaValidator, UniqueKeys, Clock, PasswordHasher, TokenService, Sessions, LoginThrottle]).inSingletonScope()
+    stores: metrics.enabled ? new MeasuredStoreFactory(stores, metrics, config.store) : stores,
+    validator, uniqueKeys, clock, metrics, authentication: { hasher, tokens, clock, sessions, throttle }
+  }), [Config, Metrics, StoreFactory, SchemaValidator, UniqueKeys, Clock, PasswordHasher, TokenService, Sessions, LoginThrottle]).inSingletonScope()
 })
 
 /**
@@ -117,12 +122,14 @@ function keepInProcess(container: Container, store: string, options: ContainerOp
 
 /**
  * The HTTP layer's settings from config; request logs go through the app's pino when it has one.
- * With the store factory, `GET /health` reports whether the store answers.
+ * With the store factory, `GET /health` reports whether the store answers; with enabled metrics,
+ * requests are measured and `GET /metrics` serves them (behind METRICS_TOKEN when set).
  */
-export function restAppOptions(config: Config, logger: Logger, stores?: StoreFactory): HttpAppOptions {
+export function restAppOptions(config: Config, logger: Logger, stores?: StoreFactory, metrics?: Metrics): HttpAppOptions {
   return {
     logger,
     ...(stores ? { health: { version: packageVersion(), check: () => stores.health() } } : {}),
+    ...(metrics?.enabled ? { metrics: { port: metrics, ...(config.metricsToken ? { token: config.metricsToken } : {}) } } : {}),
     bodyLimit: config.bodyLimit,
     ...(config.apiDocs ? { apiDocs: { title: 'plumage', version: packageVersion(), description: API_DESCRIPTION } } : {}),
     corsOrigins: config.corsOrigins,

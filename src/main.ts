@@ -3,6 +3,7 @@ import { App } from './application/app.js'
 import { Clock } from './domain/clock.js'
 import { FeathersError } from './domain/errors/errors.js'
 import { Logger } from './domain/logger.js'
+import { Metrics } from './domain/metrics.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
 import { listenFailure, StartupError, staticDirToServe } from './infrastructure/config/startup-checks.js'
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   // STATIC_DIR is read from the app's folder, not the current directory; a missing one is only a warning.
   config.staticDir = await staticDirToServe(config.staticDir, (message, fields) => logger.warn(message, fields))
   await app.setup()
-  const engine = httpEngines[config.http](app, restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory)))
+  const engine = httpEngines[config.http](app, restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory), container.get<Metrics>(Metrics)))
   const http = await engine.listen(config.port, config.host)
   const io = attachSocketIo(app, http.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
   logger.info('plumage started', { url: http.url, http: config.http, store: config.store, services: app.paths })

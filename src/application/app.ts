@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { Clock } from '../domain/clock.js'
+import { noMetrics, type Metrics } from '../domain/metrics.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Connection, Service } from '../domain/service/service.js'
 import type { Channel, Publisher } from './channel.js'
@@ -31,12 +32,15 @@ export class App<Services extends object = object> extends EventEmitter {
   readonly validator?: SchemaValidator
   private readonly registry = new ServiceRegistry()
   private readonly pipeline: HookPipeline
-  private readonly events = new ServiceEvents()
+  private readonly metrics: Metrics
+  private readonly events: ServiceEvents
   private isSetup = false
 
   constructor(options: AppOptions = {}) {
     super()
     this.validator = options.validator
+    this.metrics = options.metrics ?? noMetrics
+    this.events = new ServiceEvents(this.metrics)
     this.pipeline = new HookPipeline(this as App, () => this.registry.values())
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.events.leaveAll(connection))
@@ -130,6 +134,7 @@ export class App<Services extends object = object> extends EventEmitter {
     return new Gateway({
       events: this,
       clock: options.clock ?? systemClock,
+      metrics: this.metrics,
       resolve: (path, allowId) => this.registry.resolve(path, allowId),
       entry: (path) => this.registry.get(path),
       run: (entry, call) => this.run(entry, call),

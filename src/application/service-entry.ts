@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events'
+import type { Metrics } from '../domain/metrics.js'
 import type { ServiceSchemas } from '../domain/schema/json-schema.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Publisher } from './channel.js'
@@ -26,6 +27,8 @@ export interface ServiceOptions {
 export interface AppOptions {
   /** Compiles the schemas services are registered with (the Ajv adapter, bound in the composition root). */
   validator?: SchemaValidator
+  /** Where transports' service calls, connections and published events are counted (default: nowhere). */
+  metrics?: Metrics
 }
 
 /** What the app knows about one registered service (for generated documentation such as OpenAPI). */

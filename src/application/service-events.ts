@@ -1,3 +1,4 @@
+import { noMetrics, type Metrics } from '../domain/metrics.js'
 import type { Connection } from '../domain/service/service.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
 import type { HookContext } from './hook-context.js'
@@ -13,6 +14,8 @@ export class ServiceEvents {
   private readonly namedChannels = new Map<string, Channel>()
   private readonly publishers = new Map<string, Publisher>()
   private readonly deliveryListeners: ((delivery: Delivery) => void)[] = []
+
+  constructor(private readonly metrics: Metrics = noMetrics) {}
 
   /** A named channel (created on first use), or several as one. */
   channel(names: string[]): Channel {
@@ -53,7 +56,9 @@ export class ServiceEvents {
   /** Emits a service event locally and publishes it to the channels its publisher picks. */
   emit(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void {
     entry.emitter.emit(event, data, context)
-    if (this.deliveryListeners.length === 0 || !entry.events.has(event)) return
+    if (!entry.events.has(event)) return
+    this.metrics.eventPublished(entry.path, event)
+    if (this.deliveryListeners.length === 0) return
     const publisher = entry.publishers.get(event) ?? entry.publishers.get('*') ?? this.publishers.get(event) ?? this.publishers.get('*')
     if (!publisher) return
     const chosen = publisher(data, context)

@@ -5,6 +5,7 @@ import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import { Clock } from '../../src/domain/clock.js'
 import { Logger } from '../../src/domain/logger.js'
 import { StoreFactory } from '../../src/domain/store/store-factory.js'
+import { Metrics } from '../../src/domain/metrics.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 
@@ -19,7 +20,7 @@ export interface AuthServer {
 
 /**
  * The real composition root (bcrypt cost 10, jsonwebtoken, reference app) behind REST and socket.io on 127.0.0.1:0,
- * on the HTTP engine `env.HTTP` names (express by default).
+ * on the HTTP engine `env.HTTP` names (express by default), with `/metrics` unless `env.METRICS` is false.
  * Login throttling is off unless `env` sets LOGIN_MAX_FAILURES: suites log in wrongly many times from
  * one address on purpose. Servers given the same `sessions`/`attempts` stores act as instances of one app.
  * `env` also reaches the store module (STORE=rethinkdb with RETHINKDB_URL); close() closes the store too.
@@ -34,7 +35,7 @@ export async function startAuthServer(
   const container = buildContainer(config, { logger, env: { ...process.env, ...env }, ...overrides })
   const app = container.get<App>(App)
   await app.setup()
-  const running = await httpEngines[config.http](app, restAppOptions(config, logger)).listen(0, '127.0.0.1')
+  const running = await httpEngines[config.http](app, restAppOptions(config, logger, undefined, container.get<Metrics>(Metrics))).listen(0, '127.0.0.1')
   const io = attachSocketIo(app, running.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
   return {
     app,

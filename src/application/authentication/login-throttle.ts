@@ -1,7 +1,8 @@
-import { inject, injectable } from 'inversify'
+import { inject, injectable, optional } from 'inversify'
 import { LoginAttempts, type AttemptRecord } from '../../domain/auth/login-attempts.js'
 import { Clock } from '../../domain/clock.js'
 import { NotAuthenticated, TooManyRequests } from '../../domain/errors/errors.js'
+import { Metrics, noMetrics } from '../../domain/metrics.js'
 
 /** The limits of login throttling; every one has a default. */
 export interface LoginThrottleSettings {
@@ -56,7 +57,8 @@ export class LoginThrottle {
   constructor(
     @inject(LoginAttempts) private readonly attempts: LoginAttempts,
     @inject(Clock) private readonly clock: Clock,
-    @inject(LoginThrottleSettings) settings: LoginThrottleSettings = {}
+    @inject(LoginThrottleSettings) settings: LoginThrottleSettings = {},
+    @inject(Metrics) @optional() private readonly metrics: Metrics = noMetrics
   ) {
     this.maxFailures = settings.maxFailures ?? 10
     this.window = settings.window ?? 15 * 60 * 1000
@@ -79,6 +81,7 @@ export class LoginThrottle {
       return result
     } catch (error) {
       if (error instanceof NotAuthenticated) {
+        this.metrics.loginFailed()
         await Promise.all(names.map((key) => this.attempts.add(key, this.clock.now(), this.window)))
         for (const gate of gates) gate.failures++
       }
@@ -163,6 +166,7 @@ export class LoginThrottle {
 
   private refuse(until: number, now: number): never {
     const retryAfter = Math.max(1, Math.ceil((until - now) / 1000))
+    this.metrics.loginThrottled()
     throw new TooManyRequests(`Too many failed logins; try again in ${retryAfter} s`, { retryAfter })
   }
 }

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events'
 import type { Clock } from '../../domain/clock.js'
 import { NotFound } from '../../domain/errors/errors.js'
+import { errorOutcome, type Metrics } from '../../domain/metrics.js'
 import type { Connection, NullableId, Params, Query } from '../../domain/service/service.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
@@ -47,6 +48,8 @@ export interface GatewayCore {
   readonly events: EventEmitter
   /** Decides when a connection's token has expired: the clock the token service checks `exp` with. */
   readonly clock: Clock
+  /** Where calls, connections and deliveries of transports are counted. */
+  readonly metrics: Metrics
   resolve(path: string, allowId: boolean): Resolved | undefined
   entry(path: string): ServiceEntry | undefined
   run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext>
@@ -81,7 +84,7 @@ export class Gateway {
   async call(call: ServiceCall): Promise<CallResult> {
     const entry = this.core.entry(call.path)
     if (!entry) throw new NotFound(`Service '${call.path}' not found`)
-    const context = await this.core.run(entry, call)
+    const context = await this.measured(entry, call)
     const { status, location } = context.http
     return { result: context.dispatch ?? context.result, status, location }
   }
@@ -106,6 +109,7 @@ export class Gateway {
   open(connection: Connection): void {
     this.connections.add(connection)
     this.opened.add(connection)
+    this.core.metrics.connectionOpened(connection.provider)
     this.core.events.emit('connection', connection)
   }
 
@@ -115,6 +119,7 @@ export class Gateway {
     this.auth?.forget(connection)
     if (this.opened.has(connection)) {
       this.opened.delete(connection)
+      this.core.metrics.connectionClosed(connection.provider)
       this.core.events.emit('disconnect', connection)
     }
   }
@@ -131,10 +136,16 @@ export class Gateway {
 
   /** Published events for this transport's connections; other transports' connections are filtered out. */
   onDelivery(listener: (delivery: Delivery) => void): void {
+    const { metrics } = this.core
     this.undeliver.push(this.core.onDelivery((delivery) => {
-      if (delivery.connections.every((connection) => this.connections.has(connection))) return listener(delivery)
+      if (delivery.connections.every((connection) => this.connections.has(connection))) {
+        metrics.eventDelivered(delivery.path, delivery.event, delivery.connections.length)
+        return listener(delivery)
+      }
       const connections = delivery.connections.filter((connection) => this.connections.has(connection))
-      if (connections.length > 0) listener({ ...delivery, connections })
+      if (connections.length === 0) return
+      metrics.eventDelivered(delivery.path, delivery.event, connections.length)
+      listener({ ...delivery, connections })
     }))
   }
 
@@ -143,6 +154,26 @@ export class Gateway {
     for (const stop of this.undeliver.splice(0)) stop()
     this.auth?.detach()
     this.auth = undefined
+  }
+
+  /**
+   * Runs a call through the hooks, timed when metrics are on: by service, method (one the service
+   * exposes, else `_OTHER`: a client can name any method), transport and outcome.
+   */
+  private async measured(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+    const { metrics } = this.core
+    if (!metrics.enabled) return this.core.run(entry, call)
+    const start = performance.now()
+    let outcome = 'ok'
+    try {
+      return await this.core.run(entry, call)
+    } catch (error) {
+      outcome = errorOutcome(error)
+      throw error
+    } finally {
+      const method = entry.methods.includes(call.method) ? call.method : '_OTHER'
+      metrics.serviceCall(entry.path, method, String(call.params.provider), outcome, (performance.now() - start) / 1000)
+    }
   }
 
   private authentication(): ConnectionAuthentication {

@@ -47,6 +47,10 @@ export interface Config {
   socketMaxConcurrentCalls: number
   /** Serve GET /openapi.json and the API reference page at /docs. */
   apiDocs: boolean
+  /** Collect metrics and serve them at GET /metrics (METRICS, default true); off: nothing is measured. */
+  metrics: boolean
+  /** When set, GET /metrics requires `Authorization: Bearer <token>` (METRICS_TOKEN). */
+  metricsToken?: string
 }
 export const Config = Symbol.for('Config')
 
@@ -75,7 +79,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: env.BODY_LIMIT || '100kb',
     socketMaxMessageSize: integer(env, 'SOCKET_MAX_MESSAGE_SIZE', 1e6, 1024, 2 ** 31 - 1),
     socketMaxConcurrentCalls: integer(env, 'SOCKET_MAX_CONCURRENT_CALLS', 100, 1, 100000),
-    apiDocs: flag(env, 'API_DOCS', true)
+    apiDocs: flag(env, 'API_DOCS', true),
+    metrics: flag(env, 'METRICS', true),
+    metricsToken: env.METRICS_TOKEN || undefined
   }
   if (!/^[\w.:[\]-]+$/.test(config.host)) {
     throw new ConfigError(`HOST must be a host name or IP address such as 127.0.0.1 or 0.0.0.0 (got '${config.host}')`)
@@ -97,6 +103,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.authSecret !== undefined && config.authSecret.length < 16) {
     throw new ConfigError('AUTH_SECRET must be at least 16 characters long')
+  }
+  // A bearer token is one token68 (RFC 7235): anything else could never be sent back as configured.
+  if (config.metricsToken !== undefined && !/^[\w.~+/-]+=*$/.test(config.metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be a bearer token: letters, digits and - . _ ~ + / (its value is not shown)')
   }
   return config
 }

@@ -1,5 +1,6 @@
 import type { R, RDatum, RTable, WriteResult } from 'rethinkdb-ts'
 import type { Logger } from '../../domain/logger.js'
+import { noMetrics, type Metrics } from '../../domain/metrics.js'
 import { driverMessage } from './rethinkdb-errors.js'
 import { EventReplay } from './event-replay.js'
 import { ensureTable } from './rethinkdb-tables.js'
@@ -35,6 +36,8 @@ export interface EventLogOptions {
   retentionMs?: number
   replicas?: number
   shards?: number
+  /** Where the feed's state and the time of the newest applied event are reported, per table. */
+  metrics?: Metrics
 }
 
 const PRUNE_EVERY_MS = 60_000
@@ -66,6 +69,7 @@ export class EventLog {
   private readonly feed: LiveFeed<LoggedEvent>
   private readonly subscribers = new Map<string, Set<(event: LoggedEvent) => void>>()
   private readonly replay: EventReplay<LoggedEvent>
+  private readonly metrics: Metrics
   private resuming = false
   private ready?: Promise<void>
   private pruner?: ReturnType<typeof setInterval>
@@ -90,13 +94,15 @@ export class EventLog {
     this.lookbackMs = options.lookbackMs ?? 10_000
     this.retentionMs = Math.max(options.retentionMs ?? 600_000, 2 * this.lookbackMs)
     this.replay = new EventReplay(this.lookbackMs)
+    const metrics = (this.metrics = options.metrics ?? noMetrics)
     this.feed = new LiveFeed<LoggedEvent>({
       name: 'event log',
       logger: this.logger,
       open: () => this.open(),
       onRow: (row) => this.receive(row),
       onReady: () => this.flushInitial(),
-      onLost: () => this.replay.lost()
+      onLost: () => this.replay.lost(),
+      onState: (state) => metrics.feedState(this.tableName, state)
     })
   }
 
@@ -214,6 +220,7 @@ export class EventLog {
   private deliver(entry: LoggedEvent): void {
     const listeners = this.subscribers.get(entry.table)
     if (!listeners) return
+    this.metrics.eventApplied(entry.table, entry.ts)
     for (const listener of listeners) {
       try {
         listener(entry)

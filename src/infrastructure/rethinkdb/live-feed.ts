@@ -1,4 +1,5 @@
 import type { Logger } from '../../domain/logger.js'
+import type { FeedState } from '../../domain/metrics.js'
 import { driverMessage } from './rethinkdb-errors.js'
 
 /** The part of a rethinkdb-ts feed cursor (a Readable) the feed uses; tests pass a fake. */
@@ -28,6 +29,8 @@ export interface LiveFeedOptions<T> {
   onReady?(): void
   /** The cursor ended or failed; the feed re-opens (calling `open` again) after a short delay. */
   onLost?(): void
+  /** Each change of state: `connecting` (opening, or re-opening after a loss), `live`, `stopped` (for metrics). */
+  onState?(state: FeedState): void
   logger: Logger
   initialBackoffMs?: number
   maxBackoffMs?: number
@@ -62,12 +65,14 @@ export class LiveFeed<T = Record<string, unknown>> {
   start(): void {
     if (this.running) return
     this.running = true
+    this.options.onState?.('connecting')
     void this.connect()
   }
 
   async stop(): Promise<void> {
     this.running = false
     this.live = false
+    this.options.onState?.('stopped')
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(`The ${this.options.name} change feed was stopped`))
@@ -105,6 +110,7 @@ export class LiveFeed<T = Record<string, unknown>> {
       this.live = false
       void cursor.close().catch(() => undefined)
       if (!this.running) return
+      this.options.onState?.('connecting')
       this.options.onLost?.()
       this.retry(reason, error)
     }
@@ -148,6 +154,7 @@ export class LiveFeed<T = Record<string, unknown>> {
     if (this.live) return
     this.live = true
     this.attempt = 0
+    this.options.onState?.('live')
     try {
       this.options.onReady?.()
     } finally {

@@ -2,6 +2,7 @@ import { ContainerModule } from 'inversify'
 import { LoginAttempts } from '../../domain/auth/login-attempts.js'
 import { SessionStore } from '../../domain/auth/session-store.js'
 import { Logger } from '../../domain/logger.js'
+import { Metrics } from '../../domain/metrics.js'
 import { StoreFactory } from '../../domain/store/store-factory.js'
 import { UniqueKeys } from '../../domain/unique-keys.js'
 import type { StoreModule } from '../config/store-module.js'
@@ -24,15 +25,16 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
   const settings = readRethinkDbSettings(env)
   return new ContainerModule(({ bind }) => {
     bind<RethinkDbSettings>(RethinkDbSettings).toConstantValue(settings)
-    bind<StoreFactory>(StoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger) => new RethinkDbStoreFactory(options.url, {
+    bind<StoreFactory>(StoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger, metrics: Metrics) => new RethinkDbStoreFactory(options.url, {
       logger,
+      metrics,
       timeoutMs: options.timeoutMs,
       directWrites: options.directWrites,
       ...(options.password !== undefined ? { password: options.password } : {}),
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
       ...(options.shards !== undefined ? { shards: options.shards } : {})
-    }), [RethinkDbSettings, Logger]).inSingletonScope()
+    }), [RethinkDbSettings, Logger, Metrics]).inSingletonScope()
     bind<UniqueKeys>(UniqueKeys).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
       new RethinkDbUniqueKeys({ db: options.db, logger }), [RethinkDbSettings, Logger, StoreFactory]).inSingletonScope()
     bind<SessionStore>(SessionStore).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>

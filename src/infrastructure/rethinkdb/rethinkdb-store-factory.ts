@@ -1,5 +1,6 @@
 import type { RDatum } from 'rethinkdb-ts'
 import { silentLogger, type Logger } from '../../domain/logger.js'
+import type { Metrics } from '../../domain/metrics.js'
 import type { Data } from '../../domain/service/service.js'
 import type { Store } from '../../domain/store/store.js'
 import type { StoreFactory, StoreHealth, StoreOptions } from '../../domain/store/store-factory.js'
@@ -26,6 +27,8 @@ export interface RethinkDbStoreFactoryOptions {
   password?: string
   /** TLS on the driver port (RETHINKDB_TLS_*). */
   tls?: RethinkDbTls
+  /** Where the feeds' states and the event-log lag are reported. */
+  metrics?: Metrics
 }
 
 /**
@@ -66,6 +69,7 @@ export class RethinkDbStoreFactory implements StoreFactory {
     if (watch && !this.events) {
       this.events = new EventLog({
         r, db: this.db, logger: this.logger,
+        ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
         ...(this.options.eventRetentionMs !== undefined ? { retentionMs: this.options.eventRetentionMs } : {}),
         ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
         ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
@@ -85,6 +89,7 @@ export class RethinkDbStoreFactory implements StoreFactory {
       ...(this.options.shards !== undefined ? { shards: this.options.shards } : {}),
       ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
       logger: this.logger,
+      ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
       connected: this.connection
     })
     this.stores.push(store)

@@ -1,5 +1,6 @@
 import type { R } from 'rethinkdb-ts'
 import type { Logger } from '../../domain/logger.js'
+import type { Metrics } from '../../domain/metrics.js'
 import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
 import type { StoreIndex } from '../../domain/store/store-factory.js'
 import type { EventLog } from './event-log.js'
@@ -39,6 +40,8 @@ export interface RethinkDbStoreOptions {
   /** How long setup() waits for the change feeds to go live (default 30 s). */
   timeoutMs?: number
   logger?: Logger
+  /** Where the table feed's state is reported (the event log reports its own). */
+  metrics?: Metrics
   /** Settles when the pool is open (a factory connecting in the background); setup() waits for it. */
   connected?: Promise<unknown>
 }

@@ -61,6 +61,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
         events: this.events,
         ...((options.directWrites ?? true) ? { directWrites: () => this.table() } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
         logger: this.logger
       })
       this.watcher = watcher

@@ -1,6 +1,7 @@
 import type { RTable } from 'rethinkdb-ts'
 import { Unavailable } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
+import type { Metrics } from '../../domain/metrics.js'
 import type { Data } from '../../domain/service/service.js'
 import type { StoreChange } from '../../domain/store/store.js'
 import { DirectWrites } from './direct-writes.js'
@@ -18,6 +19,8 @@ export interface TableWatchOptions {
   /** How long whenLive() waits before answering 503 (default 30 s). */
   timeoutMs?: number
   logger: Logger
+  /** Where the table feed's state is reported. */
+  metrics?: Metrics
 }
 
 type Listener = (change: StoreChange<Data>) => void
@@ -42,7 +45,8 @@ export class TableWatch {
         name: `${options.tableName} table`,
         logger: options.logger,
         open: () => directWrites().changes({ includeTypes: true, includeStates: true }).run() as Promise<FeedCursor>,
-        onRow: (row) => direct.changed(row as never)
+        onRow: (row) => direct.changed(row as never),
+        ...(options.metrics ? { onState: (state) => options.metrics!.feedState(options.tableName, state) } : {})
       })
     }
   }

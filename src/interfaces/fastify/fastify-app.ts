@@ -8,6 +8,7 @@ import { errorResponse, toFeathersError } from '../http/error-response.js'
 import { healthReport } from '../http/health.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
 import { serve } from '../http/http-server.js'
+import { markRoute, metricsAnswer, observeRequests, ownRoutes } from '../http/metrics.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { restCall, restRoute } from '../http/rest-call.js'
 import { apiDocsRoutes } from './api-docs.js'
@@ -73,12 +74,20 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
     const root = options.staticDir === undefined ? undefined : resolve(options.staticDir)
     http.register(import('@fastify/static'), { root, serve: false, dotfiles: 'ignore', redirect: true })
   }
-  // As on express, health and the docs come before request logs (logLevel silent), CORS and compression.
+  // As on express, health, metrics and the docs come before request logs (logLevel silent), CORS and compression.
   if (options.health) {
     const health = options.health
     http.get('/health', { logLevel: 'silent' }, async (_request, reply) => {
       const { status, report } = await healthReport(health)
       return reply.code(status).header('Cache-Control', 'no-store').send(report)
+    })
+  }
+  if (options.metrics) {
+    const metrics = options.metrics
+    observeRequests(http.server, metrics.port, ownRoutes(options))
+    http.get(metrics.path ?? '/metrics', { logLevel: 'silent' }, async (request, reply) => {
+      const { status, headers, body } = await metricsAnswer(metrics, request.headers.authorization)
+      return reply.code(status).headers(headers).send(body)
     })
   }
   if (options.apiDocs) {
@@ -126,6 +135,7 @@ function serviceHandler(gateway: Gateway, options: FastifyAppOptions, notFound: 
       if (staticDir && (request.method === 'GET' || request.method === 'HEAD')) return sendStatic(request, reply)
       return notFound(request, reply)
     }
+    markRoute(reply.raw, route.target)
     reply.header('Allow', route.allow)
     const input = { method: request.method, headers: request.headers, body: request.body, address: request.socket.remoteAddress, query: request.query as Record<string, unknown> }
     const { status, location, result } = await restCall(gateway, route, input, bodyParsed)

@@ -4,6 +4,7 @@ import type { OpenApiOptions } from '../../application/transport/index.js'
 import type { Logger } from '../../domain/logger.js'
 import type { HealthOptions } from './health.js'
 import type { RunningServer } from './http-server.js'
+import type { MetricsOptions } from './metrics.js'
 
 /**
  * An HTTP engine serving the app's services per docs/wire-protocol.md, REST: express
@@ -39,4 +40,9 @@ export interface HttpAppOptions {
    * `/openapi.json`) and the API reference page at `uiPath` (default `/docs`).
    */
   apiDocs?: OpenApiOptions & { specPath?: string; uiPath?: string }
+  /**
+   * Times every request (src/interfaces/http/metrics.ts) and serves `GET /metrics` (not
+   * request-logged, not in the OpenAPI document); absent, nothing is measured.
+   */
+  metrics?: MetricsOptions
 }

@@ -9,10 +9,12 @@ import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger } from '../../domain/logger.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
 import { serve } from '../http/http-server.js'
+import { observeRequests, ownRoutes } from '../http/metrics.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { apiDocs } from './api-docs.js'
 import { errorHandler } from './error-response.js'
 import { healthCheck } from './health.js'
+import { metricsEndpoint } from './metrics.js'
 import { serviceMiddleware, type Formatter } from './service-middleware.js'
 
 /** The express engine's options: the shared ones, its formatter and extra middleware. */
@@ -50,6 +52,7 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   http.set('query parser', parseQueryString)
 
   if (options.health) http.use(healthCheck(options.health))
+  if (options.metrics) http.use(metricsEndpoint(options.metrics))
   if (options.apiDocs) {
     const { specPath, uiPath, ...document } = options.apiDocs
     http.use(apiDocs({ document: () => openApiDocument(app, document), specPath, uiPath }))
@@ -75,5 +78,6 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
 /** The express engine (src/interfaces/http/http-engine.ts): the app above on a node:http server. */
 export function expressEngine(app: App, options: RestAppOptions = {}): HttpEngine {
   const server = createServer(createRestApp(app, options))
+  if (options.metrics) observeRequests(server, options.metrics.port, ownRoutes(options))
   return { server, listen: (port, host) => serve(server, port, host) }
 }

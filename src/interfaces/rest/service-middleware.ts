@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Gateway } from '../../application/transport/index.js'
 import type { Logger } from '../../domain/logger.js'
 import { toFeathersError } from '../http/error-response.js'
+import { markRoute } from '../http/metrics.js'
 import { restCall, restRoute } from '../http/rest-call.js'
 import { sendError } from './error-response.js'
 
@@ -24,6 +25,7 @@ export function serviceMiddleware(gateway: Gateway, options: ServiceMiddlewareOp
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const route = restRoute(gateway, req.url)
     if (!route) return next()
+    markRoute(res, route.target)
     res.setHeader('Allow', route.allow)
     try {
       const request = { method: req.method, headers: req.headers, body: req.body as unknown, address: req.socket.remoteAddress }

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { Logger } from '../../../src/domain/logger.js'
+import type { FeedState } from '../../../src/domain/metrics.js'
 import { LiveFeed, type FeedRow } from '../../../src/infrastructure/rethinkdb/live-feed.js'
 
 /** Stands in for a rethinkdb-ts feed cursor: rows, errors and ends are pushed by the test. */
@@ -28,6 +29,7 @@ interface LogEntry { level: keyof Logger; message: string; details?: Record<stri
 
 function harness(options: { failOpens?: number } = {}) {
   const changes: FeedRow[] = []
+  const states: FeedState[] = []
   let lost = 0
   const logs: LogEntry[] = []
   const opened: FakeCursor[] = []
@@ -47,6 +49,7 @@ function harness(options: { failOpens?: number } = {}) {
     maxBackoffMs: 4,
     onRow: (row) => changes.push(row),
     onLost: () => lost++,
+    onState: (state) => states.push(state),
     open: async () => {
       opens++
       if (failures > 0) {
@@ -65,7 +68,7 @@ function harness(options: { failOpens?: number } = {}) {
     await cursor.flowing
     return cursor
   }
-  return { feed, changes, logs, opened, nextCursor, opens: () => opens, lost: () => lost }
+  return { feed, changes, states, logs, opened, nextCursor, opens: () => opens, lost: () => lost }
 }
 
 describe('LiveFeed', () => {
@@ -135,6 +138,23 @@ describe('LiveFeed', () => {
     ])
     expect(warnings[0]!.details).toMatchObject({ error: 'The connection was closed before the query could be completed' })
     await feed.stop()
+  })
+
+  it('reports its state for metrics: connecting until ready, connecting again when lost, stopped', async () => {
+    const { feed, states, nextCursor } = harness()
+    let next = nextCursor()
+    feed.start()
+    const first = await next
+    expect(states).toEqual(['connecting'])
+    first.row({ state: 'ready' })
+    expect(states).toEqual(['connecting', 'live'])
+    next = nextCursor()
+    first.emit('end')
+    expect(states).toEqual(['connecting', 'live', 'connecting'])
+    const second = await next
+    second.row({ state: 'ready' })
+    await feed.stop()
+    expect(states).toEqual(['connecting', 'live', 'connecting', 'live', 'stopped'])
   })
 
   it('keeps retrying, with growing delays up to its cap, while the feed cannot be opened', async () => {
