@@ -12,6 +12,7 @@ const OPTIONS: qs.IParseOptions = {
   allowPrototypes: false
 }
 
-export function parseQueryString(search: string): Record<string, unknown> {
-  return search.length === 0 ? {} : qs.parse(search, OPTIONS)
+/** `search` is what follows `?`; express hands null for a URL without one (its `req.query` getter, read by pino-http). */
+export function parseQueryString(search: string | null): Record<string, unknown> {
+  return !search ? {} : qs.parse(search, OPTIONS)
 }

@@ -112,6 +112,15 @@ describe.each(ENGINES)('%s options', (engine) => {
       expect(completed).toHaveLength(1)
       expect(JSON.parse(completed[0]!)).toMatchObject({ req: { method: 'GET', url: '/messages?x=1' }, res: { statusCode: 200 } })
     })
+
+    it('logs requests without a query string too (express reads no query as null)', async () => {
+      const lines: string[] = []
+      const sink = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done() } })
+      const http = await start({ requestLog: pino(sink) })
+      await http.post('/messages').send({ text: 'logged' }).expect(201)
+      const completed = lines.filter((line) => line.includes('request completed'))
+      expect(completed.map((line) => JSON.parse(line) as unknown)).toMatchObject([{ req: { method: 'POST', url: '/messages' }, res: { statusCode: 201 } }])
+    })
   })
 
   describe('errors', () => {
