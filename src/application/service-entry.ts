@@ -1,4 +1,6 @@
 import type { EventEmitter } from 'node:events'
+import type { ConnectionSessions } from '../domain/realtime/connection-sessions.js'
+import type { EventHistory } from '../domain/realtime/event-history.js'
 import type { ServiceSchemas } from '../domain/schema/json-schema.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Publisher } from './channel.js'
@@ -26,6 +28,11 @@ export interface ServiceOptions {
 export interface AppOptions {
   /** Compiles the schemas services are registered with (the Ajv adapter, bound in the composition root). */
   validator?: SchemaValidator
+  /**
+   * Where published events and connection sessions are kept so that a real-time client whose
+   * connection dropped can resume (connection state recovery); without, it cannot.
+   */
+  recovery?: { history: EventHistory; sessions: ConnectionSessions }
 }
 
 /** What the app knows about one registered service (for generated documentation such as OpenAPI). */
