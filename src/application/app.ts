@@ -34,13 +34,15 @@ export class App<Services extends object = object> extends EventEmitter {
   private readonly pipeline: HookPipeline
   private readonly metrics: Metrics
   private readonly events: ServiceEvents
+  private readonly recovery: AppOptions['recovery']
   private isSetup = false
 
   constructor(options: AppOptions = {}) {
     super()
     this.validator = options.validator
     this.metrics = options.metrics ?? noMetrics
-    this.events = new ServiceEvents(this.metrics)
+    this.recovery = options.recovery
+    this.events = new ServiceEvents({ history: options.recovery?.history, metrics: this.metrics, app: this, entry: (path) => this.registry.get(path) })
     this.pipeline = new HookPipeline(this as App, () => this.registry.values())
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.events.leaveAll(connection))
@@ -138,7 +140,8 @@ export class App<Services extends object = object> extends EventEmitter {
       resolve: (path, allowId) => this.registry.resolve(path, allowId),
       entry: (path) => this.registry.get(path),
       run: (entry, call) => this.run(entry, call),
-      onDelivery: (listener) => this.events.onDelivery(listener)
+      onDelivery: (listener) => this.events.onDelivery(listener),
+      ...(this.recovery ? { recovery: { ...this.recovery, missedBy: (connection, events) => this.events.missedBy(connection, events) } } : {})
     })
   }
 

@@ -63,4 +63,6 @@ export interface Delivery {
   event: string
   data: unknown
   connections: Connection[]
+  /** The event's place in the app's event history, when it keeps one: the transport hands it to clients to resume from. */
+  offset?: string
 }

@@ -1,5 +1,7 @@
 import type { EventEmitter } from 'node:events'
 import type { Metrics } from '../domain/metrics.js'
+import type { ConnectionSessions } from '../domain/realtime/connection-sessions.js'
+import type { EventHistory } from '../domain/realtime/event-history.js'
 import type { ServiceSchemas } from '../domain/schema/json-schema.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Publisher } from './channel.js'
@@ -29,6 +31,11 @@ export interface AppOptions {
   validator?: SchemaValidator
   /** Where transports' service calls, connections and published events are counted (default: nowhere). */
   metrics?: Metrics
+  /**
+   * Where published events and connection sessions are kept so that a real-time client whose
+   * connection dropped can resume (connection state recovery); without, it cannot.
+   */
+  recovery?: { history: EventHistory; sessions: ConnectionSessions }
 }
 
 /** What the app knows about one registered service (for generated documentation such as OpenAPI). */

@@ -1,21 +1,42 @@
 import { noMetrics, type Metrics } from '../domain/metrics.js'
+import type { EventHistory, PublishedContext, RecordedEvent } from '../domain/realtime/event-history.js'
 import type { Connection } from '../domain/service/service.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
 import type { HookContext } from './hook-context.js'
 import { withoutFields } from './protected-fields.js'
 import type { LiveService, ServiceEntry } from './service-entry.js'
 
+/** What ServiceEvents needs to record events and publish them again (connection state recovery). */
+export interface ServiceEventsOptions {
+  /** Where published events are recorded; deliveries then carry their event's offset. */
+  history?: EventHistory
+  /** Where published events are counted (default: nowhere). */
+  metrics?: Metrics
+  /** The app and its services: a recorded event's publisher is found again and given them in its context. */
+  app?: unknown
+  entry?: (path: string) => ServiceEntry | undefined
+}
+
 /**
  * Service events, channels and publishing: an event is emitted to the service's local listeners and,
  * when a transport listens, handed to the channels its publisher picks as deliveries (one per
- * distinct payload). Transports subscribe with `onDelivery` (through their Gateway).
+ * distinct payload). Transports subscribe with `onDelivery` (through their Gateway). With a history,
+ * every published event is recorded first, and `missedBy` publishes recorded ones again.
  */
 export class ServiceEvents {
   private readonly namedChannels = new Map<string, Channel>()
   private readonly publishers = new Map<string, Publisher>()
   private readonly deliveryListeners: ((delivery: Delivery) => void)[] = []
 
-  constructor(private readonly metrics: Metrics = noMetrics) {}
+  private readonly metrics: Metrics
+
+  constructor(private readonly options: ServiceEventsOptions = {}) {
+    this.metrics = options.metrics ?? noMetrics
+  }
+
+  get history(): EventHistory | undefined {
+    return this.options.history
+  }
 
   /** A named channel (created on first use), or several as one. */
   channel(names: string[]): Channel {
@@ -34,6 +55,10 @@ export class ServiceEvents {
   /** A disconnected connection leaves every named channel. */
   leaveAll(connection: Connection): void {
     for (const channel of this.namedChannels.values()) channel.leave(connection)
+  }
+
+  private publisherOf(entry: ServiceEntry, event: string): Publisher | undefined {
+    return entry.publishers.get(event) ?? entry.publishers.get('*') ?? this.publishers.get(event) ?? this.publishers.get('*')
   }
 
   /** Sets the app-wide publisher of one event, or of all (`'*'`) when given a function only. */
@@ -59,13 +84,12 @@ export class ServiceEvents {
     if (!entry.events.has(event)) return
     this.metrics.eventPublished(entry.path, event)
     if (this.deliveryListeners.length === 0) return
-    const publisher = entry.publishers.get(event) ?? entry.publishers.get('*') ?? this.publishers.get(event) ?? this.publishers.get('*')
+    const publisher = this.publisherOf(entry, event)
     if (!publisher) return
-    const chosen = publisher(data, context)
-    const channels = chosen ? (Array.isArray(chosen) ? chosen : [chosen]) : []
+    const offset = this.options.history?.append({ path: entry.path, event, data, ...(context ? { context: publishedContext(context) } : {}) })
     const seen = new Set<Connection>()
     const groups = new Map<unknown, Connection[]>()
-    for (const channel of channels) {
+    for (const channel of channelsOf(publisher(data, context))) {
       const payload = channel.data ?? data
       for (const connection of channel.connections) {
         if (seen.has(connection)) continue
@@ -76,9 +100,27 @@ export class ServiceEvents {
       }
     }
     for (const [payload, connections] of groups) {
-      const delivery: Delivery = { path: entry.path, event, data: payload, connections }
+      const delivery: Delivery = offset === undefined ? { path: entry.path, event, data: payload, connections } : { path: entry.path, event, data: payload, connections, offset }
       for (const listener of this.deliveryListeners) listener(delivery)
     }
+  }
+
+  /**
+   * What these recorded events would deliver to `connection` if they were published now: each
+   * event's publisher runs again (on the recorded context, with the app and the service put back)
+   * and picks from the channels as they are, the connection's current ones included. Oldest first.
+   */
+  missedBy(connection: Connection, events: readonly RecordedEvent[]): Delivery[] {
+    const deliveries: Delivery[] = []
+    for (const { path, event, data, context, offset } of events) {
+      const entry = this.options.entry?.(path)
+      const publisher = entry && entry.events.has(event) ? this.publisherOf(entry, event) : undefined
+      if (!publisher) continue
+      const replayed = context && { ...context, app: this.options.app, service: entry!.handle, type: 'after', http: {} }
+      const channel = channelsOf(publisher(data, replayed)).find((candidate) => candidate.connections.has(connection))
+      if (channel) deliveries.push({ path, event, data: channel.data ?? data, connections: [connection], offset })
+    }
+    return deliveries
   }
 
   /** The event of a finished call, one per record; live services publish from their store instead. */
@@ -112,6 +154,27 @@ export class ServiceEvents {
     const live = entry.live ? (entry.service as LiveService) : undefined
     if (live?.publish) void live.publish(event, data).catch(() => undefined)
     else this.emit(entry, event, data, context)
+  }
+}
+
+function channelsOf(chosen: ReturnType<Publisher>): Channel[] {
+  return chosen ? (Array.isArray(chosen) ? chosen : [chosen]) : []
+}
+
+/**
+ * What a publisher may read of a call once it is over, as plain data: the call's input data is
+ * left out (it may hold a password), and `result` is what external callers received.
+ */
+function publishedContext(context: HookContext): PublishedContext {
+  const { provider, user, query, route, authenticated } = context.params
+  const params = Object.fromEntries(Object.entries({ provider, user, query, route, authenticated }).filter(([, value]) => value !== undefined))
+  return {
+    path: context.path,
+    method: context.method,
+    event: context.event ?? '',
+    ...(context.id !== undefined ? { id: context.id } : {}),
+    result: context.dispatch ?? context.result,
+    params
   }
 }
 

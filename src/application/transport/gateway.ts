@@ -1,13 +1,17 @@
 import type { EventEmitter } from 'node:events'
+import type { LoginResult } from '../../domain/auth/authentication-result.js'
 import type { Clock } from '../../domain/clock.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { errorOutcome, type Metrics } from '../../domain/metrics.js'
+import type { ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
+import type { EventHistory, RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, NullableId, Params, Query } from '../../domain/service/service.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
 import type { PipelineCall } from '../hook-pipeline.js'
 import type { Resolved, ServiceEntry } from '../service-entry.js'
 import { ConnectionAuthentication, type RevocationCheck } from './connection-authentication.js'
+import { ConnectionRecovery, type CloseReason, type Restorable } from './connection-recovery.js'
 
 const AUTHENTICATION_PATH = 'authentication'
 
@@ -54,6 +58,12 @@ export interface GatewayCore {
   entry(path: string): ServiceEntry | undefined
   run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext>
   onDelivery(listener: (delivery: Delivery) => void): () => void
+  /** The app's event history and connection sessions, when connections may be recovered. */
+  readonly recovery?: {
+    history: EventHistory
+    sessions: ConnectionSessions
+    missedBy(connection: Connection, events: readonly RecordedEvent[]): Delivery[]
+  }
 }
 
 /**
@@ -68,7 +78,10 @@ export class Gateway {
   private readonly connections = new Set<Connection>()
   private readonly opened = new WeakSet<Connection>()
   private readonly undeliver: (() => void)[] = []
+  private readonly listeners: ((delivery: Delivery) => void)[] = []
+  private readonly offsetListeners: ((connection: Connection, offset: string) => void)[] = []
   private auth?: ConnectionAuthentication
+  private recovery?: ConnectionRecovery
 
   constructor(private readonly core: GatewayCore) {}
 
@@ -113,10 +126,14 @@ export class Gateway {
     this.core.events.emit('connection', connection)
   }
 
-  /** A connection went away: it leaves every channel and its login is forgotten. */
-  close(connection: Connection): void {
+  /**
+   * A connection went away: it leaves every channel and its login is forgotten. Its session is
+   * removed when it was closed on purpose, kept for the recovery window when it was lost.
+   */
+  close(connection: Connection, reason: CloseReason = 'closed'): void {
     this.connections.delete(connection)
     this.auth?.forget(connection)
+    void this.recovery?.forget(connection, reason).catch(() => undefined)
     if (this.opened.has(connection)) {
       this.opened.delete(connection)
       this.core.metrics.connectionClosed(connection.provider)
@@ -134,19 +151,57 @@ export class Gateway {
     return this.authentication().logout(connection)
   }
 
-  /** Published events for this transport's connections; other transports' connections are filtered out. */
+  /**
+   * Published events for this transport's connections; other transports' connections are filtered
+   * out, and a connection being recovered gets its live events after what it missed.
+   */
   onDelivery(listener: (delivery: Delivery) => void): void {
     const { metrics } = this.core
+    this.listeners.push(listener)
     this.undeliver.push(this.core.onDelivery((delivery) => {
-      if (delivery.connections.every((connection) => this.connections.has(connection))) {
+      // Deliveries to a connection being restored wait until it has what it missed.
+      const recovery = this.recovery?.restoringAny ? this.recovery : undefined
+      const ready = (connection: Connection) => this.connections.has(connection) && !recovery?.hold(connection, delivery)
+      if (!recovery && delivery.connections.every(ready)) {
         metrics.eventDelivered(delivery.path, delivery.event, delivery.connections.length)
         return listener(delivery)
       }
-      const connections = delivery.connections.filter((connection) => this.connections.has(connection))
+      const connections = delivery.connections.filter(ready)
       if (connections.length === 0) return
       metrics.eventDelivered(delivery.path, delivery.event, connections.length)
       listener({ ...delivery, connections })
     }))
+  }
+
+  /** Whether connections of this transport can be recovered: the app keeps an event history and sessions. */
+  get recovers(): boolean {
+    return this.core.recovery !== undefined
+  }
+
+  /** Offsets to hand to a connection (on login, after a recovery): it has seen every event up to there. */
+  onOffset(listener: (connection: Connection, offset: string) => void): void {
+    this.offsetListeners.push(listener)
+  }
+
+  /** The offset of the latest event: a new connection has seen everything up to it. */
+  head(): string {
+    return this.core.recovery!.history.head()
+  }
+
+  /** Keeps a new connection's session (its private id and public id) for recovery; call it before the client learns the ids. */
+  remember(connection: Connection, ids: { id: string; connectionId: string }): Promise<void> {
+    return this.recovering().remember(connection, ids)
+  }
+
+  /** The session a client asks to resume, when it can be: not expired, its login still valid, nothing missed pruned. */
+  restorable(id: string, offset: string, provider: string): Promise<Restorable | undefined> {
+    return this.recovering().restorable(id, offset, provider)
+  }
+
+  /** Opens a recovered connection with its login, channels and missed events (handed to `onDelivery` listeners). */
+  async restore(connection: Connection, restorable: Restorable): Promise<void> {
+    this.connections.add(connection)
+    await this.recovering().restore(connection, restorable)
   }
 
   /** The transport stopped: no more deliveries, timers or login tracking. */
@@ -154,6 +209,28 @@ export class Gateway {
     for (const stop of this.undeliver.splice(0)) stop()
     this.auth?.detach()
     this.auth = undefined
+    this.recovery?.detach()
+    this.recovery = undefined
+  }
+
+  private recovering(): ConnectionRecovery {
+    const recovery = this.core.recovery
+    if (!recovery) throw new Error('This app keeps no event history: connections cannot be recovered')
+    // Logins must be bound to connections before recovery restores one.
+    this.authentication()
+    this.recovery ??= new ConnectionRecovery({
+      history: recovery.history,
+      sessions: recovery.sessions,
+      clock: this.core.clock,
+      events: this.core.events,
+      verify: async (authentication, provider) =>
+        (await this.call({ path: AUTHENTICATION_PATH, method: 'create', data: authentication, params: { provider } })).result as LoginResult,
+      open: (connection) => this.open(connection),
+      missedBy: (connection, events) => recovery.missedBy(connection, events),
+      deliver: (delivery) => { for (const listener of this.listeners) listener(delivery) },
+      seen: (connection, offset) => { for (const listener of this.offsetListeners) listener(connection, offset) }
+    })
+    return this.recovery
   }
 
   /**

@@ -3,14 +3,15 @@ import type { NullableId, Params } from '../service/service.js'
 /**
  * What a publisher saw of the call that caused an event, kept so that the event can be published
  * again to a connection that missed it (`app.publish((data, context) => …)` runs on this, with the
- * app and the service put back). Only plain data: no connection, no headers, no access token.
+ * app and the service put back). Only plain data: no connection, no headers, no access token, and
+ * not the call's input data (it may hold a password).
  */
 export interface PublishedContext {
   path: string
   method: string
   event: string
   id?: NullableId
-  data?: unknown
+  /** What external callers received (the `protect`ed result). */
   result?: unknown
   /** The call's provider, user, query and route. */
   params: Pick<Params, 'provider' | 'user' | 'query' | 'route' | 'authenticated'>
@@ -43,8 +44,12 @@ export interface EventHistory {
    * already gave the event).
    */
   append(event: PublishedEvent): string
-  /** The offset of the latest event (or of the empty history): a client given it has seen everything so far. */
-  head(): Promise<string>
+  /**
+   * The offset of the latest event this process has recorded (or of the empty history): a client
+   * given it has seen everything so far. Synchronous, so that no delivery can slip in between
+   * reading it and handing it to a client (which would move the client's offset back).
+   */
+  head(): string
   /**
    * The events after `offset`, oldest first; `'unknown'` when the history cannot say: the offset was
    * never given out (another process, another epoch of the history) or events after it were pruned.

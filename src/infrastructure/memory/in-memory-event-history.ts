@@ -35,7 +35,7 @@ export class InMemoryEventHistory implements EventHistory {
     return offset
   }
 
-  async head(): Promise<string> {
+  head(): string {
     return this.offsetOf(this.seq)
   }
 

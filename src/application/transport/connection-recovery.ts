@@ -1,0 +1,200 @@
+import type { EventEmitter } from 'node:events'
+import type { LoginResult } from '../../domain/auth/authentication-result.js'
+import type { Clock } from '../../domain/clock.js'
+import type { ConnectionSession, ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
+import type { EventHistory, RecordedEvent } from '../../domain/realtime/event-history.js'
+import type { AuthenticationRequest, Connection } from '../../domain/service/service.js'
+import type { Delivery } from '../channel.js'
+
+/** What recovery needs of the app and of its gateway. */
+export interface RecoveryAccess {
+  readonly history: EventHistory
+  readonly sessions: ConnectionSessions
+  readonly clock: Clock
+  /** The app: its `login` and `logout` events change what a session must restore. */
+  readonly events: EventEmitter
+  /** Logs in with a stored login as an external call would (the authentication service verifies it); rejects when it no longer holds. */
+  verify(authentication: AuthenticationRequest, provider: string): Promise<LoginResult>
+  /** Opens the restored connection (the app's `connection` event: channels pick it up). */
+  open(connection: Connection): void
+  /** What recorded events would deliver to the connection now (ServiceEvents.missedBy). */
+  missedBy(connection: Connection, events: readonly RecordedEvent[]): Delivery[]
+  /** Hands one delivery to the transport. */
+  deliver(delivery: Delivery): void
+  /** Tells the transport the connection has seen everything up to `offset` (it passes the offset on to the client). */
+  seen(connection: Connection, offset: string): void
+}
+
+/** A session found, still valid and with every event after the client's offset in the history. */
+export interface Restorable {
+  session: ConnectionSession
+  /** The stored login, verified again; undefined for an anonymous connection. */
+  login?: LoginResult
+  /** The offset the client resumes from, and the events after it. */
+  offset: string
+  missed: RecordedEvent[]
+}
+
+/** Why a connection went away: closed on purpose (no coming back), lost (may come back within the window), replaced by its recovery elsewhere. */
+export type CloseReason = 'closed' | 'lost' | 'replaced'
+
+interface Tracked {
+  session: ConnectionSession
+  /** Saves of this session, in the order they were asked for. */
+  saving: Promise<void>
+}
+
+/**
+ * Connection state recovery for one transport's connections: it keeps each connection's session
+ * (its ids, its login, and where its login changed) where any instance can read it, and restores a
+ * connection that comes back with its session id and the offset of the last event it received:
+ * the same login if it still holds, its channels computed again by the app's own rules, every event
+ * they would have delivered since the offset in order, then live ones, none twice.
+ */
+export class ConnectionRecovery {
+  private readonly tracked = new Map<Connection, Tracked>()
+  /** Connections being restored, with the live deliveries held for them meanwhile. */
+  private readonly restoring = new Map<Connection, Delivery[]>()
+
+  constructor(private readonly access: RecoveryAccess) {
+    access.events.on('login', this.onLogin)
+    access.events.on('logout', this.onLogout)
+  }
+
+  /**
+   * Keeps a new connection's session. Call it before the client learns its session id: a client
+   * that reconnects at once must find it.
+   */
+  async remember(connection: Connection, ids: { id: string; connectionId: string }): Promise<void> {
+    const session: ConnectionSession = { ...ids, ...loginOf(connection) }
+    if (session.authentication) session.authenticationOffset = this.access.history.head()
+    this.tracked.set(connection, { session, saving: Promise.resolve() })
+    await this.save(connection, session)
+  }
+
+  /**
+   * The session `id` if the client may resume it from `offset`: it exists and has not expired, its
+   * login still holds (a session revoked or expired meanwhile is not restored) and the history
+   * still has every event after the offset.
+   */
+  async restorable(id: string, offset: string, provider: string): Promise<Restorable | undefined> {
+    const session = await this.access.sessions.load(id)
+    if (!session) return undefined
+    const missed = await this.access.history.since(offset)
+    if (missed === 'unknown') return undefined
+    if (!session.authentication) return { session, offset, missed }
+    try {
+      return { session, login: await this.access.verify(session.authentication, provider), offset, missed }
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * Restores a connection: opens it, logs it in again, and delivers what it missed through the
+   * transport, then the live deliveries held meanwhile that the replay did not already cover.
+   */
+  async restore(connection: Connection, { session, login, offset, missed }: Restorable): Promise<void> {
+    this.restoring.set(connection, [])
+    try {
+      const restored: ConnectionSession = { ...session }
+      delete restored.disconnectedAt
+      this.tracked.set(connection, { session: restored, saving: Promise.resolve() })
+      const saved = this.save(connection, restored)
+      this.access.open(connection)
+      if (login) this.access.events.emit('login', login, { provider: connection.provider, connection })
+      // Events recorded since `missed` was read, now that the channels are the connection's own.
+      const later = await this.access.history.since(missed.at(-1)?.offset ?? offset)
+      await saved
+      const events = skipThrough([...missed, ...(later === 'unknown' ? [] : later)], session.authenticationOffset)
+      const replayed = new Set(events.map((event) => event.offset))
+      for (const delivery of this.access.missedBy(connection, events)) this.access.deliver(delivery)
+      const through = events.at(-1)?.offset
+      if (through !== undefined) this.access.seen(connection, through)
+      // Held deliveries the replay covered are dropped (as are copies held once per transport listener).
+      for (const delivery of this.restoring.get(connection)!) {
+        if (delivery.offset !== undefined && replayed.has(delivery.offset)) continue
+        if (delivery.offset !== undefined) replayed.add(delivery.offset)
+        this.access.deliver(delivery)
+      }
+    } finally {
+      this.restoring.delete(connection)
+    }
+  }
+
+  get restoringAny(): boolean {
+    return this.restoring.size > 0
+  }
+
+  /** A live delivery to a connection being restored waits for the replay; answers whether it was held. */
+  hold(connection: Connection, delivery: Delivery): boolean {
+    const held = this.restoring.get(connection)
+    if (!held) return false
+    held.push({ ...delivery, connections: [connection] })
+    return true
+  }
+
+  /** A connection went away: a lost one's session waits for the window, a closed one's is removed. */
+  async forget(connection: Connection, reason: CloseReason): Promise<void> {
+    const tracked = this.tracked.get(connection)
+    if (!tracked) return
+    this.tracked.delete(connection)
+    if (reason === 'replaced') return
+    const { session } = tracked
+    const disconnectedAt = this.access.clock.now()
+    await after(tracked.saving, () => reason === 'lost'
+      ? this.access.sessions.save({ ...session, disconnectedAt })
+      : this.access.sessions.remove(session.id))
+  }
+
+  detach(): void {
+    this.access.events.off('login', this.onLogin)
+    this.access.events.off('logout', this.onLogout)
+    this.tracked.clear()
+  }
+
+  private save(connection: Connection, session: ConnectionSession): Promise<void> {
+    const tracked = this.tracked.get(connection)!
+    tracked.session = session
+    tracked.saving = after(tracked.saving, () => this.access.sessions.save(session))
+    return tracked.saving
+  }
+
+  /**
+   * A login or logout changes what a recovery restores. Events before it were published for the
+   * previous login: the head is recorded, and a recovery replays nothing before it with the new one.
+   */
+  private changed(connection: Connection | undefined, authentication: AuthenticationRequest | undefined): void {
+    // A restore logs in with the session's own login: nothing changes.
+    if (!connection || !this.tracked.has(connection) || this.restoring.has(connection)) return
+    const { session } = this.tracked.get(connection)!
+    const { authentication: _previous, authenticationOffset: _at, ...rest } = session
+    const head = this.access.history.head()
+    this.access.seen(connection, head)
+    void this.save(connection, { ...rest, ...(authentication ? { authentication } : {}), authenticationOffset: head }).catch(() => undefined)
+  }
+
+  private readonly onLogin = (result: LoginResult | undefined, meta?: { connection?: Connection }): void => {
+    if (typeof result?.accessToken === 'string') this.changed(meta?.connection, { strategy: 'jwt', accessToken: result.accessToken })
+  }
+
+  private readonly onLogout = (_result: unknown, meta?: { connection?: Connection }): void => {
+    this.changed(meta?.connection, undefined)
+  }
+}
+
+/** Runs `work` once `previous` settles, whether it saved or failed (a failed save is its caller's to report). */
+function after(previous: Promise<void>, work: () => Promise<void>): Promise<void> {
+  return previous.catch(() => undefined).then(work)
+}
+
+function loginOf(connection: Connection): { authentication?: AuthenticationRequest } {
+  const accessToken = connection.authentication?.accessToken
+  return typeof accessToken === 'string' ? { authentication: { strategy: 'jwt', accessToken } } : {}
+}
+
+/** The events after `offset` when it is among them (the offset of a login inside the range); all of them otherwise. */
+function skipThrough(events: RecordedEvent[], offset: string | undefined): RecordedEvent[] {
+  const at = offset === undefined ? -1 : events.findIndex((event) => event.offset === offset)
+  return at < 0 ? events : events.slice(at + 1)
+}
