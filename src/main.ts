@@ -27,6 +27,8 @@ async function main(): Promise<void> {
     // Open websockets would hold the HTTP server open; REST requests in flight still finish.
     io.disconnectSockets(true)
     await http.close()
+    // Socket calls still running finish before the store closes under them (at most 10 s).
+    await app.idle()
     await app.teardown()
     await container.get<StoreFactory>(StoreFactory).close()
     process.exit(0)

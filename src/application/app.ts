@@ -35,6 +35,8 @@ export class App<Services extends object = object> extends EventEmitter {
   private readonly metrics: Metrics
   private readonly events: ServiceEvents
   private readonly recovery: AppOptions['recovery']
+  /** Calls that came in through a transport and have not finished (see `idle`). */
+  private readonly inFlight = new Set<Promise<unknown>>()
   private isSetup = false
 
   constructor(options: AppOptions = {}) {
@@ -112,6 +114,22 @@ export class App<Services extends object = object> extends EventEmitter {
     }
   }
 
+  /**
+   * Resolves once no call that came in through a transport is running any more, or after
+   * `timeoutMs`. A graceful shutdown waits here after its transports stopped taking calls and before
+   * the store closes: a socket call in flight (its client is gone, its work is not) then ends as it
+   * would have, instead of every query it had running failing at once when the pool is drained.
+   */
+  async idle(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (this.inFlight.size > 0 && Date.now() < deadline) {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, deadline - Date.now()) })
+      await Promise.race([Promise.allSettled([...this.inFlight]), late])
+      clearTimeout(timer)
+    }
+  }
+
   /** A named channel (created on first use), or several as one. */
   channel(...names: (string | string[])[]): Channel {
     return this.events.channel(names.flat())
@@ -139,10 +157,17 @@ export class App<Services extends object = object> extends EventEmitter {
       metrics: this.metrics,
       resolve: (path, allowId) => this.registry.resolve(path, allowId),
       entry: (path) => this.registry.get(path),
-      run: (entry, call) => this.run(entry, call),
+      run: (entry, call) => this.track(this.run(entry, call)),
       onDelivery: (listener) => this.events.onDelivery(listener),
       ...(this.recovery ? { recovery: { ...this.recovery, missedBy: (connection, events) => this.events.missedBy(connection, events) } } : {})
     })
+  }
+
+  private track<T>(call: Promise<T>): Promise<T> {
+    this.inFlight.add(call)
+    const done = () => { this.inFlight.delete(call) }
+    call.then(done, done)
+    return call
   }
 
   /** One call through the hooks, then its events. */
