@@ -97,7 +97,9 @@ export class Gateway {
   async call(call: ServiceCall): Promise<CallResult> {
     const entry = this.core.entry(call.path)
     if (!entry) throw new NotFound(`Service '${call.path}' not found`)
-    const context = await this.measured(entry, call)
+    const { metrics } = this.core
+    // Timed when metrics are on (see `measured`); off, the call pays nothing but this test.
+    const context = metrics.enabled ? await this.measured(entry, call, metrics) : await this.core.run(entry, call)
     const { status, location } = context.http
     return { result: context.dispatch ?? context.result, status, location }
   }
@@ -237,20 +239,19 @@ export class Gateway {
    * Runs a call through the hooks, timed when metrics are on: by service, method (one the service
    * exposes, else `_OTHER`: a client can name any method), transport and outcome.
    */
-  private async measured(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
-    const { metrics } = this.core
-    if (!metrics.enabled) return this.core.run(entry, call)
+  private measured(entry: ServiceEntry, call: ServiceCall, metrics: Metrics): Promise<HookContext> {
     const start = performance.now()
-    let outcome = 'ok'
-    try {
-      return await this.core.run(entry, call)
-    } catch (error) {
-      outcome = errorOutcome(error)
-      throw error
-    } finally {
+    const done = (outcome: string) => {
       const method = entry.methods.includes(call.method) ? call.method : '_OTHER'
       metrics.serviceCall(entry.path, method, String(call.params.provider), outcome, (performance.now() - start) / 1000)
     }
+    return this.core.run(entry, call).then((context) => {
+      done('ok')
+      return context
+    }, (error: unknown) => {
+      done(errorOutcome(error))
+      throw error
+    })
   }
 
   private authentication(): ConnectionAuthentication {
