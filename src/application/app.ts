@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events'
 import type { Clock } from '../domain/clock.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Connection, Service } from '../domain/service/service.js'
+import { isServerError, noTracer, type Tracer } from '../domain/tracing.js'
 import type { Channel, Publisher } from './channel.js'
 import type { AroundHook, HookContext, HookMap } from './hook-context.js'
 import { HookPipeline, type PipelineCall } from './hook-pipeline.js'
@@ -29,14 +30,18 @@ const systemClock: Clock = { now: () => Date.now() }
 export class App<Services extends object = object> extends EventEmitter {
   readonly settings = new Map<string, unknown>()
   readonly validator?: SchemaValidator
+  /** Spans of service calls and event publications; transports reach it through their Gateway. */
+  readonly tracer: Tracer
   private readonly registry = new ServiceRegistry()
   private readonly pipeline: HookPipeline
-  private readonly events = new ServiceEvents()
+  private readonly events: ServiceEvents
   private isSetup = false
 
   constructor(options: AppOptions = {}) {
     super()
     this.validator = options.validator
+    this.tracer = options.tracer ?? noTracer
+    this.events = new ServiceEvents(this.tracer)
     this.pipeline = new HookPipeline(this as App, () => this.registry.values())
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.events.leaveAll(connection))
@@ -130,6 +135,7 @@ export class App<Services extends object = object> extends EventEmitter {
     return new Gateway({
       events: this,
       clock: options.clock ?? systemClock,
+      tracer: this.tracer,
       resolve: (path, allowId) => this.registry.resolve(path, allowId),
       entry: (path) => this.registry.get(path),
       run: (entry, call) => this.run(entry, call),
@@ -137,10 +143,25 @@ export class App<Services extends object = object> extends EventEmitter {
     })
   }
 
-  /** One call through the hooks, then its events. */
+  /**
+   * One call through the hooks, then its events. Traced, the call is the span `<path>.<method>`
+   * (its store queries and the calls its hooks make are children), and its events link to it.
+   */
   private async run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext> {
-    const context = await this.pipeline.run(entry, call)
-    this.events.emitResult(entry, context)
+    if (!this.tracer.enabled) {
+      const context = await this.pipeline.run(entry, call)
+      this.events.emitResult(entry, context)
+      return context
+    }
+    let writer: string | undefined
+    const context = await this.tracer.run(`${entry.path}.${call.method}`, {
+      attributes: { 'plumage.service': entry.path, 'plumage.method': call.method, 'plumage.provider': call.params.provider ?? 'internal' },
+      isError: isServerError
+    }, () => {
+      writer = this.tracer.traceparent()
+      return this.pipeline.run(entry, call)
+    })
+    this.events.emitResult(entry, context, writer)
     return context
   }
 

@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events'
 import type { Clock } from '../../domain/clock.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import type { Connection, NullableId, Params, Query } from '../../domain/service/service.js'
+import type { Tracer } from '../../domain/tracing.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
 import type { PipelineCall } from '../hook-pipeline.js'
@@ -47,6 +48,8 @@ export interface GatewayCore {
   readonly events: EventEmitter
   /** Decides when a connection's token has expired: the clock the token service checks `exp` with. */
   readonly clock: Clock
+  /** The app's tracer: transports open the server span of each request or socket call with it. */
+  readonly tracer: Tracer
   resolve(path: string, allowId: boolean): Resolved | undefined
   entry(path: string): ServiceEntry | undefined
   run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext>
@@ -68,6 +71,11 @@ export class Gateway {
   private auth?: ConnectionAuthentication
 
   constructor(private readonly core: GatewayCore) {}
+
+  /** Where a transport opens the server span of a request or call (the app's tracer; `noTracer` when off). */
+  get tracer(): Tracer {
+    return this.core.tracer
+  }
 
   /** The service for a request path; with `{ id: true }` a trailing segment may be the id (REST). */
   resolve(path: string, options: { id?: boolean } = {}): Target | undefined {
