@@ -3,6 +3,7 @@ import { LoginAttempts } from '../../domain/auth/login-attempts.js'
 import { SessionStore } from '../../domain/auth/session-store.js'
 import { Logger } from '../../domain/logger.js'
 import { StoreFactory } from '../../domain/store/store-factory.js'
+import { Tracer } from '../../domain/tracing.js'
 import { UniqueKeys } from '../../domain/unique-keys.js'
 import type { StoreModule } from '../config/store-module.js'
 import { RethinkDbLoginAttempts } from './rethinkdb-login-attempts.js'
@@ -24,13 +25,14 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
   const settings = readRethinkDbSettings(env)
   return new ContainerModule(({ bind }) => {
     bind<RethinkDbSettings>(RethinkDbSettings).toConstantValue(settings)
-    bind<StoreFactory>(StoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger) => new RethinkDbStoreFactory(options.url, {
+    bind<StoreFactory>(StoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger, tracer: Tracer) => new RethinkDbStoreFactory(options.url, {
       logger,
       timeoutMs: options.timeoutMs,
       directWrites: options.directWrites,
       ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
-      ...(options.shards !== undefined ? { shards: options.shards } : {})
-    }), [RethinkDbSettings, Logger]).inSingletonScope()
+      ...(options.shards !== undefined ? { shards: options.shards } : {}),
+      ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
+    }), [RethinkDbSettings, Logger, Tracer]).inSingletonScope()
     bind<UniqueKeys>(UniqueKeys).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
       new RethinkDbUniqueKeys({ db: options.db, logger }), [RethinkDbSettings, Logger, StoreFactory]).inSingletonScope()
     bind<SessionStore>(SessionStore).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>

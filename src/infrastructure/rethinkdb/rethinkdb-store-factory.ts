@@ -22,6 +22,8 @@ export interface RethinkDbStoreFactoryOptions {
   directWrites?: boolean
   /** How long the event log keeps events (default 10 min). */
   eventRetentionMs?: number
+  /** The active span's `traceparent` (tracing on): logged with each event, so other instances link to the write. */
+  traceparent?: () => string | undefined
 }
 
 /**
@@ -57,6 +59,7 @@ export class RethinkDbStoreFactory implements StoreFactory {
       this.events = new EventLog({
         r, db: this.db, logger: this.logger,
         ...(this.options.eventRetentionMs !== undefined ? { retentionMs: this.options.eventRetentionMs } : {}),
+        ...(this.options.traceparent ? { traceparent: this.options.traceparent } : {}),
         ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
         ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
       })
