@@ -8,9 +8,15 @@ export interface Tracing {
   tracer: Tracer
   /** Export problems (an unreachable collector) become warnings of this logger; none are logged before. */
   reportTo(logger: Logger): void
-  /** Exports the spans still buffered and stops (on shutdown). */
+  /**
+   * Exports the spans still buffered and stops (on shutdown). Never rejects: a collector that cannot be
+   * reached costs a warning and at most SHUTDOWN_WAIT_MS, and its spans are lost.
+   */
   shutdown(): Promise<void>
 }
+
+/** How long shutdown waits for the last export (the exporter itself retries for up to 10 s). */
+const SHUTDOWN_WAIT_MS = 5_000
 
 /**
  * Starts the OpenTelemetry SDK: a NodeTracerProvider (AsyncLocalStorage context, W3C trace-context
@@ -30,12 +36,24 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.tracesUrl }))]
   })
   provider.register()
+  let warn = (_message: string, _details?: Record<string, unknown>) => {}
   return {
     tracer: new OpenTelemetryTracer(api, provider.getTracer('plumage')),
     reportTo(logger) {
-      const warn = (message: string) => logger.warn(`OpenTelemetry: ${message}`)
-      api.diag.setLogger({ error: warn, warn, info() {}, debug() {}, verbose() {} }, api.DiagLogLevel.WARN)
+      warn = (message, details) => logger.warn(`OpenTelemetry: ${message}`, details)
+      api.diag.setLogger({ error: (message) => warn(message), warn: (message) => warn(message), info() {}, debug() {}, verbose() {} }, api.DiagLogLevel.WARN)
     },
-    shutdown: () => provider.shutdown()
+    async shutdown() {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          warn(`the last spans could not be exported within ${SHUTDOWN_WAIT_MS / 1000} s`)
+          resolve()
+        }, SHUTDOWN_WAIT_MS)
+      })
+      const exported = provider.shutdown().catch((error: unknown) => warn('the last spans could not be exported', { error: (error as Error)?.message ?? String(error) }))
+      await Promise.race([exported, waited])
+      clearTimeout(timer)
+    }
   }
 }
