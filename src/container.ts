@@ -14,6 +14,7 @@ import { Logger } from './domain/logger.js'
 import { Metrics } from './domain/metrics.js'
 import { SchemaValidator } from './domain/schema/schema-validator.js'
 import { StoreFactory } from './domain/store/store-factory.js'
+import { noTracer, Tracer } from './domain/tracing.js'
 import { UniqueKeys } from './domain/unique-keys.js'
 import { bcryptModule } from './infrastructure/auth/bcrypt-module.js'
 import { cryptoSecretTokensModule } from './infrastructure/auth/crypto-secret-tokens-module.js'
@@ -31,6 +32,7 @@ import { MeasuredStoreFactory } from './infrastructure/metrics/measured-store.js
 import { metricsModule } from './infrastructure/metrics/metrics-module.js'
 import { rethinkDbStoreModule } from './infrastructure/rethinkdb/rethinkdb-module.js'
 import { ajvModule } from './infrastructure/schema/ajv-module.js'
+import { tracedStoreFactory } from './infrastructure/tracing/traced-store-factory.js'
 import { fastifyEngine } from './interfaces/fastify/fastify-app.js'
 import type { HttpAppOptions, HttpEngine } from './interfaces/http/http-engine.js'
 import { expressEngine } from './interfaces/rest/rest-app.js'
@@ -59,6 +61,8 @@ export interface ContainerOptions {
   clock?: Clock
   sessions?: SessionStore
   attempts?: LoginAttempts
+  /** The OpenTelemetry tracer when tracing is on (src/main.ts starts it); default `noTracer`. */
+  tracer?: Tracer
 }
 
 /**
@@ -72,6 +76,10 @@ export function buildContainer(config: Config, options: ContainerOptions = {}): 
   if (!storeModule) throw new ConfigError(`STORE must be one of ${Object.keys(stores).join(', ')} (got '${config.store}')`)
   const container = new Container()
   container.bind<Config>(Config).toConstantValue(config)
+  const tracer = options.tracer ?? noTracer
+  container.bind<Tracer>(Tracer).toConstantValue(tracer)
+  // Traced, every store query is a span; untraced, stores are used as they are.
+  if (tracer.enabled) container.onActivation<StoreFactory>(StoreFactory, (_context, stores) => tracedStoreFactory(stores, tracer, config.store))
   container.load(...adapterModules, storeModule(options.env ?? process.env), applicationModule)
   if (options.logger) container.rebind<Logger>(Logger).toConstantValue(options.logger)
   if (options.clock) container.rebind<Clock>(Clock).toConstantValue(options.clock)
@@ -95,10 +103,10 @@ const applicationModule = new ContainerModule(({ bind }) => {
   bind(LoginThrottle).toSelf().inSingletonScope()
   // The services' stores are timed (db_client_operation_duration_seconds) when metrics are on.
   bind<App>(App).toResolvedValue((config: Config, metrics: Metrics, stores: StoreFactory, validator: SchemaValidator, uniqueKeys: UniqueKeys, clock: Clock,
-    hasher: PasswordHasher, tokens: TokenService, sessions: Sessions, throttle: LoginThrottle) => createReferenceApp({
+    hasher: PasswordHasher, tokens: TokenService, sessions: Sessions, throttle: LoginThrottle, tracer: Tracer) => createReferenceApp({
     stores: metrics.enabled ? new MeasuredStoreFactory(stores, metrics, config.store) : stores,
-    validator, uniqueKeys, clock, metrics, authentication: { hasher, tokens, clock, sessions, throttle }
-  }), [Config, Metrics, StoreFactory, SchemaValidator, UniqueKeys, Clock, PasswordHasher, TokenService, Sessions, LoginThrottle]).inSingletonScope()
+    validator, uniqueKeys, clock, metrics, tracer, authentication: { hasher, tokens, clock, sessions, throttle }
+  }), [Config, Metrics, StoreFactory, SchemaValidator, UniqueKeys, Clock, PasswordHasher, TokenService, Sessions, LoginThrottle, Tracer]).inSingletonScope()
 })
 
 /**

@@ -6,6 +6,7 @@ import { errorOutcome, type Metrics } from '../../domain/metrics.js'
 import type { ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
 import type { EventHistory, RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, NullableId, Params, Query } from '../../domain/service/service.js'
+import type { Tracer } from '../../domain/tracing.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
 import type { PipelineCall } from '../hook-pipeline.js'
@@ -54,6 +55,8 @@ export interface GatewayCore {
   readonly clock: Clock
   /** Where calls, connections and deliveries of transports are counted. */
   readonly metrics: Metrics
+  /** The app's tracer: transports open the server span of each request or socket call with it. */
+  readonly tracer: Tracer
   resolve(path: string, allowId: boolean): Resolved | undefined
   entry(path: string): ServiceEntry | undefined
   run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext>
@@ -84,6 +87,11 @@ export class Gateway {
   private recovery?: ConnectionRecovery
 
   constructor(private readonly core: GatewayCore) {}
+
+  /** Where a transport opens the server span of a request or call (the app's tracer; `noTracer` when off). */
+  get tracer(): Tracer {
+    return this.core.tracer
+  }
 
   /** The service for a request path; with `{ id: true }` a trailing segment may be the id (REST). */
   resolve(path: string, options: { id?: boolean } = {}): Target | undefined {

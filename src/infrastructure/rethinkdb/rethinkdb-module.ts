@@ -4,6 +4,7 @@ import { SessionStore } from '../../domain/auth/session-store.js'
 import { Logger } from '../../domain/logger.js'
 import { Metrics } from '../../domain/metrics.js'
 import { StoreFactory } from '../../domain/store/store-factory.js'
+import { Tracer } from '../../domain/tracing.js'
 import { UniqueKeys } from '../../domain/unique-keys.js'
 import type { StoreModule } from '../config/store-module.js'
 import { RethinkDbLoginAttempts } from './rethinkdb-login-attempts.js'
@@ -25,7 +26,7 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
   const settings = readRethinkDbSettings(env)
   return new ContainerModule(({ bind }) => {
     bind<RethinkDbSettings>(RethinkDbSettings).toConstantValue(settings)
-    bind<StoreFactory>(StoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger, metrics: Metrics) => new RethinkDbStoreFactory(options.url, {
+    bind<StoreFactory>(StoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger, metrics: Metrics, tracer: Tracer) => new RethinkDbStoreFactory(options.url, {
       logger,
       metrics,
       timeoutMs: options.timeoutMs,
@@ -33,8 +34,9 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
       ...(options.password !== undefined ? { password: options.password } : {}),
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
-      ...(options.shards !== undefined ? { shards: options.shards } : {})
-    }), [RethinkDbSettings, Logger, Metrics]).inSingletonScope()
+      ...(options.shards !== undefined ? { shards: options.shards } : {}),
+      ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
+    }), [RethinkDbSettings, Logger, Metrics, Tracer]).inSingletonScope()
     bind<UniqueKeys>(UniqueKeys).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
       new RethinkDbUniqueKeys({ db: options.db, logger }), [RethinkDbSettings, Logger, StoreFactory]).inSingletonScope()
     bind<SessionStore>(SessionStore).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>

@@ -7,6 +7,7 @@ import { FeathersError, TooManyRequests } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { Connection } from '../../domain/service/service.js'
 import { dispatchCall } from './dispatch-call.js'
+import { tracedCall } from './traced-call.js'
 import { WriteBatch } from './write-batch.js'
 
 export interface SocketIoOptions {
@@ -63,15 +64,17 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
         return answer(ack, error.toJSON())
       }
       inFlight++
-      const call = event === 'authenticate' ? gateway.authenticate(connection, args[0])
+      const run = () => event === 'authenticate' ? gateway.authenticate(connection, args[0])
         : event === 'logout' ? gateway.logout(connection)
           : dispatchCall(gateway, connection, event, args[0], args.slice(1))
+      // Unexpected errors are logged inside the call's span, so the line carries its trace id.
+      const call = tracedCall(gateway, event, args[0], () => run().catch((thrown: unknown) => {
+        if (!(thrown instanceof FeathersError)) logger.error('socket call failed', { event: String(event), error: thrown })
+        throw thrown
+      }))
       call.then(
         (result) => answer(ack, null, result === undefined ? null : result),
-        (thrown: unknown) => {
-          if (!(thrown instanceof FeathersError)) logger.error('socket call failed', { event: String(event), error: thrown })
-          answer(ack, convertError(thrown).toJSON())
-        }
+        (thrown: unknown) => answer(ack, convertError(thrown).toJSON())
       ).finally(() => inFlight--)
     })
   })
