@@ -7,7 +7,7 @@ import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
 import { listenFailure, StartupError, staticDirToServe } from './infrastructure/config/startup-checks.js'
 import { buildContainer, httpEngines, restAppOptions, socketIoOptions } from './container.js'
-import { attachSocketIo } from './interfaces/socketio/attach-socket-io.js'
+import { attachSocketIo, dropConnections } from './interfaces/socketio/attach-socket-io.js'
 
 async function main(): Promise<void> {
   const config = loadConfig()
@@ -23,8 +23,9 @@ async function main(): Promise<void> {
   logger.info('plumage started', { url: http.url, http: config.http, store: config.store, services: app.paths })
   const stop = async (signal: string) => {
     logger.info('shutting down', { signal })
-    // Open websockets would hold the HTTP server open; REST requests in flight still finish.
-    io.disconnectSockets(true)
+    // Open websockets would hold the HTTP server open; REST requests in flight still finish. Sockets
+    // see their transport close, reconnect by themselves and resume on whichever instance answers.
+    dropConnections(io)
     await http.close()
     await app.teardown()
     await container.get<StoreFactory>(StoreFactory).close()

@@ -9,6 +9,8 @@ import type { PasswordHasher } from './domain/auth/password-hasher.js'
 import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
 import type { SchemaValidator } from './domain/schema/schema-validator.js'
+import type { ConnectionSessions } from './domain/realtime/connection-sessions.js'
+import type { EventHistory } from './domain/realtime/event-history.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
@@ -47,6 +49,8 @@ export interface ReferenceAppDeps {
     /** Failed-login limits per account and client address. */
     throttle?: LoginThrottle
   }
+  /** Where published events and socket sessions are kept so dropped connections resume (SOCKET_RECOVERY_WINDOW > 0). */
+  recovery?: { history: EventHistory; sessions: ConnectionSessions }
 }
 
 /**
@@ -54,8 +58,8 @@ export interface ReferenceAppDeps {
  * each with its schemas and hooks in its own folder) on whichever store the composition root bound,
  * the authentication service and the channels. Transports are added around it in src/container.ts.
  */
-export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, authentication }: ReferenceAppDeps): App<ReferenceServices> {
-  const app = new App<ReferenceServices>({ validator })
+export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, authentication, recovery }: ReferenceAppDeps): App<ReferenceServices> {
+  const app = new App<ReferenceServices>({ validator, ...(recovery ? { recovery } : {}) })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
   const withLogin = authentication !== undefined
   useMessages(app, { stores, clock, authentication: withLogin })

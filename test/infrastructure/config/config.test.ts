@@ -40,6 +40,7 @@ describe('loadConfig defaults', () => {
       bodyLimit: '100kb',
       socketMaxMessageSize: 1_000_000,
       socketMaxConcurrentCalls: 100,
+      socketRecoveryWindowMs: 120_000,
       apiDocs: true
     })
   })
@@ -78,7 +79,8 @@ const variables: [name: string, valid: string, expected: Partial<Config>, invali
   ['REQUEST_LOG', 'on', { requestLog: true }, '2', /^REQUEST_LOG must be true or false \(got '2'\)$/],
   ['BODY_LIMIT', '1mb', { bodyLimit: '1mb' }, 'lots', /^BODY_LIMIT must be a size such as 100kb or 1mb \(got 'lots'\)$/],
   ['SOCKET_MAX_MESSAGE_SIZE', '2048', { socketMaxMessageSize: 2048 }, '10', /^SOCKET_MAX_MESSAGE_SIZE must be an integer from 1024 to 2147483647 \(got '10'\)$/],
-  ['SOCKET_MAX_CONCURRENT_CALLS', '5', { socketMaxConcurrentCalls: 5 }, '0', /^SOCKET_MAX_CONCURRENT_CALLS must be an integer from 1 to 100000 \(got '0'\)$/]
+  ['SOCKET_MAX_CONCURRENT_CALLS', '5', { socketMaxConcurrentCalls: 5 }, '0', /^SOCKET_MAX_CONCURRENT_CALLS must be an integer from 1 to 100000 \(got '0'\)$/],
+  ['SOCKET_RECOVERY_WINDOW', '0', { socketRecoveryWindowMs: 0 }, '2m', /^SOCKET_RECOVERY_WINDOW must be an integer from 0 to 86400 \(got '2m'\)$/]
 ]
 
 describe.each(variables)('%s', (name, valid, expected, invalid, message) => {
