@@ -4,6 +4,8 @@ import { feathers } from '@feathersjs/feathers'
 import socketioClientModule from '@feathersjs/socketio-client'
 import { io, type Socket } from 'socket.io-client'
 import type { Clock } from '../../src/domain/clock.js'
+import { createClient } from '../../src/interfaces/client/client-app.js'
+import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 import { call, request, signup, type Session } from '../support/reference-server.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
@@ -145,6 +147,8 @@ describe('socket connection state recovery', () => {
 
   it('resumes a client that had received no event yet (it was handed an offset on connect)', async () => {
     const { socket, received } = await loggedInSocket()
+    const lost: unknown[] = []
+    createClient().configure(socketio(socket)).on('events-lost', () => lost.push('events-lost'))
     await cut(socket)
     const missed = await writeDuringCut('quiet')
     await reconnect(socket)
@@ -152,6 +156,8 @@ describe('socket connection state recovery', () => {
     await write('quiet live')
     await until(socket, () => received.texts.includes('quiet live'))
     expect(received.texts).toEqual([...missed, 'quiet live'])
+    // plumage's client saw nothing to report.
+    expect(lost).toEqual([])
   })
 
   it('replays nothing twice on a second drop after a recovery', async () => {
@@ -170,6 +176,31 @@ describe('socket connection state recovery', () => {
     expect(received.texts).toEqual([...first, ...second, 'after both'])
   })
 
+  it('resumes a client that comes back before the server noticed it was gone: the stale socket holding its id is replaced', async () => {
+    const { socket, received } = await loggedInSocket()
+    const id = socket.id
+    const dropped = once(socket, 'disconnect')
+    const replaced = new Promise((resolve) => server.app.once('disconnect', resolve))
+    // The proxy keeps listening: the client reconnects at once, while its old connection is still open on the server.
+    proxy.silence()
+    await dropped
+    await write('sent to the old connection')
+    const connected = once(socket, 'connect')
+    await Promise.all([connected, replaced])
+    expect(socket.recovered).toBe(true)
+    expect(socket.id).toBe(id)
+    await write('to the new one')
+    await until(socket, () => received.texts.includes('to the new one'))
+    expect(received.texts).toEqual(['sent to the old connection', 'to the new one'])
+    // The replaced socket did not take the session with it: the next drop resumes too.
+    await cut(socket)
+    await write('after another drop')
+    await reconnect(socket)
+    expect(socket.recovered).toBe(true)
+    await until(socket, () => received.texts.includes('after another drop'))
+    expect(received.texts).toEqual(['sent to the old connection', 'to the new one', 'after another drop'])
+  })
+
   it('does not restore a session revoked meanwhile (logged out from another client): the client must log in again', async () => {
     const { socket, received, accessToken } = await loggedInSocket()
     await cut(socket)
@@ -185,8 +216,9 @@ describe('socket connection state recovery', () => {
     expect(received.texts).toEqual([])
   })
 
-  it('does not resume after the window: recovered is false', async () => {
+  it('does not resume after the window: recovered is false, and plumage\'s client says events were lost', async () => {
     const { socket, received } = await loggedInSocket()
+    const lost = new Promise((resolve) => createClient().configure(socketio(socket)).once('events-lost', resolve))
     await cut(socket)
     await write('too late')
     clock.skew += (WINDOW_SECONDS + 1) * 1000
@@ -196,6 +228,7 @@ describe('socket connection state recovery', () => {
       clock.skew = 0
     }
     expect(socket.recovered).toBe(false)
+    await lost
     expect(received.texts).toEqual([])
   })
 
