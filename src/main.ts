@@ -10,7 +10,7 @@ import { listenFailure, StartupError, staticDirToServe } from './infrastructure/
 import { startTracing } from './infrastructure/tracing/start-tracing.js'
 import { readTracingSettings } from './infrastructure/tracing/tracing-settings.js'
 import { buildContainer, httpEngines, restAppOptions, socketIoOptions } from './container.js'
-import { attachSocketIo } from './interfaces/socketio/attach-socket-io.js'
+import { attachSocketIo, dropConnections } from './interfaces/socketio/attach-socket-io.js'
 
 async function main(): Promise<void> {
   const config = loadConfig()
@@ -30,8 +30,9 @@ async function main(): Promise<void> {
   logger.info('plumage started', { url: http.url, http: config.http, store: config.store, services: app.paths })
   const stop = async (signal: string) => {
     logger.info('shutting down', { signal })
-    // Open websockets would hold the HTTP server open; REST requests in flight still finish.
-    io.disconnectSockets(true)
+    // Open websockets would hold the HTTP server open; REST requests in flight still finish. Sockets
+    // see their transport close, reconnect by themselves and resume on whichever instance answers.
+    dropConnections(io)
     await http.close()
     // Socket calls still running finish before the store closes under them (at most 10 s).
     await app.idle()

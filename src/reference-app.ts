@@ -10,6 +10,8 @@ import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
 import type { Metrics } from './domain/metrics.js'
 import type { SchemaValidator } from './domain/schema/schema-validator.js'
+import type { ConnectionSessions } from './domain/realtime/connection-sessions.js'
+import type { EventHistory } from './domain/realtime/event-history.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { Tracer } from './domain/tracing.js'
@@ -53,6 +55,8 @@ export interface ReferenceAppDeps {
     /** Failed-login limits per account and client address. */
     throttle?: LoginThrottle
   }
+  /** Where published events and socket sessions are kept so dropped connections resume (SOCKET_RECOVERY_WINDOW > 0). */
+  recovery?: { history: EventHistory; sessions: ConnectionSessions }
 }
 
 /**
@@ -60,8 +64,8 @@ export interface ReferenceAppDeps {
  * each with its schemas and hooks in its own folder) on whichever store the composition root bound,
  * the authentication service and the channels. Transports are added around it in src/container.ts.
  */
-export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, metrics, tracer, authentication }: ReferenceAppDeps): App<ReferenceServices> {
-  const app = new App<ReferenceServices>({ validator, ...(metrics ? { metrics } : {}), ...(tracer ? { tracer } : {}) })
+export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, metrics, tracer, authentication, recovery }: ReferenceAppDeps): App<ReferenceServices> {
+  const app = new App<ReferenceServices>({ validator, ...(metrics ? { metrics } : {}), ...(tracer ? { tracer } : {}), ...(recovery ? { recovery } : {}) })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
   const withLogin = authentication !== undefined
   useMessages(app, { stores, clock, authentication: withLogin })
