@@ -138,6 +138,13 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
     expect(exported).not.toContain('over REST')
     expect(exported).not.toContain('ann@example.com')
   })
+
+  it('writes no bearer token in the request log lines (pino-http on express shows the header as ***; fastify logs no headers)', () => {
+    const requestLines = logs.filter((line) => line.msg === 'request completed')
+    expect(JSON.stringify(requestLines)).not.toContain(token)
+    const logged = requestLines.map((line) => (line.req as { headers?: { authorization?: string } } | undefined)?.headers?.authorization).filter(Boolean)
+    expect(new Set(logged)).toEqual(engine === 'express' ? new Set(['***']) : new Set())
+  })
 })
 
 describe('tracing off', () => {

@@ -17,6 +17,7 @@ export class PinoLogger implements Logger {
     const pretty = config.env === 'development' && process.stdout.isTTY && isInstalled('pino-pretty')
     return new PinoLogger(pino({
       level: config.logLevel,
+      redact: SECRET_FIELDS,
       ...(tracer?.enabled ? { mixin: () => traceFields(tracer) } : {}),
       ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {})
     }))
@@ -27,6 +28,12 @@ export class PinoLogger implements Logger {
   warn(message: string, details?: Record<string, unknown>): void { this.pino.warn(details ?? {}, message) }
   error(message: string, details?: Record<string, unknown>): void { this.pino.error(details ?? {}, message) }
 }
+
+/**
+ * Request log lines (REQUEST_LOG) carry the request's headers: the bearer token and cookies are
+ * credentials, shown as `***`.
+ */
+export const SECRET_FIELDS = { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '***' }
 
 /** The OpenTelemetry log-correlation fields of the active span; none outside spans. */
 function traceFields(tracer: Tracer): Record<string, string> {

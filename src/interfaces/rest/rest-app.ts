@@ -60,7 +60,9 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   }
   if (options.requestLog) {
     const { pinoHttp: requestLogger } = optional('pino-http') as { pinoHttp: typeof pinoHttp }
-    http.use(requestLogger(options.requestLog === true ? {} : { logger: options.requestLog }))
+    // A logger of its own never writes the bearer token or cookies (the app's pino redacts them too).
+    const redact = { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '***' }
+    http.use(requestLogger(options.requestLog === true ? { redact } : { logger: options.requestLog }))
   }
   if (options.compression) http.use((optional('compression') as typeof compression)())
   const origins = options.corsOrigins ?? []
