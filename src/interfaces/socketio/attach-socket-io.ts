@@ -7,7 +7,7 @@ import { FeathersError, TooManyRequests } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { Connection } from '../../domain/service/service.js'
 import { dispatchCall } from './dispatch-call.js'
-import { tracedCall } from './traced-call.js'
+import { tracedCall, tracedHandshake } from './traced-call.js'
 import { WriteBatch } from './write-batch.js'
 
 export interface SocketIoOptions {
@@ -44,7 +44,7 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     Object.defineProperty(connection, 'address', { value: socket.handshake.address, enumerable: false })
     connections.set(socket, connection)
     sockets.set(connection, socket)
-    gateway.handshake(connection).then(() => next(), (thrown: unknown) => {
+    tracedHandshake(gateway, socket.handshake.headers, () => gateway.handshake(connection)).then(() => next(), (thrown: unknown) => {
       const error = convertError(thrown)
       if (!(thrown instanceof FeathersError)) logger.error('socket handshake authentication failed', { error: thrown })
       // socket.io sends `message` and `data` to the client as its `connect_error`.
