@@ -109,6 +109,12 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
     expect(childrenOf(service!).map((span) => span.name)).toContain('create messages')
   })
 
+  it('a socket handshake with a token: `socket.io connect` → the login it makes', () => {
+    const [connect] = named('socket.io connect')
+    expect(connect).toMatchObject({ kind: SERVER, parentSpanId: '', attributes: { 'rpc.system.name': 'socket.io', 'rpc.method': 'connect' } })
+    expect(childrenOf(connect!).map((span) => span.name)).toEqual(['authentication.create'])
+  })
+
   it('each event is published in a span of its own trace, linked to the call that wrote it', () => {
     const writes = named('messages.create')
     const publications = named('messages created publish')

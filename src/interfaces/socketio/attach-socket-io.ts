@@ -8,7 +8,7 @@ import { silentLogger, type Logger } from '../../domain/logger.js'
 import { offsetRefreshMs } from '../../domain/realtime/recovery-settings.js'
 import type { Connection } from '../../domain/service/service.js'
 import { dispatchCall } from './dispatch-call.js'
-import { tracedCall } from './traced-call.js'
+import { tracedCall, tracedHandshake } from './traced-call.js'
 import { recoveryAdapter } from './recovery-adapter.js'
 import { WriteBatch } from './write-batch.js'
 
@@ -85,16 +85,15 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
 
   io.use((socket, next) => {
     const connection = connectionOf(socket)
-    gateway.handshake(connection).then(async () => {
-      // The session is stored before socket.io sends the client its ids: a client that reconnects at once finds it.
-      if (windowMs > 0) await remember(socket, connection)
-      next()
-    }, (thrown: unknown) => {
-      const error = convertError(thrown)
-      if (!(thrown instanceof FeathersError)) logger.error('socket handshake authentication failed', { error: thrown })
-      // socket.io sends `message` and `data` to the client as its `connect_error`.
-      next(Object.assign(new Error(error.message), { data: error.data }))
-    })
+    // The session is stored before socket.io sends the client its ids: a client that reconnects at once finds it.
+    tracedHandshake(gateway, socket.handshake.headers, () => gateway.handshake(connection))
+      .then(() => windowMs > 0 ? remember(socket, connection) : undefined)
+      .then(() => next(), (thrown: unknown) => {
+        const error = convertError(thrown)
+        if (!(thrown instanceof FeathersError)) logger.error('socket handshake authentication failed', { error: thrown })
+        // socket.io sends `message` and `data` to the client as its `connect_error`.
+        next(Object.assign(new Error(error.message), { data: error.data }))
+      })
   })
 
   io.on('connection', (socket) => {

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Gateway } from '../../application/transport/index.js'
 import { isServerError } from '../../domain/tracing.js'
 
@@ -30,4 +31,20 @@ export function tracedCall(gateway: Gateway, event: unknown, path: unknown, call
 function resolved(gateway: Gateway, event: unknown, path: unknown): [string, string] | [undefined, undefined] {
   const target = typeof path === 'string' ? gateway.resolve(path) : undefined
   return target && typeof event === 'string' && target.methods.includes(event) ? [target.path, event] : [undefined, undefined]
+}
+
+/**
+ * Runs a connection's handshake (its login, when it brought an `Authorization` header) in a server
+ * span `socket.io connect`: one request, so a `traceparent` header of the handshake is its parent.
+ */
+export function tracedHandshake(gateway: Gateway, headers: IncomingHttpHeaders, handshake: () => Promise<void>): Promise<void> {
+  const { tracer } = gateway
+  if (!tracer.enabled) return handshake()
+  const traceparent = headers.traceparent
+  return tracer.run('socket.io connect', {
+    kind: 'server',
+    parent: typeof traceparent === 'string' ? traceparent : null,
+    isError: isServerError,
+    attributes: { 'rpc.system.name': 'socket.io', 'rpc.method': 'connect' }
+  }, handshake)
 }
