@@ -44,6 +44,8 @@ export async function startAuthServer(
     async close() {
       io.disconnectSockets(true)
       await running.close()
+      // As src/main.ts: socket calls still running end before the store closes.
+      await app.idle()
       await app.teardown()
       await container.get<StoreFactory>(StoreFactory).close()
     }

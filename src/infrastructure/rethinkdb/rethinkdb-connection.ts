@@ -157,9 +157,13 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
     servers,
     ...(address.db ? { db: address.db } : {}),
     ...credentials,
-    // Queries and change feeds share connections (rethinkdb-ts multiplexes); a few more than the
-    // default single connection keep a busy feed from delaying other queries.
-    buffer: 2,
+    // Queries and change feeds share connections (rethinkdb-ts multiplexes); more than the default
+    // single connection keep a busy feed from delaying other queries. All of them stay open: the
+    // driver closes a connection beyond `buffer` `timeoutGb` (1 h) after it opened, whether or not
+    // queries are running on it (rethinkdb-ts 3.0 arms that idle timer only when the connection
+    // opens: its 'data'/'query' listeners never fire), which fails them all at once with "The
+    // connection was closed before the query could be completed".
+    buffer: 10,
     max: 10,
     // Reconnect every 0.5–1 s while a server is away (the driver's default backs off to 64 s, which
     // would keep an instance unavailable long after its database came back).
