@@ -125,7 +125,10 @@ export class LoginThrottle {
           if (woken) this.wake(woken)
           return gates
         }
-        if (full.waiting.length >= MAX_WAITING) throw new TooManyRequests('Too many logins at once; try again in 1 s', { retryAfter: 1 })
+        if (full.waiting.length >= MAX_WAITING) {
+          this.metrics.loginThrottled()
+          throw new TooManyRequests('Too many logins at once; try again in 1 s', { retryAfter: 1 })
+        }
         if (woken && woken !== full) this.wake(woken)
         await new Promise<void>((resolve) => full.waiting.push(resolve))
         woken = full
