@@ -192,7 +192,12 @@ function channelsOf(chosen: ReturnType<Publisher>): Channel[] {
  */
 function publishedContext(context: HookContext): PublishedContext {
   const { provider, user, query, route, authenticated } = context.params
-  const params = Object.fromEntries(Object.entries({ provider, user, query, route, authenticated }).filter(([, value]) => value !== undefined))
+  const params: PublishedContext['params'] = {}
+  if (provider !== undefined) params.provider = provider
+  if (user !== undefined) params.user = user
+  if (query !== undefined) params.query = query
+  if (route !== undefined) params.route = route
+  if (authenticated !== undefined) params.authenticated = authenticated
   return {
     path: context.path,
     method: context.method,

@@ -4,7 +4,10 @@ import type { HookContext } from '../../src/application/hook-context.js'
 import type { ServiceOptions } from '../../src/application/service-entry.js'
 import { ServiceEvents } from '../../src/application/service-events.js'
 import { ServiceRegistry } from '../../src/application/service-registry.js'
+import type { RecordedEvent } from '../../src/domain/realtime/event-history.js'
 import type { Connection } from '../../src/domain/service/service.js'
+import { InMemoryEventHistory } from '../../src/infrastructure/memory/in-memory-event-history.js'
+import { FakeClock } from '../support/fake-clock.js'
 
 const connection = (name: string): Connection => ({ provider: 'socketio', name })
 const plainService = () => ({ async find() { return [] } })
@@ -291,5 +294,67 @@ describe('live services', () => {
     plain.handle.emit('typing', 1)
     watchOnly.handle.emit('typing', 2)
     expect(heard).toEqual([['plain', 1], ['watch-only', 2]])
+  })
+})
+
+describe('the event history', () => {
+  /** ServiceEvents recording into a real in-memory history, with `things` registered and every delivery kept. */
+  function withHistory() {
+    const history = new InMemoryEventHistory(new FakeClock(), 60_000)
+    const registry = new ServiceRegistry()
+    const app = { name: 'the app' }
+    const events = new ServiceEvents({ history, app, entry: (path) => registry.get(path) })
+    const entry = registry.register('things', plainService(), {}, undefined, {
+      run: async () => undefined,
+      hooks: () => undefined,
+      emit: (target, event, data, context) => events.emitCustom(target, event, data, context),
+      publish: (target, eventOrPublisher, publisher) => events.publishOn(target, eventOrPublisher, publisher)
+    })
+    const deliveries: Delivery[] = []
+    events.onDelivery((delivery) => deliveries.push(delivery))
+    return { history, app, events, entry, deliveries }
+  }
+
+  it('records each published event once, with what a publisher may read of its call, and gives its offset to each delivery', async () => {
+    const { history, events, entry, deliveries } = withHistory()
+    const [x, y] = [connection('x'), connection('y')]
+    events.publish(() => [channelOf(events, 'plain', x), channelOf(events, 'other', y).send({ summary: true })])
+    const start = history.head()
+    const context = {
+      path: 'things', method: 'create', event: 'created', id: undefined, data: { password: 'secret' }, result: { id: 1, hash: 'h' }, dispatch: { id: 1 },
+      params: { provider: 'rest', user: { id: 7 }, query: {}, connection: x, headers: { authorization: 'Bearer t' }, authentication: { accessToken: 't' } }
+    } as unknown as HookContext
+    events.emit(entry, 'created', { id: 1 }, context)
+    events.emit(entry, 'created', { id: 2 })
+    const recorded = await history.since(start)
+    expect(recorded).toEqual([
+      { path: 'things', event: 'created', data: { id: 1 }, offset: expect.any(String), context: { path: 'things', method: 'create', event: 'created', result: { id: 1 }, params: { provider: 'rest', user: { id: 7 }, query: {} } } },
+      { path: 'things', event: 'created', data: { id: 2 }, offset: expect.any(String) }
+    ])
+    const offsets = (recorded as RecordedEvent[]).map((event) => event.offset)
+    expect(deliveries.map((delivery) => delivery.offset)).toEqual([offsets[0], offsets[0], offsets[1], offsets[1]])
+  })
+
+  it('publishes recorded events again to one connection through the publishers and channels as they are now', async () => {
+    const { history, app, events, entry } = withHistory()
+    const [x, y] = [connection('x'), connection('y')]
+    const seen: unknown[] = []
+    const start = history.head()
+    events.publish((data, context) => {
+      seen.push(context && { app: (context as HookContext).app, service: (context as HookContext).service, method: (context as HookContext).method })
+      return (data as { id: number }).id === 2 ? channelOf(events, 'private', y) : channelOf(events, 'room').send({ masked: true })
+    })
+    for (const id of [1, 2, 3]) events.emit(entry, 'created', { id }, id === 1 ? { path: 'things', method: 'create', event: 'created', params: {} } as unknown as HookContext : undefined)
+    events.emit(entry, 'not-an-event-of-things', { id: 4 })
+    seen.length = 0
+    // x joined the room after the events: the replay picks it as the channels are now.
+    channelOf(events, 'room', x)
+    const missed = events.missedBy(x, await history.since(start) as RecordedEvent[])
+    expect(missed.map(({ data, connections, event }) => ({ event, data, connections }))).toEqual([
+      { event: 'created', data: { masked: true }, connections: [x] },
+      { event: 'created', data: { masked: true }, connections: [x] }
+    ])
+    expect(seen[0]).toEqual({ app, service: entry.handle, method: 'create' })
+    expect(seen.slice(1)).toEqual([undefined, undefined])
   })
 })

@@ -17,6 +17,7 @@ import { listen, type RunningServer } from '../../src/interfaces/http/http-serve
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
 import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 import { CHROMIUM, chromiumAvailable, withChromium } from '../support/chromium.js'
+import { startTcpProxy } from '../support/tcp-proxy.js'
 
 /*
  * The chat page in headless Debian Chromium (never a downloaded browser): two people in two
@@ -63,11 +64,11 @@ afterAll(async () => {
   if (staticDir) await rm(staticDir, { recursive: true, force: true })
 })
 
-async function openPage(): Promise<Page> {
+async function openPage(url = server.url): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 800, height: 640 } })
   const page = await context.newPage()
   page.on('pageerror', (error) => pageErrors.push(error))
-  await page.goto(server.url)
+  await page.goto(url)
   await page.locator('#login').waitFor()
   return page
 }
@@ -171,6 +172,36 @@ withChromium('the chat page in Chromium', () => {
     await mkdir(join(root, 'test-artifacts'), { recursive: true })
     await page.screenshot({ path: join(root, 'test-artifacts', 'chat-validation.png'), fullPage: true })
     expect(pageErrors).toEqual([])
+  }, 60_000)
+
+  it('resumes after a dropped connection: what was posted meanwhile appears once, the list is not reloaded', async () => {
+    // The page reaches the server through a proxy the test cuts, as a network failure would.
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(server.url).port))
+    try {
+      const page = await openPage(`http://127.0.0.1:${proxy.port}`)
+      await signIn(page, 'eve@example.com', 'eve-secret', 'Sign up')
+      await page.locator('#chat').waitFor()
+      await page.fill('#text', 'before the cut')
+      await page.press('#text', 'Enter')
+      await page.locator('#messages li', { hasText: 'before the cut' }).waitFor()
+      // A reload would replace this element.
+      await page.locator('#messages li', { hasText: 'before the cut' }).evaluate((item) => item.setAttribute('data-kept', ''))
+
+      await proxy.cut()
+      await page.locator('#offline').waitFor()
+      const eveId = ((await app.service('users').find({ query: { email: 'eve@example.com' } })) as Paginated<Data>).data[0]!.id
+      for (const text of ['missed 1', 'missed 2']) await app.service('messages').create({ text, userId: eveId }, {})
+      await proxy.restore()
+
+      await page.locator('#offline').waitFor({ state: 'hidden' })
+      await page.locator('#messages li', { hasText: 'missed 2' }).waitFor()
+      const texts = await page.locator('#messages li span').allTextContents()
+      expect(texts.slice(texts.indexOf('before the cut'))).toEqual(['before the cut', 'missed 1', 'missed 2'])
+      expect(await page.locator('#messages li[data-kept]').count()).toBe(1)
+      expect(pageErrors).toEqual([])
+    } finally {
+      await proxy.close()
+    }
   }, 60_000)
 
   it('tells the person when the server goes away', async () => {

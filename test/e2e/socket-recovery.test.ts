@@ -232,6 +232,27 @@ describe('socket connection state recovery', () => {
     expect(received.texts).toEqual([])
   })
 
+  it('resumes a connection older than the history that received no event: the server kept its offset current', async () => {
+    // Anonymous: the reference app publishes messages to logged-in connections only, so this one receives none.
+    const { socket } = await connectThroughProxy()
+    const offsets: string[] = []
+    socket.on('plumage:offset', (offset: string) => offsets.push(offset))
+    await write('not for the quiet one')
+    // The periodic offset (every half window) after that write covers it.
+    const heard = offsets.length
+    await until(socket, () => offsets.length > heard)
+    // Long enough for the history to drop that write: an offset from before it would be unknown now.
+    clock.skew += 200_000
+    try {
+      await write('drops the first from the history')
+      await cut(socket)
+      await reconnect(socket)
+    } finally {
+      clock.skew = 0
+    }
+    expect(socket.recovered).toBe(true)
+  }, 60_000)
+
   it('resumes the official Feathers client: its service events get every missed message once, in order', async () => {
     const session = await signup(server.url, `feathers${++users}@example.com`)
     const socket = io(proxied(), { transports: ['websocket'], forceNew: true, reconnectionDelay: 50, reconnectionDelayMax: 100 })

@@ -93,6 +93,7 @@ export class ConnectionRecovery {
   /**
    * Restores a connection: opens it, logs it in again, and delivers what it missed through the
    * transport, then the live deliveries held meanwhile that the replay did not already cover.
+   * Rejects when the history lost events meanwhile: the transport must then drop the connection.
    */
   async restore(connection: Connection, { session, login, offset, missed }: Restorable): Promise<void> {
     this.restoring.set(connection, [])
@@ -105,8 +106,10 @@ export class ConnectionRecovery {
       if (login) this.access.events.emit('login', login, { provider: connection.provider, connection })
       // Events recorded since `missed` was read, now that the channels are the connection's own.
       const later = await this.access.history.since(missed.at(-1)?.offset ?? offset)
+      // Pruned in the meantime: the connection cannot have everything, and must not believe it does.
+      if (later === 'unknown') throw new Error('The event history dropped events the restored connection missed')
       await saved
-      const events = skipThrough([...missed, ...(later === 'unknown' ? [] : later)], session.authenticationOffset)
+      const events = skipThrough([...missed, ...later], session.authenticationOffset)
       const replayed = new Set(events.map((event) => event.offset))
       for (const delivery of this.access.missedBy(connection, events)) this.access.deliver(delivery)
       const through = events.at(-1)?.offset

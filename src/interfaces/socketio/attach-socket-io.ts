@@ -106,7 +106,9 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
       socket.data = {}
       restoring.add(socket.id)
       restored = gateway.restore(connection, restorable).catch((error: unknown) => {
+        // The client must not go on as if it had everything: dropping the transport makes it reconnect and try again.
         logger.error('could not restore a socket connection', { error })
+        socket.conn.close()
       }).finally(() => restoring.delete(socket.id))
     } else {
       // Before the connection joins any channel: no event can reach it first with a later offset.

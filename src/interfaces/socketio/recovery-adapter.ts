@@ -15,14 +15,12 @@ export interface SessionRestorer {
  * socket.io's connection state recovery with the app's sessions and event history instead of
  * socket.io's in-process session store: `restoreSession` asks the gateway (through `restorer`),
  * which may answer for a session another instance kept. Sessions are saved by the gateway when
- * they change, before the client learns its ids, so `persistSession` has nothing to do; missed
- * packets are not returned here but replayed by the gateway once the socket is open, with its
- * channels computed again.
+ * they change, before the client learns its ids, so `persistSession` stays the base Adapter's
+ * no-op; missed packets are not returned here but replayed by the gateway once the socket is
+ * open, with its channels computed again.
  */
 export function recoveryAdapter(restorer: SessionRestorer): typeof Adapter {
   return class RecoveryAdapter extends Adapter {
-    override persistSession(): void {}
-
     override async restoreSession(pid: PrivateSessionId, offset: string): Promise<Session> {
       const found = await restorer.restore(pid, offset)
       // socket.io's own typing says Session, yet it treats a null answer as "not restored" (as the base Adapter returns).

@@ -175,6 +175,21 @@ describe('ConnectionRecovery', () => {
     ])
   })
 
+  it('rejects a restore when the history dropped events after the session was found restorable', async () => {
+    let pruned = false
+    const { app, gateway, connect, offsets } = await recoveringApp((inner) => ({
+      append: (event) => inner.append(event),
+      head: () => inner.head(),
+      since: async (offset) => pruned ? 'unknown' : inner.since(offset)
+    }))
+    const ann = await connect('p', 'ann@example.com')
+    gateway.close(ann, 'lost')
+    await app.service('messages').create({ text: 'missed' })
+    const restorable = await gateway.restorable('p', offsets.get(ann)!, 'socketio')
+    pruned = true
+    await expect(gateway.restore({ provider: 'socketio', headers: {} }, restorable!)).rejects.toThrow('The event history dropped events the restored connection missed')
+  })
+
   it('does not restore a session whose login expired, one closed on purpose, or from an offset the history does not know', async () => {
     const { clock, gateway, connect, offsets } = await recoveringApp()
     const expiring = await connect('expiring', 'ann@example.com')
