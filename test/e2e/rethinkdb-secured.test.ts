@@ -7,17 +7,19 @@ import { r, type Connection } from 'rethinkdb-ts'
 import { call, signUp } from '../support/app-instances.js'
 import { buildMain } from '../support/built-server.js'
 import { RETHINKDB_BIN, rethinkDbProcess, type RethinkDbProcess } from '../support/rethinkdb-process.js'
+import { makeCertificates, SERVER_NAME, type TestCertificates } from '../support/test-certificates.js'
 
 /*
  * A secured RethinkDB 2.4, for real: server processes this test owns (RETHINKDB_BIN) with an admin
- * password and a user granted only on the app's database, and the built server (`npm start`'s
- * bundle) started against them. It starts with the credentials in RETHINKDB_URL or in
- * RETHINKDB_PASSWORD_FILE; a wrong password or a missing permission stops it at once with one line.
- * No output of any run, and no /health answer, holds a password. Without RETHINKDB_BIN the suite is
- * skipped with one loud line.
+ * password, a user granted only on the app's database, and TLS on the driver port with certificates
+ * the test makes (openssl); the built server (`npm start`'s bundle) started against them. It starts
+ * with the credentials in RETHINKDB_URL or in RETHINKDB_PASSWORD_FILE, and over TLS with
+ * RETHINKDB_TLS_*; a wrong password, a missing permission or a certificate another CA signed stops
+ * it at once with one line. No output of any run, and no /health answer, holds a password. Without
+ * RETHINKDB_BIN the suite is skipped with one loud line.
  */
 const withBinary = RETHINKDB_BIN ? describe : describe.skip
-if (!RETHINKDB_BIN) process.stderr.write('\nSecured RethinkDB suite (passwords, users) SKIPPED: set RETHINKDB_BIN to a rethinkdb 2.4 executable\n\n')
+if (!RETHINKDB_BIN) process.stderr.write('\nSecured RethinkDB suite (passwords, users, TLS) SKIPPED: set RETHINKDB_BIN to a rethinkdb 2.4 executable\n\n')
 
 /** Passwords that need percent-encoding in a URL; none may ever be printed. */
 const ADMIN_PASSWORD = 'adm1n p@ss:w/rd%'
@@ -196,6 +198,51 @@ withBinary('a RethinkDB whose admin has a password', () => {
         .toEqual({ status: 503, problems: [`RethinkDB at 127.0.0.1:${server.driverPort} cannot be reached`] })
     }
   }, 30_000)
+})
+
+withBinary('a RethinkDB serving TLS on its driver port', () => {
+  let certificates: TestCertificates
+  let server: RethinkDbProcess
+  const tlsServer = (name: string, ...args: string[]) => rethinkDbProcess(name, {
+    args: ['--driver-tls-key', certificates.serverKey, '--driver-tls-cert', certificates.serverCert, ...args]
+  })
+
+  beforeAll(async () => {
+    certificates = await makeCertificates()
+    server = await tlsServer('tls')
+    servers.push(server)
+  }, 90_000)
+  afterAll(() => certificates?.remove())
+
+  it('serves with RETHINKDB_TLS_CA, and RETHINKDB_TLS_SERVERNAME for the name in the server\'s certificate', async () => {
+    const app = await start({ RETHINKDB_URL: urlOf(server, 'tls'), RETHINKDB_TLS_CA: certificates.ca, RETHINKDB_TLS_SERVERNAME: SERVER_NAME })
+    await works(app, 'tls@example.com')
+    const connected = app.output().split('\n').find((line) => line.includes('"msg":"Connected to RethinkDB"'))
+    expect(JSON.parse(connected ?? '{}')).toMatchObject({ tls: true, servers: `127.0.0.1:${server.driverPort}` })
+  }, 90_000)
+
+  it('refuses at once, in one line, a server whose certificate another CA signed', async () => {
+    const { code, stderr } = await refused({ RETHINKDB_URL: urlOf(server, 'tls'), RETHINKDB_TLS_CA: certificates.otherCa, RETHINKDB_TLS_SERVERNAME: SERVER_NAME })
+    expect(code).toBe(1)
+    expect(stderr).toMatch(new RegExp(`^plumage failed to start: RethinkDB at 127\\.0\\.0\\.1:${server.driverPort} failed the TLS check: [^\\n]+ ` +
+      '\\((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\\); RETHINKDB_TLS_CA must be the CA that signed the server\'s certificate\\n$'))
+  }, 90_000)
+
+  it('refuses a certificate that does not name the host of the URL, saying to set RETHINKDB_TLS_SERVERNAME', async () => {
+    const { code, stderr } = await refused({ RETHINKDB_URL: urlOf(server, 'tls'), RETHINKDB_TLS_CA: certificates.ca })
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/^plumage failed to start: RethinkDB at \S+ failed the TLS check: .+ \(ERR_TLS_CERT_ALTNAME_INVALID\); .+ set RETHINKDB_TLS_SERVERNAME to a name it carries\n$/)
+  }, 90_000)
+
+  it('a server that asks for client certificates (--driver-tls-ca): serves with RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY, says so in one line without', async () => {
+    const mutual = await tlsServer('mutual', '--driver-tls-ca', certificates.ca)
+    servers.push(mutual)
+    const tls = { RETHINKDB_URL: urlOf(mutual, 'mutual'), RETHINKDB_TLS_CA: certificates.ca, RETHINKDB_TLS_SERVERNAME: SERVER_NAME }
+    await works(await start({ ...tls, RETHINKDB_TLS_CERT: certificates.clientCert, RETHINKDB_TLS_KEY: certificates.clientKey }), 'mutual@example.com')
+    const { code, stderr } = await refused(tls)
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/^plumage failed to start: RethinkDB at \S+ failed the TLS check: .+ \(ERR_SSL_\w+\); the server wants a client certificate it trusts: set RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY\n$/)
+  }, 90_000)
 })
 
 withBinary('every output of those runs', () => {
