@@ -26,7 +26,8 @@ export interface RethinkDbProcess {
   destroy(): Promise<void>
 }
 
-export async function rethinkDbProcess(name: string, options: { join?: RethinkDbProcess } = {}): Promise<RethinkDbProcess> {
+/** `join`: the server of a cluster to join; `args`: more command-line options (e.g. `--driver-tls-key`). */
+export async function rethinkDbProcess(name: string, options: { join?: RethinkDbProcess; args?: string[] } = {}): Promise<RethinkDbProcess> {
   if (!RETHINKDB_BIN) throw new Error('RETHINKDB_BIN is not set')
   const directory = await mkdtemp(join(tmpdir(), `plumage-rdb-${name}-`))
   const driverPort = await freePort()
@@ -35,7 +36,8 @@ export async function rethinkDbProcess(name: string, options: { join?: RethinkDb
   const args = [
     '--directory', join(directory, 'data'), '--server-name', name, '--bind', '127.0.0.1',
     '--driver-port', String(driverPort), '--cluster-port', String(clusterPort), '--no-http-admin', '--no-update-check',
-    ...(options.join ? ['--join', `127.0.0.1:${options.join.clusterPort}`] : [])
+    ...(options.join ? ['--join', `127.0.0.1:${options.join.clusterPort}`] : []),
+    ...(options.args ?? [])
   ]
   const server: RethinkDbProcess = {
     name,

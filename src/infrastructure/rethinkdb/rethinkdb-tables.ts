@@ -1,7 +1,8 @@
 import type { R, RDatum } from 'rethinkdb-ts'
-import { GeneralError } from '../../domain/errors/errors.js'
+import { GeneralError, type FeathersError } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
 import { driverMessage, isAlreadyExists } from './rethinkdb-errors.js'
+import { rethinkdbDriver } from './rethinkdb-driver.js'
 
 /**
  * A secondary index: its name and the fields it indexes, in order. One field makes a simple index,
@@ -58,7 +59,8 @@ export async function ensureTable(r: R, spec: TableSpec, logger: Logger, timeout
   for (let attempt = 0; ; attempt++) {
     try {
       return await ensureTableOnce(r, spec, logger)
-    } catch (error) {
+    } catch (caught) {
+      const error = missingPermission(caught, spec) ?? caught
       // Another process is creating, renaming or dropping the same table, or a replica is moving:
       // try again shortly. Refusals (records in duplicates, a wrong primary key) are final.
       if (!TRANSIENT.test(driverMessage(error)) || error instanceof GeneralError || Date.now() > deadline) throw error
@@ -72,7 +74,8 @@ const TRANSIENT = /not available|ambiguous|does not exist|lost contact|connectio
 
 async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<void> {
   await ensureDatabase(r, spec.db)
-  if (!(await r.db(spec.db).tableList().run()).includes(spec.name)) {
+  const names = await r.db(spec.db).tableList().run()
+  if (!names.includes(spec.name)) {
     try {
       await r.db(spec.db).tableCreate(spec.name, { primaryKey: spec.primaryKey }).run()
     } catch (error) {
@@ -80,9 +83,22 @@ async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<v
       if (!isAlreadyExists(error) && !/ambiguous/i.test(driverMessage(error))) throw error
     }
   }
-  await repairDuplicates(r, spec, logger)
   const table = r.db(spec.db).table(spec.name)
-  await table.wait({ waitFor: 'ready_for_writes' }).run()
+  // The repair reads and writes the system tables, which only the admin user may: a user granted
+  // only on its database gets there only when the name really is ambiguous or duplicates are left.
+  const ambiguous = await table.wait({ waitFor: 'ready_for_writes' }).run().then(() => false, (error: unknown) => {
+    if (/ambiguous/i.test(driverMessage(error))) return true
+    throw error
+  })
+  if (ambiguous || names.some((name) => duplicatePattern(spec.name).test(name))) {
+    await repairDuplicates(r, spec, logger).catch((error: unknown) => {
+      const refused = refusedPermission(error)
+      if (!refused) throw error
+      throw new GeneralError(`RethinkDB table ${spec.db}.${spec.name} was created more than once (instances started at the same moment), and user ` +
+        `'${refused.user}' may not repair it: that takes the admin user (it renames tables in rethinkdb.table_config). Start one instance as admin once.`)
+    })
+    await table.wait({ waitFor: 'ready_for_writes' }).run()
+  }
   const config = await table.config().run() as unknown as TableConfigRow
   if (config.primary_key !== spec.primaryKey) {
     throw new GeneralError(`Table '${spec.name}' has primary key '${config.primary_key}', but the store's id field is '${spec.primaryKey}'`)
@@ -98,10 +114,21 @@ async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<v
   }
 }
 
+/**
+ * Creates the database when it is missing. `dbCreate` asks for the global `config` permission even
+ * when the database exists, so a user granted only on its database looks first (`dbList` needs no
+ * permission).
+ */
 export async function ensureDatabase(r: R, db: string): Promise<void> {
+  if ((await r.dbList().run()).includes(db)) return
   try {
     await r.dbCreate(db).run()
   } catch (error) {
+    const refused = refusedPermission(error)
+    if (refused) {
+      throw new GeneralError(`RethinkDB user '${refused.user}' may not create database '${db}' (that needs the \`config\` permission on the server): ` +
+        `create it as admin with r.dbCreate('${db}'), then ${grant(db, refused.user)}`)
+    }
     if (!isAlreadyExists(error)) throw error
   }
 }
@@ -116,7 +143,7 @@ async function repairDuplicates(r: R, spec: TableSpec, logger: Logger): Promise<
     // Racing processes rename to the same names, so this converges whoever runs first.
     for (const row of rows.slice(1)) await configs.get(row.id).update({ name: duplicateName(spec.name, row.id) }).run()
   }
-  const pattern = new RegExp(`^${escapeRegExp(spec.name)}_duplicate_[0-9a-f]{12}$`)
+  const pattern = duplicatePattern(spec.name)
   const duplicates = (await r.db(spec.db).tableList().run()).filter((name) => pattern.test(name))
   if (duplicates.length === 0) return
   const counts = new Map<string, number>()
@@ -176,10 +203,37 @@ async function ensureIndexes(r: R, spec: TableSpec): Promise<void> {
   await table.indexWait(...spec.indexes.map((index) => index.name)).run()
 }
 
+function duplicatePattern(name: string): RegExp {
+  return new RegExp(`^${escapeRegExp(name)}_duplicate_[0-9a-f]{12}$`)
+}
+
 function duplicateName(name: string, id: string): string {
   return `${name}_duplicate_${id.replace(/-/g, '').slice(0, 12)}`
 }
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** The user and the permission of "User `app` does not have the required `config` permission."; undefined for other errors. */
+function refusedPermission(error: unknown): { user: string; permission: string } | undefined {
+  const { isRethinkDBError, RethinkDBErrorType } = rethinkdbDriver()
+  if (!isRethinkDBError(error) || error.type !== RethinkDBErrorType.PERMISSION_ERROR) return undefined
+  const [, user = 'admin', permission = 'config'] = /User `([^`]*)` does not have the required `(\w+)` permission/.exec(driverMessage(error)) ?? []
+  return { user, permission }
+}
+
+function grant(db: string, user: string): string {
+  return `r.db('${db}').grant('${user}', {read: true, write: true, config: true})`
+}
+
+/**
+ * A permission the server refused while creating or checking the tables of `spec.db`, as one line
+ * that names the user, the permission, what needs it and the grant that fixes it.
+ */
+function missingPermission(error: unknown, spec: TableSpec): FeathersError | undefined {
+  const refused = refusedPermission(error)
+  if (!refused) return undefined
+  return new GeneralError(`RethinkDB user '${refused.user}' lacks the \`${refused.permission}\` permission on database '${spec.db}' ` +
+    `(needed to create and check its tables at startup; grant it with ${grant(spec.db, refused.user)})`)
 }

@@ -5,6 +5,7 @@ import { MATCH_ALL } from '../../../src/domain/query/ast.js'
 import { connectRethinkDb, describeServers, InvalidRethinkDbUrl, parseRethinkDbUrl, redactRethinkDbUrl } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStoreFactory } from '../../../src/infrastructure/rethinkdb/rethinkdb-store-factory.js'
 import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { refusingServer } from '../../support/refusing-rethinkdb.js'
 
 /** A local port nothing listens on: connections are refused at once. */
 async function closedPort(): Promise<number> {
@@ -125,6 +126,39 @@ describe('without a reachable server', () => {
       await pool.drain()
     }
   })
+})
+
+describe('a server that refuses the login', () => {
+  const PASSWORD = 's3cret p@ss:w/rd'
+
+  it('stops connectRethinkDb at once, in one line, with the URL\'s password redacted', async () => {
+    const server = await refusingServer()
+    const logged: string[] = []
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string, details?: Record<string, unknown>) => logged.push(message, JSON.stringify(details)) }
+    try {
+      // Well inside the test's own timeout: giving up on time would say "Cannot reach" instead.
+      const url = `rethinkdb://app:${encodeURIComponent(PASSWORD)}@127.0.0.1:${server.port}/app`
+      const message = await connectRethinkDb(url, { timeoutMs: 20_000, logger }).then(() => 'connected', (error: Error) => error.message)
+      expect(message).toBe(`RethinkDB at 127.0.0.1:${server.port} refused the login of user 'app': Wrong password ` +
+        `(check the user and password of RETHINKDB_URL rethinkdb://app:***@127.0.0.1:${server.port}/app, or RETHINKDB_PASSWORD_FILE)`)
+      expect(server.users).toContain('app')
+      expect([message, ...logged].filter((line) => line.includes(PASSWORD) || line.includes(encodeURIComponent(PASSWORD)))).toEqual([])
+    } finally {
+      server.close()
+    }
+  }, 30_000)
+
+  it('does the same with the password of RETHINKDB_PASSWORD_FILE, and the driver\'s default user admin', async () => {
+    const server = await refusingServer()
+    try {
+      const message = await connectRethinkDb(`rethinkdb://127.0.0.1:${server.port}/app`, { timeoutMs: 20_000, password: PASSWORD })
+        .then(() => 'connected', (error: Error) => error.message)
+      expect(message).toMatch(/^RethinkDB at \S+ refused the login of user 'admin': Wrong password \(check the user and password of RETHINKDB_URL rethinkdb:\/\/127\.0\.0\.1:\d+\/app, or RETHINKDB_PASSWORD_FILE\)$/)
+      expect(server.users).toContain('admin')
+    } finally {
+      server.close()
+    }
+  }, 30_000)
 })
 
 describe('RethinkDbStoreFactory', () => {
