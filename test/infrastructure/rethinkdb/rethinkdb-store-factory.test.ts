@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals'
 import { createServer } from 'node:net'
 import { parseQuery } from '../../../src/domain/query/parse-query.js'
+import { PrometheusMetrics } from '../../../src/infrastructure/metrics/prometheus-metrics.js'
 import { RethinkDbStoreFactory } from '../../../src/infrastructure/rethinkdb/rethinkdb-store-factory.js'
 import type { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { parseExposition, valueOf } from '../../support/prometheus-text.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 
 /** A port nothing listens on: bound once, then released. */
@@ -46,6 +48,36 @@ withServer('RethinkDbStoreFactory against a server', () => {
     } finally {
       await factory.close()
     }
+  })
+
+  it('reports its feeds per table and the event-log lag of the newest applied event to the metrics port', async () => {
+    const { host, port, db } = server!
+    let now = 0
+    const metrics = new PrometheusMetrics({ defaultMetrics: false, now: () => now })
+    const scrape = async () => parseExposition((await metrics.render()).body)
+    const factory = new RethinkDbStoreFactory(`rethinkdb://${host}:${port}/${db}`, { timeoutMs: 15_000, metrics })
+    const state = (exposition: Awaited<ReturnType<typeof scrape>>, table: string, name: string) => valueOf(exposition, 'plumage_feed_state', { table, state: name })
+    try {
+      const store = factory.create('metrics_probe')
+      await store.setup!()
+      let unwatch = () => {}
+      const applied = new Promise((resolve) => { unwatch = store.watch!(resolve) })
+      await store.whenWatching!()
+      const live = await scrape()
+      expect([state(live, 'metrics_probe', 'live'), state(live, 'plumage_events', 'live')]).toEqual([1, 1])
+      await store.create([{ text: 'measured' }], {})
+      await applied
+      // The event's time is the server's clock when it was written, moments ago; the scrape's "now" is a minute later.
+      now = Date.now() + 60_000
+      const lag = valueOf(await scrape(), 'plumage_event_log_lag_seconds', { table: 'metrics_probe' })!
+      expect(lag).toBeGreaterThan(55)
+      expect(lag).toBeLessThan(65)
+      unwatch()
+    } finally {
+      await factory.close()
+    }
+    const stopped = await scrape()
+    expect([state(stopped, 'metrics_probe', 'stopped'), state(stopped, 'plumage_events', 'stopped')]).toEqual([1, 1])
   })
 
   it('is ready once the tables exist and the feeds are live, and says which feed is not', async () => {
