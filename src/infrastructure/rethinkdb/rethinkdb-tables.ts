@@ -105,11 +105,14 @@ async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<v
   }
   await reconfigure(r, spec, config, logger)
   await ensureIndexes(r, spec)
-  // A table another process created concurrently may have become visible only now and taken the
-  // name (a cluster makes new tables known to each server a little later): the indexes just made
-  // would then sit on the table that lost the name. Start over on the one that holds it.
-  const holders = await r.db('rethinkdb').table<TableConfigRow>('table_config').filter({ db: spec.db, name: spec.name })('id').run()
-  if (holders.length !== 1 || holders[0] !== config.id) {
+  if (names.includes(spec.name)) return
+  // This process created the table, and another one may have too: on a cluster a table created
+  // concurrently can become visible only now and take the name, and the indexes just made would
+  // then sit on the table that lost it. Start over on the one that holds it. (The name's config,
+  // not the system tables, which a user granted only on its database may not read; a name held
+  // twice answers "ambiguous", which is retried with the repair.)
+  const holder = await table.config().run() as unknown as TableConfigRow
+  if (holder.id !== config.id) {
     throw new Error(`RethinkDB table ${spec.db}.${spec.name} is being created by another process too; indexing the one that keeps the name`)
   }
 }
