@@ -6,14 +6,15 @@ import { createServer as createTlsServer, type Server } from 'node:tls'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildMain } from '../support/built-server.js'
-import { refusingServer } from '../support/refusing-rethinkdb.js'
+import { standInRethinkDb } from '../support/stand-in-rethinkdb.js'
 import { makeCertificates, OPENSSL, SERVER_NAME, type TestCertificates } from '../support/test-certificates.js'
 
 /*
  * The built server (`npm start`'s bundle) against RethinkDB settings and servers that cannot work:
  * exit code 1 and exactly one line on stderr, at once (RETHINKDB_TIMEOUT is 60 s, the test's limit
  * 30 s), and no password anywhere in what it printed. The servers are stand-ins: a driver port that
- * refuses every login, and a node:tls port with a certificate the test's CA signed
+ * knows another password (test/support/stand-in-rethinkdb.ts), and a node:tls port with a
+ * certificate the test's CA signed
  * (test/e2e/rethinkdb-secured.test.ts does the same against a real RethinkDB).
  */
 const PASSWORD = 's3cret p@ss:w/rd'
@@ -51,7 +52,7 @@ const leaks = (output: string) => SECRETS.filter((secret) => output.includes(sec
 
 describe('a start RethinkDB refuses', () => {
   it('a wrong password: one line with the URL redacted, no password printed', async () => {
-    const server = await refusingServer()
+    const server = await standInRethinkDb({ password: 'the server\'s own' })
     try {
       const { code, output, stderr } = await start({ RETHINKDB_URL: `rethinkdb://app:${encodeURIComponent(PASSWORD)}@127.0.0.1:${server.port}/app` })
       expect(code).toBe(1)
@@ -64,7 +65,7 @@ describe('a start RethinkDB refuses', () => {
   })
 
   it('the same with the password in RETHINKDB_PASSWORD_FILE', async () => {
-    const server = await refusingServer()
+    const server = await standInRethinkDb({ password: 'the server\'s own' })
     const file = join(scratch, 'password')
     await writeFile(file, `${PASSWORD}\n`)
     try {

@@ -5,7 +5,7 @@ import { MATCH_ALL } from '../../../src/domain/query/ast.js'
 import { connectRethinkDb, describeServers, InvalidRethinkDbUrl, parseRethinkDbUrl, redactRethinkDbUrl } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStoreFactory } from '../../../src/infrastructure/rethinkdb/rethinkdb-store-factory.js'
 import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
-import { refusingServer } from '../../support/refusing-rethinkdb.js'
+import { standInRethinkDb } from '../../support/stand-in-rethinkdb.js'
 
 /** A local port nothing listens on: connections are refused at once. */
 async function closedPort(): Promise<number> {
@@ -128,11 +128,33 @@ describe('without a reachable server', () => {
   })
 })
 
-describe('a server that refuses the login', () => {
+describe('logging in (a stand-in server that checks the password as RethinkDB does)', () => {
   const PASSWORD = 's3cret p@ss:w/rd'
 
-  it('stops connectRethinkDb at once, in one line, with the URL\'s password redacted', async () => {
-    const server = await refusingServer()
+  it('logs in with the percent-encoded credentials of the URL', async () => {
+    const server = await standInRethinkDb({ password: PASSWORD })
+    try {
+      const connection = await connectRethinkDb(`rethinkdb://app:${encodeURIComponent(PASSWORD)}@127.0.0.1:${server.port}/app`, { timeoutMs: 20_000 })
+      await connection.close()
+      expect(server.accepted).toContain('app')
+    } finally {
+      server.close()
+    }
+  }, 30_000)
+
+  it('logs in with the password of RETHINKDB_PASSWORD_FILE and the user of the URL', async () => {
+    const server = await standInRethinkDb({ password: PASSWORD })
+    try {
+      const connection = await connectRethinkDb(`rethinkdb://app@127.0.0.1:${server.port}/app`, { timeoutMs: 20_000, password: PASSWORD })
+      await connection.close()
+      expect(server.accepted).toContain('app')
+    } finally {
+      server.close()
+    }
+  }, 30_000)
+
+  it('stops at once on a wrong password, in one line, with the URL\'s password redacted', async () => {
+    const server = await standInRethinkDb({ password: 'the server\'s own' })
     const logged: string[] = []
     const logger = { debug() {}, info() {}, error() {}, warn: (message: string, details?: Record<string, unknown>) => logged.push(message, JSON.stringify(details)) }
     try {
@@ -148,8 +170,8 @@ describe('a server that refuses the login', () => {
     }
   }, 30_000)
 
-  it('does the same with the password of RETHINKDB_PASSWORD_FILE, and the driver\'s default user admin', async () => {
-    const server = await refusingServer()
+  it('does the same with a wrong password file, as the driver\'s default user admin', async () => {
+    const server = await standInRethinkDb({ password: 'the server\'s own' })
     try {
       const message = await connectRethinkDb(`rethinkdb://127.0.0.1:${server.port}/app`, { timeoutMs: 20_000, password: PASSWORD })
         .then(() => 'connected', (error: Error) => error.message)

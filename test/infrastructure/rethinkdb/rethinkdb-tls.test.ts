@@ -3,11 +3,13 @@ import { readFileSync } from 'node:fs'
 import { createServer as createTcpServer, type Server } from 'node:net'
 import { createServer as createTlsServer } from 'node:tls'
 import { connectRethinkDb, type RethinkDbTls } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import { standInRethinkDb } from '../../support/stand-in-rethinkdb.js'
 import { makeCertificates, OPENSSL, SERVER_NAME, type TestCertificates } from '../../support/test-certificates.js'
 
 /*
  * The TLS handshake that precedes RethinkDB's own, against node:tls servers that stand in for a
- * driver port (test/e2e/rethinkdb-secured.test.ts does it against a real RethinkDB): every refusal
+ * driver port (test/e2e/rethinkdb-secured.test.ts does it against a real RethinkDB): the driver
+ * gets the CA, the server name and the client certificate, and logs in over TLS; every refusal
  * stops connectRethinkDb at once with one line saying what to change — never the 20 s timeout,
  * whose message differs. Certificates come from the `openssl` command line.
  */
@@ -51,6 +53,23 @@ function refusal(port: number, tls: RethinkDbTls): Promise<string> {
 }
 
 withOpenssl('connecting with TLS', () => {
+  it('logs in over TLS with the CA and the name in the server\'s certificate, and with a client certificate when the server asks for one', async () => {
+    const serverTls = { cert: pem(certificates.serverCert), key: pem(certificates.serverKey), ca: pem(certificates.ca) }
+    const plain = await standInRethinkDb({ password: 'pw', tls: serverTls })
+    const mutual = await standInRethinkDb({ password: 'pw', tls: { ...serverTls, requestCert: true, rejectUnauthorized: true } })
+    try {
+      const tls = { ca: pem(certificates.ca), servername: SERVER_NAME }
+      await (await connectRethinkDb(`rethinkdb://app:pw@127.0.0.1:${plain.port}/app`, { tls, timeoutMs: 20_000 })).close()
+      await (await connectRethinkDb(`rethinkdb://app:pw@127.0.0.1:${mutual.port}/app`, {
+        tls: { ...tls, cert: pem(certificates.clientCert), key: pem(certificates.clientKey) }, timeoutMs: 20_000
+      })).close()
+      expect([plain.accepted, mutual.accepted]).toEqual([expect.arrayContaining(['app']), expect.arrayContaining(['app'])])
+    } finally {
+      plain.close()
+      mutual.close()
+    }
+  }, 30_000)
+
   it('refuses a server whose certificate another CA signed, in one line', async () => {
     const port = await tlsPort()
     expect(await refusal(port, { ca: pem(certificates.otherCa), servername: SERVER_NAME })).toMatch(new RegExp(
