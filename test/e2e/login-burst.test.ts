@@ -99,7 +99,6 @@ async function rethinkDb(): Promise<string | undefined> {
   if (!RETHINKDB_BIN) return undefined
   const server = await rethinkDbProcess('burst')
   stopRethinkDb = () => server.destroy()
-  await server.start()
   return `rethinkdb://127.0.0.1:${server.driverPort}/burst`
 }
 

@@ -32,7 +32,6 @@ afterAll(async () => {
 withBinary('traces across instances on RethinkDB', () => {
   it('an event published by another instance links to the span of the write that caused it', async () => {
     database = await rethinkDbProcess('traces')
-    await database.start()
     receiver = await startOtlpReceiver()
     instances = await builtInstances('traces-rethinkdb')
     const env = (name: string) => ({

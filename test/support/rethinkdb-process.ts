@@ -44,6 +44,8 @@ export async function rethinkDbProcess(name: string, options: { join?: RethinkDb
     driverPort,
     clusterPort,
     async start() {
+      // Started already (rethinkDbProcess starts it): a second process would be left running.
+      if (child && child.exitCode === null && child.signalCode === null) return
       child = spawn(RETHINKDB_BIN!, args, { stdio: 'ignore' })
       const deadline = Date.now() + 60_000
       while (!(await accepts(driverPort))) {
