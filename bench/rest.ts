@@ -1,12 +1,14 @@
 import autocannon from 'autocannon'
 import { bearerHeader, SECURE_PATH } from './support/auth-setup.js'
-import { startTarget, type Target } from './support/servers.js'
+import { cpuTicks, startTarget, type Target } from './support/servers.js'
 
 /**
  * `npm run bench:rest`: plumage against @feathersjs/express + @feathersjs/memory (the anchor), both
  * seeded with the same 1000 messages, each in its own process, measured in the same run with
  * autocannon (50 connections over loopback). Prints requests/second and plumage/Feathers ratios.
- * BENCH_DURATION (seconds, default 5) bounds each measurement.
+ * Then the cost of metrics: plumage with METRICS=true against METRICS=false, two processes in the
+ * same run, rounds interleaved (the median counts), on the workloads that touch every measurement.
+ * BENCH_DURATION (seconds, default 5) bounds each measurement; BENCH_ONLY=metrics runs only the latter.
  */
 export interface Workload {
   name: string
@@ -34,9 +36,21 @@ export const workloads: Workload[] = [
 
 const duration = Number(process.env.BENCH_DURATION ?? 5)
 const connections = 50
+const only = process.env.BENCH_ONLY
+/** The workloads of the metrics row: each records a request, a service call and a store query; writes also publish. */
+const METRICS_WORKLOADS = ['find (page of 10)', 'get', 'patch', 'create']
+/** Many short rounds, alternating: a busy machine's drift hits both servers alike. */
+const METRICS_ROUNDS = 8
+const metricsSeconds = Math.max(1, Math.round(duration / 2))
 
 async function measure(target: Target, workload: Workload, seconds: number): Promise<number> {
+  return (await measured(target, workload, seconds)).rate
+}
+
+/** Requests per second, and the server's CPU time per request (µs, from /proc: less sensitive to a busy machine). */
+async function measured(target: Target, workload: Workload, seconds: number): Promise<{ rate: number; cpu: number }> {
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...(await workload.headers?.(target)) }
+  const before = cpuTicks(target.pid)
   const result = await autocannon({
     url: target.url + workload.path,
     connections,
@@ -48,26 +62,68 @@ async function measure(target: Target, workload: Workload, seconds: number): Pro
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${target.name} / ${workload.name}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
-  return result.requests.average
+  const ticks = cpuTicks(target.pid) - before
+  return { rate: result.requests.average, cpu: (ticks * 10_000) / result.requests.total }
 }
 
-const plumage = await startTarget('plumage', './support/plumage-server.mjs')
-const anchor = await startTarget('feathers', './support/feathers-server.mjs')
-try {
-  console.log(`autocannon: ${connections} connections, ${duration}s per measurement, 1000 seeded records\n`)
-  const rows: string[][] = [['workload', 'plumage req/s', 'feathers req/s', 'ratio']]
-  for (const workload of workloads) {
-    // A short warm-up lets both JITs settle before the measured run.
-    await measure(plumage, workload, 1)
-    await measure(anchor, workload, 1)
-    const ours = await measure(plumage, workload, duration)
-    const theirs = await measure(anchor, workload, duration)
-    rows.push([workload.name, ours.toFixed(0), theirs.toFixed(0), `${(ours / theirs).toFixed(2)}x`])
-    console.log(`${workload.name}: ${(ours / theirs).toFixed(2)}x`)
-  }
+function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  console.log('\n' + rows.map((row) => '| ' + row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ') + ' |').join('\n'))
-} finally {
-  await plumage.stop()
-  await anchor.stop()
+  return rows.map((row) => '| ' + row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ') + ' |').join('\n')
 }
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+async function versusFeathers(): Promise<void> {
+  const plumage = await startTarget('plumage', './support/plumage-server.mjs')
+  const anchor = await startTarget('feathers', './support/feathers-server.mjs')
+  try {
+    console.log(`autocannon: ${connections} connections, ${duration}s per measurement, 1000 seeded records\n`)
+    const rows: string[][] = [['workload', 'plumage req/s', 'feathers req/s', 'ratio']]
+    for (const workload of workloads) {
+      // A short warm-up lets both JITs settle before the measured run.
+      await measure(plumage, workload, 1)
+      await measure(anchor, workload, 1)
+      const ours = await measure(plumage, workload, duration)
+      const theirs = await measure(anchor, workload, duration)
+      rows.push([workload.name, ours.toFixed(0), theirs.toFixed(0), `${(ours / theirs).toFixed(2)}x`])
+      console.log(`${workload.name}: ${(ours / theirs).toFixed(2)}x`)
+    }
+    console.log('\n' + table(rows))
+  } finally {
+    await plumage.stop()
+    await anchor.stop()
+  }
+}
+
+/** Metrics on ÷ metrics off, same server code, same run (issue 22: within 5 %, i.e. a ratio ≥ 0.95). */
+async function metricsCost(): Promise<void> {
+  const off = await startTarget('metrics off', './support/plumage-server.mjs', { METRICS: 'false' })
+  const on = await startTarget('metrics on', './support/plumage-server.mjs', { METRICS: 'true' })
+  try {
+    console.log(`\nmetrics: METRICS=true vs METRICS=false, ${METRICS_ROUNDS} interleaved rounds of ${metricsSeconds}s, medians\n`)
+    const rows: string[][] = [['workload', 'METRICS=false req/s', 'METRICS=true req/s', 'ratio', 'CPU µs/req off', 'CPU µs/req on', 'CPU ratio']]
+    for (const workload of workloads.filter((each) => METRICS_WORKLOADS.includes(each.name))) {
+      await measure(off, workload, 1)
+      await measure(on, workload, 1)
+      const offRounds: { rate: number; cpu: number }[] = []
+      const onRounds: { rate: number; cpu: number }[] = []
+      for (let round = 0; round < METRICS_ROUNDS; round++) {
+        // Who goes first alternates, so neither always follows the other's garbage.
+        const order = round % 2 === 0 ? [off, on] : [on, off]
+        for (const target of order) (target === off ? offRounds : onRounds).push(await measured(target, workload, metricsSeconds))
+      }
+      const [without, withMetrics] = [median(offRounds.map(({ rate }) => rate)), median(onRounds.map(({ rate }) => rate))]
+      const [cpuOff, cpuOn] = [median(offRounds.map(({ cpu }) => cpu)), median(onRounds.map(({ cpu }) => cpu))]
+      rows.push([`metrics: ${workload.name}`, without.toFixed(0), withMetrics.toFixed(0), `${(withMetrics / without).toFixed(3)}x`,
+        cpuOff.toFixed(0), cpuOn.toFixed(0), `${(cpuOn / cpuOff).toFixed(3)}x`])
+      console.log(`metrics: ${workload.name}: ${(withMetrics / without).toFixed(3)}x req/s, ${(cpuOn / cpuOff).toFixed(3)}x CPU per request`)
+    }
+    console.log('\n' + table(rows))
+  } finally {
+    await off.stop()
+    await on.stop()
+  }
+}
+
+if (only !== 'metrics') await versusFeathers()
+await metricsCost()

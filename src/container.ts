@@ -12,8 +12,12 @@ import { TokenService } from './domain/auth/token-service.js'
 import { Clock } from './domain/clock.js'
 import { Logger } from './domain/logger.js'
 import { Metrics } from './domain/metrics.js'
+import { ConnectionSessions } from './domain/realtime/connection-sessions.js'
+import { EventHistory } from './domain/realtime/event-history.js'
+import { historyRetentionMs, RecoverySettings } from './domain/realtime/recovery-settings.js'
 import { SchemaValidator } from './domain/schema/schema-validator.js'
 import { StoreFactory } from './domain/store/store-factory.js'
+import { noTracer, Tracer } from './domain/tracing.js'
 import { UniqueKeys } from './domain/unique-keys.js'
 import { bcryptModule } from './infrastructure/auth/bcrypt-module.js'
 import { cryptoSecretTokensModule } from './infrastructure/auth/crypto-secret-tokens-module.js'
@@ -23,6 +27,8 @@ import { Config, ConfigError, type Env } from './infrastructure/config/config.js
 import type { StoreModule } from './infrastructure/config/store-module.js'
 import { pinoModule } from './infrastructure/logging/pino-module.js'
 import { PinoLogger } from './infrastructure/logging/pino-logger.js'
+import { InMemoryConnectionSessions } from './infrastructure/memory/in-memory-connection-sessions.js'
+import { InMemoryEventHistory } from './infrastructure/memory/in-memory-event-history.js'
 import { InMemoryLoginAttempts } from './infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from './infrastructure/memory/in-memory-session-store.js'
 import { InMemoryUniqueKeys } from './infrastructure/memory/in-memory-unique-keys.js'
@@ -31,6 +37,7 @@ import { MeasuredStoreFactory } from './infrastructure/metrics/measured-store.js
 import { metricsModule } from './infrastructure/metrics/metrics-module.js'
 import { rethinkDbStoreModule } from './infrastructure/rethinkdb/rethinkdb-module.js'
 import { ajvModule } from './infrastructure/schema/ajv-module.js'
+import { tracedStoreFactory } from './infrastructure/tracing/traced-store-factory.js'
 import { fastifyEngine } from './interfaces/fastify/fastify-app.js'
 import type { HttpAppOptions, HttpEngine } from './interfaces/http/http-engine.js'
 import { expressEngine } from './interfaces/rest/rest-app.js'
@@ -59,6 +66,8 @@ export interface ContainerOptions {
   clock?: Clock
   sessions?: SessionStore
   attempts?: LoginAttempts
+  /** The OpenTelemetry tracer when tracing is on (src/main.ts starts it); default `noTracer`. */
+  tracer?: Tracer
 }
 
 /**
@@ -72,6 +81,10 @@ export function buildContainer(config: Config, options: ContainerOptions = {}): 
   if (!storeModule) throw new ConfigError(`STORE must be one of ${Object.keys(stores).join(', ')} (got '${config.store}')`)
   const container = new Container()
   container.bind<Config>(Config).toConstantValue(config)
+  const tracer = options.tracer ?? noTracer
+  container.bind<Tracer>(Tracer).toConstantValue(tracer)
+  // Traced, every store query is a span; untraced, stores are used as they are.
+  if (tracer.enabled) container.onActivation<StoreFactory>(StoreFactory, (_context, stores) => tracedStoreFactory(stores, tracer, config.store))
   container.load(...adapterModules, storeModule(options.env ?? process.env), applicationModule)
   if (options.logger) container.rebind<Logger>(Logger).toConstantValue(options.logger)
   if (options.clock) container.rebind<Clock>(Clock).toConstantValue(options.clock)
@@ -93,12 +106,16 @@ const applicationModule = new ContainerModule(({ bind }) => {
     freeFailures: config.loginFreeFailures
   }), [Config])
   bind(LoginThrottle).toSelf().inSingletonScope()
+  bind<RecoverySettings>(RecoverySettings).toResolvedValue((config: Config) => ({ windowMs: config.socketRecoveryWindowMs }), [Config])
   // The services' stores are timed (db_client_operation_duration_seconds) when metrics are on.
   bind<App>(App).toResolvedValue((config: Config, metrics: Metrics, stores: StoreFactory, validator: SchemaValidator, uniqueKeys: UniqueKeys, clock: Clock,
-    hasher: PasswordHasher, tokens: TokenService, sessions: Sessions, throttle: LoginThrottle) => createReferenceApp({
+    hasher: PasswordHasher, tokens: TokenService, sessions: Sessions, throttle: LoginThrottle, tracer: Tracer, recovery: RecoverySettings,
+    history: EventHistory, connections: ConnectionSessions) => createReferenceApp({
     stores: metrics.enabled ? new MeasuredStoreFactory(stores, metrics, config.store) : stores,
-    validator, uniqueKeys, clock, metrics, authentication: { hasher, tokens, clock, sessions, throttle }
-  }), [Config, Metrics, StoreFactory, SchemaValidator, UniqueKeys, Clock, PasswordHasher, TokenService, Sessions, LoginThrottle]).inSingletonScope()
+    validator, uniqueKeys, clock, metrics, tracer, authentication: { hasher, tokens, clock, sessions, throttle },
+    ...(recovery.windowMs > 0 ? { recovery: { history, sessions: connections } } : {})
+  }), [Config, Metrics, StoreFactory, SchemaValidator, UniqueKeys, Clock, PasswordHasher, TokenService, Sessions, LoginThrottle, Tracer, RecoverySettings,
+    EventHistory, ConnectionSessions]).inSingletonScope()
 })
 
 /**
@@ -114,10 +131,32 @@ function keepInProcess(container: Container, store: string, options: ContainerOp
   }
   if (options.sessions) container.rebind<SessionStore>(SessionStore).toConstantValue(options.sessions)
   if (options.attempts) container.rebind<LoginAttempts>(LoginAttempts).toConstantValue(options.attempts)
+  keepRecoveryInProcess(container, store, logger)
   if (container.isBound(SessionStore) && container.isBound(LoginAttempts)) return
   logger().warn(`No session adapter is registered for STORE=${store}: sessions and login limits are kept in this process only`)
   if (!container.isBound(SessionStore)) container.bind<SessionStore>(SessionStore).to(InMemorySessionStore).inSingletonScope()
   if (!container.isBound(LoginAttempts)) container.bind<LoginAttempts>(LoginAttempts).to(InMemoryLoginAttempts).inSingletonScope()
+}
+
+/**
+ * The event history and connection sessions of socket.io connection state recovery, in this
+ * process unless the store module keeps them where every instance reads them. In memory they hold
+ * for one instance: a client resumes on the instance it was connected to.
+ */
+function keepRecoveryInProcess(container: Container, store: string, logger: () => Logger): void {
+  if (container.isBound(EventHistory) && container.isBound(ConnectionSessions)) return
+  const settings = () => container.get<RecoverySettings>(RecoverySettings)
+  if (store !== 'memory' && settings().windowMs > 0) {
+    logger().warn(`No connection recovery adapter is registered for STORE=${store}: a dropped socket connection resumes only on the instance it was connected to`)
+  }
+  if (!container.isBound(EventHistory)) {
+    container.bind<EventHistory>(EventHistory).toResolvedValue((clock: Clock, { windowMs }: RecoverySettings) =>
+      new InMemoryEventHistory(clock, historyRetentionMs(windowMs)), [Clock, RecoverySettings]).inSingletonScope()
+  }
+  if (!container.isBound(ConnectionSessions)) {
+    container.bind<ConnectionSessions>(ConnectionSessions).toResolvedValue((clock: Clock, { windowMs }: RecoverySettings) =>
+      new InMemoryConnectionSessions(clock, windowMs), [Clock, RecoverySettings]).inSingletonScope()
+  }
 }
 
 /**
@@ -166,6 +205,7 @@ export function socketIoOptions(config: Config, logger: Logger, clock: Clock): S
     clock,
     maxMessageSize: config.socketMaxMessageSize,
     maxConcurrentCalls: config.socketMaxConcurrentCalls,
+    recoveryWindowMs: config.socketRecoveryWindowMs,
     server: config.corsOrigins.length > 0 ? { cors: { origin: config.corsOrigins } } : {}
   }
 }

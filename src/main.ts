@@ -7,13 +7,19 @@ import { Metrics } from './domain/metrics.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
 import { listenFailure, StartupError, staticDirToServe } from './infrastructure/config/startup-checks.js'
+import { startTracing } from './infrastructure/tracing/start-tracing.js'
+import { readTracingSettings } from './infrastructure/tracing/tracing-settings.js'
 import { buildContainer, httpEngines, restAppOptions, socketIoOptions } from './container.js'
-import { attachSocketIo } from './interfaces/socketio/attach-socket-io.js'
+import { attachSocketIo, dropConnections } from './interfaces/socketio/attach-socket-io.js'
 
 async function main(): Promise<void> {
   const config = loadConfig()
-  const container = buildContainer(config)
+  // The OpenTelemetry SDK loads only when an OTLP endpoint is set (README "Traces").
+  const tracingSettings = readTracingSettings(process.env)
+  const tracing = tracingSettings ? await startTracing(tracingSettings) : undefined
+  const container = buildContainer(config, tracing ? { tracer: tracing.tracer } : {})
   const logger = container.get<Logger>(Logger)
+  tracing?.reportTo(logger)
   const app = container.get<App>(App)
   // STATIC_DIR is read from the app's folder, not the current directory; a missing one is only a warning.
   config.staticDir = await staticDirToServe(config.staticDir, (message, fields) => logger.warn(message, fields))
@@ -24,11 +30,16 @@ async function main(): Promise<void> {
   logger.info('plumage started', { url: http.url, http: config.http, store: config.store, services: app.paths })
   const stop = async (signal: string) => {
     logger.info('shutting down', { signal })
-    // Open websockets would hold the HTTP server open; REST requests in flight still finish.
-    io.disconnectSockets(true)
+    // Open websockets would hold the HTTP server open; REST requests in flight still finish. Sockets
+    // see their transport close, reconnect by themselves and resume on whichever instance answers.
+    dropConnections(io)
     await http.close()
+    // Socket calls still running finish before the store closes under them (at most 10 s).
+    await app.idle()
     await app.teardown()
     await container.get<StoreFactory>(StoreFactory).close()
+    // The spans of the last requests are still buffered: export them before leaving.
+    await tracing?.shutdown()
     process.exit(0)
   }
   process.once('SIGTERM', () => void stop('SIGTERM'))

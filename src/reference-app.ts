@@ -10,8 +10,11 @@ import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
 import type { Metrics } from './domain/metrics.js'
 import type { SchemaValidator } from './domain/schema/schema-validator.js'
+import type { ConnectionSessions } from './domain/realtime/connection-sessions.js'
+import type { EventHistory } from './domain/realtime/event-history.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
+import type { Tracer } from './domain/tracing.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
 import type { AdapterService } from './application/adapter-service.js'
 import type { Message } from './services/messages/messages.schema.js'
@@ -37,6 +40,8 @@ export interface ReferenceAppDeps {
   clock?: Clock
   /** Counts transports' service calls, connections and events (default: nothing is counted). */
   metrics?: Metrics
+  /** Spans of service calls and event publications (README "Traces"); default none. */
+  tracer?: Tracer
   /**
    * Ports of the authentication service. The composition root always passes them; without them the
    * app has no `authentication` service and nothing requires a login (transport tests plug in their own).
@@ -50,6 +55,8 @@ export interface ReferenceAppDeps {
     /** Failed-login limits per account and client address. */
     throttle?: LoginThrottle
   }
+  /** Where published events and socket sessions are kept so dropped connections resume (SOCKET_RECOVERY_WINDOW > 0). */
+  recovery?: { history: EventHistory; sessions: ConnectionSessions }
 }
 
 /**
@@ -57,8 +64,8 @@ export interface ReferenceAppDeps {
  * each with its schemas and hooks in its own folder) on whichever store the composition root bound,
  * the authentication service and the channels. Transports are added around it in src/container.ts.
  */
-export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, metrics, authentication }: ReferenceAppDeps): App<ReferenceServices> {
-  const app = new App<ReferenceServices>({ validator, ...(metrics ? { metrics } : {}) })
+export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, metrics, tracer, authentication, recovery }: ReferenceAppDeps): App<ReferenceServices> {
+  const app = new App<ReferenceServices>({ validator, ...(metrics ? { metrics } : {}), ...(tracer ? { tracer } : {}), ...(recovery ? { recovery } : {}) })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
   const withLogin = authentication !== undefined
   useMessages(app, { stores, clock, authentication: withLogin })

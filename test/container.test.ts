@@ -9,6 +9,8 @@ import { SessionStore } from '../src/domain/auth/session-store.js'
 import { TokenService } from '../src/domain/auth/token-service.js'
 import { Clock } from '../src/domain/clock.js'
 import { Logger, silentLogger } from '../src/domain/logger.js'
+import { ConnectionSessions } from '../src/domain/realtime/connection-sessions.js'
+import { EventHistory } from '../src/domain/realtime/event-history.js'
 import type { Data } from '../src/domain/service/service.js'
 import type { Store } from '../src/domain/store/store.js'
 import { StoreFactory } from '../src/domain/store/store-factory.js'
@@ -16,6 +18,8 @@ import { UniqueKeys } from '../src/domain/unique-keys.js'
 import { buildContainer, storeModules } from '../src/container.js'
 import { ConfigError, loadConfig } from '../src/infrastructure/config/config.js'
 import type { StoreModule } from '../src/infrastructure/config/store-module.js'
+import { InMemoryConnectionSessions } from '../src/infrastructure/memory/in-memory-connection-sessions.js'
+import { InMemoryEventHistory } from '../src/infrastructure/memory/in-memory-event-history.js'
 import { InMemoryLoginAttempts } from '../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../src/infrastructure/memory/in-memory-session-store.js'
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
@@ -100,8 +104,11 @@ describe('composition root', () => {
     expect(await fake.created.get('users')!.get(user.id as number, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })).toMatchObject({ email: 'ann@example.com' })
     expect(container.get(UniqueKeys)).toBeInstanceOf(InMemoryUniqueKeys)
     expect(container.get(SessionStore)).toBeInstanceOf(InMemorySessionStore)
+    expect(container.get(EventHistory)).toBeInstanceOf(InMemoryEventHistory)
+    expect(container.get(ConnectionSessions)).toBeInstanceOf(InMemoryConnectionSessions)
     expect(logger.warnings).toEqual([
       'No unique keys adapter is registered for STORE=fake: unique fields are enforced in this process only',
+      'No connection recovery adapter is registered for STORE=fake: a dropped socket connection resumes only on the instance it was connected to',
       'No session adapter is registered for STORE=fake: sessions and login limits are kept in this process only'
     ])
   })

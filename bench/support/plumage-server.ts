@@ -1,7 +1,10 @@
 import { AdapterService } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
 import { validateSchemas } from '../../src/application/schema/validate-schemas.js'
+import { noMetrics } from '../../src/domain/metrics.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
+import { MeasuredStore } from '../../src/infrastructure/metrics/measured-store.js'
+import { PrometheusMetrics } from '../../src/infrastructure/metrics/prometheus-metrics.js'
 import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { fastifyEngine } from '../../src/interfaces/fastify/fastify-app.js'
@@ -15,16 +18,21 @@ import { addAuthentication } from './plumage-auth.js'
  * plumage as `npm start` serves it (REST + socket.io): messages on the memory store, paginate 10/50,
  * open, validated by the reference app's schemas; `secure` the same behind a JWT (plumage-auth.ts).
  * On the HTTP engine the `HTTP` variable names (express by default), as `npm start` chooses it.
+ * Metrics only with METRICS=true (the rows against Feathers compare the app without them): then
+ * measured as the composition root measures them — requests, service calls, events, store queries.
  */
-const app = new App({ validator: new AjvSchemaValidator() })
-app.use('messages', new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }), { schemas: messageSchemas })
+// Only HTTP and METRICS are read from the environment (validated as `npm start` validates them).
+const config = loadConfig({ HTTP: process.env.HTTP, METRICS: process.env.METRICS ?? 'false' })
+const metrics = config.metrics ? new PrometheusMetrics() : noMetrics
+const app = new App({ validator: new AjvSchemaValidator(), metrics })
+const store = metrics.enabled ? new MeasuredStore(new InMemoryStore(), metrics, 'memory', 'messages') : new InMemoryStore()
+app.use('messages', new AdapterService(store, { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }), { schemas: messageSchemas })
 app.service('messages').hooks({ before: { all: [validateSchemas()] } })
 await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create(record)
 const engines = { express: expressEngine, fastify: fastifyEngine }
-// Only HTTP is read from the environment (validated as `npm start` validates it).
-const { server } = await engines[loadConfig({ HTTP: process.env.HTTP }).http](app, {}).listen(0, '127.0.0.1')
+const { server } = await engines[config.http](app, metrics.enabled ? { metrics: { port: metrics } } : {}).listen(0, '127.0.0.1')
 attachSocketIo(app, server)
 announce((server.address() as { port: number }).port)
 // Exit normally on SIGTERM so `node --cpu-prof` writes its profile.

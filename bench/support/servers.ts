@@ -56,7 +56,7 @@ export async function collectGarbage(child: ChildProcess): Promise<void> {
 }
 
 /** CPU time (user + system, in clock ticks) a process has used so far, from /proc/<pid>/stat. */
-function cpuTicks(pid: number): number {
+export function cpuTicks(pid: number): number {
   // The command name (field 2) may contain spaces; the fields after its closing parenthesis do not.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return Number(fields[11]) + Number(fields[12])

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js'
 import { noMetrics, type Metrics } from '../domain/metrics.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Connection, Service } from '../domain/service/service.js'
+import { isServerError, noTracer, type Tracer } from '../domain/tracing.js'
 import type { Channel, Publisher } from './channel.js'
 import type { AroundHook, HookContext, HookMap } from './hook-context.js'
 import { HookPipeline, type PipelineCall } from './hook-pipeline.js'
@@ -30,11 +31,15 @@ const systemClock: Clock = { now: () => Date.now() }
 export class App<Services extends object = object> extends EventEmitter {
   readonly settings = new Map<string, unknown>()
   readonly validator?: SchemaValidator
+  /** Spans of service calls and event publications; transports reach it through their Gateway. */
+  readonly tracer: Tracer
   private readonly registry = new ServiceRegistry()
   private readonly pipeline: HookPipeline
   private readonly metrics: Metrics
   private readonly events: ServiceEvents
   private readonly recovery: AppOptions['recovery']
+  /** Calls that came in through a transport and have not finished (see `idle`). */
+  private readonly inFlight = new Set<Promise<unknown>>()
   private isSetup = false
 
   constructor(options: AppOptions = {}) {
@@ -42,7 +47,10 @@ export class App<Services extends object = object> extends EventEmitter {
     this.validator = options.validator
     this.metrics = options.metrics ?? noMetrics
     this.recovery = options.recovery
-    this.events = new ServiceEvents({ history: options.recovery?.history, metrics: this.metrics, app: this, entry: (path) => this.registry.get(path) })
+    this.tracer = options.tracer ?? noTracer
+    this.events = new ServiceEvents({
+      history: options.recovery?.history, metrics: this.metrics, tracer: this.tracer, app: this, entry: (path) => this.registry.get(path)
+    })
     this.pipeline = new HookPipeline(this as App, () => this.registry.values())
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.events.leaveAll(connection))
@@ -112,6 +120,22 @@ export class App<Services extends object = object> extends EventEmitter {
     }
   }
 
+  /**
+   * Resolves once no call that came in through a transport is running any more, or after
+   * `timeoutMs`. A graceful shutdown waits here after its transports stopped taking calls and before
+   * the store closes: a socket call in flight (its client is gone, its work is not) then ends as it
+   * would have, instead of every query it had running failing at once when the pool is drained.
+   */
+  async idle(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (this.inFlight.size > 0 && Date.now() < deadline) {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, deadline - Date.now()) })
+      await Promise.race([Promise.allSettled([...this.inFlight]), late])
+      clearTimeout(timer)
+    }
+  }
+
   /** A named channel (created on first use), or several as one. */
   channel(...names: (string | string[])[]): Channel {
     return this.events.channel(names.flat())
@@ -137,18 +161,41 @@ export class App<Services extends object = object> extends EventEmitter {
       events: this,
       clock: options.clock ?? systemClock,
       metrics: this.metrics,
+      tracer: this.tracer,
       resolve: (path, allowId) => this.registry.resolve(path, allowId),
       entry: (path) => this.registry.get(path),
-      run: (entry, call) => this.run(entry, call),
+      run: (entry, call) => this.track(this.run(entry, call)),
       onDelivery: (listener) => this.events.onDelivery(listener),
       ...(this.recovery ? { recovery: { ...this.recovery, missedBy: (connection, events) => this.events.missedBy(connection, events) } } : {})
     })
   }
 
-  /** One call through the hooks, then its events. */
+  private track<T>(call: Promise<T>): Promise<T> {
+    this.inFlight.add(call)
+    const done = () => { this.inFlight.delete(call) }
+    call.then(done, done)
+    return call
+  }
+
+  /**
+   * One call through the hooks, then its events. Traced, the call is the span `<path>.<method>`
+   * (its store queries and the calls its hooks make are children), and its events link to it.
+   */
   private async run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext> {
-    const context = await this.pipeline.run(entry, call)
-    this.events.emitResult(entry, context)
+    if (!this.tracer.enabled) {
+      const context = await this.pipeline.run(entry, call)
+      this.events.emitResult(entry, context)
+      return context
+    }
+    let writer: string | undefined
+    const context = await this.tracer.run(`${entry.path}.${call.method}`, {
+      attributes: { 'plumage.service': entry.path, 'plumage.method': call.method, 'plumage.provider': call.params.provider ?? 'internal' },
+      isError: isServerError
+    }, () => {
+      writer = this.tracer.traceparent()
+      return this.pipeline.run(entry, call)
+    })
+    this.events.emitResult(entry, context, writer)
     return context
   }
 

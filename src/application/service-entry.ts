@@ -4,6 +4,7 @@ import type { ConnectionSessions } from '../domain/realtime/connection-sessions.
 import type { EventHistory } from '../domain/realtime/event-history.js'
 import type { ServiceSchemas } from '../domain/schema/json-schema.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
+import type { Tracer } from '../domain/tracing.js'
 import type { Publisher } from './channel.js'
 import type { HookChain, HookRegistry } from './hook-registry.js'
 import type { CompiledSchemas } from './schema/compile-schemas.js'
@@ -36,6 +37,8 @@ export interface AppOptions {
    * connection dropped can resume (connection state recovery); without, it cannot.
    */
   recovery?: { history: EventHistory; sessions: ConnectionSessions }
+  /** Spans of service calls and event publications (the OpenTelemetry adapter when tracing is on); default none. */
+  tracer?: Tracer
 }
 
 /** What the app knows about one registered service (for generated documentation such as OpenAPI). */
@@ -55,7 +58,8 @@ export interface ServiceDescription {
  * `watch`, on every process, instead of from its method results.
  */
 export interface LiveService {
-  watch(listener: (change: { event: string; record: unknown }) => void): () => void
+  /** `trace`: the `traceparent` of the write that caused the change, when the store knows it. */
+  watch(listener: (change: { event: string; record: unknown; trace?: string }) => void): () => void
   /** Resolves once the change stream is live: setup() waits for it. */
   whenWatching?(): Promise<void>
   /** Sends a custom event through the change stream (`service.emit` then reaches every process once). */

@@ -1,6 +1,7 @@
 import { noMetrics, type Metrics } from '../domain/metrics.js'
 import type { EventHistory, PublishedContext, RecordedEvent } from '../domain/realtime/event-history.js'
 import type { Connection } from '../domain/service/service.js'
+import { noTracer, type Tracer } from '../domain/tracing.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
 import type { HookContext } from './hook-context.js'
 import { withoutFields } from './protected-fields.js'
@@ -12,6 +13,8 @@ export interface ServiceEventsOptions {
   history?: EventHistory
   /** Where published events are counted (default: nowhere). */
   metrics?: Metrics
+  /** Spans of event publications (default none). */
+  tracer?: Tracer
   /** The app and its services: a recorded event's publisher is found again and given them in its context. */
   app?: unknown
   entry?: (path: string) => ServiceEntry | undefined
@@ -22,6 +25,10 @@ export interface ServiceEventsOptions {
  * when a transport listens, handed to the channels its publisher picks as deliveries (one per
  * distinct payload). Transports subscribe with `onDelivery` (through their Gateway). With a history,
  * every published event is recorded first, and `missedBy` publishes recorded ones again.
+ *
+ * Traced, each event is published in a span `<path> <event> publish` of its own trace, linked to the
+ * span of the write that caused it — on this instance, or on another one when the store carried the
+ * writer's trace context (RethinkDB's event log).
  */
 export class ServiceEvents {
   private readonly namedChannels = new Map<string, Channel>()
@@ -29,9 +36,11 @@ export class ServiceEvents {
   private readonly deliveryListeners: ((delivery: Delivery) => void)[] = []
 
   private readonly metrics: Metrics
+  private readonly tracer: Tracer
 
   constructor(private readonly options: ServiceEventsOptions = {}) {
     this.metrics = options.metrics ?? noMetrics
+    this.tracer = options.tracer ?? noTracer
   }
 
   get history(): EventHistory | undefined {
@@ -78,8 +87,21 @@ export class ServiceEvents {
     }
   }
 
-  /** Emits a service event locally and publishes it to the channels its publisher picks. */
-  emit(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void {
+  /**
+   * Emits a service event locally and publishes it to the channels its publisher picks. `trace`: the
+   * `traceparent` of the write that caused it, which the publication's span links to.
+   */
+  emit(entry: ServiceEntry, event: string, data: unknown, context?: HookContext, trace?: string): void {
+    if (!this.tracer.enabled) return this.publishNow(entry, event, data, context)
+    this.tracer.run(`${entry.path} ${event} publish`, {
+      kind: 'producer',
+      parent: null,
+      links: trace === undefined ? [] : [trace],
+      attributes: { 'messaging.system': 'plumage', 'messaging.operation.type': 'send', 'messaging.destination.name': `${entry.path} ${event}` }
+    }, () => this.publishNow(entry, event, data, context))
+  }
+
+  private publishNow(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void {
     entry.emitter.emit(event, data, context)
     if (!entry.events.has(event)) return
     this.metrics.eventPublished(entry.path, event)
@@ -123,13 +145,16 @@ export class ServiceEvents {
     return deliveries
   }
 
-  /** The event of a finished call, one per record; live services publish from their store instead. */
-  emitResult(entry: ServiceEntry, context: HookContext): void {
+  /**
+   * The event of a finished call, one per record; live services publish from their store instead.
+   * `trace`: the call's span, which the events link to.
+   */
+  emitResult(entry: ServiceEntry, context: HookContext, trace?: string): void {
     if (context.event === null || entry.live) return
     const payload = context.dispatch ?? context.result
     if (payload === undefined || payload === null) return
-    if (Array.isArray(payload)) for (const item of payload) this.emit(entry, context.event, item, context)
-    else this.emit(entry, context.event, payload, context)
+    if (Array.isArray(payload)) for (const item of payload) this.emit(entry, context.event, item, context, trace)
+    else this.emit(entry, context.event, payload, context, trace)
   }
 
   /**
@@ -139,9 +164,9 @@ export class ServiceEvents {
   async follow(entry: ServiceEntry, hidden: () => ReadonlySet<string>): Promise<void> {
     if (!entry.live || entry.unwatch) return
     const live = entry.service as LiveService
-    entry.unwatch = live.watch(({ event, record }) => {
+    entry.unwatch = live.watch(({ event, record, trace }) => {
       const fields = hidden()
-      this.emit(entry, event, fields.size > 0 ? withoutFields(record, fields) : record)
+      this.emit(entry, event, fields.size > 0 ? withoutFields(record, fields) : record, undefined, trace)
     })
     await live.whenWatching?.()
   }
@@ -153,7 +178,7 @@ export class ServiceEvents {
   emitCustom(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void {
     const live = entry.live ? (entry.service as LiveService) : undefined
     if (live?.publish) void live.publish(event, data).catch(() => undefined)
-    else this.emit(entry, event, data, context)
+    else this.emit(entry, event, data, context, this.tracer.traceparent())
   }
 }
 

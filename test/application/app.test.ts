@@ -89,4 +89,33 @@ describe('App', () => {
     expect(messages!.hooks('find').before).toEqual([appHook, serviceHook])
     expect(messages!.hooks('get').before).toEqual([appHook])
   })
+
+  it('idle() waits for the calls transports have in flight (a graceful shutdown, before the store closes)', async () => {
+    const app = new App()
+    let finish!: () => void
+    const slow = new Promise<void>((resolve) => { finish = resolve })
+    const order: string[] = []
+    app.use('slow', { async find() { await slow; order.push('call done'); return [] } })
+    await app.idle()
+    const gateway = app.gateway()
+    const call = gateway.call({ path: 'slow', method: 'find', params: { provider: 'test' } })
+    const idle = app.idle().then(() => order.push('idle'))
+    // Not idle while the call runs: the first turns of the loop see only the call's own progress.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(order).toEqual([])
+    finish()
+    await idle
+    await call
+    expect(order).toEqual(['call done', 'idle'])
+    gateway.shutdown()
+  })
+
+  it('idle() gives up after its timeout when a call never ends', async () => {
+    const app = new App()
+    app.use('stuck', { find: () => new Promise(() => undefined) })
+    const gateway = app.gateway()
+    void gateway.call({ path: 'stuck', method: 'find', params: { provider: 'test' } })
+    await expect(app.idle(20)).resolves.toBeUndefined()
+    gateway.shutdown()
+  })
 })

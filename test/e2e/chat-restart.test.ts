@@ -9,9 +9,10 @@ import { buildChatPage, chromiumAvailable, launchChromium, openPage, post, signI
 /*
  * The chat page survives a restart of the server under it (the built server, stopped with SIGTERM
  * as a terminal's Ctrl-C or a deploy does, and started again on the same port with the same
- * AUTH_SECRET). Shutdown sends socket.io's server-side disconnect, after which socket.io clients do
- * not reconnect by themselves: the page must. With the memory store the restarted server has
- * forgotten every user, so:
+ * AUTH_SECRET). Shutdown closes the sockets' transports, so the page's socket reconnects by itself;
+ * the restarted server cannot resume its session (its event history started again), so the client
+ * says events-lost and the page logs in again and reloads. With the memory store the restarted
+ * server has forgotten every user, so:
  *   - when the same user exists again (signed up again before the page is back: the first user of
  *     an empty store gets the same id), the restart is invisible: the page logs in again with its
  *     token, shows what it missed, posts and receives;

@@ -8,7 +8,7 @@ import { AdapterService } from '../../src/application/adapter-service.js'
 import { validateSchemas } from '../../src/application/schema/validate-schemas.js'
 import type { JsonSchemaObject } from '../../src/domain/schema/json-schema.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
-import { connect, disconnectAll, emitAck } from '../interfaces/socketio/support.js'
+import { connect, disconnectAll, emitAck, nextEvent } from '../interfaces/socketio/support.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 
 /*
@@ -95,17 +95,37 @@ describe('users: validated signups, unique emails', () => {
   })
 
   it('keeps one account per email, case-insensitively, and logs in by email in any case', async () => {
-    const first = await rest('POST', '/users', { email: 'Twice@Example.com', password: 'first-secret' })
+    const first = await rest('POST', '/users', { email: ' Twice@Example.com', password: 'first-secret' })
     expect(first.status).toBe(201)
-    expect(first.body).toEqual({ id: expect.any(Number), email: 'twice@example.com' })
+    // Stored and answered as typed (trimmed).
+    expect(first.body).toEqual({ id: expect.any(Number), email: 'Twice@Example.com' })
+    expect((await rest('GET', `/users/${first.body.id}`)).body).toEqual({ id: first.body.id, email: 'Twice@Example.com' })
     const again = await rest('POST', '/users', { email: ' twice@EXAMPLE.com', password: 'second-secret' })
     expect(again.status).toBe(409)
     expect(again.body).toEqual({ name: 'Conflict', message: 'email already registered', code: 409, className: 'conflict', errors: { email: 'email already registered' } })
-    expect((await rest('GET', '/users?email=twice@example.com')).body.total).toBe(1)
+    expect((await rest('GET', '/users?email=twice@example.com')).body.data).toEqual([{ id: first.body.id, email: 'Twice@Example.com' }])
     expect((await rest('GET', '/users?email=TWICE@example.com')).body.total).toBe(1)
     const login = await rest('POST', '/authentication', { strategy: 'local', email: 'TWICE@example.COM', password: 'first-secret' })
     expect(login.status).toBe(201)
+    expect(login.body.user).toEqual({ id: first.body.id, email: 'Twice@Example.com' })
     expect((await rest('POST', '/authentication', { strategy: 'local', email: 'twice@example.com', password: 'second-secret' })).status).toBe(401)
+  })
+
+  it('sends a `users created` event with the email exactly as sent', async () => {
+    const watcher = await socket()
+    // Logged in by its handshake (before it connected): it is in 'authenticated'.
+    const created = nextEvent<{ email: string }>(watcher, 'users created')
+    expect((await rest('POST', '/users', { email: 'Ann.Lee@Example.com', password: 'ann-lee-secret' })).status).toBe(201)
+    expect(await created).toEqual({ id: expect.any(Number), email: 'Ann.Lee@Example.com' })
+  })
+
+  it('changes only the case of an email (no conflict with itself), and finds it by the new spelling in any case', async () => {
+    const { body: user } = await rest('POST', '/users', { email: 'recase@x.io', password: 'recase-secret' })
+    const session = (await rest('POST', '/authentication', { strategy: 'local', email: 'recase@x.io', password: 'recase-secret' })).body.accessToken as string
+    const patched = await rest('PATCH', `/users/${user.id}`, { email: 'ReCase@X.io' }, { Authorization: `Bearer ${session}` })
+    expect(patched.body).toEqual({ id: user.id, email: 'ReCase@X.io' })
+    expect((await rest('POST', '/authentication', { strategy: 'local', email: 'RECASE@x.io', password: 'recase-secret' })).status).toBe(201)
+    expect((await rest('GET', '/users?email=recase@x.io')).body.data).toEqual([{ id: user.id, email: 'ReCase@X.io' }])
   })
 
   it('answers 100 simultaneous signups with one email with exactly one 201 and 99 × 409', async () => {

@@ -12,6 +12,8 @@ import { createInterface } from 'node:readline'
 const root = process.cwd()
 
 export interface BuiltServer {
+  /** The bundle's path. */
+  main: string
   /** Starts the bundle on 127.0.0.1:0 and resolves once it logged "plumage started". */
   start(env?: Record<string, string>): Promise<StartedServer>
   /** Kills a child still running and removes the build. */
@@ -39,6 +41,7 @@ export async function buildServer(name: string): Promise<BuiltServer> {
   const { main, outDir } = await buildMain(name)
   const children: ChildProcess[] = []
   return {
+    main,
     async start(env = {}) {
       const child = spawn(process.execPath, [main], {
         env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'test', REQUEST_LOG: 'false', ...env },

@@ -4,16 +4,22 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
  * A loopback TCP proxy a test controls: `cut()` drops every connection and refuses new ones (the
  * server "goes away"), `restore()` listens again on the same port (the server "comes back").
  * It lets a test restart a database as its clients see it, whatever runs the database.
+ * `silence()` drops the connections on the clients' side only: the server hears nothing more on
+ * them but is not told they are gone (a mobile network that vanished), until `close()`.
  */
 export interface TcpProxy {
   port: number
   cut(): Promise<void>
+  silence(): void
   restore(): Promise<void>
   close(): Promise<void>
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
+  const pairs = new Set<{ client: Socket; upstream: Socket }>()
+  /** Server-side ends of silenced connections, left open until close(). */
+  const silenced = new Set<Socket>()
   let server: Server | undefined
   let port = 0
 
@@ -29,6 +35,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       }
       client.pipe(upstream)
       upstream.pipe(client)
+      const pair = { client, upstream }
+      pairs.add(pair)
+      client.on('close', () => pairs.delete(pair))
     })
     listening.once('error', reject)
     listening.listen(port, '127.0.0.1', () => {
@@ -45,11 +54,26 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     closing.close(() => resolve())
   })
 
+  const silence = () => {
+    for (const { client, upstream } of pairs) {
+      client.unpipe(upstream)
+      upstream.unpipe(client)
+      sockets.delete(upstream)
+      silenced.add(upstream)
+      client.destroy()
+    }
+  }
+
   await listen()
   return {
     get port() { return port },
     cut: stop,
+    silence,
     restore: listen,
-    close: stop
+    async close() {
+      for (const upstream of silenced) upstream.destroy()
+      silenced.clear()
+      await stop()
+    }
   }
 }

@@ -6,6 +6,7 @@ import { errorOutcome, type Metrics } from '../../domain/metrics.js'
 import type { ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
 import type { EventHistory, RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, NullableId, Params, Query } from '../../domain/service/service.js'
+import type { Tracer } from '../../domain/tracing.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
 import type { PipelineCall } from '../hook-pipeline.js'
@@ -54,6 +55,8 @@ export interface GatewayCore {
   readonly clock: Clock
   /** Where calls, connections and deliveries of transports are counted. */
   readonly metrics: Metrics
+  /** The app's tracer: transports open the server span of each request or socket call with it. */
+  readonly tracer: Tracer
   resolve(path: string, allowId: boolean): Resolved | undefined
   entry(path: string): ServiceEntry | undefined
   run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext>
@@ -85,6 +88,11 @@ export class Gateway {
 
   constructor(private readonly core: GatewayCore) {}
 
+  /** Where a transport opens the server span of a request or call (the app's tracer; `noTracer` when off). */
+  get tracer(): Tracer {
+    return this.core.tracer
+  }
+
   /** The service for a request path; with `{ id: true }` a trailing segment may be the id (REST). */
   resolve(path: string, options: { id?: boolean } = {}): Target | undefined {
     const resolved = this.core.resolve(path, options.id ?? false)
@@ -97,7 +105,9 @@ export class Gateway {
   async call(call: ServiceCall): Promise<CallResult> {
     const entry = this.core.entry(call.path)
     if (!entry) throw new NotFound(`Service '${call.path}' not found`)
-    const context = await this.measured(entry, call)
+    const { metrics } = this.core
+    // Timed when metrics are on (see `measured`); off, the call pays nothing but this test.
+    const context = metrics.enabled ? await this.measured(entry, call, metrics) : await this.core.run(entry, call)
     const { status, location } = context.http
     return { result: context.dispatch ?? context.result, status, location }
   }
@@ -237,20 +247,19 @@ export class Gateway {
    * Runs a call through the hooks, timed when metrics are on: by service, method (one the service
    * exposes, else `_OTHER`: a client can name any method), transport and outcome.
    */
-  private async measured(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
-    const { metrics } = this.core
-    if (!metrics.enabled) return this.core.run(entry, call)
+  private measured(entry: ServiceEntry, call: ServiceCall, metrics: Metrics): Promise<HookContext> {
     const start = performance.now()
-    let outcome = 'ok'
-    try {
-      return await this.core.run(entry, call)
-    } catch (error) {
-      outcome = errorOutcome(error)
-      throw error
-    } finally {
+    const done = (outcome: string) => {
       const method = entry.methods.includes(call.method) ? call.method : '_OTHER'
       metrics.serviceCall(entry.path, method, String(call.params.provider), outcome, (performance.now() - start) / 1000)
     }
+    return this.core.run(entry, call).then((context) => {
+      done('ok')
+      return context
+    }, (error: unknown) => {
+      done(errorOutcome(error))
+      throw error
+    })
   }
 
   private authentication(): ConnectionAuthentication {

@@ -6,6 +6,11 @@ export interface StoreChange<T extends Data = Data> {
   /** created, updated, patched, removed — or a custom event sent with `publish`. */
   event: string
   record: T
+  /**
+   * The W3C `traceparent` of the write that caused the change, when tracing is on and the store
+   * carried it (RethinkDB's event log does): the span publishing the event links to it.
+   */
+  trace?: string
 }
 
 export interface Page<T> {

@@ -1,17 +1,23 @@
 import { createRequire } from 'node:module'
 import { pino, type Logger as Pino } from 'pino'
 import type { Logger } from '../../domain/logger.js'
+import type { Tracer } from '../../domain/tracing.js'
 import type { Config } from '../config/config.js'
 
-/** The Logger port over pino; pretty output in development only (pino-pretty is a devDependency). */
+/**
+ * The Logger port over pino; pretty output in development only (pino-pretty is a devDependency).
+ * With tracing on, every line written inside a span carries its `trace_id` and `span_id` (the
+ * request log lines too: they use the same pino); with tracing off there is no mixin at all.
+ */
 export class PinoLogger implements Logger {
   constructor(readonly pino: Pino) {}
 
-  static fromConfig(config: Pick<Config, 'logLevel' | 'env'>): PinoLogger {
+  static fromConfig(config: Pick<Config, 'logLevel' | 'env'>, tracer?: Tracer): PinoLogger {
     // pino-pretty is a devDependency: an install with --omit=dev logs JSON even in a terminal.
     const pretty = config.env === 'development' && process.stdout.isTTY && isInstalled('pino-pretty')
     return new PinoLogger(pino({
       level: config.logLevel,
+      ...(tracer?.enabled ? { mixin: () => traceFields(tracer) } : {}),
       ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {})
     }))
   }
@@ -20,6 +26,12 @@ export class PinoLogger implements Logger {
   info(message: string, details?: Record<string, unknown>): void { this.pino.info(details ?? {}, message) }
   warn(message: string, details?: Record<string, unknown>): void { this.pino.warn(details ?? {}, message) }
   error(message: string, details?: Record<string, unknown>): void { this.pino.error(details ?? {}, message) }
+}
+
+/** The OpenTelemetry log-correlation fields of the active span; none outside spans. */
+function traceFields(tracer: Tracer): Record<string, string> {
+  const ids = tracer.ids()
+  return ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {}
 }
 
 function isInstalled(name: string): boolean {

@@ -30,7 +30,7 @@ export class MeasuredStoreFactory implements StoreFactory {
  * A store whose operations are timed (failed ones too). The change-stream members exist only when
  * the wrapped store has them: AdapterService reads their presence as "this store is live".
  */
-class MeasuredStore<T extends Data> implements Store<T> {
+export class MeasuredStore<T extends Data> implements Store<T> {
   readonly watch?: Store<T>['watch']
   readonly whenWatching?: Store<T>['whenWatching']
   readonly publish?: Store<T>['publish']

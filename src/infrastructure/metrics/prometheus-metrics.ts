@@ -1,11 +1,26 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import { FEED_STATES, type FeedState, type Metrics } from '../../domain/metrics.js'
+import { FastHistogram, type HistogramSeries } from './fast-histogram.js'
 import { LabelChildren } from './label-children.js'
 
 /** OpenTelemetry's advised buckets for `http.server.request.duration` (seconds). */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
 /** OpenTelemetry's advised buckets for `db.client.operation.duration` (seconds). */
 const DB_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
+
+/**
+ * prom-client's process and Node.js metrics, collected once per process: they describe the
+ * process, not one app, and each collection starts its own event-loop and GC monitors.
+ */
+let processRegistry: Registry | undefined
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry })
+  }
+  return processRegistry
+}
 
 export interface PrometheusMetricsOptions {
   /** Process and Node.js metrics (CPU, memory, event loop lag, GC…) — default true. */
@@ -16,46 +31,37 @@ export interface PrometheusMetricsOptions {
 
 /**
  * The metrics port on prom-client, in a registry of its own (two apps in one process, as tests
- * build them, do not collide). Names follow OpenTelemetry's semantic conventions where there is
+ * build them, do not collide), rendered with the process metrics. Names follow OpenTelemetry's semantic conventions where there is
  * one (`http_server_request_duration_seconds`, `db_client_operation_duration_seconds`, with their
  * attribute names as labels); the others are `plumage_*`. Children of each label combination are
- * kept, so a request costs a few map lookups and prom-client's own update, no labels object.
+ * kept, so a request costs a few map lookups and the update, no labels object; the three
+ * histograms of the request path are FastHistograms (a few additions per observation).
  */
 export class PrometheusMetrics implements Metrics {
   readonly enabled = true
   readonly registry = new Registry()
-  private readonly http: LabelChildren<Histogram.Internal<string>>
-  private readonly calls: LabelChildren<Histogram.Internal<string>>
+  private readonly http: LabelChildren<HistogramSeries>
+  private readonly calls: LabelChildren<HistogramSeries>
   private readonly connections: LabelChildren<Gauge.Internal<string>>
   private readonly published: LabelChildren<Counter.Internal>
   private readonly delivered: LabelChildren<Counter.Internal>
-  private readonly queries: LabelChildren<Histogram.Internal<string>>
+  private readonly queries: LabelChildren<HistogramSeries>
   private readonly feeds: Gauge<'table' | 'state'>
   private readonly failedLogins: Counter
   private readonly throttledLogins: Counter
   /** The time of the newest applied event per table (epoch ms); the lag is computed when scraped. */
   private readonly newestEvent = new Map<string, number>()
+  private readonly process?: Registry
 
   constructor(options: PrometheusMetricsOptions = {}) {
     const registers = [this.registry]
     const now = options.now ?? Date.now
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry })
-    const http = new Histogram({
-      name: 'http_server_request_duration_seconds',
-      help: 'Duration of HTTP server requests, by method, route template and status.',
-      labelNames: ['http_request_method', 'http_route', 'http_response_status_code'],
-      buckets: HTTP_BUCKETS,
-      registers
-    })
-    this.http = new LabelChildren((values) => http.labels(...values))
-    const calls = new Histogram({
-      name: 'plumage_service_call_duration_seconds',
-      help: 'Duration of service calls from a transport (rest, socketio), by service, method and outcome (ok or the error name).',
-      labelNames: ['service', 'method', 'transport', 'outcome'],
-      buckets: HTTP_BUCKETS,
-      registers
-    })
-    this.calls = new LabelChildren((values) => calls.labels(...values))
+    if (options.defaultMetrics ?? true) this.process = processMetrics()
+    this.http = new FastHistogram('http_server_request_duration_seconds', 'Duration of HTTP server requests, by method, route template and status.',
+      ['http_request_method', 'http_route', 'http_response_status_code'], HTTP_BUCKETS, this.registry).children
+    this.calls = new FastHistogram('plumage_service_call_duration_seconds',
+      'Duration of service calls from a transport (rest, socketio), by service, method and outcome (ok or the error name).',
+      ['service', 'method', 'transport', 'outcome'], HTTP_BUCKETS, this.registry).children
     const connections = new Gauge({ name: 'plumage_connections_open', help: 'Open real-time connections (sockets), by transport.', labelNames: ['transport'], registers })
     this.connections = new LabelChildren((values) => connections.labels(...values))
     const published = new Counter({ name: 'plumage_events_published_total', help: 'Service events published to channels, by service and event.', labelNames: ['service', 'event'], registers })
@@ -79,14 +85,8 @@ export class PrometheusMetrics implements Metrics {
       }
     })
     this.feeds = new Gauge({ name: 'plumage_feed_state', help: 'State of each store change feed: 1 for its current state (connecting, live, stopped), 0 for the others.', labelNames: ['table', 'state'], registers })
-    const queries = new Histogram({
-      name: 'db_client_operation_duration_seconds',
-      help: 'Duration of store operations, by store adapter, collection and operation.',
-      labelNames: ['db_system_name', 'db_collection_name', 'db_operation_name'],
-      buckets: DB_BUCKETS,
-      registers
-    })
-    this.queries = new LabelChildren((values) => queries.labels(...values))
+    this.queries = new FastHistogram('db_client_operation_duration_seconds', 'Duration of store operations, by store adapter, collection and operation.',
+      ['db_system_name', 'db_collection_name', 'db_operation_name'], DB_BUCKETS, this.registry).children
     this.failedLogins = new Counter({ name: 'plumage_logins_failed_total', help: 'Logins refused for a wrong username or password.', registers })
     this.throttledLogins = new Counter({ name: 'plumage_logins_throttled_total', help: 'Logins refused with 429 after too many failures.', registers })
   }
@@ -136,6 +136,7 @@ export class PrometheusMetrics implements Metrics {
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() }
+    const registry = this.process ? Registry.merge([this.process, this.registry]) : this.registry
+    return { contentType: this.registry.contentType, body: await registry.metrics() }
   }
 }

@@ -17,6 +17,8 @@ export interface LoggedEvent {
   event: string
   /** The record as written (as removed, for `removed`), or a custom event's data. */
   record: unknown
+  /** The W3C `traceparent` of the writer's span (tracing on): instances publishing the event link to it. */
+  trace?: string
 }
 
 export type WriteEvent = 'created' | 'updated' | 'patched' | 'removed'
@@ -38,6 +40,8 @@ export interface EventLogOptions {
   shards?: number
   /** Where the feed's state and the time of the newest applied event are reported, per table. */
   metrics?: Metrics
+  /** The active span's `traceparent` when tracing is on, logged with each event (the Tracer port's). */
+  traceparent?: () => string | undefined
 }
 
 const PRUNE_EVERY_MS = 60_000
@@ -216,17 +220,24 @@ export class EventLog {
   recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent): RDatum<WriteResult<T>> {
     const r = this.r
     const field = event === 'removed' ? 'old_val' : 'new_val'
+    const trace = this.trace()
     return write.do((result: Term) => r.do(
       result('changes').default([])
         .filter((change: Term) => change.hasFields('error').not().and(change(field).default(null).ne(null)))
-        .map((change: Term) => ({ ts: serverMs(r), table, event, record: change(field) })),
+        .map((change: Term) => ({ ts: serverMs(r), table, event, record: change(field), ...trace })),
       (entries: Term) => r.branch(entries.isEmpty(), result, this.append(entries).do(() => result))
     )) as RDatum<WriteResult<T>>
   }
 
   /** Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. */
   async publish(table: string, event: string, record: unknown): Promise<void> {
-    await this.append(this.r.expr([{ ts: serverMs(this.r), table, event, record }])).run()
+    await this.append(this.r.expr([{ ts: serverMs(this.r), table, event, record, ...this.trace() }])).run()
+  }
+
+  /** The writer's trace context, as a field of the logged events (none when tracing is off). */
+  private trace(): { trace?: string } {
+    const trace = this.options.traceparent?.()
+    return trace === undefined ? {} : { trace }
   }
 
   /** Receives the events of one table; the first subscriber starts following the log. */

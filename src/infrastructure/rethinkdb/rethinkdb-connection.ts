@@ -1,3 +1,4 @@
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls'
 import type { R, RServerConnectionOptions } from 'rethinkdb-ts'
 import { BadRequest, Unavailable } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
@@ -201,11 +202,12 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
   }
 }
 
-/** A refusal waiting cannot cure: the login (user, password) or the server's certificate. */
+/** A refusal waiting cannot cure: the login (user, password) or the TLS handshake (with Node's code). */
 interface Refusal {
   kind: 'login' | 'tls'
   /** The driver's or TLS layer's own words. */
   reason: string
+  code?: string
 }
 
 /** Why no server could be reached: every server's reason, and the first refusal among them, if any. */
@@ -227,13 +229,37 @@ async function whyUnreachable(r: R, servers: RServerConnectionOptions[], credent
       const connection = await r.connect({ server, ...credentials, timeout: 2, silent: true })
       await connection.close().catch(() => undefined)
       return undefined
-    } catch (error) {
+    } catch (driverError) {
+      const error = refusalOf(driverError, '') === undefined && server.tls ? await tlsAlert(server) ?? driverError : driverError
       const reason = oneLine(driverMessage(error))
       reasons.push(`${describeServers([server as RethinkDbServer])}: ${reason}`)
       refusal ??= refusalOf(error, reason)
     }
   }
   return { reason: reasons.join('; '), ...(refusal ? { refusal } : {}) }
+}
+
+/** The first bytes a RethinkDB client sends (the V1_0 protocol's magic number, little-endian). */
+const V1_0 = Buffer.from([0xc3, 0xbd, 0xc2, 0x34])
+
+/**
+ * In TLS 1.3 a server that wants a client certificate says so only after the handshake, and the
+ * driver then reports a bare "The connection was closed". One plain TLS connection that sends
+ * RethinkDB's first bytes hears the server's alert: the error, or undefined when none comes.
+ */
+function tlsAlert(server: RServerConnectionOptions): Promise<Error | undefined> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ ...(server as ConnectionOptions), timeout: 2_000 })
+    const done = (error?: Error) => {
+      socket.destroy()
+      resolve(error)
+    }
+    socket.once('secureConnect', () => socket.write(V1_0))
+    socket.once('error', done)
+    socket.once('data', () => done())
+    socket.once('close', () => done())
+    socket.once('timeout', () => done())
+  })
 }
 
 /**
@@ -246,15 +272,25 @@ const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME_MISMATCH|^
 function refusalOf(error: unknown, reason: string): Refusal | undefined {
   const { isRethinkDBError, RethinkDBErrorType } = rethinkdbDriver()
   if (isRethinkDBError(error) && error.type === RethinkDBErrorType.AUTH) return { kind: 'login', reason }
-  const code = (error as { code?: unknown } | undefined)?.code
-  if (typeof code === 'string' && TLS_FAILURE.test(code)) return { kind: 'tls', reason: `${reason} (${code})` }
-  return undefined
+  const { code, reason: openSsl } = (error ?? {}) as { code?: unknown; reason?: unknown }
+  if (typeof code !== 'string' || !TLS_FAILURE.test(code)) return undefined
+  // OpenSSL's errors carry a short `reason` ("wrong version number") beside a message full of internals.
+  return { kind: 'tls', reason: typeof openSsl === 'string' ? openSsl : reason, code }
 }
 
-function refusalMessage({ kind, reason }: Refusal, where: string, user = 'admin', redactedUrl: string): string {
-  return kind === 'login'
-    ? `RethinkDB at ${where} refused the login of user '${user}': ${reason} (check the user and password of RETHINKDB_URL ${redactedUrl}, or RETHINKDB_PASSWORD_FILE)`
-    : `RethinkDB at ${where} failed the TLS check: ${reason} (RETHINKDB_TLS_CA must be the CA that signed the server's certificate, and the certificate must name the host, or RETHINKDB_TLS_SERVERNAME)`
+function refusalMessage({ kind, reason, code = '' }: Refusal, where: string, user = 'admin', redactedUrl: string): string {
+  if (kind === 'login') {
+    return `RethinkDB at ${where} refused the login of user '${user}': ${reason} (check the user and password of RETHINKDB_URL ${redactedUrl}, or RETHINKDB_PASSWORD_FILE)`
+  }
+  return `RethinkDB at ${where} failed the TLS check: ${reason} (${code}); ${tlsHint(code)}`
+}
+
+/** What to change for each kind of TLS failure. */
+function tlsHint(code: string): string {
+  if (/ALTNAME|HOSTNAME/.test(code)) return 'the server\'s certificate does not name the host of RETHINKDB_URL: set RETHINKDB_TLS_SERVERNAME to a name it carries'
+  if (/CERTIFICATE_REQUIRED|ALERT_(BAD|UNKNOWN)_CERTIFICATE|ALERT_CERTIFICATE/.test(code)) return 'the server wants a client certificate it trusts: set RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY'
+  if (code.startsWith('ERR_SSL_')) return 'does the server serve TLS on its driver port (--driver-tls-key, --driver-tls-cert)?'
+  return 'RETHINKDB_TLS_CA must be the CA that signed the server\'s certificate'
 }
 
 function oneLine(text: string): string {

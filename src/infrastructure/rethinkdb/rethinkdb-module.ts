@@ -8,6 +8,7 @@ import { ConnectionSessions } from '../../domain/realtime/connection-sessions.js
 import { EventHistory } from '../../domain/realtime/event-history.js'
 import { historyRetentionMs, RecoverySettings } from '../../domain/realtime/recovery-settings.js'
 import { StoreFactory } from '../../domain/store/store-factory.js'
+import { Tracer } from '../../domain/tracing.js'
 import { UniqueKeys } from '../../domain/unique-keys.js'
 import { Config } from '../config/config.js'
 import type { StoreModule } from '../config/store-module.js'
@@ -34,7 +35,7 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
   const settings = readRethinkDbSettings(env)
   return new ContainerModule(({ bind }) => {
     bind<RethinkDbSettings>(RethinkDbSettings).toConstantValue(settings)
-    bind(RethinkDbStoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger, metrics: Metrics) => new RethinkDbStoreFactory(options.url, {
+    bind(RethinkDbStoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger, metrics: Metrics, tracer: Tracer) => new RethinkDbStoreFactory(options.url, {
       logger,
       metrics,
       timeoutMs: options.timeoutMs,
@@ -42,8 +43,9 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
       ...(options.password !== undefined ? { password: options.password } : {}),
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
-      ...(options.shards !== undefined ? { shards: options.shards } : {})
-    }), [RethinkDbSettings, Logger, Metrics]).inSingletonScope()
+      ...(options.shards !== undefined ? { shards: options.shards } : {}),
+      ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
+    }), [RethinkDbSettings, Logger, Metrics, Tracer]).inSingletonScope()
     bind<StoreFactory>(StoreFactory).toResolvedValue((factory: RethinkDbStoreFactory) => factory, [RethinkDbStoreFactory]).inSingletonScope()
     bind<EventHistory>(EventHistory).toResolvedValue((factory: RethinkDbStoreFactory, clock: Clock, { windowMs }: RecoverySettings) => {
       const log = factory.eventLog()

@@ -29,6 +29,8 @@ export interface RethinkDbStoreFactoryOptions {
   tls?: RethinkDbTls
   /** Where the feeds' states and the event-log lag are reported. */
   metrics?: Metrics
+  /** The active span's `traceparent` (tracing on): logged with each event, so other instances link to the write. */
+  traceparent?: () => string | undefined
 }
 
 /**
@@ -98,6 +100,7 @@ export class RethinkDbStoreFactory implements StoreFactory {
       r: rethinkdbDriver().r, db: this.db, logger: this.logger,
       ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
       ...(this.options.eventRetentionMs !== undefined ? { retentionMs: this.options.eventRetentionMs } : {}),
+      ...(this.options.traceparent ? { traceparent: this.options.traceparent } : {}),
       ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
       ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
     }))

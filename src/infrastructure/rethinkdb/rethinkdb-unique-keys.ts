@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { R } from 'rethinkdb-ts'
 import { GeneralError } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
+import type { Id } from '../../domain/service/service.js'
 import type { UniqueKeys } from '../../domain/unique-keys.js'
 import { rethinkdbDriver } from './rethinkdb-driver.js'
 import { toStoreError } from './rethinkdb-errors.js'
@@ -20,6 +21,8 @@ interface KeyRow {
   id: string
   scope: string
   key: string
+  /** The id of the record holding the key; absent on rows claimed before holders were recorded. */
+  holder?: Id
 }
 
 /**
@@ -28,7 +31,8 @@ interface KeyRow {
  * connection — of any number of simultaneous inserts of one key exactly one succeeds, the others get
  * "duplicate primary key". A secondary index could not do this: RethinkDB does not enforce
  * uniqueness on secondary indexes. The key is hashed because primary keys are limited to 127
- * characters (an email alone may have 254); scope and value are kept in the row for people.
+ * characters (an email alone may have 254); scope and value are kept in the row for people. The
+ * row also names its holder's id: finding a user by email is then two reads by primary key.
  *
  * The table is created on first use (a claim waits for it).
  */
@@ -60,6 +64,25 @@ export class RethinkDbUniqueKeys implements UniqueKeys {
       await this.table().get(keyId(scope, key)).delete().run()
     } catch (error) {
       throw toStoreError(error, this.logger, `release ${scope}`)
+    }
+  }
+
+  async assign(scope: string, key: string, holder: Id): Promise<void> {
+    await this.setup()
+    try {
+      await this.table().get(keyId(scope, key)).update({ holder }).run()
+    } catch (error) {
+      throw toStoreError(error, this.logger, `assign ${scope}`)
+    }
+  }
+
+  async holder(scope: string, key: string): Promise<Id | undefined> {
+    await this.setup()
+    try {
+      const row = await this.table().get(keyId(scope, key)).run()
+      return row?.holder ?? undefined
+    } catch (error) {
+      throw toStoreError(error, this.logger, `look up ${scope}`)
     }
   }
 

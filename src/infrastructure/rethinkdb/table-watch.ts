@@ -54,9 +54,9 @@ export class TableWatch {
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener)
     if (!this.unsubscribe) {
-      this.unsubscribe = this.options.events.subscribe(this.options.tableName, ({ event, record }) => {
+      this.unsubscribe = this.options.events.subscribe(this.options.tableName, ({ event, record, trace }) => {
         this.direct?.logged(event, record)
-        this.emit({ event, record: record as Data })
+        this.emit({ event, record: record as Data, ...(trace === undefined ? {} : { trace }) })
       })
       this.tableFeed?.start()
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import { createRequire } from 'node:module'
+import { createServer, type RequestListener } from 'node:http'
 import { resolve } from 'node:path'
 import { openApiDocument, type App, type Gateway } from '../../application/transport/index.js'
 import { NotFound } from '../../domain/errors/errors.js'
@@ -9,6 +10,7 @@ import { healthReport } from '../http/health.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
 import { serve } from '../http/http-server.js'
 import { markRoute, metricsAnswer, observeRequests, ownRoutes } from '../http/metrics.js'
+import { tracedRequests } from '../http/traced-requests.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { restCall, restRoute } from '../http/rest-call.js'
 import { apiDocsRoutes } from './api-docs.js'
@@ -60,7 +62,9 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
     frameworkErrors: (_error, request, reply) => {
       Promise.resolve().then(() => notFound(request, reply)).catch((thrown: unknown) => fail(thrown, request, reply))
     },
-    return503OnClosing: false
+    return503OnClosing: false,
+    // Traced, each request is a server span around fastify's own handling (src/interfaces/http/traced-requests.ts).
+    ...(app.tracer.enabled ? { serverFactory: (handler: RequestListener) => createServer(tracedRequests(app, handler)) } : {})
   })
   const fail = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { status, headers, body } = errorResponse(toFeathersError(thrown, logger, `${request.method} ${pathOf(request.url)}`))

@@ -28,7 +28,8 @@ export const OTHER_ROUTE = 'other'
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 const TARGET = Symbol('plumage.route')
-type Marked = ServerResponse & { [TARGET]?: Target }
+const START = Symbol('plumage.start')
+type Marked = ServerResponse & { [TARGET]?: Target; [START]?: number }
 
 /** A service answers this response: its route template labels the request (set by the engines' service handlers). */
 export function markRoute(res: ServerResponse, target: Target): void {
@@ -60,12 +61,15 @@ export function observeRequests(server: Server, metrics: Metrics, routes: readon
     const path = mark < 0 ? url : url.slice(0, mark)
     return fixed.has(path) ? path : OTHER_ROUTE
   }
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-    const start = performance.now()
-    res.once('finish', () => {
-      const method = METHODS.has(req.method!) ? req.method! : '_OTHER'
-      metrics.httpRequest(method, routeOf(req, res), res.statusCode, (performance.now() - start) / 1000)
-    })
+  // One listener function for every response (the start time rides on it): no closure per request.
+  function finished(this: Marked): void {
+    const req = this.req
+    const method = METHODS.has(req.method!) ? req.method! : '_OTHER'
+    metrics.httpRequest(method, routeOf(req, this), this.statusCode, (performance.now() - this[START]!) / 1000)
+  }
+  server.prependListener('request', (_req: IncomingMessage, res: Marked) => {
+    res[START] = performance.now()
+    res.on('finish', finished)
   })
 }
 

@@ -10,6 +10,7 @@ import { silentLogger } from '../../domain/logger.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
 import { serve } from '../http/http-server.js'
 import { observeRequests, ownRoutes } from '../http/metrics.js'
+import { tracedRequests } from '../http/traced-requests.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { apiDocs } from './api-docs.js'
 import { errorHandler } from './error-response.js'
@@ -77,7 +78,7 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
 
 /** The express engine (src/interfaces/http/http-engine.ts): the app above on a node:http server. */
 export function expressEngine(app: App, options: RestAppOptions = {}): HttpEngine {
-  const server = createServer(createRestApp(app, options))
+  const server = createServer(tracedRequests(app, createRestApp(app, options)))
   if (options.metrics) observeRequests(server, options.metrics.port, ownRoutes(options))
   return { server, listen: (port, host) => serve(server, port, host) }
 }

@@ -198,15 +198,16 @@ logoutButton.addEventListener('click', () => {
 messages.on('created', (message) => render(message as Message))
 
 /*
- * Connection loss. socket.io reconnects by itself after a network failure, but not after the
- * server's own disconnect, which a restart or a shutdown sends: then the page reconnects, with a
- * growing delay while the server is away. Back online, a signed-in page logs in again with the
- * stored token and reloads the newest messages (what it missed); a login the server no longer
- * accepts (the user is gone, the session was revoked) sends it back to the form, saying why.
+ * Connection loss. socket.io reconnects by itself after a network failure or a server shutdown,
+ * but not after a server-side disconnect: then the page reconnects, with a growing delay while the
+ * server is away. A reconnection the server resumed (within SOCKET_RECOVERY_WINDOW) brings every
+ * message missed meanwhile, still logged in: nothing to do. Otherwise the client says `events-lost`:
+ * a signed-in page logs in again with the stored token and reloads the newest messages (what it
+ * missed); a login the server no longer accepts (the user is gone, the session was revoked) sends
+ * it back to the form, saying why.
  */
 let reconnects = 0
 let reconnectTimer: ReturnType<typeof setTimeout> | undefined
-let connectedBefore = false
 
 function reconnectLater(): void {
   clearTimeout(reconnectTimer)
@@ -230,8 +231,9 @@ async function resume(): Promise<void> {
 socket.on('connect', () => {
   element('offline').hidden = true
   reconnects = 0
-  if (connectedBefore && signedIn) void resume()
-  connectedBefore = true
+})
+client.on('events-lost', () => {
+  if (signedIn) void resume()
 })
 socket.on('disconnect', (reason) => {
   element('offline').hidden = false

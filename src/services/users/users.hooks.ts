@@ -21,7 +21,8 @@ export interface UsersHooksOptions {
 
 /**
  * The users service's hooks. Order matters: log in, validate, check ownership, claim the email,
- * then hash (a refused or losing signup costs no bcrypt round).
+ * then hash (a refused or losing signup costs no bcrypt round). Emails are stored as typed; a find
+ * by email (the login's lookup) ignores case through the claimed key.
  */
 export function usersHooks({ uniqueKeys, authentication }: UsersHooksOptions): HookMap {
   const login = authentication ? [authenticate('jwt')] : []
@@ -33,12 +34,12 @@ export function usersHooks({ uniqueKeys, authentication }: UsersHooksOptions): H
   return {
     before: {
       all: [forbidQueryOn('password')],
-      find: [...login, validate], get: [...login, validate], remove: [...login, ...itself, validate],
+      find: [...login, validate, email.lookup], get: [...login, validate], remove: [...login, ...itself, validate],
       create: [validate, email.before, ...hash],
       update: [...login, ...itself, validate, email.before, ...hash],
       patch: [...login, ...itself, validate, email.before, ...hash]
     },
-    after: { all: [protect('password')], update: [email.after], patch: [email.after], remove: [email.after] },
+    after: { all: [protect('password')], create: [email.after], update: [email.after], patch: [email.after], remove: [email.after] },
     error: { all: [email.error] }
   }
 }

@@ -9,7 +9,8 @@ import type { ServiceSchemas } from '../../domain/schema/json-schema.js'
 
 /** Memory ids are integers, RethinkDB ids UUID strings; a REST `?userId=3` is coerced to 3. */
 const id = { type: ['integer', 'string'] } as const
-const email = { type: 'string', format: 'email', maxLength: 254, transform: ['trim', 'toLowerCase'] } as const
+/** Kept as typed (trimmed): unique and found case-insensitively through its claimed key (users.hooks.ts). */
+const email = { type: 'string', format: 'email', maxLength: 254, transform: ['trim'] } as const
 const password = { type: 'string', minLength: 8, maxLength: 128 } as const
 /** Optional display name. Nothing else may be set on a user: a `role` or `isAdmin` from a signup is refused. */
 const name = { type: 'string', minLength: 1, maxLength: 100, transform: ['trim'] } as const
@@ -26,7 +27,7 @@ export const userSchema = {
 const userData = {
   $id: 'UserData',
   type: 'object',
-  description: 'Signing up: the email is stored trimmed and lower-cased and is unique, case-insensitively.',
+  description: 'Signing up: the email is stored as typed (trimmed) and is unique, case-insensitively.',
   properties: { email, password, name },
   required: ['email', 'password'],
   additionalProperties: false

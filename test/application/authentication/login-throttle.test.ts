@@ -8,16 +8,24 @@ import { failure, sessionsApp } from '../../support/sessions-app.js'
 
 const from = (address: string): Params => ({ provider: 'rest', address })
 
+/** Resolves once `condition` holds, looking after each turn of the event loop. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve))
+}
+
 /** Each check takes a turn of the event loop (so many overlap), counts how many ran at once, and can fail as a database would. */
 class SlowHasher extends FakePasswordHasher {
   running = 0
   most = 0
   failing = false
+  /** When set, checks wait for it. */
+  gate?: Promise<void>
 
   override async verify(plain: string, hash: string): Promise<boolean> {
     this.most = Math.max(this.most, ++this.running)
     try {
       await new Promise((resolve) => setImmediate(resolve))
+      await this.gate
       if (this.failing) throw new Unavailable('The database is unavailable, try again later')
       return await super.verify(plain, hash)
     } finally {
@@ -90,7 +98,7 @@ describe('login throttling', () => {
     expect(await answers('real@x.io', '10.0.0.5')).toEqual(await answers('ghost@x.io', '10.0.0.6'))
   })
 
-  it('counts the email case-insensitively (as signup stores it)', async () => {
+  it('counts the email case-insensitively (as uniqueness compares it)', async () => {
     const { signUp, login } = await sessionsApp()
     await signUp('a@x.io')
     for (const email of ['A@x.io', ' a@X.IO', 'a@x.io']) await failure(login(email, 'wrong-pass'))
@@ -107,6 +115,36 @@ describe('login throttling', () => {
     expect(codes.filter((code) => code === 401)).toHaveLength(hasher.verified.length)
     expect(codes.filter((code) => code === 429)).toHaveLength(200 - hasher.verified.length)
     expect(await attempts.get('account:a@x.io')).toMatchObject({ count: hasher.verified.length })
+  })
+
+  it('reads the count again when a failure was counted while it was reading (a stale count takes no slot)', async () => {
+    const hasher = new SlowHasher()
+    const attempts = new InMemoryLoginAttempts()
+    const { signUp, login } = await sessionsApp({ hasher, attempts, maxFailures: 2 })
+    await signUp('a@x.io')
+    let check!: () => void
+    hasher.gate = new Promise<void>((resolve) => { check = resolve })
+    const guesses = [failure(login('a@x.io', 'wrong-pass', from('10.2.0.1'))), failure(login('a@x.io', 'wrong-pass', from('10.2.0.2')))]
+    await until(() => hasher.running === 2)
+    // A third attempt reads the count now, before those two failures are counted, and gets the answer after.
+    let answer!: () => void
+    const answered = new Promise<void>((resolve) => { answer = resolve })
+    const get = attempts.get.bind(attempts)
+    let reading = 0
+    attempts.get = async (key) => {
+      const record = await get(key)
+      reading++
+      await answered
+      return record
+    }
+    const late = failure(login('a@x.io', 'wrong-pass', from('10.2.0.3')))
+    await until(() => reading === 2)
+    attempts.get = get
+    check()
+    expect((await Promise.all(guesses)).map((error) => error.code)).toEqual([401, 401])
+    answer()
+    expect(await late).toMatchObject({ code: 429 })
+    expect(hasher.verified).toHaveLength(2)
   })
 
   it('lets 200 simultaneous correct logins of one account all succeed, at most 10 checked at once', async () => {

@@ -40,6 +40,7 @@ describe('loadConfig defaults', () => {
       bodyLimit: '100kb',
       socketMaxMessageSize: 1_000_000,
       socketMaxConcurrentCalls: 100,
+      socketRecoveryWindowMs: 120_000,
       apiDocs: true,
       metrics: true
     })
@@ -82,7 +83,8 @@ const variables: [name: string, valid: string, expected: Partial<Config>, invali
   ['SOCKET_MAX_CONCURRENT_CALLS', '5', { socketMaxConcurrentCalls: 5 }, '0', /^SOCKET_MAX_CONCURRENT_CALLS must be an integer from 1 to 100000 \(got '0'\)$/],
   ['METRICS', 'false', { metrics: false }, 'sometimes', /^METRICS must be true or false \(got 'sometimes'\)$/],
   // The refused token is not echoed: it is a secret, however mistyped.
-  ['METRICS_TOKEN', 'c2VjcmV0LXRva2Vu==', { metricsToken: 'c2VjcmV0LXRva2Vu==' }, 'two words', /^METRICS_TOKEN must be a bearer token: [^']*\(its value is not shown\)$/]
+  ['METRICS_TOKEN', 'c2VjcmV0LXRva2Vu==', { metricsToken: 'c2VjcmV0LXRva2Vu==' }, 'two words', /^METRICS_TOKEN must be a bearer token: [^']*\(its value is not shown\)$/],
+  ['SOCKET_RECOVERY_WINDOW', '0', { socketRecoveryWindowMs: 0 }, '2m', /^SOCKET_RECOVERY_WINDOW must be an integer from 0 to 86400 \(got '2m'\)$/]
 ]
 
 describe.each(variables)('%s', (name, valid, expected, invalid, message) => {

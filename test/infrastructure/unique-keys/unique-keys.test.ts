@@ -31,6 +31,22 @@ function uniqueKeysContract(name: string, make: () => UniqueKeys | undefined) {
       expect(await keys.claim('users.email', 'a@x.io')).toBe(true)
     })
 
+    it('remembers the id holding a claimed key until it is released', async () => {
+      const keys = make()!
+      // Not claimed: nothing to assign.
+      await keys.assign('users.email', 'held@x.io', 7)
+      expect(await keys.holder('users.email', 'held@x.io')).toBeUndefined()
+      expect(await keys.claim('users.email', 'held@x.io')).toBe(true)
+      expect(await keys.holder('users.email', 'held@x.io')).toBeUndefined()
+      await keys.assign('users.email', 'held@x.io', 7)
+      expect(await keys.holder('users.email', 'held@x.io')).toBe(7)
+      await keys.assign('users.email', 'held@x.io', 'a-uuid')
+      expect(await keys.holder('users.email', 'held@x.io')).toBe('a-uuid')
+      expect(await keys.holder('teams.email', 'held@x.io')).toBeUndefined()
+      await keys.release('users.email', 'held@x.io')
+      expect(await keys.holder('users.email', 'held@x.io')).toBeUndefined()
+    })
+
     it('takes values longer than a RethinkDB primary key (a 254-character email)', async () => {
       const keys = make()!
       const long = `${'l'.repeat(245)}@long.io`
@@ -88,11 +104,42 @@ withRethinkDb('the reference app on RethinkDB', () => {
     expect(created).toHaveLength(1)
     expect(refused).toHaveLength(99)
     for (const { reason } of refused) expect(reason).toMatchObject({ name: 'Conflict', code: 409, message: 'email already registered' })
-    expect(await users.count({ op: 'eq', field: 'email', value: 'race@example.com' })).toBe(1)
+    expect(await users.count({ op: 'and', filters: [] })).toBe(1)
     // Removing the account frees the email for a new signup.
     const [record] = await users.find({ filter: { op: 'and', filters: [] }, sort: [], skip: 0 })
     await app.service('users').remove(record!.id as string)
     await expect(app.service('users').create({ email: 'race@example.com', password: 'password-again' }, { provider: 'rest' })).resolves.toMatchObject({ email: 'race@example.com' })
+    await app.teardown()
+  }, 60_000)
+
+  it('keeps emails as typed, logs in by them in any case, and still finds a record stored lower-cased by an earlier version', async () => {
+    const table = (name: string) => new RethinkDbStore({ r: server!.r, db: server!.db, table: `case_${name}`, watch: false })
+    const users = table('users')
+    await users.init()
+    const stores: StoreFactory = {
+      create: <T extends Data>(name: string) => (name === 'users' ? users : table(name)) as unknown as Store<T>,
+      close: async () => {},
+      health: async () => ({ ready: true, checks: {}, problems: [] })
+    }
+    const uniqueKeys = new RethinkDbUniqueKeys({ r: server!.r, db: server!.db, table: 'case_unique_keys' })
+    const app = createReferenceApp({
+      stores,
+      validator: new AjvSchemaValidator(),
+      uniqueKeys,
+      authentication: { hasher: new FakePasswordHasher(), tokens: new JsonWebTokenService({ secret: 'unique-keys-test-secret' }) }
+    })
+    await app.setup()
+    const login = (email: string, password: string) => app.service('authentication').create({ strategy: 'local', email, password }, { provider: 'rest' })
+    // What an earlier version left: the record lower-cased, its key claimed without a holder.
+    await users.create([{ email: 'old@example.com', password: 'fake$old-password' }], {})
+    await uniqueKeys.claim('users.email', 'old@example.com')
+    await expect(login('Old@Example.COM', 'old-password')).resolves.toMatchObject({ user: { email: 'old@example.com' } })
+    await expect(app.service('users').create({ email: 'OLD@example.com', password: 'password-x' }, { provider: 'rest' })).rejects.toMatchObject({ code: 409 })
+    const created = await app.service('users').create({ email: 'Ann.Lee@Example.com', password: 'ann-password' }, { provider: 'rest' }) as { id: string; email: string }
+    expect(created).toMatchObject({ email: 'Ann.Lee@Example.com' })
+    expect(await uniqueKeys.holder('users.email', 'ann.lee@example.com')).toBe(created.id)
+    await expect(login('ann.lee@example.com', 'ann-password')).resolves.toMatchObject({ user: { id: created.id, email: 'Ann.Lee@Example.com' } })
+    await expect(login('ann.lee@example.com', 'wrong-password')).rejects.toMatchObject({ code: 401 })
     await app.teardown()
   }, 60_000)
 })

@@ -8,6 +8,9 @@ type Listener = (...args: unknown[]) => void
 
 /** The part of a socket.io-client `Socket` this transport uses (the user passes the socket in). */
 export interface SocketLike {
+  /** socket.io-client: whether the socket is connected now, and whether its last connection resumed the one before. */
+  connected?: boolean
+  recovered?: boolean
   emit(event: string, ...args: unknown[]): unknown
   on(event: string, listener: Listener): unknown
   off(event: string, listener: Listener): unknown
@@ -23,7 +26,9 @@ export interface SocketioOptions {
  * service events are the wire events `"<path> <event>"`. The socket's `connect`/`disconnect` are
  * re-emitted as client app events so plugins (the authentication client) can log in again after a
  * reconnect (not when the user closed the socket); calls made while disconnected are buffered by
- * socket.io and sent on reconnect.
+ * socket.io and sent on reconnect. A reconnection the server did not resume (socket.io connection
+ * state recovery: beyond the window, a session revoked meanwhile, recovery off) emits `events-lost`:
+ * service events published meanwhile never arrived, so whatever the app shows must be fetched again.
  */
 export class SocketioTransport implements Transport {
   readonly name = 'socketio'
@@ -60,7 +65,12 @@ export function socketio(socket: SocketLike, options: SocketioOptions = {}): (cl
   if (!socket || typeof socket.emit !== 'function') throw new Error('socketio(socket) needs a socket.io-client socket, e.g. io(url)')
   return (client) => {
     client.transport = new SocketioTransport(socket, options)
-    socket.on('connect', () => client.emit('connect'))
+    let connectedBefore = socket.connected === true
+    socket.on('connect', () => {
+      client.emit('connect')
+      if (connectedBefore && socket.recovered !== true) client.emit('events-lost')
+      connectedBefore = true
+    })
     // A socket the user closed does not come back, so nothing should wait to log in on it again.
     socket.on('disconnect', (reason) => {
       if (reason !== 'io client disconnect') client.emit('disconnect', reason)

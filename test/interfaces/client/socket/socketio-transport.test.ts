@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { EventEmitter } from 'node:events'
 import type { Socket } from 'socket.io-client'
 import { NotFound, Timeout } from '../../../../src/domain/errors/errors.js'
 import { createClient } from '../../../../src/interfaces/client/client-app.js'
@@ -65,5 +66,43 @@ describe('socketio client transport', () => {
     gate.current.open()
     expect(error).toBeInstanceOf(Timeout)
     expect((error as Error).message).toBe('Timeout of 50ms exceeded calling find on slow')
+  })
+})
+
+describe('socketio client transport: reconnections', () => {
+  /** What the transport reads of a socket.io-client socket, moved by hand. */
+  class FakeSocket extends EventEmitter {
+    connected = false
+    recovered = false
+    reconnect(recovered: boolean): void {
+      this.recovered = recovered
+      this.connected = true
+      this.emit('connect')
+    }
+  }
+
+  function configured(socket: FakeSocket) {
+    const app = createClient().configure(socketio(socket))
+    const seen: string[] = []
+    app.on('connect', () => seen.push('connect'))
+    app.on('events-lost', () => seen.push('events-lost'))
+    return seen
+  }
+
+  it('says events-lost when a reconnection was not resumed, not on the first connection nor a resumed one', () => {
+    const socket = new FakeSocket()
+    const seen = configured(socket)
+    socket.reconnect(false)
+    socket.reconnect(true)
+    socket.reconnect(false)
+    expect(seen).toEqual(['connect', 'connect', 'connect', 'events-lost'])
+  })
+
+  it('counts a socket that was already connected when configured as connected before', () => {
+    const socket = new FakeSocket()
+    socket.connected = true
+    const seen = configured(socket)
+    socket.reconnect(false)
+    expect(seen).toEqual(['connect', 'events-lost'])
   })
 })
