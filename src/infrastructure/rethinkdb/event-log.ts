@@ -201,7 +201,7 @@ export class EventLog {
     await this.table().insert({ id: COUNTER, seq: newest, epoch: r.uuid() } as never, { conflict: 'error' }).run()
     const counter = await this.counter().run()
     if (!counter) throw new Error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing`)
-    this.logEpoch = counter.epoch.replace(/-/g, '').slice(0, 12)
+    this.logEpoch = shortEpoch(counter.epoch)
   }
 
   get isLive(): boolean {
@@ -301,6 +301,7 @@ export class EventLog {
       if (!counter) throw new Error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing`)
       this.sequence.startAfter(counter.seq)
       this.started = counter.seq
+      this.logEpoch = shortEpoch(counter.epoch)
     } else if (this.newestTs !== undefined && this.newestTs < await serverMs(this.r).sub(this.retentionMs).run()) {
       this.logger.warn('RethinkDB event log: this instance was cut off for longer than the retention; events older than it are lost', {
         retentionMs: this.retentionMs
@@ -354,6 +355,11 @@ export class EventLog {
       this.logger.debug('RethinkDB event log pruning failed; the next round tries again', { error: driverMessage(error) })
     }
   }
+}
+
+/** The epoch as offsets carry it: 48 random bits of the counter row's uuid tell one log from a remade one. */
+function shortEpoch(uuid: string): string {
+  return uuid.replace(/-/g, '').slice(0, 12)
 }
 
 // ReQL terms are untyped inside the query: rethinkdb-ts' generics cannot follow `do`/`branch`.
