@@ -5,7 +5,9 @@
  * hand-written unindexed query. Run: `RETHINKDB_URL=rethinkdb://127.0.0.1:28015 node bench/run.mjs rethinkdb`
  * (skips, exit 0, when no server answers); `BENCH_RECORDS=100000` sets the table size (default
  * 10,000), `BENCH_ROUNDS` the rounds per variant (default 5; each variant's median is reported).
- * Works in a throw-away database that it drops.
+ * A second table compares durable writes: bare single-record inserts against store creates that log
+ * their events (the event log's counter and log insert in the same query, group commit), with 1 and
+ * 16 writers in flight. Works in a throw-away database that it drops.
  */
 import { randomBytes } from 'node:crypto'
 import type { StoreQuery } from '../src/domain/query/ast.js'
@@ -127,9 +129,46 @@ try {
   }
   printTable(`RethinkDbStore vs hand-written rethinkdb-ts queries (${RECORDS.toLocaleString()} records, ${shown}, same run, median of ${ROUNDS} rounds)`, rows)
   writeResults(`rethinkdb-${RECORDS}`, rows)
+
+  // Durable writes: what exactly-once costs. Both tables start empty; every write is a new record.
+  const logged = new RethinkDbStore({ r, db, table: 'writes_logged' })
+  await logged.init()
+  await r.db(db).tableCreate('writes_bare').run()
+  const bare = r.db(db).table('writes_bare')
+  let serial = 0
+  const writeRows = []
+  for (const writers of [1, 16]) {
+    const variants = [
+      () => bare.insert({ n: serial++, text: 'a message of some length', at: Date.now() }).run(),
+      () => logged.create([{ n: serial++, text: 'a message of some length', at: Date.now() }], {})
+    ]
+    const samples: number[][] = variants.map(() => [])
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [index, write] of variants.entries()) samples[index]!.push(await concurrently(write, writers, 1.5))
+    }
+    const [bareRate, loggedRate] = samples.map(median) as [number, number]
+    writeRows.push({ writers, 'bare insert/s': bareRate, 'store create + event log/s': loggedRate, 'logged ÷ bare ratio': loggedRate / bareRate })
+  }
+  printTable(`Durable writes: bare inserts vs store creates with the event log (${shown}, median of ${ROUNDS} rounds)`, writeRows)
+  writeResults('rethinkdb-writes', writeRows)
+  await logged.close()
 } finally {
   await r.dbDrop(db).run().catch(() => undefined)
   await connection.close()
+}
+
+/** Writes per second with `writers` loops each awaiting one write at a time, for about `seconds`. */
+async function concurrently(write: () => Promise<unknown>, writers: number, seconds: number): Promise<number> {
+  const end = performance.now() + seconds * 1000
+  let writes = 0
+  const start = performance.now()
+  await Promise.all(Array.from({ length: writers }, async () => {
+    while (performance.now() < end) {
+      await write()
+      writes++
+    }
+  }))
+  return writes / ((performance.now() - start) / 1000)
 }
 
 function median(values: number[]): number {

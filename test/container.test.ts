@@ -25,6 +25,8 @@ import { InMemorySessionStore } from '../src/infrastructure/memory/in-memory-ses
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryStoreFactory } from '../src/infrastructure/memory/in-memory-store-factory.js'
 import { InMemoryUniqueKeys } from '../src/infrastructure/memory/in-memory-unique-keys.js'
+import { RethinkDbConnectionSessions } from '../src/infrastructure/rethinkdb/rethinkdb-connection-sessions.js'
+import { RethinkDbEventHistory } from '../src/infrastructure/rethinkdb/rethinkdb-event-history.js'
 import { RethinkDbLoginAttempts } from '../src/infrastructure/rethinkdb/rethinkdb-login-attempts.js'
 import { RethinkDbSessionStore } from '../src/infrastructure/rethinkdb/rethinkdb-session-store.js'
 import { RethinkDbSettings } from '../src/infrastructure/rethinkdb/rethinkdb-settings.js'
@@ -79,6 +81,9 @@ describe('composition root', () => {
     expect(container.get(UniqueKeys)).toBeInstanceOf(RethinkDbUniqueKeys)
     expect(container.get(SessionStore)).toBeInstanceOf(RethinkDbSessionStore)
     expect(container.get(LoginAttempts)).toBeInstanceOf(RethinkDbLoginAttempts)
+    // Connection recovery on any instance: the history over the event log, sessions beside it.
+    expect(container.get(EventHistory)).toBeInstanceOf(RethinkDbEventHistory)
+    expect(container.get(ConnectionSessions)).toBeInstanceOf(RethinkDbConnectionSessions)
     expect(container.get<App>(App).paths).toEqual(expect.arrayContaining(['messages', 'users', 'authentication']))
     await stores.close()
   })

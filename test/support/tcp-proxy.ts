@@ -6,11 +6,13 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
  * It lets a test restart a database as its clients see it, whatever runs the database.
  * `silence()` drops the connections on the clients' side only: the server hears nothing more on
  * them but is not told they are gone (a mobile network that vanished), until `close()`.
+ * `retarget(port)` sends new connections elsewhere (a load balancer moving a client to another instance).
  */
 export interface TcpProxy {
   port: number
   cut(): Promise<void>
   silence(): void
+  retarget(port: number): void
   restore(): Promise<void>
   close(): Promise<void>
 }
@@ -22,12 +24,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const silenced = new Set<Socket>()
   let server: Server | undefined
   let port = 0
+  let upstreamPort = targetPort
 
   // Idempotent both ways: restoring a listening proxy (or cutting a cut one) changes nothing.
   const listen = () => new Promise<void>((resolve, reject) => {
     if (server) return resolve()
     const listening = createServer((client) => {
-      const upstream = connect({ host: targetHost, port: targetPort })
+      const upstream = connect({ host: targetHost, port: upstreamPort })
       for (const socket of [client, upstream]) {
         sockets.add(socket)
         socket.on('close', () => sockets.delete(socket))
@@ -69,6 +72,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     get port() { return port },
     cut: stop,
     silence,
+    retarget: (next: number) => { upstreamPort = next },
     restore: listen,
     async close() {
       for (const upstream of silenced) upstream.destroy()

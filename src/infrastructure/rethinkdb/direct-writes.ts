@@ -137,7 +137,7 @@ function toChange(row: FeedRow<Data>): StoreChange<Data> | undefined {
 }
 
 /** JSON with object keys sorted, so equal records give equal strings whatever their key order. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (isRecord(value) && !(value instanceof Date)) {
     return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`

@@ -68,16 +68,7 @@ export class RethinkDbStoreFactory implements StoreFactory {
   create<T extends Data = Data>(name: string, options: StoreOptions = {}): Store<T> {
     const { r } = rethinkdbDriver()
     const watch = this.options.watch ?? true
-    if (watch && !this.events) {
-      this.events = new EventLog({
-        r, db: this.db, logger: this.logger,
-        ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
-        ...(this.options.eventRetentionMs !== undefined ? { retentionMs: this.options.eventRetentionMs } : {}),
-        ...(this.options.traceparent ? { traceparent: this.options.traceparent } : {}),
-        ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
-        ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
-      })
-    }
+    if (watch) this.eventLog()
     const store = new RethinkDbStore<T>({
       r,
       table: name,
@@ -97,6 +88,22 @@ export class RethinkDbStoreFactory implements StoreFactory {
     })
     this.stores.push(store)
     return store
+  }
+
+  /**
+   * The database's event log, shared by the stores (made on first use); undefined without `watch`.
+   * The event history of connection recovery reads its order from it.
+   */
+  eventLog(): EventLog | undefined {
+    if (!(this.options.watch ?? true)) return undefined
+    return (this.events ??= new EventLog({
+      r: rethinkdbDriver().r, db: this.db, logger: this.logger,
+      ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
+      ...(this.options.eventRetentionMs !== undefined ? { retentionMs: this.options.eventRetentionMs } : {}),
+      ...(this.options.traceparent ? { traceparent: this.options.traceparent } : {}),
+      ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
+      ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
+    }))
   }
 
   /**

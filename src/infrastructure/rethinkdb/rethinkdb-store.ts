@@ -9,7 +9,8 @@ import { shapesFromSchema, type FieldShapes } from './field-shapes.js'
 import { isRecord } from '../../domain/objects.js'
 import { QueryPlanner } from './query-plan.js'
 import { ReqlCompiler } from './reql-compiler.js'
-import { candidateKeys, customBase, inInputOrder, insertError, isStorableKey, withoutKey } from './record-keys.js'
+import { GroupCommit } from './group-commit.js'
+import { candidateKeys, customBase, insertError, isStorableKey, splitInsert, withoutKey, type InsertOutcome } from './record-keys.js'
 import { driverMessage, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable, type IndexSpec } from './rethinkdb-tables.js'
 import type { RethinkDbStoreOptions } from './rethinkdb-store-options.js'
@@ -40,6 +41,8 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   private readonly shapes: FieldShapes
   private readonly compiler: ReqlCompiler
   private readonly planner: QueryPlanner
+  /** Creates that arrive while one is being written go out together as the next insert. */
+  private readonly creates: GroupCommit<Data, InsertOutcome>
   private tableTerm?: RTable<Data>
 
   constructor(private readonly options: RethinkDbStoreOptions) {
@@ -53,6 +56,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     this.planner = new QueryPlanner(this.r, () => this.table(), this.compiler, this.shapes, this.id, this.indexes)
     this.logger = options.logger ?? silentLogger
     if (options.connected) this.connected = options.connected
+    this.creates = new GroupCommit({ run: (calls) => this.insert(calls) })
     if (options.watch ?? true) {
       this.events = options.events ?? EventLog.of(this.r, this.database(), this.logger)
       const watcher = new TableWatch({
@@ -164,15 +168,18 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     return record ? this.rows([record], query.select)[0]! : null
   }
 
+  /**
+   * Inserts the records as one operation for the caller (all or nothing). Concurrent creates share
+   * one insert (group commit, see GroupCommit): with the event log, one counter update and one log
+   * insert for all of them.
+   */
   async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
     if (records.length === 0) return []
     // The memory adapter treats a null id as missing; RethinkDB would reject it.
     const prepared = records.map((record) => (record[this.id] == null ? withoutKey(record, this.id) : record))
-    const result = await this.write('create', this.table().insert(prepared, { returnChanges: true }), 'created')
-    // Rejected documents come back in `changes` with an `error`: never count (or undo) those.
-    const created = (result.changes ?? []).flatMap((change) => (change.new_val && !change.error && change.old_val == null ? [change.new_val] : []))
-    if (result.errors > 0) await this.failInsert(result, created)
-    return this.rows(inInputOrder(prepared, created, result.generated_keys ?? [], this.id), query.select)
+    const outcome = await this.run('create', () => this.creates.submit(prepared))
+    if (outcome.error !== undefined) await this.failInsert(outcome.created, outcome.error)
+    return this.rows(outcome.created, query.select)
   }
 
   async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
@@ -251,7 +258,14 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     return body
   }
 
-  private async failInsert(result: WriteResult<Data>, created: Data[]): Promise<never> {
+  /** One insert of several callers' records, and each caller's outcome. */
+  private async insert(calls: Data[][]): Promise<InsertOutcome[]> {
+    const records = calls.length === 1 ? calls[0]! : calls.flat()
+    const result = await this.write('create', this.table().insert(records, { returnChanges: true }), 'created')
+    return splitInsert(calls, result, this.id)
+  }
+
+  private async failInsert(created: Data[], message: string): Promise<never> {
     // One insert is one operation for the caller: undo the records that did go in.
     if (created.length > 0) {
       const keys = created.map((record) => record[this.id])
@@ -260,7 +274,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
       await this.write('undo insert', undo, 'removed').catch((error: unknown) =>
         this.logger.error('RethinkDB could not undo a failed insert', { error: driverMessage(error), keys }))
     }
-    throw insertError(result.first_error ?? 'Insert failed', this.id)
+    throw insertError(message, this.id)
   }
 
   private assertWritten(result: WriteResult<Data>, operation: string): void {

@@ -28,11 +28,25 @@ describe('the event log and trace context', () => {
     const watch = new TableWatch({ tableName: 'messages', idField: 'id', events, logger: silentLogger })
     const changes: StoreChange[] = []
     watch.subscribe((change) => changes.push(change))
-    deliver({ id: 'e1', ts: 1, table: 'messages', event: 'created', record: { id: 'm1' }, trace: TRACEPARENT })
-    deliver({ id: 'e2', ts: 2, table: 'messages', event: 'removed', record: { id: 'm1' } })
+    deliver({ id: 1, ts: 1, table: 'messages', event: 'created', record: { id: 'm1' }, trace: TRACEPARENT })
+    deliver({ id: 2, ts: 2, table: 'messages', event: 'removed', record: { id: 'm1' } })
     expect(changes).toEqual([
       { event: 'created', record: { id: 'm1' }, trace: TRACEPARENT },
       { event: 'removed', record: { id: 'm1' } }
     ])
+  })
+})
+
+describe('the event log\'s numbering', () => {
+  it('numbers a write\'s events from the counter row and logs them under those numbers, in the write\'s own query', () => {
+    const term = new EventLog({ r, db: 'app', logger: silentLogger }).recording(insert(), 'messages', 'created').toString()
+    // One atomic update takes as many numbers as there are events…
+    expect(term).toMatch(/table\("plumage_events"\)\.get\("counter"\)\.update\(\(var_\d+\) => \{ seq: var_\d+\("seq"\)\.add\(var_\d+\) \}/)
+    // …and the events are inserted under them (the last number taken minus the count, plus the rank, plus one)…
+    expect(term).toMatch(/insert\(r\.range\(var_\d+\)\.map\(\(var_\d+\) => var_\d+\.nth\(var_\d+\)\.merge\(\{ id: var_\d+\.sub\(var_\d+\)\.add\(var_\d+\)\.add\(1\) \}\)\)\)/)
+    // …a number taken twice fails the query instead of losing an event, and the answer is the write's own.
+    expect(term).toContain('("errors").eq(0).branch(')
+    expect(term.startsWith('r.db("app").table("messages").insert(')).toBe(true)
+    expect(term.endsWith('.do(() => var_1))))')).toBe(true)
   })
 })

@@ -1,0 +1,65 @@
+/** One caller's part of a batch, and how it ends. */
+interface Call<I, O> {
+  items: I[]
+  resolve(outcome: O): void
+  reject(error: unknown): void
+}
+
+export interface GroupCommitOptions<I, O> {
+  /**
+   * Runs one query for several callers' items (`calls[i]` are caller i's) and answers one outcome
+   * per caller, in order. A rejection fails every caller of the batch.
+   */
+  run(calls: I[][]): Promise<O[]>
+  /** Most items in one query (default 500); a caller's items are never split. */
+  maxItems?: number
+  /** Queries in flight at once (default 1). */
+  maxInFlight?: number
+}
+
+/**
+ * Group commit: calls that arrive while a query of theirs is in flight wait for it and then go out
+ * together as the next query. One writer gets its own query at once (no added latency); many
+ * writers share queries, so the per-query cost — the round trip, the event log's counter update and
+ * log insert — is paid once per batch instead of once per call. Each caller gets its own outcome.
+ */
+export class GroupCommit<I, O> {
+  private readonly queue: Call<I, O>[] = []
+  private readonly maxItems: number
+  private readonly maxInFlight: number
+  private inFlight = 0
+
+  constructor(private readonly options: GroupCommitOptions<I, O>) {
+    this.maxItems = options.maxItems ?? 500
+    this.maxInFlight = options.maxInFlight ?? 1
+  }
+
+  submit(items: I[]): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ items, resolve, reject })
+      this.pump()
+    })
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
+      const batch = this.take()
+      this.inFlight++
+      void this.options.run(batch.map((call) => call.items)).then(
+        (outcomes) => batch.forEach((call, index) => call.resolve(outcomes[index]!)),
+        (error: unknown) => batch.forEach((call) => call.reject(error))
+      ).finally(() => {
+        this.inFlight--
+        this.pump()
+      })
+    }
+  }
+
+  /** The calls of the next query: the oldest first, as many as fit in `maxItems` (at least one). */
+  private take(): Call<I, O>[] {
+    let count = this.queue[0]!.items.length
+    let calls = 1
+    while (calls < this.queue.length && count + this.queue[calls]!.items.length <= this.maxItems) count += this.queue[calls++]!.items.length
+    return this.queue.splice(0, calls)
+  }
+}

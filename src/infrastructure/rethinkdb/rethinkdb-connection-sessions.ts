@@ -1,0 +1,160 @@
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
+import type { R } from 'rethinkdb-ts'
+import type { Clock } from '../../domain/clock.js'
+import { silentLogger, type Logger } from '../../domain/logger.js'
+import type { ConnectionSession, ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
+import type { AuthenticationRequest } from '../../domain/service/service.js'
+import { rethinkdbDriver } from './rethinkdb-driver.js'
+import { runQuery, toStoreError } from './rethinkdb-errors.js'
+import { ensureTable } from './rethinkdb-tables.js'
+
+export interface RethinkDbConnectionSessionsOptions {
+  db: string
+  clock: Clock
+  /** How long a lost connection's session is kept (the recovery window), in ms. */
+  windowMs: number
+  /**
+   * What the key that encrypts stored logins is derived from (AUTH_SECRET). Every instance must be
+   * given the same one to restore each other's sessions; without one, a key is drawn per process.
+   */
+  secret?: string
+  /** The table (default `plumage_connection_sessions`). */
+  table?: string
+  logger?: Logger
+  /** The driver's `r` with its connection pool (default: rethinkdb-ts's module-level one, which the store factory connects). */
+  r?: R
+}
+
+interface Row {
+  /** SHA-256 of the private session id: reading the table is not enough to resume someone's session. */
+  id: string
+  connectionId: string
+  /** The login, AES-256-GCM encrypted (iv, tag, ciphertext; base64url): an access token is never stored in clear. */
+  authentication?: string
+  authenticationOffset?: string
+  disconnectedAt?: number
+}
+
+/** Expired sessions are deleted at most this often (by whichever save comes first). */
+const PURGE_EVERY_MS = 60_000
+
+/**
+ * Connection sessions in a table beside the event log, so that a client resumes on any instance of
+ * the app, also when the one it was connected to died. Rows are keyed by a hash of the private
+ * session id and hold the login encrypted with a key derived from AUTH_SECRET. A lost session expires
+ * `windowMs` after `disconnectedAt` (checked on load; expired rows are purged through an index).
+ */
+export class RethinkDbConnectionSessions implements ConnectionSessions {
+  readonly tableName: string
+  private readonly logger: Logger
+  private readonly key: Buffer
+  private ready?: Promise<void>
+  private purgedAt = -Infinity
+
+  constructor(private readonly options: RethinkDbConnectionSessionsOptions) {
+    this.tableName = options.table ?? 'plumage_connection_sessions'
+    this.logger = options.logger ?? silentLogger
+    this.key = options.secret === undefined
+      ? randomBytes(32)
+      : Buffer.from(hkdfSync('sha256', options.secret, '', 'plumage connection sessions', 32))
+  }
+
+  async save(session: ConnectionSession): Promise<void> {
+    const id = hashOf(session.id)
+    const row: Row = {
+      id,
+      connectionId: session.connectionId,
+      ...(session.authentication ? { authentication: this.seal(session.authentication, id) } : {}),
+      ...(session.authenticationOffset !== undefined ? { authenticationOffset: session.authenticationOffset } : {}),
+      ...(session.disconnectedAt !== undefined ? { disconnectedAt: session.disconnectedAt } : {})
+    }
+    await this.run('save a connection session', () => this.table().insert(row, { conflict: 'replace' }).run())
+    if (this.options.clock.now() - this.purgedAt >= PURGE_EVERY_MS) void this.purge()
+  }
+
+  async load(sessionId: string): Promise<ConnectionSession | undefined> {
+    const id = hashOf(sessionId)
+    const row = await this.run('load a connection session', () => this.table().get(id).run()) as Row | null
+    if (!row) return undefined
+    if (row.disconnectedAt !== undefined && row.disconnectedAt + this.options.windowMs < this.options.clock.now()) return undefined
+    const session: ConnectionSession = { id: sessionId, connectionId: row.connectionId }
+    if (row.authentication !== undefined) {
+      const authentication = this.open(row.authentication, id)
+      // Sealed with another key (another AUTH_SECRET): the login cannot be restored, so neither can the session.
+      if (!authentication) return undefined
+      session.authentication = authentication
+    }
+    if (row.authenticationOffset !== undefined) session.authenticationOffset = row.authenticationOffset
+    if (row.disconnectedAt !== undefined) session.disconnectedAt = row.disconnectedAt
+    return session
+  }
+
+  async remove(sessionId: string): Promise<void> {
+    await this.run('remove a connection session', () => this.table().get(hashOf(sessionId)).delete().run())
+  }
+
+  /** Creates the table and its `disconnectedAt` index once per process (retried after a failure). */
+  setup(): Promise<void> {
+    this.ready ??= this.create().catch((error: unknown) => {
+      this.ready = undefined
+      throw toStoreError(error, this.logger, 'create the connection sessions table')
+    })
+    return this.ready
+  }
+
+  private async create(): Promise<void> {
+    await ensureTable(this.r(), {
+      db: this.options.db, name: this.tableName, primaryKey: 'id',
+      indexes: [{ name: 'disconnectedAt', fields: ['disconnectedAt'] }]
+    }, this.logger)
+    await this.table().indexWait().run()
+  }
+
+  private async purge(): Promise<void> {
+    this.purgedAt = this.options.clock.now()
+    const r = this.r()
+    try {
+      await this.table().between(r.minval, this.purgedAt - this.options.windowMs, { index: 'disconnectedAt' }).delete({ durability: 'soft' }).run()
+    } catch (error) {
+      this.logger.debug('RethinkDB connection sessions: purging expired ones failed; the next save tries again', { error: String(error) })
+    }
+  }
+
+  private seal(authentication: AuthenticationRequest, id: string): string {
+    const iv = randomBytes(12)
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv)
+    // The row's id is authenticated too: a sealed login cannot be moved to another session's row.
+    cipher.setAAD(Buffer.from(id))
+    const sealed = Buffer.concat([cipher.update(JSON.stringify(authentication), 'utf8'), cipher.final()])
+    return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url')
+  }
+
+  private open(value: string, id: string): AuthenticationRequest | undefined {
+    try {
+      const bytes = Buffer.from(value, 'base64url')
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12))
+      decipher.setAAD(Buffer.from(id))
+      decipher.setAuthTag(bytes.subarray(12, 28))
+      const plain = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')
+      return JSON.parse(plain) as AuthenticationRequest
+    } catch {
+      return undefined
+    }
+  }
+
+  private run<T>(operation: string, query: () => Promise<T>): Promise<T> {
+    return runQuery(() => this.setup(), this.logger, operation, query)
+  }
+
+  private r(): R {
+    return this.options.r ?? rethinkdbDriver().r
+  }
+
+  private table() {
+    return this.r().db(this.options.db).table<Row>(this.tableName)
+  }
+}
+
+function hashOf(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest('base64url')
+}

@@ -1,0 +1,69 @@
+import { afterAll, describe, expect, it } from '@jest/globals'
+import { RethinkDbConnectionSessions } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection-sessions.js'
+import { FakeClock } from '../../support/fake-clock.js'
+import { discoverRethinkDb, type RethinkDbTestServer } from '../../support/rethinkdb-server.js'
+
+// Needs a real RethinkDB (RETHINKDB_URL, or Docker); skipped with the run's one loud line otherwise.
+const server: RethinkDbTestServer | null = await discoverRethinkDb()
+
+afterAll(async () => {
+  await server?.stop()
+})
+
+const withRethinkDb = server ? describe : describe.skip
+const SECRET = 'a secret of at least sixteen characters'
+let tables = 0
+
+withRethinkDb('RethinkDbConnectionSessions', () => {
+  const clock = new FakeClock()
+  const make = (options: { table?: string; secret?: string } = {}) => new RethinkDbConnectionSessions({
+    r: server!.r, db: server!.db, clock, windowMs: 1000, table: options.table ?? `sessions_${++tables}`, secret: options.secret ?? SECRET
+  })
+
+  it('saves, loads and removes sessions; every instance with the same secret reads them', async () => {
+    const table = `sessions_${++tables}`
+    const a = make({ table })
+    const b = make({ table })
+    const session = { id: 'p1', connectionId: 's1', authentication: { strategy: 'jwt', accessToken: 'token-1' }, authenticationOffset: 'e.1' }
+    await a.save(session)
+    expect(await b.load('p1')).toEqual(session)
+    await b.save({ ...session, disconnectedAt: clock.now() })
+    expect(await a.load('p1')).toEqual({ ...session, disconnectedAt: clock.now() })
+    await a.remove('p1')
+    expect(await b.load('p1')).toBeUndefined()
+    expect(await b.load('never')).toBeUndefined()
+  })
+
+  it('stores neither the private session id nor the access token in clear', async () => {
+    const sessions = make()
+    await sessions.save({ id: 'private-id', connectionId: 's1', authentication: { strategy: 'jwt', accessToken: 'secret-token' } })
+    const rows = JSON.stringify(await server!.r.db(server!.db).table(sessions.tableName).coerceTo('array').run())
+    expect(rows).toContain('s1')
+    expect(rows).not.toContain('private-id')
+    expect(rows).not.toContain('secret-token')
+  })
+
+  it('does not restore a login sealed with another secret (or a per-process key)', async () => {
+    const table = `sessions_${++tables}`
+    await make({ table }).save({ id: 'p1', connectionId: 's1', authentication: { strategy: 'jwt', accessToken: 't' } })
+    await make({ table }).save({ id: 'anonymous', connectionId: 's2' })
+    const other = make({ table, secret: 'another secret of sixteen characters' })
+    expect(await other.load('p1')).toBeUndefined()
+    expect(await other.load('anonymous')).toEqual({ id: 'anonymous', connectionId: 's2' })
+  })
+
+  it('keeps a connected session however old; a lost one expires after the window and is purged', async () => {
+    const sessions = make()
+    await sessions.save({ id: 'connected', connectionId: 'a' })
+    await sessions.save({ id: 'lost', connectionId: 'b', disconnectedAt: clock.now() })
+    clock.advance(1000)
+    expect(await sessions.load('lost')).toBeDefined()
+    clock.advance(60_000)
+    expect(await sessions.load('lost')).toBeUndefined()
+    expect(await sessions.load('connected')).toBeDefined()
+    await sessions.save({ id: 'another', connectionId: 'c' })
+    const table = server!.r.db(server!.db).table(sessions.tableName)
+    // The purge runs after the save answered: wait for the row to go (the test times out if it never does).
+    while (await table.count().run() !== 2) await new Promise((resolve) => setTimeout(resolve, 20))
+  })
+})
