@@ -664,7 +664,7 @@ async function main(): Promise<void> {
     sides.push(side)
     await Promise.all(Array.from({ length: count }, async (_, index) => {
       const { child, value: port } = await startChild(`Feathers ${name} #${index + 1}`, process.execPath, [feathersServer],
-        { ...process.env, NODE_ENV: 'production', BCRYPT_ROUNDS, ...env },
+        { ...process.env, NODE_ENV: 'production', BCRYPT_ROUNDS, SYNC_KEY: `feathers-sync-${name}`, ...env },
         (line) => /^READY (\d+)$/.exec(line)?.[1])
       side.instances[index] = { url: `http://127.0.0.1:${port}`, child }
     }))

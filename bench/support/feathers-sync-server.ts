@@ -12,7 +12,7 @@ import { announce } from './seed.js'
  * - With $POSTGRES_URL: `users` and `messages` are @feathersjs/knex services on that PostgreSQL (the
  *   tables exist already, see postgres.ts), shared by every instance — what a Feathers user runs.
  * - Without: memory services, each instance its own data (no durable write: the ceiling).
- * bcrypt cost $BCRYPT_ROUNDS (default 10). Prints READY <port>.
+ * The Redis channel is $SYNC_KEY (default feathers-sync). bcrypt cost $BCRYPT_ROUNDS (default 10). Prints READY <port>.
  */
 const uri = process.env.REDIS_URL
 if (!uri) throw new Error('REDIS_URL must be set (redis://127.0.0.1:<port>)')
@@ -21,7 +21,8 @@ const postgres = process.env.POSTGRES_URL
 const db = postgres ? knex({ client: 'pg', connection: postgres }) : undefined
 const app = createFeathersReferenceApp({
   // A CommonJS module: its exports object is init() and also carries it as `default`.
-  configure: (app) => app.configure(feathersSync.default({ uri })),
+  // Its own Redis channel per anchor ($SYNC_KEY): anchors sharing a channel would publish each other's events.
+  configure: (app) => app.configure(feathersSync.default({ uri, key: process.env.SYNC_KEY ?? 'feathers-sync' })),
   hashSize: Number(process.env.BCRYPT_ROUNDS ?? 10),
   ...(db ? { service: (name, options) => new KnexService({ ...options, Model: db, name }) } : {})
 })
