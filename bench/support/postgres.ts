@@ -52,9 +52,13 @@ export async function startPostgres(): Promise<Postgres> {
     '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
     '-c', 'fsync=on', '-c', 'synchronous_commit=on', '-c', 'full_page_writes=on', '-c', 'max_connections=100'
   ], { ...user, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] }))
+  // On any way out (killChildren SIGKILLs the server first), the folder goes too.
+  const remove = () => rmSync(dir, { recursive: true, force: true })
+  process.once('exit', remove)
   const stop = async () => {
     await stopChild(child, 'SIGINT', 10_000)
-    rmSync(dir, { recursive: true, force: true })
+    remove()
+    process.off('exit', remove)
   }
   try {
     await new Promise<void>((resolve, reject) => {
