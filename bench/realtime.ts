@@ -1,9 +1,13 @@
 /**
  * `npm run bench:realtime`: real-time events across app instances. 1, 2 and 4 instances of the built
  * plumage server (`node dist/plumage.mjs`, STORE=rethinkdb, one fresh database per instance count)
- * against the anchor users would pick instead: the Feathers v5 reference app
- * (bench/support/feathers-sync-server.ts) joined by feathers-sync over Redis (a redis-server this run
- * starts on a free loopback port and stops by PID). Both sides in the same run, same clients, same load.
+ * against what a Feathers user would run instead, the anchor: the Feathers v5 reference app
+ * (bench/support/feathers-sync-server.ts) on @feathersjs/knex with PostgreSQL 15 (a cluster this run
+ * makes in a temporary folder, fsync and synchronous_commit on: bench/support/postgres.ts), its
+ * instances joined by feathers-sync over Redis (a redis-server this run starts). Beside them the same
+ * Feathers app on memory services (no durable write: the ceiling) and bare single-record inserts on
+ * the same RethinkDB (no events: the physical limit). Everything on free loopback ports, stopped by PID.
+ * All sides in the same run, same clients, same load.
  *
  * Per side: CLIENTS socket.io clients (in a worker thread) log in (local strategy) on the instances in
  * turn (client i on instance i mod N); one more logged-in socket per instance sends the creates, in turn
@@ -16,12 +20,16 @@
  *   the one the create was sent to (with one instance: every delivery — the base line).
  * - Every (client, record) is counted (a record: its instance and id): lost = 0 deliveries, doubled = more than 1. A phase waits for
  *   all events up to EVENT_TIMEOUT_MS after its last create was answered (or QUIET_MS without any event).
- * Per instance count: both sides up, a warm-up phase each, then ROUNDS rounds with the side order flipped
- * every round; medians over rounds, lost/doubled summed over every measured phase.
+ * - Recovery phase (runRecovery): RECOVERY_CLIENTS more clients dropped for GAP_MS while creates go on;
+ *   the share of the events sent while they were away that reached them exactly once.
+ * Per instance count: all sides up, a warm-up phase each, then ROUNDS rounds with the side order rotated
+ * every round, then a recovery phase per side; medians over rounds, lost/doubled summed over every
+ * measured phase. Ratios are against the PostgreSQL anchor.
  *
- * Needs RETHINKDB_URL (rethinkdb://host:port; the database in the URL is ignored) and redis-server.
- * BENCH_QUICK=1: one round. REALTIME_INSTANCES=1,2: only those instance counts. Results go to
- * bench/results/<date>-realtime.json/.md; a full run also rewrites the realtime table in BENCHMARKS.md.
+ * Needs RETHINKDB_URL (rethinkdb://host:port; the database in the URL is ignored), redis-server and
+ * PostgreSQL 15 ($POSTGRES_BIN, default Debian's /usr/lib/postgresql/15/bin). BENCH_QUICK=1: one round.
+ * REALTIME_INSTANCES=1,2: only those instance counts. Results go to bench/results/<date>-realtime.json/.md;
+ * a full run also rewrites the realtime table in BENCHMARKS.md.
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -30,10 +38,12 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+import knex from 'knex'
 import { r, type Connection } from 'rethinkdb-ts'
 import { io as connectClient, type Socket } from 'socket.io-client'
 import { BENCH_SECRET, BENCH_USER } from './support/auth-setup.js'
 import { freePort, hasCommand, killChildren, startChild, stopChild } from './support/processes.js'
+import { ANCHOR_TABLES_SQL, POSTGRES_BIN, startPostgres, type Postgres } from './support/postgres.js'
 import { loadText, machine, replaceSection } from './support/report.js'
 
 const QUICK = process.env.BENCH_QUICK === '1'
@@ -49,6 +59,10 @@ const QUIET_MS = 5_000
 /** After the last expected event: how long to keep counting, so late duplicates are seen. */
 const GRACE_MS = 500
 const CALL_TIMEOUT_MS = 15_000
+/** Recovery phase: clients dropped, for how long, and the creates before the drop and after the return. */
+const RECOVERY_CLIENTS = 10
+const GAP_MS = 5_000
+const LEAD_MS = 1_000
 /** bcrypt cost on both sides: logins are setup here, not the measured work. */
 const BCRYPT_ROUNDS = '4'
 
@@ -77,8 +91,13 @@ function call(socket: Socket, timeoutMs: number, method: string, path: string, .
 }
 
 /** A socket.io connection logged in with the local strategy (it then joins the 'authenticated' channel). */
-async function login(url: string): Promise<Socket> {
-  const socket = connectClient(url, { transports: ['websocket'], reconnection: false, forceNew: true, timeout: 10_000 })
+async function login(url: string, reconnectAfterMs?: number): Promise<Socket> {
+  // With `reconnectAfterMs`: the client reconnects by itself that long after its connection dropped
+  // (no jitter), as the official client does with its default settings after ~1 s.
+  const reconnection = reconnectAfterMs === undefined
+    ? { reconnection: false }
+    : { reconnection: true, reconnectionDelay: reconnectAfterMs, reconnectionDelayMax: reconnectAfterMs, randomizationFactor: 0 }
+  const socket = connectClient(url, { transports: ['websocket'], ...reconnection, forceNew: true, timeout: 10_000 })
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve())
@@ -238,7 +257,17 @@ class Receivers {
 // ---------------------------------------------------------------------------------------------------
 // Main thread: instances, load, report.
 
-type SideName = 'plumage' | 'Feathers'
+/**
+ * plumage; the anchor: Feathers v5 + @feathersjs/knex on PostgreSQL + feathers-sync; the ceiling: the
+ * same Feathers app on memory services (no durable write).
+ */
+type SideName = 'plumage' | 'postgres' | 'memory'
+const SIDES: SideName[] = ['plumage', 'postgres', 'memory']
+const LABEL: Record<SideName, string> = {
+  plumage: 'plumage (RethinkDB)',
+  postgres: '**anchor:** Feathers v5 + knex (PostgreSQL) + feathers-sync (Redis)',
+  memory: 'ceiling: Feathers v5 + memory + feathers-sync (Redis)'
+}
 
 interface Side {
   name: SideName
@@ -310,6 +339,127 @@ async function runPhase(side: Side, creates: number, inFlight: number): Promise<
   }
 }
 
+interface RecoveryResult {
+  clients: number
+  /** Sockets whose reconnection was a recovery (`socket.recovered`); the others logged in again. */
+  recovered: number
+  /** (client, record) pairs of records sent while that client was away (cut → back and logged in). */
+  away: number
+  /** … of which delivered exactly once. */
+  awayOnce: number
+  /** Over every record of the phase, before, during and after the gap. */
+  pairs: number
+  lost: number
+  doubled: number
+  failedCreates: number
+  firstError?: string
+}
+
+/**
+ * The recovery phase: RECOVERY_CLIENTS fresh clients (spread over the instances, reconnecting by
+ * themselves GAP_MS after a drop) while creates go on, one in flight: after LEAD_MS every client's
+ * connection is closed under it (`socket.io.engine.close()`: the server sees a transport close, as with
+ * a network that drops); each reconnects GAP_MS later to the same instance and, unless the server
+ * recovered its session (`socket.recovered`), logs in again as the Feathers client does on reconnect.
+ * Creates go on for LEAD_MS after the last one is back; then the phase waits for the events as
+ * runPhase does. Counted per client: the records sent while it was away, delivered exactly once.
+ */
+async function runRecovery(side: Side): Promise<RecoveryResult> {
+  const id = ++phaseCounter
+  const urls = side.instances.map(({ url }) => url)
+  const sockets = await Promise.all(Array.from({ length: RECOVERY_CLIENTS }, (_, client) => login(urls[client % urls.length]!, GAP_MS)))
+  const counts = sockets.map(() => new Map<string, number>())
+  const away = sockets.map(() => ({ cut: Infinity, back: Infinity }))
+  let recovered = 0
+  let lastEvent = 0
+  sockets.forEach((socket, client) => {
+    socket.on('messages created', (data: Partial<Stamp> & { id: Id }) => {
+      if (data.p !== id) return
+      lastEvent = now()
+      const key = recordKey(data.from, data.id)
+      counts[client]!.set(key, (counts[client]!.get(key) ?? 0) + 1)
+    })
+    socket.on('connect', () => {
+      if (socket.recovered) {
+        recovered++
+        away[client]!.back = now()
+        return
+      }
+      call(socket, CALL_TIMEOUT_MS, 'create', 'authentication', { strategy: 'local', ...BENCH_USER }, {})
+        .then(() => { away[client]!.back = now() }, (error: Error) => console.error(`recovery client ${client}: login again failed: ${error.message}`))
+    })
+  })
+  const sent: { key: string; t: number }[] = []
+  let failedCreates = 0
+  let firstError: string | undefined
+  let next = 0
+  let stopAt = Infinity
+  const writer = (async () => {
+    while (now() < stopAt) {
+      const from = next++ % side.senders.length
+      const stamp: Stamp = { t: now(), from, p: id }
+      try {
+        const created = await call(side.senders[from]!, CALL_TIMEOUT_MS, 'create', 'messages', { text: 'hello everyone', ...stamp }, {}) as { id: Id }
+        sent.push({ key: recordKey(from, created.id), t: stamp.t })
+      } catch (error) {
+        failedCreates++
+        firstError ??= (error as Error).message
+      }
+    }
+  })()
+  try {
+    await sleep(LEAD_MS)
+    sockets.forEach((socket, client) => {
+      away[client]!.cut = now()
+      socket.io.engine.close()
+    })
+    const deadline = now() + GAP_MS + 20_000
+    while (away.some(({ back }) => back === Infinity) && now() < deadline) await sleep(50)
+    await sleep(LEAD_MS)
+  } finally {
+    stopAt = 0
+    await writer
+  }
+  const answered = now()
+  const target = sent.length * sockets.length
+  const delivered = () => counts.reduce((sum, map) => sum + map.size, 0)
+  while (delivered() < target && now() < answered + EVENT_TIMEOUT_MS && now() - Math.max(lastEvent, answered) < QUIET_MS) await sleep(20)
+  await sleep(GRACE_MS)
+  for (const socket of sockets) socket.disconnect()
+  const result: RecoveryResult = { clients: sockets.length, recovered, away: 0, awayOnce: 0, pairs: target, lost: 0, doubled: 0, failedCreates, ...(firstError ? { firstError } : {}) }
+  counts.forEach((map, client) => {
+    const { cut, back } = away[client]!
+    for (const { key, t } of sent) {
+      const count = map.get(key) ?? 0
+      if (count === 0) result.lost++
+      if (count > 1) result.doubled++
+      if (t < cut || t > back) continue
+      result.away++
+      if (count === 1) result.awayOnce++
+    }
+  })
+  return result
+}
+
+/**
+ * The physical limit: bare single-record inserts with rethinkdb-ts on the same RethinkDB server
+ * (default durability, hard; no event log, no events), `inFlight` at a time, the records the bench's
+ * creates carry. Inserts acknowledged per second.
+ */
+async function bareInserts(connection: Connection, db: string, creates: number, inFlight: number): Promise<number> {
+  const table = r.db(db).table('messages')
+  let next = 0
+  const started = now()
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < creates) {
+      const from = next++ % 4
+      const result = await table.insert({ text: 'hello everyone', t: now(), from, p: 0, userId: 'bench' }).run(connection)
+      if (result.inserted !== 1) throw new Error(`bare insert: ${JSON.stringify(result)}`)
+    }
+  }))
+  return creates / ((now() - started) / 1000)
+}
+
 interface Rethink { host: string; port: number; user?: string; password?: string }
 
 function rethinkAddress(url: string): Rethink {
@@ -365,6 +515,10 @@ async function main(): Promise<void> {
     console.error('bench:realtime needs redis-server on PATH for the Feathers + feathers-sync anchor (Debian: apt-get install -y redis-server)')
     process.exit(1)
   }
+  if (!existsSync(join(POSTGRES_BIN, 'postgres'))) {
+    console.error(`bench:realtime needs PostgreSQL 15 for the Feathers + knex anchor: no ${join(POSTGRES_BIN, 'postgres')} (Debian: apt-get install -y postgresql-15, or set POSTGRES_BIN)`)
+    process.exit(1)
+  }
   if (INSTANCE_COUNTS.some((count) => !Number.isInteger(count) || count < 1)) {
     console.error(`REALTIME_INSTANCES must be a comma-separated list of positive integers (got '${process.env.REALTIME_INSTANCES}')`)
     process.exit(1)
@@ -388,8 +542,11 @@ async function main(): Promise<void> {
   const databases: string[] = []
   const redisDir = mkdtempSync(join(tmpdir(), 'bench-realtime-redis-'))
   let redis: ChildProcess | undefined
+  let postgres: Postgres | undefined
   const sides: Side[] = []
-  const results: { instances: number; side: SideName; warmup: PhaseResult; rounds: RoundResult[] }[] = []
+  const results: SideResult[] = []
+  const bare: { load: number[]; paced: number[] } = { load: [], paced: [] }
+  const recoveries: { instances: number; side: SideName; result: RecoveryResult }[] = []
 
   const stopSide = async (side: Side) => {
     for (const socket of side.senders) socket.disconnect()
@@ -401,7 +558,8 @@ async function main(): Promise<void> {
 
   const settings = `${CLIENTS} socket.io clients (worker thread) spread over the instances, ${CREATES} creates spread over the instances per phase: ` +
     `load phase ${IN_FLIGHT} in flight (events/s, latency under load), paced phase 1 in flight; warm-up ${WARMUP_CREATES} creates; ` +
-    `median of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} (side order flipped each round); bcrypt ${BCRYPT_ROUNDS}${QUICK ? ' (BENCH_QUICK)' : ''}.`
+    `median of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} (side order rotated each round); bcrypt ${BCRYPT_ROUNDS}${QUICK ? ' (BENCH_QUICK)' : ''}. ` +
+    `Recovery: ${RECOVERY_CLIENTS} more clients dropped for ${GAP_MS / 1000} s while creates go on (one in flight).`
   console.log(`npm run bench:realtime${QUICK ? ' (quick)' : ''}: ${info.cores} × ${info.cpus}, Node ${info.node}; RethinkDB ${rethink.host}:${rethink.port}, databases ${prefix}_<instances>\n${settings}\n`)
   mark('start')
   try {
@@ -412,6 +570,21 @@ async function main(): Promise<void> {
     redis = started.child
     const redisUrl = `redis://127.0.0.1:${redisPort}`
     logLine(`redis-server pid ${redis.pid} on ${redisUrl}`)
+    postgres = await startPostgres()
+    logLine(`postgres pid ${postgres.pid} on ${postgres.url} (fsync on, synchronous_commit on)`)
+
+    // The physical limit, before any instance runs: bare inserts on the RethinkDB server plumage uses.
+    const bareDb = `${prefix}_bare`
+    databases.push(bareDb)
+    await r.dbCreate(bareDb).run(connection)
+    await r.db(bareDb).tableCreate('messages').run(connection)
+    await bareInserts(connection, bareDb, WARMUP_CREATES, IN_FLIGHT)
+    for (let round = 0; round < ROUNDS; round++) {
+      bare.load.push(await bareInserts(connection, bareDb, CREATES, IN_FLIGHT))
+      bare.paced.push(await bareInserts(connection, bareDb, CREATES, 1))
+    }
+    await r.dbDrop(bareDb).run(connection)
+    logLine(`bare inserts on RethinkDB: ${bare.load.map(Math.round).join(', ')}/s (${IN_FLIGHT} in flight), ${bare.paced.map(Math.round).join(', ')}/s (1 in flight)`)
 
     for (const count of INSTANCE_COUNTS) {
       // plumage: instances one after the other (the first creates the database and tables; concurrent
@@ -436,60 +609,77 @@ async function main(): Promise<void> {
       }
       await signUp(plumage.instances[0]!.url)
 
-      // Feathers: memory services per instance, so the user signs up on each; events go through Redis.
-      const feathers: Side = { name: 'Feathers', instances: [], senders: [] }
-      sides.push(feathers)
-      await Promise.all(Array.from({ length: count }, async (_, index) => {
-        const { child, value: port } = await startChild(`Feathers #${index + 1}`, process.execPath, [feathersServer],
-          { ...process.env, NODE_ENV: 'production', REDIS_URL: redisUrl, BCRYPT_ROUNDS },
-          (line) => /^READY (\d+)$/.exec(line)?.[1])
-        feathers.instances[index] = { url: `http://127.0.0.1:${port}`, child }
-      }))
-      for (const { url } of feathers.instances) await signUp(url)
+      // The anchor: every instance on the one PostgreSQL database, its tables made anew for this count.
+      const reset = knex({ client: 'pg', connection: postgres.url })
+      await reset.raw(ANCHOR_TABLES_SQL).finally(() => reset.destroy())
+      const anchor = await startFeathers('postgres', count, { REDIS_URL: redisUrl, POSTGRES_URL: postgres.url })
+      await signUp(anchor.instances[0]!.url)
+      // The ceiling: memory services per instance, so the user signs up on each.
+      const ceiling = await startFeathers('memory', count, { REDIS_URL: redisUrl })
+      for (const { url } of ceiling.instances) await signUp(url)
 
-      for (const side of [plumage, feathers]) {
+      const counted = [plumage, anchor, ceiling]
+      for (const side of counted) {
         side.senders = await Promise.all(side.instances.map(({ url }) => login(url)))
         side.receivers = await Receivers.start({ urls: side.instances.map(({ url }) => url), clients: CLIENTS })
       }
       logLine(`${count} instance${count === 1 ? '' : 's'} per side up, ${CLIENTS} clients logged in on each side`)
 
-      const runs = { plumage: { warmup: undefined as PhaseResult | undefined, rounds: [] as RoundResult[] }, Feathers: { warmup: undefined as PhaseResult | undefined, rounds: [] as RoundResult[] } }
-      for (const side of [plumage, feathers]) {
+      const runs = new Map(counted.map((side) => [side.name, { instances: count, side: side.name, warmup: undefined as PhaseResult | undefined, rounds: [] as RoundResult[] }]))
+      for (const side of counted) {
         const warmup = await runPhase(side, WARMUP_CREATES, IN_FLIGHT)
-        runs[side.name].warmup = warmup
+        runs.get(side.name)!.warmup = warmup
         logLine(`  warm-up ${side.name}: ${describe(warmup)}`)
       }
       for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? [plumage, feathers] : [feathers, plumage]
+        const order = counted.map((_, index) => counted[(index + round) % counted.length]!)
         for (const side of order) {
           const load = await runPhase(side, CREATES, IN_FLIGHT)
           const paced = await runPhase(side, CREATES, 1)
-          runs[side.name].rounds.push({ load, paced })
+          runs.get(side.name)!.rounds.push({ load, paced })
           logLine(`  ${count}× ${side.name} round ${round + 1}: load ${describe(load)}; paced ${describe(paced)}`)
         }
       }
-      for (const name of ['plumage', 'Feathers'] as const) results.push({ instances: count, side: name, warmup: runs[name].warmup!, rounds: runs[name].rounds })
-      await stopSide(plumage)
-      await stopSide(feathers)
+      for (const side of counted) {
+        const result = await runRecovery(side)
+        recoveries.push({ instances: count, side: side.name, result })
+        logLine(`  ${count}× ${side.name} recovery: ${describeRecovery(result)}`)
+      }
+      for (const run of runs.values()) results.push({ ...run, warmup: run.warmup! })
+      for (const side of counted) await stopSide(side)
       mark(`${count} instance${count === 1 ? '' : 's'}`)
     }
   } finally {
     for (const side of [...sides]) await stopSide(side).catch(() => undefined)
     if (redis) await stopChild(redis, 'SIGTERM')
     rmSync(redisDir, { recursive: true, force: true })
+    await postgres?.stop()
     for (const db of databases) await r.dbDrop(db).run(connection).catch(() => undefined)
     await connection.close().catch(() => undefined)
     killChildren()
   }
+
+  async function startFeathers(name: SideName, count: number, env: Record<string, string>): Promise<Side> {
+    const side: Side = { name, instances: [], senders: [] }
+    sides.push(side)
+    await Promise.all(Array.from({ length: count }, async (_, index) => {
+      const { child, value: port } = await startChild(`Feathers ${name} #${index + 1}`, process.execPath, [feathersServer],
+        { ...process.env, NODE_ENV: 'production', BCRYPT_ROUNDS, SYNC_KEY: `feathers-sync-${name}`, ...env },
+        (line) => /^READY (\d+)$/.exec(line)?.[1])
+      side.instances[index] = { url: `http://127.0.0.1:${port}`, child }
+    }))
+    return side
+  }
   mark('end')
 
   const rows = summarize(results)
-  const table = markdown(rows, info, settings)
+  const bareRow = { load: median(bare.load), paced: median(bare.paced) }
+  const table = markdown(rows, bareRow, recoveries, info, settings)
   console.log(`\n${table}\n`)
   const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z') + (FULL_RUN ? '' : '-partial') + '-realtime'
   const dir = join(process.cwd(), 'bench', 'results')
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, `${stamp}.json`), JSON.stringify({ date: new Date().toISOString(), quick: QUICK, settings, machine: info, rows, runs: results }, null, 2) + '\n')
+  writeFileSync(join(dir, `${stamp}.json`), JSON.stringify({ date: new Date().toISOString(), quick: QUICK, settings, machine: info, rows, bare, recoveries, runs: results }, null, 2) + '\n')
   writeFileSync(join(dir, `${stamp}.md`), `# npm run bench:realtime — ${new Date().toISOString()}\n\n${table}\n`)
   const written = [`bench/results/${stamp}.json`, `bench/results/${stamp}.md`]
   if (FULL_RUN && replaceSection('realtime-run', table)) written.push('BENCHMARKS.md')
@@ -497,6 +687,14 @@ async function main(): Promise<void> {
   const unreliable = rows.filter((row) => row.lost > 0 || row.doubled > 0).map((row) => `${row.instances}× ${row.side} (lost ${row.lost}, doubled ${row.doubled})`)
   if (unreliable.length > 0) console.log(`events lost or doubled: ${unreliable.join('; ')}`)
 }
+
+function describeRecovery(result: RecoveryResult): string {
+  return `${result.awayOnce}/${result.away} events sent while away delivered exactly once (${percent(result.awayOnce, result.away)}), ` +
+    `${result.recovered}/${result.clients} sockets recovered; whole phase ${result.pairs} pairs, ${result.lost} lost, ${result.doubled} doubled` +
+    (result.failedCreates ? `, ${result.failedCreates} creates failed (${result.firstError})` : '')
+}
+
+const percent = (part: number, whole: number) => whole === 0 ? '—' : `${(100 * part / whole).toFixed(1)} %`
 
 function parseLog(line: string): { msg?: string; url?: unknown; level?: number } | undefined {
   try {
@@ -541,7 +739,13 @@ const median = (values: number[]) => {
   return present.length === 0 ? NaN : present[Math.floor(present.length / 2)]!
 }
 
-function summarize(results: { instances: number; side: SideName; rounds: RoundResult[] }[]): SummaryRow[] {
+interface SideResult { instances: number; side: SideName; warmup: PhaseResult; rounds: RoundResult[] }
+
+/** Goals of plumage against the PostgreSQL anchor (issue 21). */
+const GOAL_EVENTS = 1.2
+const GOAL_P99 = 0.5
+
+function summarize(results: SideResult[]): SummaryRow[] {
   const rows: SummaryRow[] = results.map(({ instances, side, rounds }) => {
     const phases = rounds.flatMap(({ load, paced }) => [load, paced])
     return {
@@ -559,44 +763,67 @@ function summarize(results: { instances: number; side: SideName; rounds: RoundRe
     }
   })
   for (const row of rows) {
-    const anchor = rows.find((other) => other.instances === row.instances && other.side === 'Feathers')
-    if (row.side !== 'plumage' || !anchor) continue
+    const anchor = rows.find((other) => other.instances === row.instances && other.side === 'postgres')
+    if (row.side === 'postgres' || !anchor) continue
     row.eventsRatio = row.eventsPerSecond / anchor.eventsPerSecond
     row.p99Ratio = row.p99 / anchor.p99
     row.pacedP99Ratio = row.pacedP99 / anchor.pacedP99
   }
-  return rows
+  return rows.sort((a, b) => a.instances - b.instances || SIDES.indexOf(a.side) - SIDES.indexOf(b.side))
 }
 
-function markdown(rows: SummaryRow[], info: ReturnType<typeof machine>, settings: string): string {
+function markdown(
+  rows: SummaryRow[], bare: { load: number; paced: number }, recoveries: { instances: number; side: SideName; result: RecoveryResult }[],
+  info: ReturnType<typeof machine>, settings: string
+): string {
   const number = (value: number) => Number.isNaN(value) ? '—' : Math.round(value).toLocaleString('en-US')
-  const ratio = (value: number | undefined, good: (value: number) => boolean) =>
-    value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}× ${good(value) ? '✅' : '❌'}`
+  // Goals apply to plumage only; the ceiling's ratios are shown for scale.
+  const ratio = (row: SummaryRow, value: number | undefined, good?: (value: number) => boolean) =>
+    value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}×${row.side === 'plumage' && good ? (good(value) ? ' ✅' : ' ❌') : ''}`
   const count = (value: number) => `${value === 0 ? '0 ✅' : `${value.toLocaleString('en-US')} ❌`}`
   const lines = [
-    '| instances | side | events/s (20 in flight) | creates/s | cross-instance p50 ms | p99 ms | paced p50 ms | paced p99 ms | lost | doubled | events/s ÷ Feathers (goal ≥ 1) | p99 ÷ Feathers (goal ≤ 1) | paced p99 ÷ Feathers |',
-    '|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|'
+    `| instances | side | events/s (${IN_FLIGHT} in flight) | creates/s | cross-instance p50 ms | p99 ms | paced p50 ms | paced p99 ms | lost | doubled | events/s ÷ anchor (goal ≥ ${GOAL_EVENTS}) | p99 ÷ anchor (goal ≤ ${GOAL_P99}) | paced p99 ÷ anchor |`,
+    '|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| — | physical limit: bare single-record inserts, same RethinkDB² | — | ${number(bare.load)} (1 in flight: ${number(bare.paced)}) | — | — | — | — | — | — | — | — | — |`
   ]
   for (const row of rows) {
     const instances = row.instances === 1 ? '1 (base line¹)' : String(row.instances)
-    const side = row.side === 'plumage' ? 'plumage (RethinkDB)' : 'Feathers v5 + feathers-sync (Redis)'
     // A ratio only meets its goal when both sides delivered every event exactly once.
-    const anchor = rows.find((other) => other.instances === row.instances && other.side === 'Feathers')
+    const anchor = rows.find((other) => other.instances === row.instances && other.side === 'postgres')
     const exact = row.lost + row.doubled + (anchor ? anchor.lost + anchor.doubled : 0) === 0
-    lines.push(`| ${instances} | ${side} | ${number(row.eventsPerSecond)} | ${number(row.createsPerSecond)} | ${ms(row.p50)} | ${ms(row.p99)} | ${ms(row.pacedP50)} | ${ms(row.pacedP99)} | ` +
-      `${count(row.lost)} | ${count(row.doubled)} | ${ratio(row.eventsRatio, (v) => exact && v >= 1)} | ${ratio(row.p99Ratio, (v) => exact && v <= 1)} | ` +
-      `${ratio(row.pacedP99Ratio, (v) => exact && v <= 1)} |`)
+    lines.push(`| ${instances} | ${LABEL[row.side]} | ${number(row.eventsPerSecond)} | ${number(row.createsPerSecond)} | ${ms(row.p50)} | ${ms(row.p99)} | ${ms(row.pacedP50)} | ${ms(row.pacedP99)} | ` +
+      `${count(row.lost)} | ${count(row.doubled)} | ${ratio(row, row.eventsRatio, (v) => exact && v >= GOAL_EVENTS)} | ${ratio(row, row.p99Ratio, (v) => exact && v <= GOAL_P99)} | ` +
+      `${ratio(row, row.pacedP99Ratio)} |`)
+  }
+  const recovery = [
+    `| instances | side | sockets recovered | events sent while away, per client | delivered exactly once (goal 100 %) | whole phase: lost | doubled |`,
+    '|--:|---|--:|--:|--:|--:|--:|'
+  ]
+  for (const { instances, side, result } of recoveries) {
+    const share = percent(result.awayOnce, result.away)
+    const goal = side === 'plumage' ? (result.away > 0 && result.awayOnce === result.away ? ' ✅' : ' ❌') : ''
+    recovery.push(`| ${instances} | ${LABEL[side]} | ${result.recovered} / ${result.clients} | ${number(result.away / result.clients)} | ${share}${goal} | ` +
+      `${result.lost.toLocaleString('en-US')} | ${result.doubled.toLocaleString('en-US')} |`)
   }
   const checked = rows[0]?.checked ?? 0
   const failed = rows.filter((row) => row.failedCreates > 0).map((row) => `${row.instances}× ${row.side}: ${row.failedCreates}`)
+  const recoveryFailed = recoveries.filter(({ result }) => result.failedCreates > 0).map(({ instances, side, result }) => `${instances}× ${side}: ${result.failedCreates}`)
   const load = Object.entries(info.load).map(([point, values]) => `${point} ${loadText(values)}`).join('; ')
   return [
     lines.join('\n'),
     '',
     '¹ One instance has no other instance: its latency columns are same-instance delivery, the base line for the cross-instance figures.',
+    `² rethinkdb-ts \`insert\` of one record per query, ${IN_FLIGHT} in flight (1 in flight in brackets), default (hard) durability, no event log and no events: the most the server acknowledges.`,
     `Lost and doubled: (client, record) pairs over every measured phase, ${checked.toLocaleString('en-US')} checked per row${failed.length ? `; creates that failed: ${failed.join(', ')}` : ''}. ` +
       'events/s counts first deliveries until the last one; with events lost it is not all events, so no ratio meets its goal then. ' +
-      'creates/s: creates answered per second in the same phase (plumage writes to RethinkDB, Feathers to memory).',
+      'creates/s: creates answered per second in the same phase (plumage writes to RethinkDB, the anchor to PostgreSQL, the ceiling to memory).',
+    '',
+    recovery.join('\n'),
+    '',
+    `Recovery: ${RECOVERY_CLIENTS} more clients, spread over the instances, each dropped (\`socket.io.engine.close()\`) for ${GAP_MS / 1000} s while creates go on (one in flight); ` +
+      'each reconnects to its instance by itself and logs in again unless its session was recovered. "While away": records sent between its drop and its return (logged in again). ' +
+      `Whole phase: every record from ${LEAD_MS / 1000} s before the drop to ${LEAD_MS / 1000} s after the last return, per client${recoveryFailed.length ? `; creates that failed: ${recoveryFailed.join(', ')}` : ''}.`,
+    '',
     `Machine: ${info.cores} × ${info.cpus}, ${info.memoryGb.toFixed(1)} GB, Node ${info.node}. ${settings}`,
     `Load average (1/5/15 min): ${load}.`
   ].join('\n')

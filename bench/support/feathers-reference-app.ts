@@ -12,7 +12,12 @@ export interface FeathersReferenceAppOptions {
   configure?: (app: Application) => void
   /** bcrypt cost of the local strategy (Feathers' default 10). */
   hashSize?: number
+  /** The service behind `users` and `messages` (default: @feathersjs/memory, each instance its own data). */
+  service?: (name: 'users' | 'messages', options: ServiceOptions) => unknown
 }
+
+/** What the reference app asks of every service it registers. */
+export interface ServiceOptions { paginate: { default: number; max: number }; multi?: string[] }
 
 /**
  * What `node dist/plumage.mjs` serves (src/reference-app.ts), built the Feathers v5 way: express REST +
@@ -20,7 +25,7 @@ export interface FeathersReferenceAppOptions {
  * signup, the generated app's channels. A generated app loads more than this (configuration, schemas,
  * a logger), so as an anchor it is the generous one. Not listening yet.
  */
-export function createFeathersReferenceApp({ configure, hashSize }: FeathersReferenceAppOptions = {}) {
+export function createFeathersReferenceApp({ configure, hashSize, service = (_, options) => new MemoryService(options) }: FeathersReferenceAppOptions = {}) {
   // A CommonJS module: its exports object is the function and also carries it as `default`.
   const app = expressModule.default(feathers())
   app.use(json())
@@ -34,8 +39,8 @@ export function createFeathersReferenceApp({ configure, hashSize }: FeathersRefe
     const settings = app.get('authentication') as { local: Record<string, unknown> }
     app.set('authentication', { ...settings, local: { ...settings.local, hashSize } })
   }
-  app.use('users', new MemoryService({ paginate: { default: 10, max: 50 } }))
-  app.use('messages', new MemoryService({ paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }))
+  app.use('users', service('users', { paginate: { default: 10, max: 50 } }) as never)
+  app.use('messages', service('messages', { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }) as never)
   const jwt = authenticate('jwt')
   app.service('users').hooks({
     before: { find: [jwt], get: [jwt], update: [jwt, localHooks.hashPassword('password')], patch: [jwt, localHooks.hashPassword('password')], remove: [jwt], create: [localHooks.hashPassword('password')] },

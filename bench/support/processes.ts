@@ -4,7 +4,7 @@ import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 
 /*
- * Child processes of `npm run bench:realtime` (app instances, redis-server): every one is tracked, so the
+ * Child processes of `npm run bench:realtime` (app instances, redis-server, postgres): every one is tracked, so the
  * driver can kill whatever is left on any way out, failures included.
  */
 const children = new Set<ChildProcess>()
@@ -14,6 +14,13 @@ export function killChildren(): void {
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   }
+}
+
+/** Tracks a child spawned elsewhere (bench/support/postgres.ts), so killChildren() reaches it too. */
+export function track(child: ChildProcess): ChildProcess {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
 }
 
 /** Stops one child by its PID: `signal` first, SIGKILL after `graceMs`. */
@@ -44,9 +51,7 @@ export function startChild<T>(
   pick: (line: string) => T | undefined,
   { timeoutMs = 60_000, after }: { timeoutMs?: number; after?: (line: string) => void } = {}
 ): Promise<Started<T>> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'inherit'] })
-  children.add(child)
-  child.once('exit', () => children.delete(child))
+  const child = track(spawn(command, args, { env, stdio: ['ignore', 'pipe', 'inherit'] }))
   const lines = createInterface({ input: child.stdout! })
   return new Promise((resolve, reject) => {
     let ready = false
