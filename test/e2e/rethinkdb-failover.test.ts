@@ -59,6 +59,38 @@ async function writeUntil(targets: { url: string; token: string }[], more: (acke
 }
 
 withBinary('RethinkDB restarted and failing over, with real processes', () => {
+  it('two instances starting together on a 3-server cluster (3 replicas), round after round: both come up, each table once, its indexes on it', async () => {
+    const first = await rethinkDbProcess('start-one')
+    servers.push(first)
+    const others = await Promise.all(['start-two', 'start-three'].map((name) => rethinkDbProcess(name, { join: first })))
+    servers.push(...others)
+    const cluster = [first, ...others]
+    const hosts = (list: RethinkDbProcess[]) => list.map((server) => `127.0.0.1:${server.driverPort}`).join(',')
+    const { r } = await import('rethinkdb-ts')
+    const probe = await r.connect({ host: '127.0.0.1', port: first.driverPort })
+    try {
+      for (let round = 1; round <= 4; round++) {
+        const db = `together_${round}`
+        // Each instance talks to another server first: their creates race across the cluster.
+        const pair = await Promise.all([0, 1].map((index) =>
+          start({ RETHINKDB_URL: `rethinkdb://${hosts([...cluster.slice(index), ...cluster.slice(0, index)])}/${db}`, RETHINKDB_REPLICAS: '3' })))
+        const names = await r.db('rethinkdb').table('table_config').filter({ db })('name').coerceTo('array').run(probe) as string[]
+        expect(names.filter((name) => name.includes('_duplicate_'))).toEqual([])
+        expect(new Set(names).size).toBe(names.length)
+        for (const name of names) {
+          const indexes = await r.db(db).table(name).indexStatus().run(probe) as unknown as { index: string; ready: boolean }[]
+          expect(indexes.every((index) => index.ready)).toBe(true)
+        }
+        // Every index a store declared is on the table that holds the name: a call that reads through one works.
+        expect(await r.db(db).table('plumage_events').indexList().run(probe)).toEqual(expect.arrayContaining(['ts']))
+        for (const instance of pair) expect(instance.logs.filter((line) => /was not found/.test(line.msg))).toEqual([])
+        await Promise.all(pair.map((instance) => instance.stop()))
+      }
+    } finally {
+      await probe.close()
+    }
+  }, 240_000)
+
   it('a server killed and restarted: every acknowledged write reaches every socket once', async () => {
     const solo = await rethinkDbProcess('solo')
     servers.push(solo)
