@@ -1,15 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
-import type { R } from 'rethinkdb-ts'
 import type { Clock } from '../../domain/clock.js'
-import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { ConnectionSession, ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
 import type { AuthenticationRequest } from '../../domain/service/service.js'
-import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { runQuery, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable } from './rethinkdb-tables.js'
+import { TableOwner, type TableOwnerOptions } from './table-owner.js'
 
-export interface RethinkDbConnectionSessionsOptions {
-  db: string
+export interface RethinkDbConnectionSessionsOptions extends TableOwnerOptions {
   clock: Clock
   /** How long a lost connection's session is kept (the recovery window), in ms. */
   windowMs: number
@@ -20,9 +16,6 @@ export interface RethinkDbConnectionSessionsOptions {
   secret?: string
   /** The table (default `plumage_connection_sessions`). */
   table?: string
-  logger?: Logger
-  /** The driver's `r` with its connection pool (default: rethinkdb-ts's module-level one, which the store factory connects). */
-  r?: R
 }
 
 interface Row {
@@ -44,16 +37,14 @@ const PURGE_EVERY_MS = 60_000
  * session id and hold the login encrypted with a key derived from AUTH_SECRET. A lost session expires
  * `windowMs` after `disconnectedAt` (checked on load; expired rows are purged through an index).
  */
-export class RethinkDbConnectionSessions implements ConnectionSessions {
+export class RethinkDbConnectionSessions extends TableOwner implements ConnectionSessions {
   readonly tableName: string
-  private readonly logger: Logger
   private readonly key: Buffer
-  private ready?: Promise<void>
   private purgedAt = -Infinity
 
-  constructor(private readonly options: RethinkDbConnectionSessionsOptions) {
+  constructor(protected override readonly options: RethinkDbConnectionSessionsOptions) {
+    super(options)
     this.tableName = options.table ?? 'plumage_connection_sessions'
-    this.logger = options.logger ?? silentLogger
     this.key = options.secret === undefined
       ? randomBytes(32)
       : Buffer.from(hkdfSync('sha256', options.secret, '', 'plumage connection sessions', 32))
@@ -93,21 +84,17 @@ export class RethinkDbConnectionSessions implements ConnectionSessions {
     await this.run('remove a connection session', () => this.table().get(hashOf(sessionId)).delete().run())
   }
 
-  /** Creates the table and its `disconnectedAt` index once per process (retried after a failure). */
-  setup(): Promise<void> {
-    this.ready ??= this.create().catch((error: unknown) => {
-      this.ready = undefined
-      throw toStoreError(error, this.logger, 'create the connection sessions table')
-    })
-    return this.ready
-  }
-
-  private async create(): Promise<void> {
+  /** The table and its `disconnectedAt` index. */
+  protected async create(): Promise<void> {
     await ensureTable(this.r(), {
       db: this.options.db, name: this.tableName, primaryKey: 'id',
       indexes: [{ name: 'disconnectedAt', fields: ['disconnectedAt'] }]
     }, this.logger)
     await this.table().indexWait().run()
+  }
+
+  protected creating(): string {
+    return 'create the connection sessions table'
   }
 
   private async purge(): Promise<void> {
@@ -140,14 +127,6 @@ export class RethinkDbConnectionSessions implements ConnectionSessions {
     } catch {
       return undefined
     }
-  }
-
-  private run<T>(operation: string, query: () => Promise<T>): Promise<T> {
-    return runQuery(() => this.setup(), this.logger, operation, query)
-  }
-
-  private r(): R {
-    return this.options.r ?? rethinkdbDriver().r
   }
 
   private table() {

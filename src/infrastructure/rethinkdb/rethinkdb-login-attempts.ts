@@ -1,17 +1,12 @@
-import type { R, RDatum } from 'rethinkdb-ts'
+import type { RDatum } from 'rethinkdb-ts'
 import type { AttemptRecord, LoginAttempts } from '../../domain/auth/login-attempts.js'
-import { silentLogger, type Logger } from '../../domain/logger.js'
-import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { runQuery, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { keyId } from './rethinkdb-unique-keys.js'
+import { TableOwner, type TableOwnerOptions } from './table-owner.js'
 
-export interface RethinkDbLoginAttemptsOptions {
-  db: string
+export interface RethinkDbLoginAttemptsOptions extends TableOwnerOptions {
   /** The table of counters (default `login_attempts`). */
   table?: string
-  logger?: Logger
-  r?: R
 }
 
 interface AttemptRow extends AttemptRecord {
@@ -27,15 +22,13 @@ const PURGE_EVERY_MS = 60_000
  * `replace` with a function of the old document, which RethinkDB applies atomically, so concurrent
  * failures on several instances are all counted.
  */
-export class RethinkDbLoginAttempts implements LoginAttempts {
+export class RethinkDbLoginAttempts extends TableOwner implements LoginAttempts {
   readonly tableName: string
-  private readonly logger: Logger
-  private ready?: Promise<void>
   private purgedAt = -Infinity
 
-  constructor(private readonly options: RethinkDbLoginAttemptsOptions) {
+  constructor(options: RethinkDbLoginAttemptsOptions) {
+    super(options)
     this.tableName = options.table ?? 'login_attempts'
-    this.logger = options.logger ?? silentLogger
   }
 
   async get(key: string): Promise<AttemptRecord | undefined> {
@@ -63,23 +56,14 @@ export class RethinkDbLoginAttempts implements LoginAttempts {
     await this.run('reset login attempts', () => this.table().get(keyId('login', key)).delete().run())
   }
 
-  setup(): Promise<void> {
-    this.ready ??= (async () => {
-      await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id', indexes: [{ name: 'lastAt', fields: ['lastAt'] }] }, this.logger)
-      await this.table().indexWait().run()
-    })().catch((error: unknown) => {
-      this.ready = undefined
-      throw toStoreError(error, this.logger, `create table ${this.tableName}`)
-    })
-    return this.ready
+  /** The counters' table and its `lastAt` index. */
+  protected async create(): Promise<void> {
+    await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id', indexes: [{ name: 'lastAt', fields: ['lastAt'] }] }, this.logger)
+    await this.table().indexWait().run()
   }
 
-  private run<T>(operation: string, query: () => Promise<T>): Promise<T> {
-    return runQuery(() => this.setup(), this.logger, operation, query)
-  }
-
-  private r(): R {
-    return this.options.r ?? rethinkdbDriver().r
+  protected creating(): string {
+    return `create table ${this.tableName}`
   }
 
   private table() {

@@ -1,20 +1,14 @@
-import type { R, RDatum } from 'rethinkdb-ts'
+import type { RDatum } from 'rethinkdb-ts'
 import type { RefreshTokenRecord, RefreshTokenUse, Revocation, SessionStore } from '../../domain/auth/session-store.js'
-import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { Id } from '../../domain/service/service.js'
-import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { runQuery, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable } from './rethinkdb-tables.js'
+import { TableOwner, type TableOwnerOptions } from './table-owner.js'
 
-export interface RethinkDbSessionStoreOptions {
-  db: string
+export interface RethinkDbSessionStoreOptions extends TableOwnerOptions {
   /** Table of refresh tokens (default `refresh_tokens`). */
   refreshTable?: string
   /** Table of the access-token deny-list (default `revocations`). */
   revocationTable?: string
-  logger?: Logger
-  /** The driver's `r` with its connection pool (default: rethinkdb-ts's module-level one, which the store factory connects). */
-  r?: R
 }
 
 interface RevocationRow {
@@ -41,16 +35,14 @@ const CURSOR_OVERLAP_MS = 2000
  *
  * Tables are created on first use with ensureTable (safe when several instances start at once).
  */
-export class RethinkDbSessionStore implements SessionStore {
+export class RethinkDbSessionStore extends TableOwner implements SessionStore {
   readonly refreshTable: string
   readonly revocationTable: string
-  private readonly logger: Logger
-  private ready?: Promise<void>
 
-  constructor(private readonly options: RethinkDbSessionStoreOptions) {
+  constructor(options: RethinkDbSessionStoreOptions) {
+    super(options)
     this.refreshTable = options.refreshTable ?? 'refresh_tokens'
     this.revocationTable = options.revocationTable ?? 'revocations'
-    this.logger = options.logger ?? silentLogger
   }
 
   async saveRefreshToken(record: RefreshTokenRecord): Promise<void> {
@@ -115,16 +107,8 @@ export class RethinkDbSessionStore implements SessionStore {
     await this.run('purge refresh tokens', () => this.refresh().between(r.minval, now, { index: 'expiresAt' }).delete().run())
   }
 
-  /** Creates both tables and their indexes once per process (retried after a failure). */
-  setup(): Promise<void> {
-    this.ready ??= this.create().catch((error: unknown) => {
-      this.ready = undefined
-      throw toStoreError(error, this.logger, 'create the session tables')
-    })
-    return this.ready
-  }
-
-  private async create(): Promise<void> {
+  /** Both tables and their indexes. */
+  protected async create(): Promise<void> {
     const { db } = this.options
     await ensureTable(this.r(), {
       db, name: this.refreshTable, primaryKey: 'id',
@@ -138,12 +122,8 @@ export class RethinkDbSessionStore implements SessionStore {
     await this.revocations().indexWait().run()
   }
 
-  private run<T>(operation: string, query: () => Promise<T>): Promise<T> {
-    return runQuery(() => this.setup(), this.logger, operation, query)
-  }
-
-  private r(): R {
-    return this.options.r ?? rethinkdbDriver().r
+  protected creating(): string {
+    return 'create the session tables'
   }
 
   private refresh() {

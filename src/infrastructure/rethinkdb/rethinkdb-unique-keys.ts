@@ -1,20 +1,14 @@
 import { createHash } from 'node:crypto'
-import type { R } from 'rethinkdb-ts'
 import { GeneralError } from '../../domain/errors/errors.js'
-import { silentLogger, type Logger } from '../../domain/logger.js'
 import type { Id } from '../../domain/service/service.js'
 import type { UniqueKeys } from '../../domain/unique-keys.js'
-import { rethinkdbDriver } from './rethinkdb-driver.js'
 import { toStoreError } from './rethinkdb-errors.js'
 import { ensureTable } from './rethinkdb-tables.js'
+import { TableOwner, type TableOwnerOptions } from './table-owner.js'
 
-export interface RethinkDbUniqueKeysOptions {
-  db: string
+export interface RethinkDbUniqueKeysOptions extends TableOwnerOptions {
   /** The table holding the claims (default `unique_keys`). */
   table?: string
-  logger?: Logger
-  /** The driver's `r` with its connection pool (default: rethinkdb-ts's module-level one, which the store factory connects). */
-  r?: R
 }
 
 interface KeyRow {
@@ -36,14 +30,12 @@ interface KeyRow {
  *
  * The table is created on first use (a claim waits for it).
  */
-export class RethinkDbUniqueKeys implements UniqueKeys {
+export class RethinkDbUniqueKeys extends TableOwner implements UniqueKeys {
   readonly tableName: string
-  private readonly logger: Logger
-  private ready?: Promise<void>
 
-  constructor(private readonly options: RethinkDbUniqueKeysOptions) {
+  constructor(options: RethinkDbUniqueKeysOptions) {
+    super(options)
     this.tableName = options.table ?? 'unique_keys'
-    this.logger = options.logger ?? silentLogger
   }
 
   async claim(scope: string, key: string): Promise<boolean> {
@@ -86,25 +78,13 @@ export class RethinkDbUniqueKeys implements UniqueKeys {
     }
   }
 
-  /**
-   * Creates the database and table when missing, once per process (retried after a failure), with
-   * ensureTable: safe when several processes claim their first key at the same moment (concurrent
-   * tableCreate calls would leave duplicate tables).
-   */
-  setup(): Promise<void> {
-    this.ready ??= this.create().catch((error: unknown) => {
-      this.ready = undefined
-      throw toStoreError(error, this.logger, `create table ${this.tableName}`)
-    })
-    return this.ready
-  }
-
-  private async create(): Promise<void> {
+  /** The claims' table (safe when several processes claim their first key at the same moment). */
+  protected async create(): Promise<void> {
     await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id' }, this.logger)
   }
 
-  private r(): R {
-    return this.options.r ?? rethinkdbDriver().r
+  protected creating(): string {
+    return `create table ${this.tableName}`
   }
 
   private table() {
