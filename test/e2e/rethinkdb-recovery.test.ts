@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import { io, type Socket } from 'socket.io-client'
 import { builtInstances, call, signUp, type Instance, type Instances } from '../support/app-instances.js'
+import { call as emit, receivedUntil as until } from '../support/reference-server.js'
 import { discoverRethinkDb } from '../support/rethinkdb-server.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 
@@ -63,22 +64,6 @@ async function readerThrough(instance: Instance, email: string): Promise<{ reade
   return { reader, proxy }
 }
 
-function emit(socket: Socket, ...args: unknown[]): Promise<unknown[]> {
-  return new Promise((resolve) => socket.emit(...(args as [string]), (...answer: unknown[]) => resolve(answer)))
-}
-
-/** Resolves once `predicate` holds, checked after every event the socket receives. */
-function until(socket: Socket, predicate: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    if (predicate()) return resolve()
-    const check = () => queueMicrotask(() => {
-      if (!predicate()) return
-      socket.offAny(check)
-      resolve()
-    })
-    socket.onAny(check)
-  })
-}
 
 /** Writes one message through `instance` (awaited: the log's order is the order of these writes). */
 async function write(instance: Instance, token: string, text: string): Promise<void> {

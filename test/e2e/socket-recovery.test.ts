@@ -7,7 +7,7 @@ import type { Clock } from '../../src/domain/clock.js'
 import { createClient } from '../../src/interfaces/client/client-app.js'
 import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
-import { call, request, signup, type Session } from '../support/reference-server.js'
+import { call, receivedUntil as until, request, signup, type Session } from '../support/reference-server.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 
 /*
@@ -84,18 +84,6 @@ describe('socket connection state recovery', () => {
     expect(answer.status).toBe(201)
   }
 
-  /** Resolves once `predicate` holds, checked after every event the socket receives (once its own listeners ran: catch-all ones run first). */
-  function until(socket: Socket, predicate: () => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      if (predicate()) return resolve()
-      const check = () => queueMicrotask(() => {
-        if (!predicate()) return
-        socket.offAny(check)
-        resolve()
-      })
-      socket.onAny(check)
-    })
-  }
 
   /** Cuts the proxy and waits until both the client and the server saw the connection drop. */
   async function cut(socket: Socket): Promise<void> {

@@ -61,6 +61,22 @@ export async function connectSocket(url: string, token?: string): Promise<Socket
   return socket
 }
 
+/**
+ * Resolves once `predicate` holds, checked after every event the socket receives (once its own
+ * listeners ran: catch-all ones run first).
+ */
+export function receivedUntil(socket: Socket, predicate: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (predicate()) return resolve()
+    const check = () => queueMicrotask(() => {
+      if (!predicate()) return
+      socket.offAny(check)
+      resolve()
+    })
+    socket.onAny(check)
+  })
+}
+
 /** `socket.emit(event, ...args, ack)` as a promise of the ack's arguments. */
 export function call(socket: Socket, event: string, ...args: unknown[]): Promise<unknown[]> {
   return new Promise((resolve) => socket.emit(event, ...args, (...answer: unknown[]) => resolve(answer)))
