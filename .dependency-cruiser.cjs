@@ -34,7 +34,8 @@ module.exports = {
     },
     {
       name: 'transports-use-the-seam',
-      comment: 'Driving adapters reach the application only through its public seam, src/application/transport/index.ts (Gateway, App type, …).',
+      comment:
+        'Driving adapters reach the application only through its public seam, src/application/transport/index.ts (Gateway, App type, …).',
       severity: 'error',
       from: { path: '^src/interfaces/' },
       to: { path: '^src/application/', pathNot: '^src/application/transport/index\\.ts$' }
@@ -48,14 +49,16 @@ module.exports = {
     },
     {
       name: 'services-are-application-code',
-      comment: 'src/services (the app\'s own services) use domain and application; adapters and transports are chosen by the composition root.',
+      comment:
+        "src/services (the app's own services) use domain and application; adapters and transports are chosen by the composition root.",
       severity: 'error',
       from: { path: '^src/services/' },
       to: { path: '^src/(infrastructure/|interfaces/|container\\.ts$|main\\.ts$|reference-app\\.ts$)' }
     },
     {
       name: 'core-does-not-know-services',
-      comment: 'domain, application, infrastructure and interfaces never import the app\'s own services (they are plugged in by src/reference-app.ts).',
+      comment:
+        "domain, application, infrastructure and interfaces never import the app's own services (they are plugged in by src/reference-app.ts).",
       severity: 'error',
       from: { path: '^src/(domain|application|infrastructure|interfaces)/' },
       to: { path: '^src/services/' }
@@ -78,7 +81,11 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js']
+    },
     builtInModules: { add: [] }
   }
 }

@@ -53,19 +53,42 @@ const message = { text: 'a new message', user: 'user1', room: 'random', stars: '
 const workloads: Workload[] = [
   { name: 'find (page of 10)', path: '/messages', goal: 1.25, fastifyGoal: 3 },
   {
-    name: 'filtered + sorted find', goal: 3,
+    name: 'filtered + sorted find',
+    goal: 3,
     path: '/messages?room=general&user[$in][0]=user3&user[$in][1]=user6&user[$in][2]=user9&stars[$ne]=7&$sort[text]=-1&$limit=5'
   },
   { name: 'get', path: '/messages/500', goal: 1.25, fastifyGoal: 3 },
   { name: 'patch', method: 'PATCH', path: '/messages/42', body: { text: 'patched text' }, goal: 1.25, fastifyGoal: 3 },
   { name: 'authenticated find', path: `/${SECURE_PATH}`, authenticated: true, goal: 2, fastifyGoal: 8 },
   { name: 'authenticated get', path: `/${SECURE_PATH}/500`, authenticated: true, goal: 2, fastifyGoal: 8 },
-  { name: 'authenticated patch', method: 'PATCH', path: `/${SECURE_PATH}/42`, body: { text: 'patched text' }, authenticated: true, goal: 1.5, fastifyGoal: 8 },
+  {
+    name: 'authenticated patch',
+    method: 'PATCH',
+    path: `/${SECURE_PATH}/42`,
+    body: { text: 'patched text' },
+    authenticated: true,
+    goal: 1.5,
+    fastifyGoal: 8
+  },
   { name: 'create', method: 'POST', path: '/messages', body: message, goal: 1.25, fastifyGoal: 3 },
-  { name: 'authenticated create', method: 'POST', path: `/${SECURE_PATH}`, body: message, authenticated: true, goal: 1.5, fastifyGoal: 8 },
+  {
+    name: 'authenticated create',
+    method: 'POST',
+    path: `/${SECURE_PATH}`,
+    body: message,
+    authenticated: true,
+    goal: 1.5,
+    fastifyGoal: 8
+  },
   // Last: requests autocannon abandons at the end of a round leave bcrypt work queued behind them.
   // Feathers hashes with bcryptjs on the main thread: 50 interleaved logins take seconds to finish at all.
-  { name: 'login (bcrypt 10 + JWT)', method: 'POST', path: '/authentication', body: { strategy: 'local', ...BENCH_USER }, duration: QUICK ? 3 : 10 }
+  {
+    name: 'login (bcrypt 10 + JWT)',
+    method: 'POST',
+    path: '/authentication',
+    body: { strategy: 'local', ...BENCH_USER },
+    duration: QUICK ? 3 : 10
+  }
 ]
 
 /** plumage on fastify must serve at least this share of raw fastify's requests on the same routes. */
@@ -81,9 +104,17 @@ const TARGETS = [
 ] as const
 type TargetName = (typeof TARGETS)[number][0]
 
-interface Measured { requests: number; p99: number }
+interface Measured {
+  requests: number
+  p99: number
+}
 
-async function measure(target: Target, workload: Workload, seconds: number, headers: Record<string, string>): Promise<Measured> {
+async function measure(
+  target: Target,
+  workload: Workload,
+  seconds: number,
+  headers: Record<string, string>
+): Promise<Measured> {
   const result = await autocannon({
     url: target.url + workload.path,
     connections: CONNECTIONS,
@@ -103,7 +134,9 @@ async function measure(target: Target, workload: Workload, seconds: number, head
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const info = machine()
-const mark = (point: string) => { info.load[point] = loadavg() }
+const mark = (point: string) => {
+  info.load[point] = loadavg()
+}
 const log = (text: string) => console.log(`${text}   [load ${loadText()}]`)
 
 async function rest(targets: Target[]): Promise<{ rows: Row[]; idle: number[]; peak: number[] }> {
@@ -115,7 +148,7 @@ async function rest(targets: Target[]): Promise<{ rows: Row[]; idle: number[]; p
   const tokens = await Promise.all(targets.map((target) => bearerHeader(target.url)))
   const rows: Row[] = []
   for (const workload of workloads.filter((candidate) => selected(candidate.name))) {
-    const headers = (index: number) => workload.authenticated ? tokens[index]! : {}
+    const headers = (index: number) => (workload.authenticated ? tokens[index]! : {})
     for (const [index, target] of targets.entries()) await measure(target, workload, WARMUP, headers(index))
     const runs: Measured[][] = targets.map(() => [])
     for (let round = 0; round < ROUNDS; round++) {
@@ -124,18 +157,29 @@ async function rest(targets: Target[]): Promise<{ rows: Row[]; idle: number[]; p
         runs[index]!.push(await measure(targets[index]!, workload, workload.duration ?? DURATION, headers(index)))
       }
     }
-    const rate = Object.fromEntries(TARGETS.map(([name], index) => [name, median(runs[index]!.map((run) => run.requests))])) as Record<TargetName, number>
+    const rate = Object.fromEntries(
+      TARGETS.map(([name], index) => [name, median(runs[index]!.map((run) => run.requests))])
+    ) as Record<TargetName, number>
     const { goal, fastifyGoal } = workload
     rows.push({
-      name: workload.name, unit: 'req/s', better: 'higher',
-      plumage: rate.plumage, feathers: rate.feathers, express: rate.express, fastify: rate.fastify, rawFastify: rate.rawFastify,
+      name: workload.name,
+      unit: 'req/s',
+      better: 'higher',
+      plumage: rate.plumage,
+      feathers: rate.feathers,
+      express: rate.express,
+      fastify: rate.fastify,
+      rawFastify: rate.rawFastify,
       goal: goal ? `≥ ${goal}× Feathers` : undefined,
       met: goal ? (row) => row.plumage / row.feathers >= goal : undefined,
       fastifyGoal: `${fastifyGoal ? `≥ ${fastifyGoal}× Feathers, ` : ''}≥ ${FASTIFY_FLOOR}× raw fastify`,
-      fastifyMet: (row) => (!fastifyGoal || row.fastify! / row.feathers >= fastifyGoal) && row.fastify! / row.rawFastify! >= FASTIFY_FLOOR
+      fastifyMet: (row) =>
+        (!fastifyGoal || row.fastify! / row.feathers >= fastifyGoal) && row.fastify! / row.rawFastify! >= FASTIFY_FLOOR
     })
-    log(`${workload.name}: ${TARGETS.map(([name]) => `${name} ${rate[name].toFixed(0)}`).join(', ')} req/s → ` +
-      `${(rate.plumage / rate.feathers).toFixed(2)}× (express), ${(rate.fastify / rate.feathers).toFixed(2)}× (fastify) Feathers; ${(rate.fastify / rate.rawFastify).toFixed(2)}× raw fastify`)
+    log(
+      `${workload.name}: ${TARGETS.map(([name]) => `${name} ${rate[name].toFixed(0)}`).join(', ')} req/s → ` +
+        `${(rate.plumage / rate.feathers).toFixed(2)}× (express), ${(rate.fastify / rate.feathers).toFixed(2)}× (fastify) Feathers; ${(rate.fastify / rate.rawFastify).toFixed(2)}× raw fastify`
+    )
   }
   return { rows, idle, peak: targets.map((target) => memoryOf(target.pid).peak) }
 }
@@ -158,15 +202,27 @@ async function coldStartRows(): Promise<Row[]> {
   const cold = await coldStarts()
   const statuses = new Set([...cold.plumage, ...cold.feathers].map((run) => run.status))
   const ms = { plumage: median(cold.plumage.map((r) => r.ms)), feathers: median(cold.feathers.map((r) => r.ms)) }
-  log(`cold start: plumage ${ms.plumage.toFixed(0)} ms, feathers ${ms.feathers.toFixed(0)} ms (first answers: ${[...statuses].join(', ')})`)
+  log(
+    `cold start: plumage ${ms.plumage.toFixed(0)} ms, feathers ${ms.feathers.toFixed(0)} ms (first answers: ${[...statuses].join(', ')})`
+  )
   return [
     {
-      name: 'cold start (spawn → first answer)', unit: 'ms', better: 'lower', goal: '≤ 450 ms',
-      plumage: ms.plumage, feathers: ms.feathers, met: (row) => row.plumage <= 450
+      name: 'cold start (spawn → first answer)',
+      unit: 'ms',
+      better: 'lower',
+      goal: '≤ 450 ms',
+      plumage: ms.plumage,
+      feathers: ms.feathers,
+      met: (row) => row.plumage <= 450
     },
     {
-      name: 'idle RSS, reference app after GC', unit: 'MB', better: 'lower', goal: '≤ 75 MB',
-      plumage: median(cold.plumage.map((r) => r.idleRss)), feathers: median(cold.feathers.map((r) => r.idleRss)), met: (row) => row.plumage <= 75
+      name: 'idle RSS, reference app after GC',
+      unit: 'MB',
+      better: 'lower',
+      goal: '≤ 75 MB',
+      plumage: median(cold.plumage.map((r) => r.idleRss)),
+      feathers: median(cold.feathers.map((r) => r.idleRss)),
+      met: (row) => row.plumage <= 75
     }
   ]
 }
@@ -176,8 +232,14 @@ async function restRows(): Promise<Row[]> {
   try {
     for (const [name, script, env] of TARGETS) targets.push(await startTarget(name, script, env))
     const { rows, idle, peak } = await rest(targets)
-    const byName = (values: number[]) => Object.fromEntries(TARGETS.map(([name], index) => [name, values[index]!])) as Record<TargetName, number>
-    const memory = (name: string, values: Record<TargetName, number>): Row => ({ name, unit: 'MB', better: 'lower', ...values })
+    const byName = (values: number[]) =>
+      Object.fromEntries(TARGETS.map(([name], index) => [name, values[index]!])) as Record<TargetName, number>
+    const memory = (name: string, values: Record<TargetName, number>): Row => ({
+      name,
+      unit: 'MB',
+      better: 'lower',
+      ...values
+    })
     rows.push(memory('idle RSS, bench server (1000 records) after GC', byName(idle)))
     if (rows.length > 1) rows.push(memory('peak RSS during the REST load', byName(peak)))
     return rows
@@ -188,30 +250,48 @@ async function restRows(): Promise<Row[]> {
 
 async function socketRows(): Promise<Row[]> {
   const { plumage, feathers } = await fanOut(SOCKET_ROUNDS)
-  log(`socket: plumage ${plumage.eventsPerSecond.toFixed(0)} events/s p99 ${plumage.p99.toFixed(1)} ms, feathers ${feathers.eventsPerSecond.toFixed(0)} events/s p99 ${feathers.p99.toFixed(1)} ms`)
+  log(
+    `socket: plumage ${plumage.eventsPerSecond.toFixed(0)} events/s p99 ${plumage.p99.toFixed(1)} ms, feathers ${feathers.eventsPerSecond.toFixed(0)} events/s p99 ${feathers.p99.toFixed(1)} ms`
+  )
   return [
     {
-      name: 'socket fan-out throughput (50 clients)', unit: 'events/s', better: 'higher', goal: '≥ 1× Feathers',
-      plumage: plumage.eventsPerSecond, feathers: feathers.eventsPerSecond, met: (row) => row.plumage >= row.feathers
+      name: 'socket fan-out throughput (50 clients)',
+      unit: 'events/s',
+      better: 'higher',
+      goal: '≥ 1× Feathers',
+      plumage: plumage.eventsPerSecond,
+      feathers: feathers.eventsPerSecond,
+      met: (row) => row.plumage >= row.feathers
     },
     {
-      name: 'socket fan-out p99 delivery', unit: 'ms', better: 'lower', goal: '≤ 0.8× Feathers',
-      plumage: plumage.p99, feathers: feathers.p99, met: (row) => row.plumage <= 0.8 * row.feathers
+      name: 'socket fan-out p99 delivery',
+      unit: 'ms',
+      better: 'lower',
+      goal: '≤ 0.8× Feathers',
+      plumage: plumage.p99,
+      feathers: feathers.p99,
+      met: (row) => row.plumage <= 0.8 * row.feathers
     }
   ]
 }
 
 if (isMainThread) {
-  const settings = `autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${ROUNDS} × ${DURATION} s rounds interleaved (median; login ${QUICK ? 3 : 10} s); ` +
+  const settings =
+    `autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${ROUNDS} × ${DURATION} s rounds interleaved (median; login ${QUICK ? 3 : 10} s); ` +
     `socket: 50 clients × 500 creates, median of ${SOCKET_ROUNDS}; cold start: median of ${SPAWNS} spawns${QUICK ? ' (BENCH_QUICK)' : ''}.`
   console.log(`npm run bench${QUICK ? ' (quick)' : ''}: ${info.cores} × ${info.cpus}, Node ${info.node}\n${settings}\n`)
   mark('start')
   const rows: Row[] = []
-  const sections: [name: string, run: () => Promise<Row[]>][] = [['REST', restRows], ['socket', socketRows], ['cold start', coldStartRows]]
+  const sections: [name: string, run: () => Promise<Row[]>][] = [
+    ['REST', restRows],
+    ['socket', socketRows],
+    ['cold start', coldStartRows]
+  ]
   for (const [name, run] of sections) {
-    if (ONLY && !ONLY.test(name) && !(name === 'REST' && workloads.some((workload) => selected(workload.name)))) continue
+    if (ONLY && !ONLY.test(name) && !(name === 'REST' && workloads.some((workload) => selected(workload.name))))
+      continue
     log(`${name}…`)
-    rows.push(...await run())
+    rows.push(...(await run()))
     mark(name)
   }
   mark('end')

@@ -14,10 +14,16 @@ const records = peopleRecords(RECORDS)
 
 const workloads: Record<string, Record<string, unknown>> = {
   'filter + 2-key sort + limit 10': {
-    city: { $in: ['Rome', 'Paris', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1 }, $limit: 10
+    city: { $in: ['Rome', 'Paris', 'Oslo'] },
+    age: { $gte: 30 },
+    $sort: { age: -1, name: 1 },
+    $limit: 10
   },
   '$or + sort + skip 100 limit 25': {
-    $or: [{ city: 'Rome' }, { score: { $lt: 10 } }], $sort: { score: 1 }, $skip: 100, $limit: 25
+    $or: [{ city: 'Rome' }, { score: { $lt: 10 } }],
+    $sort: { score: 1 },
+    $skip: 100,
+    $limit: 25
   },
   'equality filter, no sort, limit 50': { city: 'Berlin', $limit: 50 }
 }
@@ -35,7 +41,12 @@ for (const [name, query] of Object.entries(workloads)) {
   if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`Results differ for '${name}'`)
   const anchor = await measure(() => feathers.find({ query, paginate: false }), { seconds: 2 })
   const candidate = await measure(() => ours.find({ query }), { seconds: 2 })
-  rows.push({ workload: name, 'feathers ops/s': anchor.opsPerSecond, 'plumage ops/s': candidate.opsPerSecond, ratio: candidate.opsPerSecond / anchor.opsPerSecond })
+  rows.push({
+    workload: name,
+    'feathers ops/s': anchor.opsPerSecond,
+    'plumage ops/s': candidate.opsPerSecond,
+    ratio: candidate.opsPerSecond / anchor.opsPerSecond
+  })
 }
 printTable(`In-memory find on ${RECORDS.toLocaleString()} records (anchor: @feathersjs/memory, same process)`, rows)
 writeResults('query', rows)

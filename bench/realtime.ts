@@ -18,7 +18,8 @@
  * - Paced phase: CREATES creates, one in flight → delivery latency without the receivers' backlog.
  * - Cross-instance latency: receive time − `t`, only for deliveries to clients on another instance than
  *   the one the create was sent to (with one instance: every delivery — the base line).
- * - Every (client, record) is counted (a record: its instance and id): lost = 0 deliveries, doubled = more than 1. A phase waits for
+ * - Every (client, record) is counted (a record: its instance and id): lost = 0 deliveries, doubled = more than 1. A
+ * phase waits for
  *   all events up to EVENT_TIMEOUT_MS after its last create was answered (or QUIET_MS without any event).
  * - Recovery phase (runRecovery): RECOVERY_CLIENTS more clients dropped for GAP_MS while creates go on;
  *   the share of the events sent while they were away that reached them exactly once.
@@ -76,12 +77,19 @@ type Id = string | number
  */
 const recordKey = (from: number | undefined, id: Id) => `${from}:${id}`
 /** What every create sends; the created record (and its event) carries it back. */
-interface Stamp { t: number; from: number; p: number }
+interface Stamp {
+  t: number
+  from: number
+  p: number
+}
 
 /** Feathers socket protocol: `emit(method, path, ...args, callback(error, result))`, bounded by `timeoutMs`. */
 function call(socket: Socket, timeoutMs: number, method: string, path: string, ...args: unknown[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer to ${method} ${path} within ${timeoutMs} ms`)), timeoutMs)
+    const timer = setTimeout(
+      () => reject(new Error(`no answer to ${method} ${path} within ${timeoutMs} ms`)),
+      timeoutMs
+    )
     socket.emit(method, path, ...args, (error: unknown, result: unknown) => {
       clearTimeout(timer)
       if (error) reject(new Error(`${method} ${path} failed: ${JSON.stringify(error)}`))
@@ -94,9 +102,15 @@ function call(socket: Socket, timeoutMs: number, method: string, path: string, .
 async function login(url: string, reconnectAfterMs?: number): Promise<Socket> {
   // With `reconnectAfterMs`: the client reconnects by itself that long after its connection dropped
   // (no jitter), as the official client does with its default settings after ~1 s.
-  const reconnection = reconnectAfterMs === undefined
-    ? { reconnection: false }
-    : { reconnection: true, reconnectionDelay: reconnectAfterMs, reconnectionDelayMax: reconnectAfterMs, randomizationFactor: 0 }
+  const reconnection =
+    reconnectAfterMs === undefined
+      ? { reconnection: false }
+      : {
+          reconnection: true,
+          reconnectionDelay: reconnectAfterMs,
+          reconnectionDelayMax: reconnectAfterMs,
+          randomizationFactor: 0
+        }
   const socket = connectClient(url, { transports: ['websocket'], ...reconnection, forceNew: true, timeout: 10_000 })
   try {
     await new Promise<void>((resolve, reject) => {
@@ -114,7 +128,10 @@ async function login(url: string, reconnectAfterMs?: number): Promise<Socket> {
 // ---------------------------------------------------------------------------------------------------
 // Worker thread: the receiving clients of one side.
 
-interface ReceiverSetup { urls: string[]; clients: number }
+interface ReceiverSetup {
+  urls: string[]
+  clients: number
+}
 type ToWorker = { type: 'phase'; id: number } | { type: 'expect'; keys: string[] }
 
 interface PhaseReport {
@@ -177,7 +194,8 @@ async function receive({ urls, clients }: ReceiverSetup): Promise<void> {
     const target = keys.length * clients
     const answered = now()
     const deadline = answered + EVENT_TIMEOUT_MS
-    while (current.unique < target && now() < deadline && now() - Math.max(current.lastEvent, answered) < QUIET_MS) await sleep(20)
+    while (current.unique < target && now() < deadline && now() - Math.max(current.lastEvent, answered) < QUIET_MS)
+      await sleep(20)
     await sleep(GRACE_MS)
     const expected = new Set(keys)
     let lost = 0
@@ -195,8 +213,17 @@ async function receive({ urls, clients }: ReceiverSetup): Promise<void> {
       }
     }
     const report: PhaseReport = {
-      unique: current.unique, lost, doubled, extra, unexpected, stray, disconnects,
-      complete: lost === 0, lastUnique: current.lastUnique, cross: current.cross, local: current.local
+      unique: current.unique,
+      lost,
+      doubled,
+      extra,
+      unexpected,
+      stray,
+      disconnects,
+      complete: lost === 0,
+      lastUnique: current.lastUnique,
+      cross: current.cross,
+      local: current.local
     }
     stray = 0
     return report
@@ -204,7 +231,15 @@ async function receive({ urls, clients }: ReceiverSetup): Promise<void> {
 
   port.on('message', (message: ToWorker) => {
     if (message.type === 'phase') {
-      state = { id: message.id, counts: sockets.map(() => new Map()), unique: 0, lastUnique: 0, lastEvent: 0, cross: [], local: [] }
+      state = {
+        id: message.id,
+        counts: sockets.map(() => new Map()),
+        unique: 0,
+        lastUnique: 0,
+        lastEvent: 0,
+        cross: [],
+        local: []
+      }
       port.postMessage({ type: 'phase-ready' })
     } else {
       void settle(state!, message.keys).then((report) => port.postMessage(report))
@@ -241,7 +276,10 @@ class Receivers {
     try {
       return await new Promise<T>((resolve, reject) => {
         this.waiting.push({ resolve: resolve as (value: unknown) => void, reject })
-        timer = setTimeout(() => reject(new Error(`receiver worker did not answer within ${timeoutMs / 1000} s`)), timeoutMs)
+        timer = setTimeout(
+          () => reject(new Error(`receiver worker did not answer within ${timeoutMs / 1000} s`)),
+          timeoutMs
+        )
         if (message) this.worker.postMessage(message)
       })
     } finally {
@@ -293,7 +331,10 @@ interface PhaseResult extends Omit<PhaseReport, 'cross' | 'local'> {
   samples: number
 }
 
-interface RoundResult { load: PhaseResult; paced: PhaseResult }
+interface RoundResult {
+  load: PhaseResult
+  paced: PhaseResult
+}
 
 function percentile(values: number[], q: number): number {
   if (values.length === 0) return NaN
@@ -317,7 +358,14 @@ async function runPhase(side: Side, creates: number, inFlight: number): Promise<
       const from = next++ % side.senders.length
       try {
         const stamp: Stamp = { t: now(), from, p: id }
-        const created = await call(side.senders[from]!, CALL_TIMEOUT_MS, 'create', 'messages', { text: 'hello everyone', ...stamp }, {}) as { id: Id }
+        const created = (await call(
+          side.senders[from]!,
+          CALL_TIMEOUT_MS,
+          'create',
+          'messages',
+          { text: 'hello everyone', ...stamp },
+          {}
+        )) as { id: Id }
         keys.push(recordKey(from, created.id))
       } catch (error) {
         failedCreates++
@@ -327,15 +375,24 @@ async function runPhase(side: Side, creates: number, inFlight: number): Promise<
   }
   await Promise.all(Array.from({ length: inFlight }, sender))
   const answered = now()
-  const { cross, local, ...report } = await receivers.next<PhaseReport>(EVENT_TIMEOUT_MS + QUIET_MS + 30_000, { type: 'expect', keys })
+  const { cross, local, ...report } = await receivers.next<PhaseReport>(EVENT_TIMEOUT_MS + QUIET_MS + 30_000, {
+    type: 'expect',
+    keys
+  })
   // One instance has no "other" instance: its same-instance latency is the base line.
   const latencies = side.instances.length === 1 ? local : cross
   return {
-    ...report, started, failedCreates, ...(firstError ? { firstError } : {}),
+    ...report,
+    started,
+    failedCreates,
+    ...(firstError ? { firstError } : {}),
     createsPerSecond: creates / ((answered - started) / 1000),
     eventsPerSecond: report.unique === 0 ? 0 : report.unique / ((report.lastUnique - started) / 1000),
-    p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99),
-    localP50: percentile(local, 0.5), localP99: percentile(local, 0.99), samples: latencies.length
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    localP50: percentile(local, 0.5),
+    localP99: percentile(local, 0.99),
+    samples: latencies.length
   }
 }
 
@@ -367,7 +424,9 @@ interface RecoveryResult {
 async function runRecovery(side: Side): Promise<RecoveryResult> {
   const id = ++phaseCounter
   const urls = side.instances.map(({ url }) => url)
-  const sockets = await Promise.all(Array.from({ length: RECOVERY_CLIENTS }, (_, client) => login(urls[client % urls.length]!, GAP_MS)))
+  const sockets = await Promise.all(
+    Array.from({ length: RECOVERY_CLIENTS }, (_, client) => login(urls[client % urls.length]!, GAP_MS))
+  )
   const counts = sockets.map(() => new Map<string, number>())
   const away = sockets.map(() => ({ cut: Infinity, back: Infinity }))
   let recovered = 0
@@ -385,8 +444,12 @@ async function runRecovery(side: Side): Promise<RecoveryResult> {
         away[client]!.back = now()
         return
       }
-      call(socket, CALL_TIMEOUT_MS, 'create', 'authentication', { strategy: 'local', ...BENCH_USER }, {})
-        .then(() => { away[client]!.back = now() }, (error: Error) => console.error(`recovery client ${client}: login again failed: ${error.message}`))
+      call(socket, CALL_TIMEOUT_MS, 'create', 'authentication', { strategy: 'local', ...BENCH_USER }, {}).then(
+        () => {
+          away[client]!.back = now()
+        },
+        (error: Error) => console.error(`recovery client ${client}: login again failed: ${error.message}`)
+      )
     })
   })
   const sent: { key: string; t: number }[] = []
@@ -399,7 +462,14 @@ async function runRecovery(side: Side): Promise<RecoveryResult> {
       const from = next++ % side.senders.length
       const stamp: Stamp = { t: now(), from, p: id }
       try {
-        const created = await call(side.senders[from]!, CALL_TIMEOUT_MS, 'create', 'messages', { text: 'hello everyone', ...stamp }, {}) as { id: Id }
+        const created = (await call(
+          side.senders[from]!,
+          CALL_TIMEOUT_MS,
+          'create',
+          'messages',
+          { text: 'hello everyone', ...stamp },
+          {}
+        )) as { id: Id }
         sent.push({ key: recordKey(from, created.id), t: stamp.t })
       } catch (error) {
         failedCreates++
@@ -423,10 +493,25 @@ async function runRecovery(side: Side): Promise<RecoveryResult> {
   const answered = now()
   const target = sent.length * sockets.length
   const delivered = () => counts.reduce((sum, map) => sum + map.size, 0)
-  while (delivered() < target && now() < answered + EVENT_TIMEOUT_MS && now() - Math.max(lastEvent, answered) < QUIET_MS) await sleep(20)
+  while (
+    delivered() < target &&
+    now() < answered + EVENT_TIMEOUT_MS &&
+    now() - Math.max(lastEvent, answered) < QUIET_MS
+  )
+    await sleep(20)
   await sleep(GRACE_MS)
   for (const socket of sockets) socket.disconnect()
-  const result: RecoveryResult = { clients: sockets.length, recovered, away: 0, awayOnce: 0, pairs: target, lost: 0, doubled: 0, failedCreates, ...(firstError ? { firstError } : {}) }
+  const result: RecoveryResult = {
+    clients: sockets.length,
+    recovered,
+    away: 0,
+    awayOnce: 0,
+    pairs: target,
+    lost: 0,
+    doubled: 0,
+    failedCreates,
+    ...(firstError ? { firstError } : {})
+  }
   counts.forEach((map, client) => {
     const { cut, back } = away[client]!
     for (const { key, t } of sent) {
@@ -450,23 +535,34 @@ async function bareInserts(connection: Connection, db: string, creates: number, 
   const table = r.db(db).table('messages')
   let next = 0
   const started = now()
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < creates) {
-      const from = next++ % 4
-      const result = await table.insert({ text: 'hello everyone', t: now(), from, p: 0, userId: 'bench' }).run(connection)
-      if (result.inserted !== 1) throw new Error(`bare insert: ${JSON.stringify(result)}`)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < creates) {
+        const from = next++ % 4
+        const result = await table
+          .insert({ text: 'hello everyone', t: now(), from, p: 0, userId: 'bench' })
+          .run(connection)
+        if (result.inserted !== 1) throw new Error(`bare insert: ${JSON.stringify(result)}`)
+      }
+    })
+  )
   return creates / ((now() - started) / 1000)
 }
 
-interface Rethink { host: string; port: number; user?: string; password?: string }
+interface Rethink {
+  host: string
+  port: number
+  user?: string
+  password?: string
+}
 
 function rethinkAddress(url: string): Rethink {
   const parsed = new URL(url)
-  if (parsed.protocol !== 'rethinkdb:' || !parsed.hostname) throw new Error(`RETHINKDB_URL must look like rethinkdb://127.0.0.1:28015 (got '${url}')`)
+  if (parsed.protocol !== 'rethinkdb:' || !parsed.hostname)
+    throw new Error(`RETHINKDB_URL must look like rethinkdb://127.0.0.1:28015 (got '${url}')`)
   return {
-    host: parsed.hostname, port: Number(parsed.port || 28015),
+    host: parsed.hostname,
+    port: Number(parsed.port || 28015),
     ...(parsed.username ? { user: decodeURIComponent(parsed.username) } : {}),
     ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {})
   }
@@ -479,9 +575,13 @@ function rethinkUrl({ host, port, user, password }: Rethink, db: string): string
 
 async function signUp(url: string): Promise<void> {
   const response = await fetch(`${url}/users`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_USER), signal: AbortSignal.timeout(CALL_TIMEOUT_MS)
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(BENCH_USER),
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS)
   })
-  if (response.status !== 201) throw new Error(`POST ${url}/users answered ${response.status}: ${await response.text()}`)
+  if (response.status !== 201)
+    throw new Error(`POST ${url}/users answered ${response.status}: ${await response.text()}`)
 }
 
 /** Polls GET /health until 200 (RethinkDB: tables writable, feeds live); warns and goes on after `timeoutMs`. */
@@ -508,36 +608,56 @@ function logLine(text: string): void {
 async function main(): Promise<void> {
   const rethinkdbUrl = process.env.RETHINKDB_URL
   if (!rethinkdbUrl) {
-    console.error('bench:realtime needs a RethinkDB server: set RETHINKDB_URL=rethinkdb://127.0.0.1:28015 (e.g. `docker compose up rethinkdb`)')
+    console.error(
+      'bench:realtime needs a RethinkDB server: set RETHINKDB_URL=rethinkdb://127.0.0.1:28015 (e.g. `docker compose up rethinkdb`)'
+    )
     process.exit(1)
   }
   if (!hasCommand('redis-server')) {
-    console.error('bench:realtime needs redis-server on PATH for the Feathers + feathers-sync anchor (Debian: apt-get install -y redis-server)')
+    console.error(
+      'bench:realtime needs redis-server on PATH for the Feathers + feathers-sync anchor (Debian: apt-get install -y redis-server)'
+    )
     process.exit(1)
   }
   if (!existsSync(join(POSTGRES_BIN, 'postgres'))) {
-    console.error(`bench:realtime needs PostgreSQL 15 for the Feathers + knex anchor: no ${join(POSTGRES_BIN, 'postgres')} (Debian: apt-get install -y postgresql-15, or set POSTGRES_BIN)`)
+    console.error(
+      `bench:realtime needs PostgreSQL 15 for the Feathers + knex anchor: no ${join(POSTGRES_BIN, 'postgres')} (Debian: apt-get install -y postgresql-15, or set POSTGRES_BIN)`
+    )
     process.exit(1)
   }
   if (INSTANCE_COUNTS.some((count) => !Number.isInteger(count) || count < 1)) {
-    console.error(`REALTIME_INSTANCES must be a comma-separated list of positive integers (got '${process.env.REALTIME_INSTANCES}')`)
+    console.error(
+      `REALTIME_INSTANCES must be a comma-separated list of positive integers (got '${process.env.REALTIME_INSTANCES}')`
+    )
     process.exit(1)
   }
   const plumageMain = fileURLToPath(new URL('../plumage.mjs', import.meta.url))
-  if (!existsSync(plumageMain)) throw new Error('dist/plumage.mjs is missing: run `npm run build` first (npm run bench:realtime does)')
+  if (!existsSync(plumageMain))
+    throw new Error('dist/plumage.mjs is missing: run `npm run build` first (npm run bench:realtime does)')
   const feathersServer = fileURLToPath(new URL('./support/feathers-sync-server.mjs', import.meta.url))
 
   const rethink = rethinkAddress(rethinkdbUrl)
   let connection: Connection
   try {
-    connection = await r.connect({ host: rethink.host, port: rethink.port, ...(rethink.user ? { user: rethink.user } : {}), ...(rethink.password ? { password: rethink.password } : {}), timeout: 5, silent: true })
+    connection = await r.connect({
+      host: rethink.host,
+      port: rethink.port,
+      ...(rethink.user ? { user: rethink.user } : {}),
+      ...(rethink.password ? { password: rethink.password } : {}),
+      timeout: 5,
+      silent: true
+    })
   } catch (error) {
-    console.error(`bench:realtime needs a RethinkDB server: none answers at ${rethink.host}:${rethink.port} (RETHINKDB_URL): ${(error as Error).message}`)
+    console.error(
+      `bench:realtime needs a RethinkDB server: none answers at ${rethink.host}:${rethink.port} (RETHINKDB_URL): ${(error as Error).message}`
+    )
     process.exit(1)
   }
 
   const info = machine()
-  const mark = (point: string) => { info.load[point] = loadavg() }
+  const mark = (point: string) => {
+    info.load[point] = loadavg()
+  }
   const prefix = `bench_realtime_${randomBytes(4).toString('hex')}`
   const databases: string[] = []
   const redisDir = mkdtempSync(join(tmpdir(), 'bench-realtime-redis-'))
@@ -551,22 +671,36 @@ async function main(): Promise<void> {
   const stopSide = async (side: Side) => {
     for (const socket of side.senders) socket.disconnect()
     await side.receivers?.close()
-    await Promise.all(side.instances.map(({ child }) => stopChild(child, side.name === 'plumage' ? 'SIGTERM' : 'SIGKILL')))
-    if (side.db) await r.dbDrop(side.db).run(connection).catch(() => undefined)
+    await Promise.all(
+      side.instances.map(({ child }) => stopChild(child, side.name === 'plumage' ? 'SIGTERM' : 'SIGKILL'))
+    )
+    if (side.db)
+      await r
+        .dbDrop(side.db)
+        .run(connection)
+        .catch(() => undefined)
     sides.splice(sides.indexOf(side), 1)
   }
 
-  const settings = `${CLIENTS} socket.io clients (worker thread) spread over the instances, ${CREATES} creates spread over the instances per phase: ` +
+  const settings =
+    `${CLIENTS} socket.io clients (worker thread) spread over the instances, ${CREATES} creates spread over the instances per phase: ` +
     `load phase ${IN_FLIGHT} in flight (events/s, latency under load), paced phase 1 in flight; warm-up ${WARMUP_CREATES} creates; ` +
     `median of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} (side order rotated each round); bcrypt ${BCRYPT_ROUNDS}${QUICK ? ' (BENCH_QUICK)' : ''}. ` +
     `Recovery: ${RECOVERY_CLIENTS} more clients dropped for ${GAP_MS / 1000} s while creates go on (one in flight).`
-  console.log(`npm run bench:realtime${QUICK ? ' (quick)' : ''}: ${info.cores} × ${info.cpus}, Node ${info.node}; RethinkDB ${rethink.host}:${rethink.port}, databases ${prefix}_<instances>\n${settings}\n`)
+  console.log(
+    `npm run bench:realtime${QUICK ? ' (quick)' : ''}: ${info.cores} × ${info.cpus}, Node ${info.node}; RethinkDB ${rethink.host}:${rethink.port}, databases ${prefix}_<instances>\n${settings}\n`
+  )
   mark('start')
   try {
     const redisPort = await freePort()
-    const started = await startChild('redis-server', 'redis-server',
+    const started = await startChild(
+      'redis-server',
+      'redis-server',
       ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir],
-      process.env, (line) => /Ready to accept connections/.test(line) ? true : undefined, { timeoutMs: 15_000 })
+      process.env,
+      (line) => (/Ready to accept connections/.test(line) ? true : undefined),
+      { timeoutMs: 15_000 }
+    )
     redis = started.child
     const redisUrl = `redis://127.0.0.1:${redisPort}`
     logLine(`redis-server pid ${redis.pid} on ${redisUrl}`)
@@ -584,7 +718,9 @@ async function main(): Promise<void> {
       bare.paced.push(await bareInserts(connection, bareDb, CREATES, 1))
     }
     await r.dbDrop(bareDb).run(connection)
-    logLine(`bare inserts on RethinkDB: ${bare.load.map(Math.round).join(', ')}/s (${IN_FLIGHT} in flight), ${bare.paced.map(Math.round).join(', ')}/s (1 in flight)`)
+    logLine(
+      `bare inserts on RethinkDB: ${bare.load.map(Math.round).join(', ')}/s (${IN_FLIGHT} in flight), ${bare.paced.map(Math.round).join(', ')}/s (1 in flight)`
+    )
 
     for (const count of INSTANCE_COUNTS) {
       // plumage: instances one after the other (the first creates the database and tables; concurrent
@@ -594,16 +730,33 @@ async function main(): Promise<void> {
       databases.push(plumage.db!)
       for (let index = 0; index < count; index++) {
         const name = `plumage #${index + 1}`
-        const { child, value: url } = await startChild(name, process.execPath, [plumageMain], {
-          ...process.env, STORE: 'rethinkdb', RETHINKDB_URL: rethinkUrl(rethink, plumage.db!), AUTH_SECRET: BENCH_SECRET, BCRYPT_ROUNDS,
-          PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'info', REQUEST_LOG: 'false'
-        }, (line) => {
-          const entry = parseLog(line)
-          return entry?.msg === 'plumage started' && typeof entry.url === 'string' ? entry.url : undefined
-        }, {
-          // Warnings and errors of the instances are shown; info lines are not.
-          after: (line) => { if ((parseLog(line)?.level ?? 50) >= 40) console.error(`[${name}] ${line}`) }
-        })
+        const { child, value: url } = await startChild(
+          name,
+          process.execPath,
+          [plumageMain],
+          {
+            ...process.env,
+            STORE: 'rethinkdb',
+            RETHINKDB_URL: rethinkUrl(rethink, plumage.db!),
+            AUTH_SECRET: BENCH_SECRET,
+            BCRYPT_ROUNDS,
+            PORT: '0',
+            HOST: '127.0.0.1',
+            NODE_ENV: 'production',
+            LOG_LEVEL: 'info',
+            REQUEST_LOG: 'false'
+          },
+          (line) => {
+            const entry = parseLog(line)
+            return entry?.msg === 'plumage started' && typeof entry.url === 'string' ? entry.url : undefined
+          },
+          {
+            // Warnings and errors of the instances are shown; info lines are not.
+            after: (line) => {
+              if ((parseLog(line)?.level ?? 50) >= 40) console.error(`[${name}] ${line}`)
+            }
+          }
+        )
         plumage.instances.push({ url, child })
         await waitHealthy(url)
       }
@@ -625,7 +778,17 @@ async function main(): Promise<void> {
       }
       logLine(`${count} instance${count === 1 ? '' : 's'} per side up, ${CLIENTS} clients logged in on each side`)
 
-      const runs = new Map(counted.map((side) => [side.name, { instances: count, side: side.name, warmup: undefined as PhaseResult | undefined, rounds: [] as RoundResult[] }]))
+      const runs = new Map(
+        counted.map((side) => [
+          side.name,
+          {
+            instances: count,
+            side: side.name,
+            warmup: undefined as PhaseResult | undefined,
+            rounds: [] as RoundResult[]
+          }
+        ])
+      )
       for (const side of counted) {
         const warmup = await runPhase(side, WARMUP_CREATES, IN_FLIGHT)
         runs.get(side.name)!.warmup = warmup
@@ -654,7 +817,11 @@ async function main(): Promise<void> {
     if (redis) await stopChild(redis, 'SIGTERM')
     rmSync(redisDir, { recursive: true, force: true })
     await postgres?.stop()
-    for (const db of databases) await r.dbDrop(db).run(connection).catch(() => undefined)
+    for (const db of databases)
+      await r
+        .dbDrop(db)
+        .run(connection)
+        .catch(() => undefined)
     await connection.close().catch(() => undefined)
     killChildren()
   }
@@ -662,12 +829,18 @@ async function main(): Promise<void> {
   async function startFeathers(name: SideName, count: number, env: Record<string, string>): Promise<Side> {
     const side: Side = { name, instances: [], senders: [] }
     sides.push(side)
-    await Promise.all(Array.from({ length: count }, async (_, index) => {
-      const { child, value: port } = await startChild(`Feathers ${name} #${index + 1}`, process.execPath, [feathersServer],
-        { ...process.env, NODE_ENV: 'production', BCRYPT_ROUNDS, SYNC_KEY: `feathers-sync-${name}`, ...env },
-        (line) => /^READY (\d+)$/.exec(line)?.[1])
-      side.instances[index] = { url: `http://127.0.0.1:${port}`, child }
-    }))
+    await Promise.all(
+      Array.from({ length: count }, async (_, index) => {
+        const { child, value: port } = await startChild(
+          `Feathers ${name} #${index + 1}`,
+          process.execPath,
+          [feathersServer],
+          { ...process.env, NODE_ENV: 'production', BCRYPT_ROUNDS, SYNC_KEY: `feathers-sync-${name}`, ...env },
+          (line) => /^READY (\d+)$/.exec(line)?.[1]
+        )
+        side.instances[index] = { url: `http://127.0.0.1:${port}`, child }
+      })
+    )
     return side
   }
   mark('end')
@@ -676,25 +849,42 @@ async function main(): Promise<void> {
   const bareRow = { load: median(bare.load), paced: median(bare.paced) }
   const table = markdown(rows, bareRow, recoveries, info, settings)
   console.log(`\n${table}\n`)
-  const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z') + (FULL_RUN ? '' : '-partial') + '-realtime'
+  const stamp =
+    new Date()
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z') +
+    (FULL_RUN ? '' : '-partial') +
+    '-realtime'
   const dir = join(process.cwd(), 'bench', 'results')
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, `${stamp}.json`), JSON.stringify({ date: new Date().toISOString(), quick: QUICK, settings, machine: info, rows, bare, recoveries, runs: results }, null, 2) + '\n')
+  writeFileSync(
+    join(dir, `${stamp}.json`),
+    JSON.stringify(
+      { date: new Date().toISOString(), quick: QUICK, settings, machine: info, rows, bare, recoveries, runs: results },
+      null,
+      2
+    ) + '\n'
+  )
   writeFileSync(join(dir, `${stamp}.md`), `# npm run bench:realtime — ${new Date().toISOString()}\n\n${table}\n`)
   const written = [`bench/results/${stamp}.json`, `bench/results/${stamp}.md`]
   if (FULL_RUN && replaceSection('realtime-run', table)) written.push('BENCHMARKS.md')
   console.log(`written: ${written.join(', ')}`)
-  const unreliable = rows.filter((row) => row.lost > 0 || row.doubled > 0).map((row) => `${row.instances}× ${row.side} (lost ${row.lost}, doubled ${row.doubled})`)
+  const unreliable = rows
+    .filter((row) => row.lost > 0 || row.doubled > 0)
+    .map((row) => `${row.instances}× ${row.side} (lost ${row.lost}, doubled ${row.doubled})`)
   if (unreliable.length > 0) console.log(`events lost or doubled: ${unreliable.join('; ')}`)
 }
 
 function describeRecovery(result: RecoveryResult): string {
-  return `${result.awayOnce}/${result.away} events sent while away delivered exactly once (${percent(result.awayOnce, result.away)}), ` +
+  return (
+    `${result.awayOnce}/${result.away} events sent while away delivered exactly once (${percent(result.awayOnce, result.away)}), ` +
     `${result.recovered}/${result.clients} sockets recovered; whole phase ${result.pairs} pairs, ${result.lost} lost, ${result.doubled} doubled` +
     (result.failedCreates ? `, ${result.failedCreates} creates failed (${result.firstError})` : '')
+  )
 }
 
-const percent = (part: number, whole: number) => whole === 0 ? '—' : `${(100 * part / whole).toFixed(1)} %`
+const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)} %`)
 
 function parseLog(line: string): { msg?: string; url?: unknown; level?: number } | undefined {
   try {
@@ -704,13 +894,16 @@ function parseLog(line: string): { msg?: string; url?: unknown; level?: number }
   }
 }
 
-const ms = (value: number) => Number.isNaN(value) ? '—' : value.toFixed(1)
+const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(1))
 
 function describe(phase: PhaseResult): string {
   const problems = [
-    phase.lost ? `${phase.lost} lost` : '', phase.doubled ? `${phase.doubled} doubled (${phase.extra} extra)` : '',
-    phase.unexpected ? `${phase.unexpected} unexpected` : '', phase.stray ? `${phase.stray} stray` : '',
-    phase.disconnects ? `${phase.disconnects} disconnects` : '', phase.failedCreates ? `${phase.failedCreates} creates failed (${phase.firstError})` : ''
+    phase.lost ? `${phase.lost} lost` : '',
+    phase.doubled ? `${phase.doubled} doubled (${phase.extra} extra)` : '',
+    phase.unexpected ? `${phase.unexpected} unexpected` : '',
+    phase.stray ? `${phase.stray} stray` : '',
+    phase.disconnects ? `${phase.disconnects} disconnects` : '',
+    phase.failedCreates ? `${phase.failedCreates} creates failed (${phase.firstError})` : ''
   ].filter(Boolean)
   return `${Math.round(phase.eventsPerSecond)} events/s (${Math.round(phase.createsPerSecond)} creates/s), p50 ${ms(phase.p50)} / p99 ${ms(phase.p99)} ms${problems.length ? ` — ${problems.join(', ')}` : ''}`
 }
@@ -739,7 +932,12 @@ const median = (values: number[]) => {
   return present.length === 0 ? NaN : present[Math.floor(present.length / 2)]!
 }
 
-interface SideResult { instances: number; side: SideName; warmup: PhaseResult; rounds: RoundResult[] }
+interface SideResult {
+  instances: number
+  side: SideName
+  warmup: PhaseResult
+  rounds: RoundResult[]
+}
 
 /** Goals of plumage against the PostgreSQL anchor (issue 21). */
 const GOAL_EVENTS = 1.2
@@ -749,7 +947,8 @@ function summarize(results: SideResult[]): SummaryRow[] {
   const rows: SummaryRow[] = results.map(({ instances, side, rounds }) => {
     const phases = rounds.flatMap(({ load, paced }) => [load, paced])
     return {
-      instances, side,
+      instances,
+      side,
       eventsPerSecond: median(rounds.map(({ load }) => load.eventsPerSecond)),
       createsPerSecond: median(rounds.map(({ load }) => load.createsPerSecond)),
       p50: median(rounds.map(({ load }) => load.p50)),
@@ -773,13 +972,18 @@ function summarize(results: SideResult[]): SummaryRow[] {
 }
 
 function markdown(
-  rows: SummaryRow[], bare: { load: number; paced: number }, recoveries: { instances: number; side: SideName; result: RecoveryResult }[],
-  info: ReturnType<typeof machine>, settings: string
+  rows: SummaryRow[],
+  bare: { load: number; paced: number },
+  recoveries: { instances: number; side: SideName; result: RecoveryResult }[],
+  info: ReturnType<typeof machine>,
+  settings: string
 ): string {
-  const number = (value: number) => Number.isNaN(value) ? '—' : Math.round(value).toLocaleString('en-US')
+  const number = (value: number) => (Number.isNaN(value) ? '—' : Math.round(value).toLocaleString('en-US'))
   // Goals apply to plumage only; the ceiling's ratios are shown for scale.
   const ratio = (row: SummaryRow, value: number | undefined, good?: (value: number) => boolean) =>
-    value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}×${row.side === 'plumage' && good ? (good(value) ? ' ✅' : ' ❌') : ''}`
+    value === undefined || !Number.isFinite(value)
+      ? '—'
+      : `${value.toFixed(2)}×${row.side === 'plumage' && good ? (good(value) ? ' ✅' : ' ❌') : ''}`
   const count = (value: number) => `${value === 0 ? '0 ✅' : `${value.toLocaleString('en-US')} ❌`}`
   const lines = [
     `| instances | side | events/s (${IN_FLIGHT} in flight) | creates/s | cross-instance p50 ms | p99 ms | paced p50 ms | paced p99 ms | lost | doubled | events/s ÷ anchor (goal ≥ ${GOAL_EVENTS}) | p99 ÷ anchor (goal ≤ ${GOAL_P99}) | paced p99 ÷ anchor |`,
@@ -791,9 +995,11 @@ function markdown(
     // A ratio only meets its goal when both sides delivered every event exactly once.
     const anchor = rows.find((other) => other.instances === row.instances && other.side === 'postgres')
     const exact = row.lost + row.doubled + (anchor ? anchor.lost + anchor.doubled : 0) === 0
-    lines.push(`| ${instances} | ${LABEL[row.side]} | ${number(row.eventsPerSecond)} | ${number(row.createsPerSecond)} | ${ms(row.p50)} | ${ms(row.p99)} | ${ms(row.pacedP50)} | ${ms(row.pacedP99)} | ` +
-      `${count(row.lost)} | ${count(row.doubled)} | ${ratio(row, row.eventsRatio, (v) => exact && v >= GOAL_EVENTS)} | ${ratio(row, row.p99Ratio, (v) => exact && v <= GOAL_P99)} | ` +
-      `${ratio(row, row.pacedP99Ratio)} |`)
+    lines.push(
+      `| ${instances} | ${LABEL[row.side]} | ${number(row.eventsPerSecond)} | ${number(row.createsPerSecond)} | ${ms(row.p50)} | ${ms(row.p99)} | ${ms(row.pacedP50)} | ${ms(row.pacedP99)} | ` +
+        `${count(row.lost)} | ${count(row.doubled)} | ${ratio(row, row.eventsRatio, (v) => exact && v >= GOAL_EVENTS)} | ${ratio(row, row.p99Ratio, (v) => exact && v <= GOAL_P99)} | ` +
+        `${ratio(row, row.pacedP99Ratio)} |`
+    )
   }
   const recovery = [
     `| instances | side | sockets recovered | events sent while away, per client | delivered exactly once (goal 100 %) | whole phase: lost | doubled |`,
@@ -802,13 +1008,21 @@ function markdown(
   for (const { instances, side, result } of recoveries) {
     const share = percent(result.awayOnce, result.away)
     const goal = side === 'plumage' ? (result.away > 0 && result.awayOnce === result.away ? ' ✅' : ' ❌') : ''
-    recovery.push(`| ${instances} | ${LABEL[side]} | ${result.recovered} / ${result.clients} | ${number(result.away / result.clients)} | ${share}${goal} | ` +
-      `${result.lost.toLocaleString('en-US')} | ${result.doubled.toLocaleString('en-US')} |`)
+    recovery.push(
+      `| ${instances} | ${LABEL[side]} | ${result.recovered} / ${result.clients} | ${number(result.away / result.clients)} | ${share}${goal} | ` +
+        `${result.lost.toLocaleString('en-US')} | ${result.doubled.toLocaleString('en-US')} |`
+    )
   }
   const checked = rows[0]?.checked ?? 0
-  const failed = rows.filter((row) => row.failedCreates > 0).map((row) => `${row.instances}× ${row.side}: ${row.failedCreates}`)
-  const recoveryFailed = recoveries.filter(({ result }) => result.failedCreates > 0).map(({ instances, side, result }) => `${instances}× ${side}: ${result.failedCreates}`)
-  const load = Object.entries(info.load).map(([point, values]) => `${point} ${loadText(values)}`).join('; ')
+  const failed = rows
+    .filter((row) => row.failedCreates > 0)
+    .map((row) => `${row.instances}× ${row.side}: ${row.failedCreates}`)
+  const recoveryFailed = recoveries
+    .filter(({ result }) => result.failedCreates > 0)
+    .map(({ instances, side, result }) => `${instances}× ${side}: ${result.failedCreates}`)
+  const load = Object.entries(info.load)
+    .map(([point, values]) => `${point} ${loadText(values)}`)
+    .join('; ')
   return [
     lines.join('\n'),
     '',
@@ -834,7 +1048,11 @@ if (!isMainThread) {
 } else {
   // Ctrl-C or a kill of the driver must not leave instances or redis-server behind.
   process.once('exit', killChildren)
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { killChildren(); process.exit(130) })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      killChildren()
+      process.exit(130)
+    })
   try {
     await main()
     process.exit(0)

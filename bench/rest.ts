@@ -28,7 +28,12 @@ export const workloads: Workload[] = [
   },
   { name: 'get', path: '/messages/500' },
   { name: 'patch', method: 'PATCH', path: '/messages/42', body: { text: 'patched text' } },
-  { name: 'create', method: 'POST', path: '/messages', body: { text: 'a new message', user: 'user1', room: 'random', stars: '3' } },
+  {
+    name: 'create',
+    method: 'POST',
+    path: '/messages',
+    body: { text: 'a new message', user: 'user1', room: 'random', stars: '3' }
+  },
   // Same service behind authenticate('jwt'): token verification and entity lookup on every call.
   { name: 'authenticated find', path: `/${SECURE_PATH}`, headers: (target) => bearerHeader(target.url) },
   { name: 'authenticated get', path: `/${SECURE_PATH}/500`, headers: (target) => bearerHeader(target.url) }
@@ -49,7 +54,11 @@ async function measure(target: Target, workload: Workload, seconds: number): Pro
 
 /** Requests per second, and the server's CPU time per request (µs, from /proc: less sensitive to a busy machine). */
 async function measured(target: Target, workload: Workload, seconds: number): Promise<{ rate: number; cpu: number }> {
-  const headers = { 'content-type': 'application/json', accept: 'application/json', ...(await workload.headers?.(target)) }
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    ...(await workload.headers?.(target))
+  }
   const before = cpuTicks(target.pid)
   const result = await autocannon({
     url: target.url + workload.path,
@@ -100,8 +109,12 @@ async function metricsCost(): Promise<void> {
   const off = await startTarget('metrics off', './support/plumage-server.mjs', { METRICS: 'false' })
   const on = await startTarget('metrics on', './support/plumage-server.mjs', { METRICS: 'true' })
   try {
-    console.log(`\nmetrics: METRICS=true vs METRICS=false, ${METRICS_ROUNDS} interleaved rounds of ${metricsSeconds}s, medians\n`)
-    const rows: string[][] = [['workload', 'METRICS=false req/s', 'METRICS=true req/s', 'ratio', 'CPU µs/req off', 'CPU µs/req on', 'CPU ratio']]
+    console.log(
+      `\nmetrics: METRICS=true vs METRICS=false, ${METRICS_ROUNDS} interleaved rounds of ${metricsSeconds}s, medians\n`
+    )
+    const rows: string[][] = [
+      ['workload', 'METRICS=false req/s', 'METRICS=true req/s', 'ratio', 'CPU µs/req off', 'CPU µs/req on', 'CPU ratio']
+    ]
     for (const workload of workloads.filter((each) => METRICS_WORKLOADS.includes(each.name))) {
       await measure(off, workload, 1)
       await measure(on, workload, 1)
@@ -110,13 +123,26 @@ async function metricsCost(): Promise<void> {
       for (let round = 0; round < METRICS_ROUNDS; round++) {
         // Who goes first alternates, so neither always follows the other's garbage.
         const order = round % 2 === 0 ? [off, on] : [on, off]
-        for (const target of order) (target === off ? offRounds : onRounds).push(await measured(target, workload, metricsSeconds))
+        for (const target of order)
+          (target === off ? offRounds : onRounds).push(await measured(target, workload, metricsSeconds))
       }
-      const [without, withMetrics] = [median(offRounds.map(({ rate }) => rate)), median(onRounds.map(({ rate }) => rate))]
+      const [without, withMetrics] = [
+        median(offRounds.map(({ rate }) => rate)),
+        median(onRounds.map(({ rate }) => rate))
+      ]
       const [cpuOff, cpuOn] = [median(offRounds.map(({ cpu }) => cpu)), median(onRounds.map(({ cpu }) => cpu))]
-      rows.push([`metrics: ${workload.name}`, without.toFixed(0), withMetrics.toFixed(0), `${(withMetrics / without).toFixed(3)}x`,
-        cpuOff.toFixed(0), cpuOn.toFixed(0), `${(cpuOn / cpuOff).toFixed(3)}x`])
-      console.log(`metrics: ${workload.name}: ${(withMetrics / without).toFixed(3)}x req/s, ${(cpuOn / cpuOff).toFixed(3)}x CPU per request`)
+      rows.push([
+        `metrics: ${workload.name}`,
+        without.toFixed(0),
+        withMetrics.toFixed(0),
+        `${(withMetrics / without).toFixed(3)}x`,
+        cpuOff.toFixed(0),
+        cpuOn.toFixed(0),
+        `${(cpuOn / cpuOff).toFixed(3)}x`
+      ])
+      console.log(
+        `metrics: ${workload.name}: ${(withMetrics / without).toFixed(3)}x req/s, ${(cpuOn / cpuOff).toFixed(3)}x CPU per request`
+      )
     }
     console.log('\n' + table(rows))
   } finally {

@@ -13,7 +13,11 @@ import { randomBytes } from 'node:crypto'
 import type { StoreQuery } from '../src/domain/query/ast.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
 import type { JsonSchemaObject } from '../src/domain/schema/json-schema.js'
-import { connectRethinkDb, redactRethinkDbUrl, type RethinkDbConnection } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import {
+  connectRethinkDb,
+  redactRethinkDbUrl,
+  type RethinkDbConnection
+} from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { measure, printTable, writeResults } from './support/measure.js'
 import { peopleRecords } from './support/seed.js'
@@ -28,7 +32,9 @@ let connection: RethinkDbConnection
 try {
   connection = await connectRethinkDb(url, { timeoutMs: 3_000 })
 } catch {
-  console.log(`RethinkDB benchmark SKIPPED: no server answers at ${shown} (set RETHINKDB_URL or start one: docker compose up rethinkdb)`)
+  console.log(
+    `RethinkDB benchmark SKIPPED: no server answers at ${shown} (set RETHINKDB_URL or start one: docker compose up rethinkdb)`
+  )
   process.exit(0)
 }
 
@@ -39,7 +45,13 @@ const records = peopleRecords(RECORDS)
 const schema: JsonSchemaObject = {
   type: 'object',
   required: ['id', 'name', 'age', 'city', 'score'],
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, age: { type: 'integer' }, city: { type: 'string' }, score: { type: 'number' } }
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    age: { type: 'integer' },
+    city: { type: 'string' },
+    score: { type: 'number' }
+  }
 }
 
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
@@ -48,27 +60,53 @@ try {
   const untyped = new RethinkDbStore({ r, db, table: 'people', watch: false })
   // The same table, with the records' schema.
   const typed = new RethinkDbStore({ r, db, table: 'people', watch: false, schema })
-  const indexed = new RethinkDbStore({ r, db, table: 'people_indexed', watch: false, schema, indexes: [{ fields: ['city'] }, { fields: ['age'] }, { fields: ['city', 'score'] }] })
+  const indexed = new RethinkDbStore({
+    r,
+    db,
+    table: 'people_indexed',
+    watch: false,
+    schema,
+    indexes: [{ fields: ['city'] }, { fields: ['age'] }, { fields: ['city', 'score'] }]
+  })
   for (const store of [untyped, indexed]) {
     await store.init()
-    for (let i = 0; i < records.length; i += 1_000) await store.table().insert(records.slice(i, i + 1_000)).run()
+    for (let i = 0; i < records.length; i += 1_000)
+      await store
+        .table()
+        .insert(records.slice(i, i + 1_000))
+        .run()
   }
   const table = untyped.table()
 
   let next = RECORDS
   // `same`: how to tell that two ways answered the same (unsorted limits may pick different rows).
-  const workloads: { name: string; store: (store: RethinkDbStore) => Promise<unknown>; hand: () => Promise<unknown>; same?: (ours: unknown, theirs: unknown) => boolean }[] = [
+  const workloads: {
+    name: string
+    store: (store: RethinkDbStore) => Promise<unknown>
+    hand: () => Promise<unknown>
+    same?: (ours: unknown, theirs: unknown) => boolean
+  }[] = [
     {
       name: 'find: equality, limit 50',
       store: (store) => store.find(q({ city: 'Berlin', $limit: 50 })),
       hand: () => table.filter({ city: 'Berlin' }).limit(50).run(),
-      same: (ours, theirs) => [ours, theirs].every((rows) => Array.isArray(rows) && rows.length === 50 && rows.every((row) => row.city === 'Berlin'))
+      same: (ours, theirs) =>
+        [ours, theirs].every(
+          (rows) => Array.isArray(rows) && rows.length === 50 && rows.every((row) => row.city === 'Berlin')
+        )
     },
     {
       name: 'find: $in + $gte + 2-key sort + limit 10',
-      store: (store) => store.find(q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1, id: 1 }, $limit: 10 })),
-      hand: () => table.filter((row) => r.expr(['Rome', 'Oslo']).contains(row('city')).and(row('age').ge(30)))
-        .orderBy(r.desc('age'), r.asc('name'), r.asc('id')).limit(10).run(),
+      store: (store) =>
+        store.find(
+          q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1, id: 1 }, $limit: 10 })
+        ),
+      hand: () =>
+        table
+          .filter((row) => r.expr(['Rome', 'Oslo']).contains(row('city')).and(row('age').ge(30)))
+          .orderBy(r.desc('age'), r.asc('name'), r.asc('id'))
+          .limit(10)
+          .run(),
       same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
     },
     {
@@ -76,7 +114,9 @@ try {
       store: (store) => store.page(q({ city: 'Paris', $sort: { score: 1, id: 1 }, $limit: 25 })),
       hand: () => {
         const matches = table.filter({ city: 'Paris' })
-        return r.expr({ total: matches.count(), data: matches.orderBy('score', 'id').limit(25).coerceTo('array') }).run()
+        return r
+          .expr({ total: matches.count(), data: matches.orderBy('score', 'id').limit(25).coerceTo('array') })
+          .run()
       },
       same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
     },
@@ -89,7 +129,8 @@ try {
     {
       name: 'create one',
       store: (store) => store.create([{ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }], {}),
-      hand: () => table.insert({ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }, { returnChanges: true }).run()
+      hand: () =>
+        table.insert({ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }, { returnChanges: true }).run()
     },
     {
       name: 'patch by id',
@@ -103,17 +144,26 @@ try {
     if (!workload.same) continue
     const theirs = await workload.hand()
     for (const store of [untyped, typed, indexed]) {
-      if (!workload.same(await workload.store(store), theirs)) throw new Error(`Results differ for '${workload.name}' (${store === untyped ? 'no schema' : store === typed ? 'schema' : 'indexes'})`)
+      if (!workload.same(await workload.store(store), theirs))
+        throw new Error(
+          `Results differ for '${workload.name}' (${store === untyped ? 'no schema' : store === typed ? 'schema' : 'indexes'})`
+        )
     }
   }
 
   const rows = []
   for (const workload of workloads) {
     // Rounds alternate the variants, so that a slow moment of the machine does not fall on one of them.
-    const variants = [workload.hand, () => workload.store(untyped), () => workload.store(typed), () => workload.store(indexed)]
+    const variants = [
+      workload.hand,
+      () => workload.store(untyped),
+      () => workload.store(typed),
+      () => workload.store(indexed)
+    ]
     const samples: number[][] = variants.map(() => [])
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [index, run] of variants.entries()) samples[index]!.push((await measure(run, { seconds: 0.6, warmup: 0.1 })).opsPerSecond)
+      for (const [index, run] of variants.entries())
+        samples[index]!.push((await measure(run, { seconds: 0.6, warmup: 0.1 })).opsPerSecond)
     }
     const [hand, plain, withSchema, withIndexes] = samples.map(median) as [number, number, number, number]
     rows.push({
@@ -127,7 +177,10 @@ try {
       'indexed ÷ hand ratio': withIndexes / hand
     })
   }
-  printTable(`RethinkDbStore vs hand-written rethinkdb-ts queries (${RECORDS.toLocaleString()} records, ${shown}, same run, median of ${ROUNDS} rounds)`, rows)
+  printTable(
+    `RethinkDbStore vs hand-written rethinkdb-ts queries (${RECORDS.toLocaleString()} records, ${shown}, same run, median of ${ROUNDS} rounds)`,
+    rows
+  )
   writeResults(`rethinkdb-${RECORDS}`, rows)
 
   // Durable writes: what exactly-once costs. Both tables start empty; every write is a new record.
@@ -147,13 +200,24 @@ try {
       for (const [index, write] of variants.entries()) samples[index]!.push(await concurrently(write, writers, 1.5))
     }
     const [bareRate, loggedRate] = samples.map(median) as [number, number]
-    writeRows.push({ writers, 'bare insert/s': bareRate, 'store create + event log/s': loggedRate, 'logged ÷ bare ratio': loggedRate / bareRate })
+    writeRows.push({
+      writers,
+      'bare insert/s': bareRate,
+      'store create + event log/s': loggedRate,
+      'logged ÷ bare ratio': loggedRate / bareRate
+    })
   }
-  printTable(`Durable writes: bare inserts vs store creates with the event log (${shown}, median of ${ROUNDS} rounds)`, writeRows)
+  printTable(
+    `Durable writes: bare inserts vs store creates with the event log (${shown}, median of ${ROUNDS} rounds)`,
+    writeRows
+  )
   writeResults('rethinkdb-writes', writeRows)
   await logged.close()
 } finally {
-  await r.dbDrop(db).run().catch(() => undefined)
+  await r
+    .dbDrop(db)
+    .run()
+    .catch(() => undefined)
   await connection.close()
 }
 
@@ -162,12 +226,14 @@ async function concurrently(write: () => Promise<unknown>, writers: number, seco
   const end = performance.now() + seconds * 1000
   let writes = 0
   const start = performance.now()
-  await Promise.all(Array.from({ length: writers }, async () => {
-    while (performance.now() < end) {
-      await write()
-      writes++
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      while (performance.now() < end) {
+        await write()
+        writes++
+      }
+    })
+  )
   return writes / ((performance.now() - start) / 1000)
 }
 
@@ -180,6 +246,7 @@ function median(values: number[]): number {
 function recordCount(setting: string | undefined): number {
   if (setting === undefined || setting === '') return 10_000
   const count = Number(setting.replace(/_/g, ''))
-  if (!Number.isSafeInteger(count) || count < 5_000) throw new Error(`BENCH_RECORDS must be an integer of at least 5000, got '${setting}'`)
+  if (!Number.isSafeInteger(count) || count < 5_000)
+    throw new Error(`BENCH_RECORDS must be an integer of at least 5000, got '${setting}'`)
   return count
 }

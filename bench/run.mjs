@@ -14,9 +14,22 @@ if (!name) {
 }
 const outdir = join(here, '..', 'dist', 'bench')
 mkdirSync(outdir, { recursive: true })
-const servers = readdirSync(join(here, 'support')).filter((file) => file.endsWith('-server.ts')).map((file) => join(here, 'support', file))
-const options = { outdir, outbase: here, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' }
-// No source maps in the servers: cold start would pay for parsing them and the server bundle dist/plumage.mjs does not load its map either.
+const servers = readdirSync(join(here, 'support'))
+  .filter((file) => file.endsWith('-server.ts'))
+  .map((file) => join(here, 'support', file))
+const options = {
+  outdir,
+  outbase: here,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning'
+}
+// No source maps in the servers: cold start would pay for parsing them and the server bundle dist/plumage.mjs does not
+// load its map either.
 await Promise.all([
   build({ ...options, entryPoints: [join(here, `${name}.ts`)], sourcemap: 'inline' }),
   build({ ...options, entryPoints: servers })

@@ -16,8 +16,10 @@ export interface Todo {
 
 /** The checks of each field, for whichever of them a call sends. */
 function checked({ title, done }: Partial<Todo>): Partial<Todo> {
-  if (title !== undefined && (typeof title !== 'string' || title.trim() === '')) throw new BadRequest('A todo needs a title', { field: 'title' })
-  if (done !== undefined && typeof done !== 'boolean') throw new BadRequest('done must be true or false', { field: 'done' })
+  if (title !== undefined && (typeof title !== 'string' || title.trim() === ''))
+    throw new BadRequest('A todo needs a title', { field: 'title' })
+  if (done !== undefined && typeof done !== 'boolean')
+    throw new BadRequest('done must be true or false', { field: 'done' })
   return { ...(title !== undefined ? { title: title.trim() } : {}), ...(done !== undefined ? { done } : {}) }
 }
 
@@ -43,7 +45,9 @@ export function useTodos(app: App, stores: StoreFactory, { requireLogin = true }
   app.service('todos').hooks({
     before: {
       all: requireLogin ? [authenticate('jwt')] : [],
-      create: [validateTodo], update: [validateTodo], patch: [validateTodoPatch]
+      create: [validateTodo],
+      update: [validateTodo],
+      patch: [validateTodoPatch]
     }
   })
 }
@@ -53,11 +57,16 @@ export async function main(): Promise<void> {
   const app = new App()
   useTodos(app, new InMemoryStoreFactory(), { requireLogin: false })
   const todos = app.service('todos')
-  const { id } = await todos.create({ title: '  Write the docs ', priority: 'dropped' }, {}) as Data
+  const { id } = (await todos.create({ title: '  Write the docs ', priority: 'dropped' }, {})) as Data
   console.log('created', await todos.get(id as Id, {}))
   console.log('patched', await todos.patch(id as Id, { done: true }, {}))
   console.log('updated', await todos.update(id as Id, { title: 'Publish the docs' }, {}))
-  const refused = [() => todos.create({ done: true }, {}), () => todos.patch(id as Id, { title: ' ' }, {}), () => todos.update(id as Id, { title: 'x', done: 'yes' }, {})]
-  for (const call of refused) await call().catch((error: Error) => console.log('refused', `${error.name}: ${error.message}`))
+  const refused = [
+    () => todos.create({ done: true }, {}),
+    () => todos.patch(id as Id, { title: ' ' }, {}),
+    () => todos.update(id as Id, { title: 'x', done: 'yes' }, {})
+  ]
+  for (const call of refused)
+    await call().catch((error: Error) => console.log('refused', `${error.name}: ${error.message}`))
   console.log('found', await todos.find({}))
 }

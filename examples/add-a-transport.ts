@@ -6,7 +6,14 @@ import { BadRequest } from '../src/domain/errors/errors.js'
 import type { Connection, NullableId, Query } from '../src/domain/service/service.js'
 
 /** One request line: `{"ref":1,"path":"messages","method":"create","data":{"text":"hi"}}`. */
-interface Request { ref?: unknown; path?: unknown; method?: unknown; id?: NullableId; data?: unknown; query?: Query }
+interface Request {
+  ref?: unknown
+  path?: unknown
+  method?: unknown
+  id?: NullableId
+  data?: unknown
+  query?: Query
+}
 
 /**
  * A transport in one file: newline-delimited JSON over TCP. Each line is a call answered by a line
@@ -33,9 +40,16 @@ export function listenNdjson(app: App, port = 0): Promise<Server> {
       try {
         request = parseLine(line)
         const target = typeof request.path === 'string' ? gateway.resolve(request.path) : undefined
-        if (!target || typeof request.method !== 'string') throw new BadRequest('Every line needs a known path and a method')
+        if (!target || typeof request.method !== 'string')
+          throw new BadRequest('Every line needs a known path and a method')
         const params = gateway.connectionParams(connection, request.query ?? {}, target.route)
-        const { result } = await gateway.call({ path: target.path, method: request.method, id: request.id, data: request.data, params })
+        const { result } = await gateway.call({
+          path: target.path,
+          method: request.method,
+          id: request.id,
+          data: request.data,
+          params
+        })
         sockets.get(connection)?.({ ref: request.ref, result })
       } catch (error) {
         sockets.get(connection)?.({ ref: request.ref, error: convertError(error).toJSON() })
@@ -70,7 +84,9 @@ export async function main(): Promise<void> {
   await app.setup()
   const server = await listenNdjson(app)
   const socket = connect((server.address() as { port: number }).port, '127.0.0.1')
-  socket.write(`${JSON.stringify({ ref: 1, path: 'messages', method: 'create', data: { text: 'Hello over ndjson' } })}\n`)
+  socket.write(
+    `${JSON.stringify({ ref: 1, path: 'messages', method: 'create', data: { text: 'Hello over ndjson' } })}\n`
+  )
   let received = 0
   for await (const line of createInterface({ input: socket })) {
     console.log('ref' in JSON.parse(line) ? 'answer' : 'event', line)

@@ -31,7 +31,10 @@ export async function main(url = 'rethinkdb://127.0.0.1:28015/plumage_example'):
       await messages.create({ text: 'still unread' }, {})
     ] as Data[]
     console.log('created', written)
-    console.log('found (unread only)', await messages.find({ query: { id: { $in: written.map((message) => message.id) } } }))
+    console.log(
+      'found (unread only)',
+      await messages.find({ query: { id: { $in: written.map((message) => message.id) } } })
+    )
     for (const message of written) await messages.remove(message.id as Id, {})
     await app.teardown()
   } finally {

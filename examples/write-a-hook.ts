@@ -5,10 +5,12 @@ import type { Clock } from '../src/domain/clock.js'
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
 
 /** Before create: stamp `createdAt` with the server's clock (a client's clock cannot be trusted). */
-export const stampCreatedAt = (clock: Clock) => (context: HookContext): void => {
-  const stamp = (item: unknown) => ({ ...(item as object), createdAt: clock.now() })
-  context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
-}
+export const stampCreatedAt =
+  (clock: Clock) =>
+  (context: HookContext): void => {
+    const stamp = (item: unknown) => ({ ...(item as object), createdAt: clock.now() })
+    context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
+  }
 
 /** Around every call, whatever the transport: `next()` runs the before hooks, the method and the after hooks. */
 export const logDuration = (log: (line: string) => void) => async (context: HookContext, next: () => Promise<void>) => {

@@ -16,7 +16,9 @@ const stampFile = 'dist/.build-stamp'
 
 /** What the build reads: src/, public/, scripts/, package.json, package-lock.json and the tsconfig files. */
 function inputs(base) {
-  const top = readdirSync(base).filter((name) => /^tsconfig.*\.json$/.test(name) || name === 'package.json' || name === 'package-lock.json')
+  const top = readdirSync(base).filter(
+    (name) => /^tsconfig.*\.json$/.test(name) || name === 'package.json' || name === 'package-lock.json'
+  )
   return [...top, 'src', 'public', 'scripts']
 }
 
@@ -59,9 +61,10 @@ export function buildIfChanged(base = root, log = (line) => process.stderr.write
   }
   // Under `npm start`, that npm's own CLI; run directly (or under npx), the npm on PATH.
   const npm = process.env.npm_execpath
-  const result = npm && /npm-cli\.[cm]?js$/.test(npm)
-    ? spawnSync(process.execPath, [npm, 'run', 'build'], { cwd: base, stdio: 'inherit' })
-    : spawnSync('npm', ['run', 'build'], { cwd: base, stdio: 'inherit', shell: process.platform === 'win32' })
+  const result =
+    npm && /npm-cli\.[cm]?js$/.test(npm)
+      ? spawnSync(process.execPath, [npm, 'run', 'build'], { cwd: base, stdio: 'inherit' })
+      : spawnSync('npm', ['run', 'build'], { cwd: base, stdio: 'inherit', shell: process.platform === 'win32' })
   if (result.status !== 0) {
     const error = new Error(`npm run build failed (exit code ${result.status ?? result.signal}); see above`)
     error.exitCode = result.status || 1

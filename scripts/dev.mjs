@@ -16,7 +16,9 @@ say(envFile ? `read ${envFile}` : 'no .env file (copy .env.example to .env to ke
 // One secret for the whole session, so a restart after a change does not log everybody out.
 if (!process.env.AUTH_SECRET) {
   process.env.AUTH_SECRET = randomBytes(32).toString('hex')
-  say('AUTH_SECRET is not set: using a random one for this session (logins survive restarts until you stop npm run dev; set it in .env to keep them longer)')
+  say(
+    'AUTH_SECRET is not set: using a random one for this session (logins survive restarts until you stop npm run dev; set it in .env to keep them longer)'
+  )
 }
 
 const main = join(root, 'dist', 'plumage.mjs')
@@ -29,7 +31,11 @@ function restart() {
   restarting = restarting.then(async () => {
     await stop()
     if (stopping) return
-    const child = spawn(process.execPath, ['--enable-source-maps', main], { cwd: root, stdio: 'inherit', env: process.env })
+    const child = spawn(process.execPath, ['--enable-source-maps', main], {
+      cwd: root,
+      stdio: 'inherit',
+      env: process.env
+    })
     server = child
     child.once('exit', (code, signal) => {
       if (server === child) server = undefined

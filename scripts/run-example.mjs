@@ -10,7 +10,10 @@ import { pathToFileURL } from 'node:url'
 import { root } from './build-options.mjs'
 
 const [name, ...args] = process.argv.slice(2)
-const examples = readdirSync(join(root, 'examples')).filter((file) => file.endsWith('.ts')).map((file) => file.slice(0, -3)).sort()
+const examples = readdirSync(join(root, 'examples'))
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => file.slice(0, -3))
+  .sort()
 
 if (!name || !examples.includes(name)) {
   if (name) process.stderr.write(`no example named '${name}'\n`)

@@ -54,7 +54,15 @@ export const storeModules: Readonly<Record<string, StoreModule>> = {
 }
 
 /** The adapters that do not depend on the store: the same whatever STORE says. */
-const adapterModules: readonly ContainerModule[] = [pinoModule, systemClockModule, metricsModule, ajvModule, bcryptModule, jsonWebTokenModule, cryptoSecretTokensModule]
+const adapterModules: readonly ContainerModule[] = [
+  pinoModule,
+  systemClockModule,
+  metricsModule,
+  ajvModule,
+  bcryptModule,
+  jsonWebTokenModule,
+  cryptoSecretTokensModule
+]
 
 export interface ContainerOptions {
   /** The registry STORE chooses from (default `storeModules`). */
@@ -78,13 +86,17 @@ export interface ContainerOptions {
 export function buildContainer(config: Config, options: ContainerOptions = {}): Container {
   const stores = options.storeModules ?? storeModules
   const storeModule = Object.hasOwn(stores, config.store) ? stores[config.store] : undefined
-  if (!storeModule) throw new ConfigError(`STORE must be one of ${Object.keys(stores).join(', ')} (got '${config.store}')`)
+  if (!storeModule)
+    throw new ConfigError(`STORE must be one of ${Object.keys(stores).join(', ')} (got '${config.store}')`)
   const container = new Container()
   container.bind<Config>(Config).toConstantValue(config)
   const tracer = options.tracer ?? noTracer
   container.bind<Tracer>(Tracer).toConstantValue(tracer)
   // Traced, every store query is a span; untraced, stores are used as they are.
-  if (tracer.enabled) container.onActivation<StoreFactory>(StoreFactory, (_context, stores) => tracedStoreFactory(stores, tracer, config.store))
+  if (tracer.enabled)
+    container.onActivation<StoreFactory>(StoreFactory, (_context, stores) =>
+      tracedStoreFactory(stores, tracer, config.store)
+    )
   container.load(...adapterModules, storeModule(options.env ?? process.env), applicationModule)
   if (options.logger) container.rebind<Logger>(Logger).toConstantValue(options.logger)
   if (options.clock) container.rebind<Clock>(Clock).toConstantValue(options.clock)
@@ -94,28 +106,75 @@ export function buildContainer(config: Config, options: ContainerOptions = {}): 
 
 /** The application's pieces with constructor dependencies, and the reference app over the ports. */
 const applicationModule = new ContainerModule(({ bind }) => {
-  bind<SessionsSettings>(SessionsSettings).toResolvedValue((config: Config) => ({
-    accessTokenTtl: config.jwtExpiresInMs,
-    refreshTokenTtl: config.refreshTokenExpiresInMs
-  }), [Config])
+  bind<SessionsSettings>(SessionsSettings).toResolvedValue(
+    (config: Config) => ({
+      accessTokenTtl: config.jwtExpiresInMs,
+      refreshTokenTtl: config.refreshTokenExpiresInMs
+    }),
+    [Config]
+  )
   bind(Sessions).toSelf().inSingletonScope()
-  bind<LoginThrottleSettings>(LoginThrottleSettings).toResolvedValue((config: Config) => ({
-    maxFailures: config.loginMaxFailures,
-    addressMaxFailures: config.loginAddressMaxFailures,
-    window: config.loginFailureWindowMs,
-    freeFailures: config.loginFreeFailures
-  }), [Config])
+  bind<LoginThrottleSettings>(LoginThrottleSettings).toResolvedValue(
+    (config: Config) => ({
+      maxFailures: config.loginMaxFailures,
+      addressMaxFailures: config.loginAddressMaxFailures,
+      window: config.loginFailureWindowMs,
+      freeFailures: config.loginFreeFailures
+    }),
+    [Config]
+  )
   bind(LoginThrottle).toSelf().inSingletonScope()
-  bind<RecoverySettings>(RecoverySettings).toResolvedValue((config: Config) => ({ windowMs: config.socketRecoveryWindowMs }), [Config])
+  bind<RecoverySettings>(RecoverySettings).toResolvedValue(
+    (config: Config) => ({ windowMs: config.socketRecoveryWindowMs }),
+    [Config]
+  )
   // The services' stores are timed (db_client_operation_duration_seconds) when metrics are on.
-  bind<App>(App).toResolvedValue((config: Config, metrics: Metrics, stores: StoreFactory, validator: SchemaValidator, uniqueKeys: UniqueKeys, clock: Clock,
-    hasher: PasswordHasher, tokens: TokenService, sessions: Sessions, throttle: LoginThrottle, tracer: Tracer, recovery: RecoverySettings,
-    history: EventHistory, connections: ConnectionSessions) => createReferenceApp({
-    stores: metrics.enabled ? new MeasuredStoreFactory(stores, metrics, config.store) : stores,
-    validator, uniqueKeys, clock, metrics, tracer, authentication: { hasher, tokens, clock, sessions, throttle },
-    ...(recovery.windowMs > 0 ? { recovery: { history, sessions: connections } } : {})
-  }), [Config, Metrics, StoreFactory, SchemaValidator, UniqueKeys, Clock, PasswordHasher, TokenService, Sessions, LoginThrottle, Tracer, RecoverySettings,
-    EventHistory, ConnectionSessions]).inSingletonScope()
+  bind<App>(App)
+    .toResolvedValue(
+      (
+        config: Config,
+        metrics: Metrics,
+        stores: StoreFactory,
+        validator: SchemaValidator,
+        uniqueKeys: UniqueKeys,
+        clock: Clock,
+        hasher: PasswordHasher,
+        tokens: TokenService,
+        sessions: Sessions,
+        throttle: LoginThrottle,
+        tracer: Tracer,
+        recovery: RecoverySettings,
+        history: EventHistory,
+        connections: ConnectionSessions
+      ) =>
+        createReferenceApp({
+          stores: metrics.enabled ? new MeasuredStoreFactory(stores, metrics, config.store) : stores,
+          validator,
+          uniqueKeys,
+          clock,
+          metrics,
+          tracer,
+          authentication: { hasher, tokens, clock, sessions, throttle },
+          ...(recovery.windowMs > 0 ? { recovery: { history, sessions: connections } } : {})
+        }),
+      [
+        Config,
+        Metrics,
+        StoreFactory,
+        SchemaValidator,
+        UniqueKeys,
+        Clock,
+        PasswordHasher,
+        TokenService,
+        Sessions,
+        LoginThrottle,
+        Tracer,
+        RecoverySettings,
+        EventHistory,
+        ConnectionSessions
+      ]
+    )
+    .inSingletonScope()
 })
 
 /**
@@ -126,16 +185,22 @@ const applicationModule = new ContainerModule(({ bind }) => {
 function keepInProcess(container: Container, store: string, options: ContainerOptions): void {
   const logger = () => container.get<Logger>(Logger)
   if (!container.isBound(UniqueKeys)) {
-    logger().warn(`No unique keys adapter is registered for STORE=${store}: unique fields are enforced in this process only`)
+    logger().warn(
+      `No unique keys adapter is registered for STORE=${store}: unique fields are enforced in this process only`
+    )
     container.bind<UniqueKeys>(UniqueKeys).to(InMemoryUniqueKeys).inSingletonScope()
   }
   if (options.sessions) container.rebind<SessionStore>(SessionStore).toConstantValue(options.sessions)
   if (options.attempts) container.rebind<LoginAttempts>(LoginAttempts).toConstantValue(options.attempts)
   keepRecoveryInProcess(container, store, logger)
   if (container.isBound(SessionStore) && container.isBound(LoginAttempts)) return
-  logger().warn(`No session adapter is registered for STORE=${store}: sessions and login limits are kept in this process only`)
-  if (!container.isBound(SessionStore)) container.bind<SessionStore>(SessionStore).to(InMemorySessionStore).inSingletonScope()
-  if (!container.isBound(LoginAttempts)) container.bind<LoginAttempts>(LoginAttempts).to(InMemoryLoginAttempts).inSingletonScope()
+  logger().warn(
+    `No session adapter is registered for STORE=${store}: sessions and login limits are kept in this process only`
+  )
+  if (!container.isBound(SessionStore))
+    container.bind<SessionStore>(SessionStore).to(InMemorySessionStore).inSingletonScope()
+  if (!container.isBound(LoginAttempts))
+    container.bind<LoginAttempts>(LoginAttempts).to(InMemoryLoginAttempts).inSingletonScope()
 }
 
 /**
@@ -147,15 +212,27 @@ function keepRecoveryInProcess(container: Container, store: string, logger: () =
   if (container.isBound(EventHistory) && container.isBound(ConnectionSessions)) return
   const settings = () => container.get<RecoverySettings>(RecoverySettings)
   if (store !== 'memory' && settings().windowMs > 0) {
-    logger().warn(`No connection recovery adapter is registered for STORE=${store}: a dropped socket connection resumes only on the instance it was connected to`)
+    logger().warn(
+      `No connection recovery adapter is registered for STORE=${store}: a dropped socket connection resumes only on the instance it was connected to`
+    )
   }
   if (!container.isBound(EventHistory)) {
-    container.bind<EventHistory>(EventHistory).toResolvedValue((clock: Clock, { windowMs }: RecoverySettings) =>
-      new InMemoryEventHistory(clock, historyRetentionMs(windowMs)), [Clock, RecoverySettings]).inSingletonScope()
+    container
+      .bind<EventHistory>(EventHistory)
+      .toResolvedValue(
+        (clock: Clock, { windowMs }: RecoverySettings) => new InMemoryEventHistory(clock, historyRetentionMs(windowMs)),
+        [Clock, RecoverySettings]
+      )
+      .inSingletonScope()
   }
   if (!container.isBound(ConnectionSessions)) {
-    container.bind<ConnectionSessions>(ConnectionSessions).toResolvedValue((clock: Clock, { windowMs }: RecoverySettings) =>
-      new InMemoryConnectionSessions(clock, windowMs), [Clock, RecoverySettings]).inSingletonScope()
+    container
+      .bind<ConnectionSessions>(ConnectionSessions)
+      .toResolvedValue(
+        (clock: Clock, { windowMs }: RecoverySettings) => new InMemoryConnectionSessions(clock, windowMs),
+        [Clock, RecoverySettings]
+      )
+      .inSingletonScope()
   }
 }
 
@@ -164,13 +241,22 @@ function keepRecoveryInProcess(container: Container, store: string, logger: () =
  * With the store factory, `GET /health` reports whether the store answers; with enabled metrics,
  * requests are measured and `GET /metrics` serves them (behind METRICS_TOKEN when set).
  */
-export function restAppOptions(config: Config, logger: Logger, stores?: StoreFactory, metrics?: Metrics): HttpAppOptions {
+export function restAppOptions(
+  config: Config,
+  logger: Logger,
+  stores?: StoreFactory,
+  metrics?: Metrics
+): HttpAppOptions {
   return {
     logger,
     ...(stores ? { health: { version: packageVersion(), check: () => stores.health() } } : {}),
-    ...(metrics?.enabled ? { metrics: { port: metrics, ...(config.metricsToken ? { token: config.metricsToken } : {}) } } : {}),
+    ...(metrics?.enabled
+      ? { metrics: { port: metrics, ...(config.metricsToken ? { token: config.metricsToken } : {}) } }
+      : {}),
     bodyLimit: config.bodyLimit,
-    ...(config.apiDocs ? { apiDocs: { title: 'plumage', version: packageVersion(), description: API_DESCRIPTION } } : {}),
+    ...(config.apiDocs
+      ? { apiDocs: { title: 'plumage', version: packageVersion(), description: API_DESCRIPTION } }
+      : {}),
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     staticDir: config.staticDir,
@@ -178,13 +264,15 @@ export function restAppOptions(config: Config, logger: Logger, stores?: StoreFac
   }
 }
 
-const API_DESCRIPTION = 'The reference chat: sign up with POST /users, log in with POST /authentication, then send the accessToken as a bearer token. Errors use Feathers\' JSON shape.'
+const API_DESCRIPTION =
+  "The reference chat: sign up with POST /users, log in with POST /authentication, then send the accessToken as a bearer token. Errors use Feathers' JSON shape."
 
 /** The version in package.json, found from this file (src/ under jest, dist/ when built). */
 function packageVersion(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
     const file = join(dir, 'package.json')
-    if (existsSync(file)) return String((JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version ?? 'unknown')
+    if (existsSync(file))
+      return String((JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version ?? 'unknown')
   }
   return 'unknown'
 }

@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   // STATIC_DIR is read from the app's folder, not the current directory; a missing one is only a warning.
   config.staticDir = await staticDirToServe(config.staticDir, (message, fields) => logger.warn(message, fields))
   await app.setup()
-  const engine = httpEngines[config.http](app, restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory), container.get<Metrics>(Metrics)))
+  const engine = httpEngines[config.http](
+    app,
+    restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory), container.get<Metrics>(Metrics))
+  )
   const http = await engine.listen(config.port, config.host)
   const io = attachSocketIo(app, http.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
   logger.info('plumage started', { url: http.url, http: config.http, store: config.store, services: app.paths })
@@ -49,7 +52,9 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // Configuration and operational errors (database unreachable, duplicate tables) are one line; bugs keep their stack.
   const known = error instanceof ConfigError || error instanceof FeathersError || error instanceof StartupError
-  const message = listenFailure(error, process.env.HOST || '127.0.0.1') ?? (known ? error.message : String((error as Error)?.stack ?? error))
+  const message =
+    listenFailure(error, process.env.HOST || '127.0.0.1') ??
+    (known ? error.message : String((error as Error)?.stack ?? error))
   process.stderr.write(`plumage failed to start: ${message}\n`)
   process.exit(1)
 })

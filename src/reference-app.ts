@@ -64,8 +64,22 @@ export interface ReferenceAppDeps {
  * each with its schemas and hooks in its own folder) on whichever store the composition root bound,
  * the authentication service and the channels. Transports are added around it in src/container.ts.
  */
-export function createReferenceApp({ stores, validator, uniqueKeys, clock = systemClock, metrics, tracer, authentication, recovery }: ReferenceAppDeps): App<ReferenceServices> {
-  const app = new App<ReferenceServices>({ validator, ...(metrics ? { metrics } : {}), ...(tracer ? { tracer } : {}), ...(recovery ? { recovery } : {}) })
+export function createReferenceApp({
+  stores,
+  validator,
+  uniqueKeys,
+  clock = systemClock,
+  metrics,
+  tracer,
+  authentication,
+  recovery
+}: ReferenceAppDeps): App<ReferenceServices> {
+  const app = new App<ReferenceServices>({
+    validator,
+    ...(metrics ? { metrics } : {}),
+    ...(tracer ? { tracer } : {}),
+    ...(recovery ? { recovery } : {})
+  })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
   const withLogin = authentication !== undefined
   useMessages(app, { stores, clock, authentication: withLogin })
@@ -73,8 +87,11 @@ export function createReferenceApp({ stores, validator, uniqueKeys, clock = syst
   if (authentication) {
     const { hasher, tokens, clock: authClock = clock, sessions, throttle } = authentication
     const service = new AuthenticationService({
-      tokens, clock: authClock, authStrategies: sessions ? ['jwt', 'local', 'refresh'] : ['jwt', 'local'],
-      ...(sessions ? { sessions } : {}), ...(throttle ? { throttle } : {})
+      tokens,
+      clock: authClock,
+      authStrategies: sessions ? ['jwt', 'local', 'refresh'] : ['jwt', 'local'],
+      ...(sessions ? { sessions } : {}),
+      ...(throttle ? { throttle } : {})
     }).register(new JwtStrategy(), new LocalStrategy(hasher))
     if (sessions) service.register(new RefreshStrategy())
     app.use('authentication', service)
@@ -93,7 +110,9 @@ const systemClock: Clock = { now: () => Date.now() }
 function useDefaultChannels(app: App): void {
   // A logout may be announced after its connection went away (a call in flight): it must not join again.
   const gone = new WeakSet<Connection>()
-  app.on('disconnect', (connection: Connection) => { gone.add(connection) })
+  app.on('disconnect', (connection: Connection) => {
+    gone.add(connection)
+  })
   app.on('connection', (connection: Connection) => {
     // A handshake login (Authorization header) happens before 'connection'; don't undo it.
     if (!connection.authentication) app.channel('anonymous').join(connection)

@@ -42,16 +42,27 @@ class FakeStoreFactory implements StoreFactory {
     this.created.set(name, store)
     return store as unknown as Store<T>
   }
-  async health() { return { ready: true, checks: { reachable: true }, problems: [] } }
+  async health() {
+    return { ready: true, checks: { reachable: true }, problems: [] }
+  }
   async close() {}
 }
 
-const config = (env: Record<string, string>) => loadConfig({ NODE_ENV: 'test', AUTH_SECRET: 'a-test-secret-of-some-length', BCRYPT_ROUNDS: '4', ...env })
+const config = (env: Record<string, string>) =>
+  loadConfig({ NODE_ENV: 'test', AUTH_SECRET: 'a-test-secret-of-some-length', BCRYPT_ROUNDS: '4', ...env })
 
 /** A logger that keeps the warnings. */
 function recordingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = []
-  return { warnings, debug() {}, info() {}, error() {}, warn: (message) => { warnings.push(message) } }
+  return {
+    warnings,
+    debug() {},
+    info() {},
+    error() {},
+    warn: (message) => {
+      warnings.push(message)
+    }
+  }
 }
 
 describe('composition root', () => {
@@ -74,7 +85,10 @@ describe('composition root', () => {
       env: { RETHINKDB_URL: 'rethinkdb://127.0.0.1:1/chat', RETHINKDB_TIMEOUT: '5', RETHINKDB_DIRECT_WRITES: 'off' }
     })
     expect(container.get<RethinkDbSettings>(RethinkDbSettings)).toEqual({
-      url: 'rethinkdb://127.0.0.1:1/chat', db: 'chat', timeoutMs: 5000, directWrites: false
+      url: 'rethinkdb://127.0.0.1:1/chat',
+      db: 'chat',
+      timeoutMs: 5000,
+      directWrites: false
     })
     const stores = container.get<StoreFactory>(StoreFactory)
     expect(stores).toBeInstanceOf(RethinkDbStoreFactory)
@@ -90,23 +104,35 @@ describe('composition root', () => {
 
   it('reads the settings of the chosen store only, and refuses bad ones in one line', () => {
     const env = { RETHINKDB_URL: 'postgres://db/chat' }
-    expect(buildContainer(config({}), { logger: silentLogger, env }).get(StoreFactory)).toBeInstanceOf(InMemoryStoreFactory)
+    expect(buildContainer(config({}), { logger: silentLogger, env }).get(StoreFactory)).toBeInstanceOf(
+      InMemoryStoreFactory
+    )
     const refuse = () => buildContainer(config({ STORE: 'rethinkdb' }), { logger: silentLogger, env })
     expect(refuse).toThrow(ConfigError)
-    expect(refuse).toThrow(new ConfigError("RETHINKDB_URL must look like rethinkdb://[user:password@]host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got 'postgres://db/chat')"))
+    expect(refuse).toThrow(
+      new ConfigError(
+        "RETHINKDB_URL must look like rethinkdb://[user:password@]host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster (got 'postgres://db/chat')"
+      )
+    )
   })
 
   it('swaps in another store module by configuration alone, keeping what it does not bind in process', async () => {
     const fake = new FakeStoreFactory()
-    const fakeModule: StoreModule = () => new ContainerModule(({ bind }) => {
-      bind<StoreFactory>(StoreFactory).toConstantValue(fake)
-    })
+    const fakeModule: StoreModule = () =>
+      new ContainerModule(({ bind }) => {
+        bind<StoreFactory>(StoreFactory).toConstantValue(fake)
+      })
     const logger = recordingLogger()
-    const container = buildContainer(config({ STORE: 'fake' }), { logger, storeModules: { ...storeModules, fake: fakeModule } })
+    const container = buildContainer(config({ STORE: 'fake' }), {
+      logger,
+      storeModules: { ...storeModules, fake: fakeModule }
+    })
     const app = container.get<App>(App)
     expect([...fake.created.keys()]).toEqual(['messages', 'users'])
-    const user = await app.service('users').create!({ email: 'ann@example.com', password: 'secret-pw' }) as Data
-    expect(await fake.created.get('users')!.get(user.id as number, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })).toMatchObject({ email: 'ann@example.com' })
+    const user = (await app.service('users').create!({ email: 'ann@example.com', password: 'secret-pw' })) as Data
+    expect(
+      await fake.created.get('users')!.get(user.id as number, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })
+    ).toMatchObject({ email: 'ann@example.com' })
     expect(container.get(UniqueKeys)).toBeInstanceOf(InMemoryUniqueKeys)
     expect(container.get(SessionStore)).toBeInstanceOf(InMemorySessionStore)
     expect(container.get(EventHistory)).toBeInstanceOf(InMemoryEventHistory)
@@ -124,16 +150,31 @@ describe('composition root', () => {
       expect(refuse).toThrow(ConfigError)
       expect(refuse).toThrow(new ConfigError(`STORE must be one of memory, rethinkdb (got '${store}')`))
     }
-    expect(() => buildContainer(config({ STORE: 'memory' }), { logger: silentLogger, storeModules: { fake: storeModules.memory! } }))
-      .toThrow(new ConfigError("STORE must be one of fake (got 'memory')"))
+    expect(() =>
+      buildContainer(config({ STORE: 'memory' }), {
+        logger: silentLogger,
+        storeModules: { fake: storeModules.memory! }
+      })
+    ).toThrow(new ConfigError("STORE must be one of fake (got 'memory')"))
   })
 
   it('builds the adapters and the application pieces from the core settings', async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 1))
-    const container = buildContainer(config({ JWT_EXPIRES_IN: '2h', REFRESH_TOKEN_EXPIRES_IN: '7d', LOGIN_MAX_FAILURES: '3', LOGIN_FAILURE_WINDOW: '1h' }), { logger: silentLogger, clock })
+    const container = buildContainer(
+      config({
+        JWT_EXPIRES_IN: '2h',
+        REFRESH_TOKEN_EXPIRES_IN: '7d',
+        LOGIN_MAX_FAILURES: '3',
+        LOGIN_FAILURE_WINDOW: '1h'
+      }),
+      { logger: silentLogger, clock }
+    )
     expect(await container.get<PasswordHasher>(PasswordHasher).hash('secret-pw')).toMatch(/^\$2b\$04\$/)
     const token = await container.get<TokenService>(TokenService).sign({}, { subject: '1' })
-    expect(await container.get<TokenService>(TokenService).verify(token)).toMatchObject({ iat: clock.now() / 1000, exp: clock.now() / 1000 + 7200 })
+    expect(await container.get<TokenService>(TokenService).verify(token)).toMatchObject({
+      iat: clock.now() / 1000,
+      exp: clock.now() / 1000 + 7200
+    })
     expect(container.get(Sessions)).toMatchObject({ accessTokenTtl: 2 * 3_600_000, refreshTokenTtl: 7 * 86_400_000 })
     expect(container.get(Sessions).store).toBe(container.get(SessionStore))
     expect(container.get(LoginThrottle)).toMatchObject({ maxFailures: 3, window: 3_600_000 })
@@ -155,6 +196,8 @@ describe('composition root', () => {
     const container = buildContainer(loadConfig({ NODE_ENV: 'test', BCRYPT_ROUNDS: '4' }), { logger })
     container.get<App>(App)
     await container.get<TokenService>(TokenService).sign({}, { subject: '1' })
-    expect(logger.warnings).toEqual(['AUTH_SECRET is not set: using a random secret for this run, so access tokens stop working after a restart'])
+    expect(logger.warnings).toEqual([
+      'AUTH_SECRET is not set: using a random secret for this run, so access tokens stop working after a restart'
+    ])
   })
 })

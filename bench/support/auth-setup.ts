@@ -11,7 +11,8 @@ export async function bearerHeader(url: string): Promise<Record<string, string>>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ strategy: 'local', ...BENCH_USER })
   })
-  const body = await response.json() as { accessToken?: string }
-  if (response.status !== 201 || !body.accessToken) throw new Error(`login on ${url} failed with status ${response.status}`)
+  const body = (await response.json()) as { accessToken?: string }
+  if (response.status !== 201 || !body.accessToken)
+    throw new Error(`login on ${url} failed with status ${response.status}`)
   return { authorization: `Bearer ${body.accessToken}` }
 }

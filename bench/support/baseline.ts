@@ -26,7 +26,9 @@ export class Collection {
     const limit = Math.min(Number(query.$limit ?? 10), 50)
     const skip = Number(query.$skip ?? 0)
     const conditions = Object.entries(query).filter(([key]) => !key.startsWith('$'))
-    const matches = [...this.records.values()].filter((record) => conditions.every(([field, condition]) => test(record[field], condition)))
+    const matches = [...this.records.values()].filter((record) =>
+      conditions.every(([field, condition]) => test(record[field], condition))
+    )
     const sort = Object.entries((query.$sort ?? {}) as Record<string, string>)
     if (sort.length > 0) {
       matches.sort((a, b) => {
@@ -51,10 +53,14 @@ function test(value: unknown, condition: unknown): boolean {
   if (typeof condition !== 'object' || condition === null) return String(value) === String(condition)
   return Object.entries(condition).every(([operator, operand]) => {
     switch (operator) {
-      case '$in': return (operand as unknown[]).map(String).includes(String(value))
-      case '$nin': return !(operand as unknown[]).map(String).includes(String(value))
-      case '$ne': return String(value) !== String(operand)
-      default: throw new Error(`The baseline does not implement ${operator}`)
+      case '$in':
+        return (operand as unknown[]).map(String).includes(String(value))
+      case '$nin':
+        return !(operand as unknown[]).map(String).includes(String(value))
+      case '$ne':
+        return String(value) !== String(operand)
+      default:
+        throw new Error(`The baseline does not implement ${operator}`)
     }
   })
 }
@@ -75,8 +81,18 @@ users.create({ email: BENCH_USER.email, password: await bcrypt.hash(BENCH_USER.p
 const withoutPassword = ({ password: _password, ...user }: Doc) => user
 const jwtOptions = { audience: 'https://yourdomain.com', issuer: 'feathers', algorithms: ['HS256' as const] }
 
-export const notFound = (id: string) => ({ name: 'NotFound', message: `No record found for id '${id}'`, code: 404, className: 'not-found' })
-export const NOT_AUTHENTICATED = { name: 'NotAuthenticated', message: 'Not authenticated', code: 401, className: 'not-authenticated' }
+export const notFound = (id: string) => ({
+  name: 'NotFound',
+  message: `No record found for id '${id}'`,
+  code: 404,
+  className: 'not-found'
+})
+export const NOT_AUTHENTICATED = {
+  name: 'NotAuthenticated',
+  message: 'Not authenticated',
+  code: 401,
+  className: 'not-authenticated'
+}
 
 /** The user an `Authorization: Bearer` header belongs to (without password), or undefined. */
 export function authenticatedUser(authorization: string | undefined): Doc | undefined {
@@ -95,10 +111,19 @@ export function authenticatedUser(authorization: string | undefined): Doc | unde
 export async function login(body: unknown): Promise<Doc | undefined> {
   const { email, password } = (body ?? {}) as { email?: string; password?: string }
   const user = [...users.records.values()].find((candidate) => candidate.email === email)
-  if (!user || typeof password !== 'string' || !(await bcrypt.compare(password, user.password as string))) return undefined
+  if (!user || typeof password !== 'string' || !(await bcrypt.compare(password, user.password as string)))
+    return undefined
   const accessToken = jwt.sign({}, BENCH_SECRET, {
-    header: { typ: 'access', alg: 'HS256' }, audience: jwtOptions.audience, issuer: jwtOptions.issuer,
-    subject: String(user.id), expiresIn: '1d', jwtid: crypto.randomUUID()
+    header: { typ: 'access', alg: 'HS256' },
+    audience: jwtOptions.audience,
+    issuer: jwtOptions.issuer,
+    subject: String(user.id),
+    expiresIn: '1d',
+    jwtid: crypto.randomUUID()
   })
-  return { accessToken, authentication: { strategy: 'local', accessToken, payload: jwt.decode(accessToken) }, user: withoutPassword(user) }
+  return {
+    accessToken,
+    authentication: { strategy: 'local', accessToken, payload: jwt.decode(accessToken) },
+    user: withoutPassword(user)
+  }
 }

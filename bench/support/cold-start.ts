@@ -25,7 +25,9 @@ export async function coldStart(script: string, env: Record<string, string>): Pr
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }
   })
-  const exited = once(child, 'exit').then(([code]) => { throw new Error(`${script} exited with ${code} before answering`) })
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`${script} exited with ${code} before answering`)
+  })
   exited.catch(() => undefined)
   try {
     let status = 0

@@ -1,6 +1,15 @@
 import express, { type NextFunction, type Request, type Response } from 'express'
 import { SECURE_PATH } from './auth-setup.js'
-import { authenticatedUser, login, messages, NOT_AUTHENTICATED, notFound, secure, type Collection, type Doc } from './baseline.js'
+import {
+  authenticatedUser,
+  login,
+  messages,
+  NOT_AUTHENTICATED,
+  notFound,
+  secure,
+  type Collection,
+  type Doc
+} from './baseline.js'
 import { announce } from './seed.js'
 
 /**
@@ -18,14 +27,22 @@ function authenticate(req: Request, res: Response, next: NextFunction): void {
   next()
 }
 
-function routes(path: string, collection: Collection, ...guard: ((req: Request, res: Response, next: NextFunction) => void)[]): void {
-  app.get(`/${path}`, ...guard, (req, res) => { res.json(collection.find(req.query as Doc)) })
+function routes(
+  path: string,
+  collection: Collection,
+  ...guard: ((req: Request, res: Response, next: NextFunction) => void)[]
+): void {
+  app.get(`/${path}`, ...guard, (req, res) => {
+    res.json(collection.find(req.query as Doc))
+  })
   app.get(`/${path}/:id`, ...guard, (req, res) => {
     const record = collection.records.get(req.params.id as string)
     if (record) res.json(record)
     else res.status(404).json(notFound(req.params.id as string))
   })
-  app.post(`/${path}`, ...guard, (req, res) => { res.status(201).json(collection.create(req.body as Doc)) })
+  app.post(`/${path}`, ...guard, (req, res) => {
+    res.status(201).json(collection.create(req.body as Doc))
+  })
   app.patch(`/${path}/:id`, ...guard, (req, res) => {
     const record = collection.patch(req.params.id as string, req.body as Doc)
     if (record) res.json(record)

@@ -1,7 +1,16 @@
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify'
 import qs from 'qs'
 import { SECURE_PATH } from './auth-setup.js'
-import { authenticatedUser, login, messages, NOT_AUTHENTICATED, notFound, secure, type Collection, type Doc } from './baseline.js'
+import {
+  authenticatedUser,
+  login,
+  messages,
+  NOT_AUTHENTICATED,
+  notFound,
+  secure,
+  type Collection,
+  type Doc
+} from './baseline.js'
 import { announce } from './seed.js'
 
 /**

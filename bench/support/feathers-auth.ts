@@ -13,7 +13,13 @@ export function feathersAuthenticationService(app: Application): AuthenticationS
     entity: 'user',
     service: 'users',
     authStrategies: ['jwt', 'local'],
-    jwtOptions: { header: { typ: 'access' }, audience: 'https://yourdomain.com', issuer: 'feathers', algorithm: 'HS256', expiresIn: '1d' },
+    jwtOptions: {
+      header: { typ: 'access' },
+      audience: 'https://yourdomain.com',
+      issuer: 'feathers',
+      algorithm: 'HS256',
+      expiresIn: '1d'
+    },
     local: { usernameField: 'email', passwordField: 'password' }
   })
   const auth = new AuthenticationService(app)
@@ -22,7 +28,10 @@ export function feathersAuthenticationService(app: Application): AuthenticationS
   return auth
 }
 
-/** The same setup as a generated Feathers v5 app: local + jwt, hashPassword/protect, a service behind authenticate('jwt'). */
+/**
+ * The same setup as a generated Feathers v5 app: local + jwt, hashPassword/protect, a service behind
+ * authenticate('jwt').
+ */
 export async function addFeathersAuthentication(app: Application): Promise<void> {
   app.use('authentication', feathersAuthenticationService(app))
   app.use('users', new MemoryService({ paginate: { default: 10, max: 50 } }))

@@ -17,7 +17,10 @@ export interface FeathersReferenceAppOptions {
 }
 
 /** What the reference app asks of every service it registers. */
-export interface ServiceOptions { paginate: { default: number; max: number }; multi?: string[] }
+export interface ServiceOptions {
+  paginate: { default: number; max: number }
+  multi?: string[]
+}
 
 /**
  * What `node dist/plumage.mjs` serves (src/reference-app.ts), built the Feathers v5 way: express REST +
@@ -25,7 +28,11 @@ export interface ServiceOptions { paginate: { default: number; max: number }; mu
  * signup, the generated app's channels. A generated app loads more than this (configuration, schemas,
  * a logger), so as an anchor it is the generous one. Not listening yet.
  */
-export function createFeathersReferenceApp({ configure, hashSize, service = (_, options) => new MemoryService(options) }: FeathersReferenceAppOptions = {}) {
+export function createFeathersReferenceApp({
+  configure,
+  hashSize,
+  service = (_, options) => new MemoryService(options)
+}: FeathersReferenceAppOptions = {}) {
   // A CommonJS module: its exports object is the function and also carries it as `default`.
   const app = expressModule.default(feathers())
   app.use(json())
@@ -43,13 +50,24 @@ export function createFeathersReferenceApp({ configure, hashSize, service = (_, 
   app.use('messages', service('messages', { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }) as never)
   const jwt = authenticate('jwt')
   app.service('users').hooks({
-    before: { find: [jwt], get: [jwt], update: [jwt, localHooks.hashPassword('password')], patch: [jwt, localHooks.hashPassword('password')], remove: [jwt], create: [localHooks.hashPassword('password')] },
+    before: {
+      find: [jwt],
+      get: [jwt],
+      update: [jwt, localHooks.hashPassword('password')],
+      patch: [jwt, localHooks.hashPassword('password')],
+      remove: [jwt],
+      create: [localHooks.hashPassword('password')]
+    },
     after: { all: [localHooks.protect('password')] }
   })
   app.service('messages').hooks({
     before: {
       all: [jwt],
-      create: [(context: HookContext) => { context.data = { ...context.data, userId: context.params.user?.id } }]
+      create: [
+        (context: HookContext) => {
+          context.data = { ...context.data, userId: context.params.user?.id }
+        }
+      ]
     }
   })
   const channels = app as unknown as { channel(name: string): Channel; publish(fn: () => Channel): void }

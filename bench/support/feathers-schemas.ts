@@ -1,4 +1,11 @@
-import { Ajv, addFormats, getValidator, hooks as schemaHooks, querySyntax, type FormatsPluginOptions } from '@feathersjs/schema'
+import {
+  Ajv,
+  addFormats,
+  getValidator,
+  hooks as schemaHooks,
+  querySyntax,
+  type FormatsPluginOptions
+} from '@feathersjs/schema'
 import type { HookContext } from '@feathersjs/feathers'
 import { createRequire } from 'node:module'
 import { messageSchema, messageSchemas } from '../../src/services/messages/messages.schema.js'
@@ -10,14 +17,41 @@ import { messageSchema, messageSchemas } from '../../src/services/messages/messa
  * schemaHooks.validateQuery / validateData. ajv-keywords adds `transform` (trim), which plumage's
  * schema uses; without it Feathers' Ajv would refuse the schema.
  */
-const formats: FormatsPluginOptions = ['date-time', 'time', 'date', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex']
+const formats: FormatsPluginOptions = [
+  'date-time',
+  'time',
+  'date',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uri',
+  'uri-reference',
+  'uuid',
+  'uri-template',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex'
+]
 const ajvKeywords = createRequire(import.meta.url)('ajv-keywords') as (ajv: Ajv, keywords: string[]) => Ajv
 const dataValidator: Ajv = ajvKeywords(addFormats(new Ajv({ allowUnionTypes: true }), formats), ['transform'])
-const queryValidator: Ajv = ajvKeywords(addFormats(new Ajv({ coerceTypes: true, allowUnionTypes: true }), formats), ['transform'])
+const queryValidator: Ajv = ajvKeywords(addFormats(new Ajv({ coerceTypes: true, allowUnionTypes: true }), formats), [
+  'transform'
+])
 
 // The bench's records also carry user, room and stars (strings): declared so querySyntax allows them.
-const queryProperties = { ...messageSchema.properties, user: { type: 'string' }, room: { type: 'string' }, stars: { type: 'string' } } as const
-const messageQuerySchema = { $id: 'MessageQuery', type: 'object', additionalProperties: false, properties: { ...querySyntax(queryProperties) } } as const
+const queryProperties = {
+  ...messageSchema.properties,
+  user: { type: 'string' },
+  room: { type: 'string' },
+  stars: { type: 'string' }
+} as const
+const messageQuerySchema = {
+  $id: 'MessageQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...querySyntax(queryProperties) }
+} as const
 
 const validateData = getValidator({ ...messageSchemas.data, $id: 'BenchMessageData' } as never, dataValidator)
 const validatePatch = getValidator({ ...messageSchemas.patch, $id: 'BenchMessagePatch' } as never, dataValidator)

@@ -21,13 +21,26 @@ type Row = Record<string, string | number>
 
 export function printTable(title: string, rows: Row[]): void {
   console.log(`\n${title}`)
-  const formatted = rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) =>
-    [key, typeof value === 'number' ? (key === 'ratio' || key.endsWith('ratio') ? `${value.toFixed(2)}×` : value.toFixed(value < 100 ? 1 : 0)) : value])))
+  const formatted = rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([key, value]) => [
+        key,
+        typeof value === 'number'
+          ? key === 'ratio' || key.endsWith('ratio')
+            ? `${value.toFixed(2)}×`
+            : value.toFixed(value < 100 ? 1 : 0)
+          : value
+      ])
+    )
+  )
   console.table(formatted)
 }
 
 export function writeResults(name: string, rows: Row[]): void {
   const dir = join(process.cwd(), 'bench', 'results')
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2))
+  writeFileSync(
+    join(dir, `${name}.json`),
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)
+  )
 }

@@ -14,13 +14,23 @@ import { messageSchemas } from '../../src/services/messages/messages.schema.js'
 import { BENCH_SECRET, BENCH_USER, SECURE_PATH } from './auth-setup.js'
 import { seedRecords } from './seed.js'
 
-/** The reference app's authentication (local + jwt, bcrypt 10) plus a seeded, schema-validated service behind authenticate('jwt'). Call before app.setup() on an App with a validator. */
+/**
+ * The reference app's authentication (local + jwt, bcrypt 10) plus a seeded, schema-validated service behind
+ * authenticate('jwt'). Call before app.setup() on an App with a validator.
+ */
 export async function addAuthentication(app: App): Promise<void> {
   app.use('users', new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 } }))
   app.service('users').hooks({ before: { create: [hashPassword('password')] }, after: { all: [protect('password')] } })
-  app.use('authentication', new AuthenticationService({ tokens: new JsonWebTokenService({ secret: BENCH_SECRET }), authStrategies: ['jwt', 'local'] })
-    .register(new JwtStrategy(), new LocalStrategy(new BcryptPasswordHasher(10))))
-  app.use(SECURE_PATH, new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 } }), { schemas: messageSchemas })
+  app.use(
+    'authentication',
+    new AuthenticationService({
+      tokens: new JsonWebTokenService({ secret: BENCH_SECRET }),
+      authStrategies: ['jwt', 'local']
+    }).register(new JwtStrategy(), new LocalStrategy(new BcryptPasswordHasher(10)))
+  )
+  app.use(SECURE_PATH, new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 } }), {
+    schemas: messageSchemas
+  })
   app.service(SECURE_PATH).hooks({ before: { all: [authenticate('jwt'), validateSchemas()] } })
   await app.service('users').create(BENCH_USER)
   for (const record of seedRecords()) await app.service(SECURE_PATH).create(record)

@@ -25,14 +25,21 @@ import { addAuthentication } from './plumage-auth.js'
 const config = loadConfig({ HTTP: process.env.HTTP, METRICS: process.env.METRICS ?? 'false' })
 const metrics = config.metrics ? new PrometheusMetrics() : noMetrics
 const app = new App({ validator: new AjvSchemaValidator(), metrics })
-const store = metrics.enabled ? new MeasuredStore(new InMemoryStore(), metrics, 'memory', 'messages') : new InMemoryStore()
-app.use('messages', new AdapterService(store, { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }), { schemas: messageSchemas })
+const store = metrics.enabled
+  ? new MeasuredStore(new InMemoryStore(), metrics, 'memory', 'messages')
+  : new InMemoryStore()
+app.use('messages', new AdapterService(store, { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }), {
+  schemas: messageSchemas
+})
 app.service('messages').hooks({ before: { all: [validateSchemas()] } })
 await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create(record)
 const engines = { express: expressEngine, fastify: fastifyEngine }
-const { server } = await engines[config.http](app, metrics.enabled ? { metrics: { port: metrics } } : {}).listen(0, '127.0.0.1')
+const { server } = await engines[config.http](app, metrics.enabled ? { metrics: { port: metrics } } : {}).listen(
+  0,
+  '127.0.0.1'
+)
 attachSocketIo(app, server)
 announce((server.address() as { port: number }).port)
 // Exit normally on SIGTERM so `node --cpu-prof` writes its profile.

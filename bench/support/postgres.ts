@@ -41,17 +41,42 @@ export async function startPostgres(): Promise<Postgres> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-realtime-pg-'))
   if (user) chownSync(dir, user.uid, user.gid)
   const data = join(dir, 'data')
-  const init = spawnSync(join(POSTGRES_BIN, 'initdb'), ['-D', data, '-U', POSTGRES_USER, '--auth=trust', '--encoding=UTF8', '--no-instructions'],
-    { ...user, encoding: 'utf8', cwd: dir })
+  const init = spawnSync(
+    join(POSTGRES_BIN, 'initdb'),
+    ['-D', data, '-U', POSTGRES_USER, '--auth=trust', '--encoding=UTF8', '--no-instructions'],
+    { ...user, encoding: 'utf8', cwd: dir }
+  )
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true })
-    throw new Error(`initdb failed (${init.error?.message ?? `status ${init.status}`}): ${init.stderr?.trim().split('\n').slice(-3).join(' ')}`)
+    throw new Error(
+      `initdb failed (${init.error?.message ?? `status ${init.status}`}): ${init.stderr?.trim().split('\n').slice(-3).join(' ')}`
+    )
   }
   const port = await freePort()
-  const child = track(spawn(join(POSTGRES_BIN, 'postgres'), [
-    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'fsync=on', '-c', 'synchronous_commit=on', '-c', 'full_page_writes=on', '-c', 'max_connections=100'
-  ], { ...user, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] }))
+  const child = track(
+    spawn(
+      join(POSTGRES_BIN, 'postgres'),
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=on',
+        '-c',
+        'synchronous_commit=on',
+        '-c',
+        'full_page_writes=on',
+        '-c',
+        'max_connections=100'
+      ],
+      { ...user, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] }
+    )
+  )
   // On any way out (killChildren SIGKILLs the server first), the folder goes too.
   const remove = () => rmSync(dir, { recursive: true, force: true })
   process.once('exit', remove)
@@ -63,9 +88,18 @@ export async function startPostgres(): Promise<Postgres> {
   try {
     await new Promise<void>((resolve, reject) => {
       let log = ''
-      const timer = setTimeout(() => reject(new Error(`postgres was not ready within 30 s: ${log.slice(-500)}`)), 30_000)
-      child.once('error', (error) => { clearTimeout(timer); reject(new Error(`postgres could not be started: ${error.message}`)) })
-      child.once('exit', (code, signal) => { clearTimeout(timer); reject(new Error(`postgres exited (${signal ?? `code ${code}`}): ${log.slice(-500)}`)) })
+      const timer = setTimeout(
+        () => reject(new Error(`postgres was not ready within 30 s: ${log.slice(-500)}`)),
+        30_000
+      )
+      child.once('error', (error) => {
+        clearTimeout(timer)
+        reject(new Error(`postgres could not be started: ${error.message}`))
+      })
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer)
+        reject(new Error(`postgres exited (${signal ?? `code ${code}`}): ${log.slice(-500)}`))
+      })
       child.stderr!.on('data', (chunk: Buffer) => {
         log += chunk.toString()
         if (/ready to accept connections/.test(log)) {
@@ -81,7 +115,8 @@ export async function startPostgres(): Promise<Postgres> {
   // From now on its warnings and errors are shown; LOG lines are not.
   child.stderr!.removeAllListeners('data')
   child.stderr!.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (/\b(WARNING|ERROR|FATAL|PANIC):/.test(line)) console.error(`[postgres] ${line}`)
+    for (const line of chunk.toString().split('\n'))
+      if (/\b(WARNING|ERROR|FATAL|PANIC):/.test(line)) console.error(`[postgres] ${line}`)
   })
   return { url: `postgres://${POSTGRES_USER}@127.0.0.1:${port}/postgres`, pid: child.pid!, stop }
 }

@@ -24,7 +24,11 @@ export function track(child: ChildProcess): ChildProcess {
 }
 
 /** Stops one child by its PID: `signal` first, SIGKILL after `graceMs`. */
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 3_000): Promise<void> {
+export async function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = 3_000
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = once(child, 'exit')
   child.kill(signal)
@@ -64,7 +68,9 @@ export function startChild<T>(
     }
     const timer = setTimeout(() => fail(new Error(`${name} was not ready within ${timeoutMs / 1000} s`)), timeoutMs)
     child.once('error', (error) => fail(new Error(`${name} could not be started: ${error.message}`)))
-    child.once('exit', (code, signal) => fail(new Error(`${name} exited (${signal ?? `code ${code}`}) before it was ready`)))
+    child.once('exit', (code, signal) =>
+      fail(new Error(`${name} exited (${signal ?? `code ${code}`}) before it was ready`))
+    )
     lines.on('line', (line) => {
       if (ready) {
         after?.(line)

@@ -35,15 +35,25 @@ export interface Machine {
 
 export function machine(): Machine {
   const list = cpus()
-  return { cpus: list[0]?.model.trim() ?? 'unknown', cores: list.length, memoryGb: totalmem() / 2 ** 30, node: process.version, load: {} }
+  return {
+    cpus: list[0]?.model.trim() ?? 'unknown',
+    cores: list.length,
+    memoryGb: totalmem() / 2 ** 30,
+    node: process.version,
+    load: {}
+  }
 }
 
 export const loadText = (load = loadavg()) => load.map((value) => value.toFixed(2)).join(' / ')
 
-const format = (value: number | undefined) => value === undefined || Number.isNaN(value)
-  ? '—'
-  : value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1)
-const ratio = (ours: number, theirs: number | undefined) => theirs === undefined || !theirs ? '—' : `${(ours / theirs).toFixed(2)}×`
+const format = (value: number | undefined) =>
+  value === undefined || Number.isNaN(value)
+    ? '—'
+    : value >= 100
+      ? Math.round(value).toLocaleString('en-US')
+      : value.toFixed(1)
+const ratio = (ours: number, theirs: number | undefined) =>
+  theirs === undefined || !theirs ? '—' : `${(ours / theirs).toFixed(2)}×`
 
 /** The results as a Markdown table (printed, saved, and kept in BENCHMARKS.md). */
 export function markdown(rows: Row[], info: Machine, settings: string): string {
@@ -51,14 +61,19 @@ export function markdown(rows: Row[], info: Machine, settings: string): string {
     '| workload | unit | plumage (express) | plumage (fastify) | Feathers v5 | raw express | raw fastify | plumage ÷ Feathers | plumage ÷ express | goal | met | plumage (fastify) ÷ Feathers | plumage (fastify) ÷ raw fastify | fastify goal | met |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|---|:-:|--:|--:|---|:-:|'
   ]
-  const mark = (check?: (row: Row) => boolean, row?: Row) => check && row ? (check(row) ? '✅' : '❌') : ''
+  const mark = (check?: (row: Row) => boolean, row?: Row) => (check && row ? (check(row) ? '✅' : '❌') : '')
   for (const row of rows) {
-    const fastify = row.fastify === undefined ? ['—', '—'] : [ratio(row.fastify, row.feathers), ratio(row.fastify, row.rawFastify)]
-    lines.push(`| ${row.name} | ${row.unit} | ${format(row.plumage)} | ${format(row.fastify)} | ${format(row.feathers)} | ${format(row.express)} | ${format(row.rawFastify)} | ` +
-      `${ratio(row.plumage, row.feathers)} | ${ratio(row.plumage, row.express)} | ${row.goal ?? ''} | ${mark(row.met, row)} | ` +
-      `${fastify[0]} | ${fastify[1]} | ${row.fastifyGoal ?? ''} | ${mark(row.fastifyMet, row)} |`)
+    const fastify =
+      row.fastify === undefined ? ['—', '—'] : [ratio(row.fastify, row.feathers), ratio(row.fastify, row.rawFastify)]
+    lines.push(
+      `| ${row.name} | ${row.unit} | ${format(row.plumage)} | ${format(row.fastify)} | ${format(row.feathers)} | ${format(row.express)} | ${format(row.rawFastify)} | ` +
+        `${ratio(row.plumage, row.feathers)} | ${ratio(row.plumage, row.express)} | ${row.goal ?? ''} | ${mark(row.met, row)} | ` +
+        `${fastify[0]} | ${fastify[1]} | ${row.fastifyGoal ?? ''} | ${mark(row.fastifyMet, row)} |`
+    )
   }
-  const load = Object.entries(info.load).map(([point, values]) => `${point} ${loadText(values)}`).join('; ')
+  const load = Object.entries(info.load)
+    .map(([point, values]) => `${point} ${loadText(values)}`)
+    .join('; ')
   return [
     lines.join('\n'),
     '',
@@ -69,7 +84,11 @@ export function markdown(rows: Row[], info: Machine, settings: string): string {
 
 /** Writes bench/results/<stamp>.json and .md; a full run also replaces the table in BENCHMARKS.md. */
 export function save(rows: Row[], info: Machine, settings: string, { quick }: { quick: boolean }): string[] {
-  const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z') + (quick ? '-quick' : '')
+  const stamp =
+    new Date()
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z') + (quick ? '-quick' : '')
   const dir = join(process.cwd(), 'bench', 'results')
   mkdirSync(dir, { recursive: true })
   const table = markdown(rows, info, settings)
@@ -82,7 +101,10 @@ export function save(rows: Row[], info: Machine, settings: string, { quick }: { 
     fastifyRatioVsRawFastify: row.fastify === undefined || !row.rawFastify ? null : row.fastify / row.rawFastify,
     fastifyMet: fastifyMet?.(row) ?? null
   }))
-  writeFileSync(join(dir, `${stamp}.json`), JSON.stringify({ date: new Date().toISOString(), quick, settings, machine: info, rows: json }, null, 2) + '\n')
+  writeFileSync(
+    join(dir, `${stamp}.json`),
+    JSON.stringify({ date: new Date().toISOString(), quick, settings, machine: info, rows: json }, null, 2) + '\n'
+  )
   writeFileSync(join(dir, `${stamp}.md`), `# npm run bench — ${new Date().toISOString()}\n\n${table}\n`)
   const written = [`bench/results/${stamp}.json`, `bench/results/${stamp}.md`]
   if (!quick && replaceSection('latest-run', table)) written.push('BENCHMARKS.md')

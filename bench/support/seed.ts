@@ -15,7 +15,7 @@ const CITIES = ['Rome', 'Paris', 'Berlin', 'Madrid', 'Lisbon', 'Vienna', 'Prague
 /** `count` deterministic people (a fixed-seed generator), for the query-engine benchmarks. */
 export function peopleRecords(count: number): { id: number; name: string; age: number; city: string; score: number }[] {
   let seed = 42
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
   return Array.from({ length: count }, (_, id) => ({
     id,
     name: `user-${Math.floor(random() * 1e6).toString(36)}`,

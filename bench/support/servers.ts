@@ -17,9 +17,11 @@ export interface Target {
  * Preloaded into every benchmarked server so idle RSS can be read after a real GC, not after
  * whatever garbage startup left behind. Asked over the IPC channel; it imports nothing.
  */
-const GC_HOOK = 'data:text/javascript,' + encodeURIComponent(
-  "process.on('message', (m) => { if (m === 'gc') { globalThis.gc(); globalThis.gc(); setTimeout(() => process.send('gc-done'), 200) } })"
-)
+const GC_HOOK =
+  'data:text/javascript,' +
+  encodeURIComponent(
+    "process.on('message', (m) => { if (m === 'gc') { globalThis.gc(); globalThis.gc(); setTimeout(() => process.send('gc-done'), 200) } })"
+  )
 
 /** Node arguments that load the GC hook; the cold-start measurement uses them too, so both apps pay the same. */
 export const HOOK_ARGS = ['--expose-gc', `--import=${GC_HOOK}`]

@@ -26,7 +26,10 @@ export class AdapterService<T extends Data = Data> {
   /** With watch: sends a custom event through the store, so that every process publishes it once. */
   readonly publish?: (event: string, data: unknown) => Promise<void>
 
-  constructor(readonly store: Store<T>, readonly options: AdapterServiceOptions = {}) {
+  constructor(
+    readonly store: Store<T>,
+    readonly options: AdapterServiceOptions = {}
+  ) {
     this.events = options.events ?? []
     // Bound, so that the App can call them off the service; absent when the store has no change stream.
     this.watch = store.watch?.bind(store)
@@ -73,7 +76,8 @@ export class AdapterService<T extends Data = Data> {
   }
 
   async update(id: NullableId, data: Partial<T>, params: Params = {}): Promise<T> {
-    if (id === null || Array.isArray(data)) throw new BadRequest("You can not replace multiple instances. Did you mean 'patch'?")
+    if (id === null || Array.isArray(data))
+      throw new BadRequest("You can not replace multiple instances. Did you mean 'patch'?")
     const record = await this.store.update(id, data, this.parse(params), params)
     if (record === null) throw notFound(id)
     return record

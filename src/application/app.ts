@@ -49,7 +49,11 @@ export class App<Services extends object = object> extends EventEmitter {
     this.recovery = options.recovery
     this.tracer = options.tracer ?? noTracer
     this.events = new ServiceEvents({
-      history: options.recovery?.history, metrics: this.metrics, tracer: this.tracer, app: this, entry: (path) => this.registry.get(path)
+      history: options.recovery?.history,
+      metrics: this.metrics,
+      tracer: this.tracer,
+      app: this,
+      entry: (path) => this.registry.get(path)
     })
     this.pipeline = new HookPipeline(this as App, () => this.registry.values())
     this.setMaxListeners(0)
@@ -130,7 +134,9 @@ export class App<Services extends object = object> extends EventEmitter {
     const deadline = Date.now() + timeoutMs
     while (this.inFlight.size > 0 && Date.now() < deadline) {
       let timer: ReturnType<typeof setTimeout> | undefined
-      const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, deadline - Date.now()) })
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, deadline - Date.now())
+      })
       await Promise.race([Promise.allSettled([...this.inFlight]), late])
       clearTimeout(timer)
     }
@@ -166,13 +172,17 @@ export class App<Services extends object = object> extends EventEmitter {
       entry: (path) => this.registry.get(path),
       run: (entry, call) => this.track(this.run(entry, call)),
       onDelivery: (listener) => this.events.onDelivery(listener),
-      ...(this.recovery ? { recovery: { ...this.recovery, missedBy: (connection, events) => this.events.missedBy(connection, events) } } : {})
+      ...(this.recovery
+        ? { recovery: { ...this.recovery, missedBy: (connection, events) => this.events.missedBy(connection, events) } }
+        : {})
     })
   }
 
   private track<T>(call: Promise<T>): Promise<T> {
     this.inFlight.add(call)
-    const done = () => { this.inFlight.delete(call) }
+    const done = () => {
+      this.inFlight.delete(call)
+    }
     call.then(done, done)
     return call
   }
@@ -188,13 +198,21 @@ export class App<Services extends object = object> extends EventEmitter {
       return context
     }
     let writer: string | undefined
-    const context = await this.tracer.run(`${entry.path}.${call.method}`, {
-      attributes: { 'plumage.service': entry.path, 'plumage.method': call.method, 'plumage.provider': call.params.provider ?? 'internal' },
-      isError: isServerError
-    }, () => {
-      writer = this.tracer.traceparent()
-      return this.pipeline.run(entry, call)
-    })
+    const context = await this.tracer.run(
+      `${entry.path}.${call.method}`,
+      {
+        attributes: {
+          'plumage.service': entry.path,
+          'plumage.method': call.method,
+          'plumage.provider': call.params.provider ?? 'internal'
+        },
+        isError: isServerError
+      },
+      () => {
+        writer = this.tracer.traceparent()
+        return this.pipeline.run(entry, call)
+      }
+    )
     this.events.emitResult(entry, context, writer)
     return context
   }

@@ -57,12 +57,17 @@ export class CombinedChannel extends Channel {
 
 export type Publisher = (data: unknown, context: unknown) => Channel | Channel[] | null | undefined | void
 
-/** One delivery: these connections receive this payload as the event `event` of service `path` (on socket.io: `"<path> <event>"`). */
+/**
+ * One delivery: these connections receive this payload as the event `event` of service `path` (on socket.io: `"<path>
+ * <event>"`).
+ */
 export interface Delivery {
   path: string
   event: string
   data: unknown
   connections: Connection[]
-  /** The event's place in the app's event history, when it keeps one: the transport hands it to clients to resume from. */
+  /**
+   * The event's place in the app's event history, when it keeps one: the transport hands it to clients to resume from.
+   */
   offset?: string
 }

@@ -26,7 +26,10 @@ export class HookPipeline {
   /** Fields hidden by app-level `protect(...)` hooks. */
   readonly appProtected = new Set<string>()
 
-  constructor(private readonly app: App, private readonly entries: () => Iterable<ServiceEntry>) {}
+  constructor(
+    private readonly app: App,
+    private readonly entries: () => Iterable<ServiceEntry>
+  ) {}
 
   /** App-level hooks: they wrap every service's hooks. */
   addAppHooks(map: HookMap | AroundHook[]): void {
@@ -68,10 +71,19 @@ export class HookPipeline {
       throw new MethodNotAllowed(`Method \`${method}\` is not supported by this endpoint.`)
     }
     validateData(method, data)
-    if (nestedDeeperThan(params.query)) throw new BadRequest(`The query may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
+    if (nestedDeeperThan(params.query))
+      throw new BadRequest(`The query may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
     const context: HookContext = {
-      app: this.app, service: entry.handle, path: entry.path, method, type: 'before',
-      id, data, params, event: layoutOf(method).event ?? null, http: {}
+      app: this.app,
+      service: entry.handle,
+      path: entry.path,
+      method,
+      type: 'before',
+      id,
+      data,
+      params,
+      event: layoutOf(method).event ?? null,
+      http: {}
     }
     const chain = this.chainFor(entry, method)
     if (chain.around.length === 0) await runHooksAndMethod(entry, chain, context)
@@ -111,10 +123,18 @@ async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context:
 /** Calls the service's own method with the handle as `this`, its arguments laid out by method-layout. */
 function callMethod(entry: ServiceEntry, context: HookContext): Promise<unknown> {
   const method = (entry.service as Record<string, (...args: unknown[]) => Promise<unknown>>)[context.method]!
-  return method.apply(entry.handle, toArguments(context.method, { id: context.id, data: context.data, last: context.params }))
+  return method.apply(
+    entry.handle,
+    toArguments(context.method, { id: context.id, data: context.data, last: context.params })
+  )
 }
 
-function runAround(hooks: AroundHook[], index: number, context: HookContext, inner: () => Promise<void>): Promise<void> {
+function runAround(
+  hooks: AroundHook[],
+  index: number,
+  context: HookContext,
+  inner: () => Promise<void>
+): Promise<void> {
   if (index === hooks.length) return inner()
   context.type = 'around'
   return hooks[index]!(context, () => runAround(hooks, index + 1, context, inner))
@@ -126,7 +146,10 @@ function validateData(method: string, data: unknown): void {
   if (method === 'create' && (typeof data !== 'object' || data === null)) {
     throw new BadRequest("First parameter for 'create' must be an object")
   }
-  if ((method === 'update' || method === 'patch') && (typeof data !== 'object' || data === null || Array.isArray(data))) {
+  if (
+    (method === 'update' || method === 'patch') &&
+    (typeof data !== 'object' || data === null || Array.isArray(data))
+  ) {
     throw new BadRequest('No data provided')
   }
 }

@@ -12,7 +12,10 @@ const TYPES = ['around', 'before', 'after', 'error'] as const
 /** Hooks registered on one level (the app, or one service), resolved per method. */
 export class HookRegistry {
   private readonly registered: { [K in keyof HookChain]: Map<string, HookChain[K]> } = {
-    around: new Map(), before: new Map(), after: new Map(), error: new Map()
+    around: new Map(),
+    before: new Map(),
+    after: new Map(),
+    error: new Map()
   }
 
   add(map: HookMap | AroundHook[]): void {

@@ -67,7 +67,9 @@ export class ServiceEvents {
   }
 
   private publisherOf(entry: ServiceEntry, event: string): Publisher | undefined {
-    return entry.publishers.get(event) ?? entry.publishers.get('*') ?? this.publishers.get(event) ?? this.publishers.get('*')
+    return (
+      entry.publishers.get(event) ?? entry.publishers.get('*') ?? this.publishers.get(event) ?? this.publishers.get('*')
+    )
   }
 
   /** Sets the app-wide publisher of one event, or of all (`'*'`) when given a function only. */
@@ -93,12 +95,20 @@ export class ServiceEvents {
    */
   emit(entry: ServiceEntry, event: string, data: unknown, context?: HookContext, trace?: string): void {
     if (!this.tracer.enabled) return this.publishNow(entry, event, data, context)
-    this.tracer.run(`${entry.path} ${event} publish`, {
-      kind: 'producer',
-      parent: null,
-      links: trace === undefined ? [] : [trace],
-      attributes: { 'messaging.system': 'plumage', 'messaging.operation.type': 'send', 'messaging.destination.name': `${entry.path} ${event}` }
-    }, () => this.publishNow(entry, event, data, context))
+    this.tracer.run(
+      `${entry.path} ${event} publish`,
+      {
+        kind: 'producer',
+        parent: null,
+        links: trace === undefined ? [] : [trace],
+        attributes: {
+          'messaging.system': 'plumage',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': `${entry.path} ${event}`
+        }
+      },
+      () => this.publishNow(entry, event, data, context)
+    )
   }
 
   private publishNow(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void {
@@ -108,7 +118,12 @@ export class ServiceEvents {
     if (this.deliveryListeners.length === 0) return
     const publisher = this.publisherOf(entry, event)
     if (!publisher) return
-    const offset = this.options.history?.append({ path: entry.path, event, data, ...(context ? { context: publishedContext(context) } : {}) })
+    const offset = this.options.history?.append({
+      path: entry.path,
+      event,
+      data,
+      ...(context ? { context: publishedContext(context) } : {})
+    })
     const seen = new Set<Connection>()
     const groups = new Map<unknown, Connection[]>()
     for (const channel of channelsOf(publisher(data, context))) {
@@ -122,7 +137,10 @@ export class ServiceEvents {
       }
     }
     for (const [payload, connections] of groups) {
-      const delivery: Delivery = offset === undefined ? { path: entry.path, event, data: payload, connections } : { path: entry.path, event, data: payload, connections, offset }
+      const delivery: Delivery =
+        offset === undefined
+          ? { path: entry.path, event, data: payload, connections }
+          : { path: entry.path, event, data: payload, connections, offset }
       for (const listener of this.deliveryListeners) listener(delivery)
     }
   }
@@ -208,7 +226,11 @@ function publishedContext(context: HookContext): PublishedContext {
   }
 }
 
-function setPublisher(target: Map<string, Publisher>, eventOrPublisher: string | Publisher, publisher?: Publisher): void {
+function setPublisher(
+  target: Map<string, Publisher>,
+  eventOrPublisher: string | Publisher,
+  publisher?: Publisher
+): void {
   if (typeof eventOrPublisher === 'function') target.set('*', eventOrPublisher)
   else if (publisher) target.set(eventOrPublisher, publisher)
 }

@@ -28,7 +28,8 @@ type StandardMethodsOf<S> = { [K in Extract<keyof S, StandardMethod>]-?: NonNull
  * service with all six standard methods.
  */
 export type ServiceHandle<S = Service> = Omit<S, keyof HandleMembers | StandardMethod | 'setup' | 'teardown'> &
-  StandardMethodsOf<S> & HandleMembers
+  StandardMethodsOf<S> &
+  HandleMembers
 
 /** A service's custom method, as the app calls it: `(data, params)`. */
 export type CustomMethod = (data: unknown, params?: Params) => Promise<unknown>

@@ -36,24 +36,36 @@ export class ServiceRegistry {
   }
 
   /** Checks the service and options, then registers a new entry with its handle. */
-  register(path: string, service: object, options: ServiceOptions, schemas: CompiledSchemas | undefined, behaviour: HandleBehaviour): ServiceEntry {
+  register(
+    path: string,
+    service: object,
+    options: ServiceOptions,
+    schemas: CompiledSchemas | undefined,
+    behaviour: HandleBehaviour
+  ): ServiceEntry {
     const name = normalisePath(path)
     if (this.entries.has(name)) throw new Error(`A service is already registered at '${name}'`)
     const has = (method: string) => typeof (service as Record<string, unknown>)[method] === 'function'
     const methods = options.methods ?? STANDARD_METHODS.filter(has)
     for (const method of methods) {
       if (RESERVED_METHODS.has(method)) throw new Error(`'${method}' is reserved and cannot be a service method`)
-      if (!has(method)) throw new Error(`Method '${method}' is listed for '${name}' but the service does not implement it`)
+      if (!has(method))
+        throw new Error(`Method '${method}' is listed for '${name}' but the service does not implement it`)
     }
     const segments = name.split('/')
-    if (segments.some((segment) => segment === ':__id' || segment === ':__feathersId')) throw new Error('Reserved route placeholder')
+    if (segments.some((segment) => segment === ':__id' || segment === ':__feathersId'))
+      throw new Error('Reserved route placeholder')
     const declared = (service as { events?: unknown }).events
     const entry: ServiceEntry = {
       path: name,
       service,
       handle: Object.create(service) as ServiceHandle,
       methods,
-      events: new Set([...STANDARD_EVENTS, ...(options.events ?? []), ...(Array.isArray(declared) ? declared as string[] : [])]),
+      events: new Set([
+        ...STANDARD_EVENTS,
+        ...(options.events ?? []),
+        ...(Array.isArray(declared) ? (declared as string[]) : [])
+      ]),
       hooks: new HookRegistry(),
       chains: new Map(),
       emitter: new EventEmitter().setMaxListeners(0),
@@ -99,7 +111,11 @@ export class ServiceRegistry {
   }
 }
 
-function matchRoute(pattern: readonly string[], segments: string[], allowId: boolean): Omit<Resolved, 'entry'> | undefined {
+function matchRoute(
+  pattern: readonly string[],
+  segments: string[],
+  allowId: boolean
+): Omit<Resolved, 'entry'> | undefined {
   const extra = segments.length - pattern.length
   if (extra < 0 || extra > (allowId ? 1 : 0)) return undefined
   const route: Record<string, string> = {}
@@ -152,5 +168,8 @@ function decorateHandle(entry: ServiceEntry, methods: Set<string>, behaviour: Ha
 }
 
 function normalisePath(path: string): string {
-  return path.split('/').filter((segment) => segment.length > 0).join('/')
+  return path
+    .split('/')
+    .filter((segment) => segment.length > 0)
+    .join('/')
 }

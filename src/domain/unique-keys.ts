@@ -13,7 +13,10 @@ export interface UniqueKeys {
   release(scope: string, key: string): Promise<void>
   /** Records the id of the record holding a claimed key (nothing happens when it is not claimed). */
   assign(scope: string, key: string, holder: Id): Promise<void>
-  /** The id of the record holding `key`; undefined when it is free or was claimed without one (before holders were recorded). */
+  /**
+   * The id of the record holding `key`; undefined when it is free or was claimed without one (before holders were
+   * recorded).
+   */
   holder(scope: string, key: string): Promise<Id | undefined>
   close?(): Promise<void>
 }

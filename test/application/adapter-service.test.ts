@@ -8,14 +8,26 @@ import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.j
 /** An InMemoryStore that records which store methods the service called. */
 class SpyStore extends InMemoryStore {
   calls: string[] = []
-  override async page(query: StoreQuery) { this.calls.push('page'); return super.page(query) }
-  override async count(filter: StoreQuery['filter']) { this.calls.push('count'); return super.count(filter) }
-  override async find(query: StoreQuery) { this.calls.push('find'); return super.find(query) }
+  override async page(query: StoreQuery) {
+    this.calls.push('page')
+    return super.page(query)
+  }
+  override async count(filter: StoreQuery['filter']) {
+    this.calls.push('count')
+    return super.count(filter)
+  }
+  override async find(query: StoreQuery) {
+    this.calls.push('find')
+    return super.find(query)
+  }
 }
 
 async function seeded(options: ConstructorParameters<typeof AdapterService>[1] = {}, count = 30) {
   const store = new SpyStore()
-  await store.create(Array.from({ length: count }, (_, n) => ({ n, text: `message ${n}`, even: n % 2 === 0 })), {})
+  await store.create(
+    Array.from({ length: count }, (_, n) => ({ n, text: `message ${n}`, even: n % 2 === 0 })),
+    {}
+  )
   store.calls = []
   return { store, service: new AdapterService<Data>(store, options) }
 }
@@ -31,14 +43,19 @@ describe('AdapterService pagination', () => {
 
   it('clamps $limit to paginate.max', async () => {
     const { service } = await seeded({ paginate: { default: 10, max: 15 } })
-    const page = await service.find({ query: { $limit: '100' } }) as { limit: number; data: Data[] }
+    const page = (await service.find({ query: { $limit: '100' } })) as { limit: number; data: Data[] }
     expect(page.limit).toBe(15)
     expect(page.data).toHaveLength(15)
   })
 
   it('returns total only, by a count and nothing else, when $limit is 0', async () => {
     const { service, store } = await seeded({ paginate: { default: 10, max: 50 } })
-    await expect(service.find({ query: { $limit: 0, even: true } })).resolves.toEqual({ total: 15, limit: 0, skip: 0, data: [] })
+    await expect(service.find({ query: { $limit: 0, even: true } })).resolves.toEqual({
+      total: 15,
+      limit: 0,
+      skip: 0,
+      data: []
+    })
     expect(store.calls).toEqual(['count'])
   })
 
@@ -51,7 +68,7 @@ describe('AdapterService pagination', () => {
 
   it('lets params.paginate override the service option', async () => {
     const { service } = await seeded()
-    const page = await service.find({ paginate: { default: 3 } }) as { data: Data[]; total: number }
+    const page = (await service.find({ paginate: { default: 3 } })) as { data: Data[]; total: number }
     expect(page.total).toBe(30)
     expect(page.data).toHaveLength(3)
   })
@@ -63,7 +80,10 @@ describe('AdapterService pagination', () => {
 
   it('counts total before $skip and $limit', async () => {
     const { service } = await seeded({ paginate: { default: 10 } })
-    const page = await service.find({ query: { even: true, $skip: 10, $limit: 3, $sort: { n: -1 } } }) as { total: number; data: Data[] }
+    const page = (await service.find({ query: { even: true, $skip: 10, $limit: 3, $sort: { n: -1 } } })) as {
+      total: number
+      data: Data[]
+    }
     expect(page.total).toBe(15)
     expect(page.data.map((r) => r.n)).toEqual([8, 6, 4])
   })
@@ -71,7 +91,9 @@ describe('AdapterService pagination', () => {
 
 describe('AdapterService methods', () => {
   let service: AdapterService<Data>
-  beforeEach(async () => { service = (await seeded({ multi: false }, 5)).service })
+  beforeEach(async () => {
+    service = (await seeded({ multi: false }, 5)).service
+  })
 
   it('answers NotFound when the record exists but does not match params.query', async () => {
     await expect(service.get(1, { query: { even: true } })).rejects.toThrow(new NotFound("No record found for id '1'"))
@@ -116,7 +138,9 @@ describe('AdapterService methods', () => {
     await expect(multi.patch(0, { text: 'z' }, params)).resolves.toEqual({ id: 0, n: 0 })
     await expect(multi.update(1, { n: 11, text: 'w' }, params)).resolves.toEqual({ id: 1, n: 11 })
     await expect(multi.remove(2, params)).resolves.toEqual({ id: 2, n: 2 })
-    await expect(multi.find({ query: { $select: 'text', $sort: { id: 1 }, $limit: 1 } })).resolves.toEqual([{ id: 0, text: 'z' }])
+    await expect(multi.find({ query: { $select: 'text', $sort: { id: 1 }, $limit: 1 } })).resolves.toEqual([
+      { id: 0, text: 'z' }
+    ])
   })
 
   it('keeps the stored id on update and patch', async () => {
@@ -136,6 +160,8 @@ describe('AdapterService methods', () => {
 
   it('accepts only the operators listed when a whitelist is given', async () => {
     const restricted = new AdapterService(new InMemoryStore(), { operators: [] })
-    await expect(restricted.find({ query: { text: { $search: 'a' } } })).rejects.toThrow('Invalid query parameter $search')
+    await expect(restricted.find({ query: { text: { $search: 'a' } } })).rejects.toThrow(
+      'Invalid query parameter $search'
+    )
   })
 })

@@ -19,8 +19,38 @@ describe('App', () => {
   it('runs app hooks around service hooks on calls through app.service', async () => {
     const app = messagesApp()
     const order: string[] = []
-    app.hooks({ before: { all: [() => { order.push('app before') }] }, after: { all: [() => { order.push('app after') }] } })
-    app.service('messages').hooks({ before: { create: [() => { order.push('service before') }] }, after: { create: [() => { order.push('service after') }] } })
+    app.hooks({
+      before: {
+        all: [
+          () => {
+            order.push('app before')
+          }
+        ]
+      },
+      after: {
+        all: [
+          () => {
+            order.push('app after')
+          }
+        ]
+      }
+    })
+    app.service('messages').hooks({
+      before: {
+        create: [
+          () => {
+            order.push('service before')
+          }
+        ]
+      },
+      after: {
+        create: [
+          () => {
+            order.push('service after')
+          }
+        ]
+      }
+    })
     await app.service('messages').create({ text: 'hi' })
     expect(order).toEqual(['app before', 'service before', 'service after', 'app after'])
   })
@@ -33,7 +63,10 @@ describe('App', () => {
     app.service('messages').on('patched', (data) => patched.push(data))
     await app.service('messages').create([{ n: 1 }, { n: 2 }])
     await app.service('messages').patch(null, { seen: true })
-    expect(created).toEqual([{ n: 1, id: 0 }, { n: 2, id: 1 }])
+    expect(created).toEqual([
+      { n: 1, id: 0 },
+      { n: 2, id: 1 }
+    ])
     expect(patched).toHaveLength(2)
   })
 
@@ -53,9 +86,15 @@ describe('App', () => {
     const app = new App()
     const calls: string[] = []
     const service = (name: string) => ({
-      async find() { return [] },
-      setup(given: unknown, path: string) { calls.push(`setup ${name} ${path} ${String(given === app)}`) },
-      teardown(given: unknown, path: string) { calls.push(`teardown ${name} ${path} ${String(given === app)}`) }
+      async find() {
+        return []
+      },
+      setup(given: unknown, path: string) {
+        calls.push(`setup ${name} ${path} ${String(given === app)}`)
+      },
+      teardown(given: unknown, path: string) {
+        calls.push(`teardown ${name} ${path} ${String(given === app)}`)
+      }
     })
     app.use('/first/', service('first'))
     expect(calls).toEqual([])
@@ -63,13 +102,28 @@ describe('App', () => {
     app.use('second', service('second'))
     await new Promise((resolve) => setImmediate(resolve))
     await app.teardown()
-    expect(calls).toEqual(['setup first first true', 'setup second second true', 'teardown first first true', 'teardown second second true'])
+    expect(calls).toEqual([
+      'setup first first true',
+      'setup second second true',
+      'teardown first first true',
+      'teardown second second true'
+    ])
   })
 
   it('follows live stores from setup to teardown', async () => {
     const app = new App()
     let watching = 0
-    app.use('live', { async find() { return [] }, watch: () => { watching++; return () => { watching-- } } })
+    app.use('live', {
+      async find() {
+        return []
+      },
+      watch: () => {
+        watching++
+        return () => {
+          watching--
+        }
+      }
+    })
     expect(watching).toBe(0)
     await app.setup()
     expect(watching).toBe(1)
@@ -84,7 +138,11 @@ describe('App', () => {
     app.hooks({ before: { all: [appHook] } })
     app.service('messages').hooks({ before: { find: [serviceHook] } })
     const [messages] = app.describe()
-    expect(messages).toMatchObject({ path: 'messages', methods: ['find', 'get', 'create', 'update', 'patch', 'remove'], events: ['created', 'updated', 'patched', 'removed'] })
+    expect(messages).toMatchObject({
+      path: 'messages',
+      methods: ['find', 'get', 'create', 'update', 'patch', 'remove'],
+      events: ['created', 'updated', 'patched', 'removed']
+    })
     expect(messages!.schemas).toBeUndefined()
     expect(messages!.hooks('find').before).toEqual([appHook, serviceHook])
     expect(messages!.hooks('get').before).toEqual([appHook])
@@ -93,9 +151,17 @@ describe('App', () => {
   it('idle() waits for the calls transports have in flight (a graceful shutdown, before the store closes)', async () => {
     const app = new App()
     let finish!: () => void
-    const slow = new Promise<void>((resolve) => { finish = resolve })
+    const slow = new Promise<void>((resolve) => {
+      finish = resolve
+    })
     const order: string[] = []
-    app.use('slow', { async find() { await slow; order.push('call done'); return [] } })
+    app.use('slow', {
+      async find() {
+        await slow
+        order.push('call done')
+        return []
+      }
+    })
     await app.idle()
     const gateway = app.gateway()
     const call = gateway.call({ path: 'slow', method: 'find', params: { provider: 'test' } })

@@ -2,7 +2,11 @@ import { describe, expect, it } from '@jest/globals'
 import { Channel, CombinedChannel } from '../../src/application/channel.js'
 import type { Connection } from '../../src/domain/service/service.js'
 
-const connection = (name: string, user?: Record<string, unknown>): Connection => ({ provider: 'socketio', name, ...(user ? { user } : {}) })
+const connection = (name: string, user?: Record<string, unknown>): Connection => ({
+  provider: 'socketio',
+  name,
+  ...(user ? { user } : {})
+})
 const names = (channel: Channel) => [...channel.connections].map((member) => member.name)
 
 describe('Channel', () => {

@@ -4,10 +4,13 @@ import { HookRegistry, combineChains, type HookChain } from '../../src/applicati
 
 /** A hook that is recognisable by name in the chains. */
 const hook = (name: string): Hook => Object.defineProperty(() => undefined, 'name', { value: name })
-const around = (name: string): AroundHook => Object.defineProperty(async (_context: unknown, next: () => Promise<void>) => next(), 'name', { value: name })
+const around = (name: string): AroundHook =>
+  Object.defineProperty(async (_context: unknown, next: () => Promise<void>) => next(), 'name', { value: name })
 const named = (chain: HookChain) => ({
-  around: chain.around.map((h) => h.name), before: chain.before.map((h) => h.name),
-  after: chain.after.map((h) => h.name), error: chain.error.map((h) => h.name)
+  around: chain.around.map((h) => h.name),
+  before: chain.before.map((h) => h.name),
+  after: chain.after.map((h) => h.name),
+  error: chain.error.map((h) => h.name)
 })
 
 describe('HookRegistry', () => {
@@ -20,10 +23,17 @@ describe('HookRegistry', () => {
       error: { create: [hook('error create')], all: [hook('error all')] }
     })
     expect(named(registry.forMethod('create'))).toEqual({
-      around: ['around all', 'around create'], before: ['before all', 'before create'],
-      after: ['after all', 'after create'], error: ['error all', 'error create']
+      around: ['around all', 'around create'],
+      before: ['before all', 'before create'],
+      after: ['after all', 'after create'],
+      error: ['error all', 'error create']
     })
-    expect(named(registry.forMethod('find'))).toEqual({ around: ['around all'], before: ['before all'], after: ['after all'], error: ['error all'] })
+    expect(named(registry.forMethod('find'))).toEqual({
+      around: ['around all'],
+      before: ['before all'],
+      after: ['after all'],
+      error: ['error all']
+    })
   })
 
   it('keeps `all` hooks first even when added after the method hooks, each group in registration order', () => {
@@ -37,7 +47,12 @@ describe('HookRegistry', () => {
   it('takes an array as around hooks for every method', () => {
     const registry = new HookRegistry()
     registry.add([around('first'), around('second')])
-    expect(named(registry.forMethod('patch'))).toEqual({ around: ['first', 'second'], before: [], after: [], error: [] })
+    expect(named(registry.forMethod('patch'))).toEqual({
+      around: ['first', 'second'],
+      before: [],
+      after: [],
+      error: []
+    })
     expect(named(registry.forMethod('custom')).around).toEqual(['first', 'second'])
   })
 
@@ -56,7 +71,10 @@ describe('HookRegistry', () => {
 describe('combineChains', () => {
   it('lets app hooks wrap service hooks: app around and before first, app after and error last', () => {
     const chain = (level: string): HookChain => ({
-      around: [around(`${level} around`)], before: [hook(`${level} before`)], after: [hook(`${level} after`)], error: [hook(`${level} error`)]
+      around: [around(`${level} around`)],
+      before: [hook(`${level} before`)],
+      after: [hook(`${level} after`)],
+      error: [hook(`${level} error`)]
     })
     expect(named(combineChains(chain('app'), chain('service')))).toEqual({
       around: ['app around', 'service around'],

@@ -10,7 +10,11 @@ import { InMemoryEventHistory } from '../../src/infrastructure/memory/in-memory-
 import { FakeClock } from '../support/fake-clock.js'
 
 const connection = (name: string): Connection => ({ provider: 'socketio', name })
-const plainService = () => ({ async find() { return [] } })
+const plainService = () => ({
+  async find() {
+    return []
+  }
+})
 
 /** ServiceEvents with services registered beside it, and every delivery recorded. */
 function setup() {
@@ -26,8 +30,11 @@ function setup() {
   const deliveries: Delivery[] = []
   events.onDelivery((delivery) => deliveries.push(delivery))
   /** Deliveries as `event: data → connection names`. */
-  const summary = () => deliveries.map(({ path, event, data, connections }) =>
-    `${path} ${event}: ${JSON.stringify(data)} → ${connections.map((member) => member.name).join(',')}`)
+  const summary = () =>
+    deliveries.map(
+      ({ path, event, data, connections }) =>
+        `${path} ${event}: ${JSON.stringify(data)} → ${connections.map((member) => member.name).join(',')}`
+    )
   return { events, register, deliveries, summary }
 }
 
@@ -67,7 +74,12 @@ describe('channels', () => {
 describe('publishing an event', () => {
   it('tells local listeners every event with its context, whether or not it is published', () => {
     const events = new ServiceEvents()
-    const entry = new ServiceRegistry().register('things', plainService(), {}, undefined, { run: async () => undefined, hooks: () => undefined, emit: () => undefined, publish: () => undefined })
+    const entry = new ServiceRegistry().register('things', plainService(), {}, undefined, {
+      run: async () => undefined,
+      hooks: () => undefined,
+      emit: () => undefined,
+      publish: () => undefined
+    })
     const heard: unknown[] = []
     entry.emitter.on('created', (data, context) => heard.push([data, context]))
     entry.emitter.on('unknown', (data) => heard.push(data))
@@ -79,10 +91,18 @@ describe('publishing an event', () => {
 
   it('asks no publisher while no transport listens, and stops delivering once the listener unsubscribes', () => {
     const events = new ServiceEvents()
-    const entry = new ServiceRegistry().register('things', plainService(), {}, undefined, { run: async () => undefined, hooks: () => undefined, emit: () => undefined, publish: () => undefined })
+    const entry = new ServiceRegistry().register('things', plainService(), {}, undefined, {
+      run: async () => undefined,
+      hooks: () => undefined,
+      emit: () => undefined,
+      publish: () => undefined
+    })
     let asked = 0
     const all = events.channel(['all']).join(connection('x'))
-    events.publish(() => { asked++; return all })
+    events.publish(() => {
+      asked++
+      return all
+    })
     events.emit(entry, 'created', {})
     expect(asked).toBe(0)
     const deliveries: Delivery[] = []
@@ -185,14 +205,25 @@ describe('publishing an event', () => {
 })
 
 describe('events of finished calls (emitResult)', () => {
-  const contextFor = (event: string | null, result: unknown, dispatch?: unknown) => ({ event, result, dispatch }) as HookContext
+  const contextFor = (event: string | null, result: unknown, dispatch?: unknown) =>
+    ({ event, result, dispatch }) as HookContext
 
   it('emits one event per record, the dispatched copy when hooks made one', () => {
     const { events, register } = setup()
     const entry = register('things')
     const heard: unknown[] = []
     entry.emitter.on('created', (data) => heard.push(data))
-    events.emitResult(entry, contextFor('created', [{ id: 1, pin: 1 }, { id: 2, pin: 2 }], [{ id: 1 }, { id: 2 }]))
+    events.emitResult(
+      entry,
+      contextFor(
+        'created',
+        [
+          { id: 1, pin: 1 },
+          { id: 2, pin: 2 }
+        ],
+        [{ id: 1 }, { id: 2 }]
+      )
+    )
     events.emitResult(entry, contextFor('created', { id: 3 }))
     expect(heard).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }])
   })
@@ -202,7 +233,10 @@ describe('events of finished calls (emitResult)', () => {
     const entry = register('things')
     const heard: unknown[] = []
     const emit = entry.emitter.emit.bind(entry.emitter)
-    entry.emitter.emit = (event: string | symbol, ...args: unknown[]) => { heard.push(event); return emit(event, ...args) }
+    entry.emitter.emit = (event: string | symbol, ...args: unknown[]) => {
+      heard.push(event)
+      return emit(event, ...args)
+    }
     events.emitResult(entry, contextFor(null, { id: 1 }))
     events.emitResult(entry, contextFor('removed', null))
     events.emitResult(entry, contextFor('removed', undefined))
@@ -231,10 +265,17 @@ describe('live services', () => {
         listeners.push(listener)
         return () => listeners.splice(listeners.indexOf(listener), 1)
       },
-      async whenWatching() { await new Promise((resolve) => setTimeout(resolve, 5)); watching = true },
-      async publish(event: string, data: unknown) { published.push([event, data]) }
+      async whenWatching() {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        watching = true
+      },
+      async publish(event: string, data: unknown) {
+        published.push([event, data])
+      }
     }
-    const change = (event: string, record: unknown) => { for (const listener of [...listeners]) listener({ event, record }) }
+    const change = (event: string, record: unknown) => {
+      for (const listener of [...listeners]) listener({ event, record })
+    }
     return { service, change, published, listeners, isWatching: () => watching }
   }
 
@@ -293,7 +334,10 @@ describe('live services', () => {
     watchOnly.emitter.on('typing', (data) => heard.push(['watch-only', data]))
     plain.handle.emit('typing', 1)
     watchOnly.handle.emit('typing', 2)
-    expect(heard).toEqual([['plain', 1], ['watch-only', 2]])
+    expect(heard).toEqual([
+      ['plain', 1],
+      ['watch-only', 2]
+    ])
   })
 })
 
@@ -321,14 +365,39 @@ describe('the event history', () => {
     events.publish(() => [channelOf(events, 'plain', x), channelOf(events, 'other', y).send({ summary: true })])
     const start = history.head()
     const context = {
-      path: 'things', method: 'create', event: 'created', id: undefined, data: { password: 'secret' }, result: { id: 1, hash: 'h' }, dispatch: { id: 1 },
-      params: { provider: 'rest', user: { id: 7 }, query: {}, connection: x, headers: { authorization: 'Bearer t' }, authentication: { accessToken: 't' } }
+      path: 'things',
+      method: 'create',
+      event: 'created',
+      id: undefined,
+      data: { password: 'secret' },
+      result: { id: 1, hash: 'h' },
+      dispatch: { id: 1 },
+      params: {
+        provider: 'rest',
+        user: { id: 7 },
+        query: {},
+        connection: x,
+        headers: { authorization: 'Bearer t' },
+        authentication: { accessToken: 't' }
+      }
     } as unknown as HookContext
     events.emit(entry, 'created', { id: 1 }, context)
     events.emit(entry, 'created', { id: 2 })
     const recorded = await history.since(start)
     expect(recorded).toEqual([
-      { path: 'things', event: 'created', data: { id: 1 }, offset: expect.any(String), context: { path: 'things', method: 'create', event: 'created', result: { id: 1 }, params: { provider: 'rest', user: { id: 7 }, query: {} } } },
+      {
+        path: 'things',
+        event: 'created',
+        data: { id: 1 },
+        offset: expect.any(String),
+        context: {
+          path: 'things',
+          method: 'create',
+          event: 'created',
+          result: { id: 1 },
+          params: { provider: 'rest', user: { id: 7 }, query: {} }
+        }
+      },
       { path: 'things', event: 'created', data: { id: 2 }, offset: expect.any(String) }
     ])
     const offsets = (recorded as RecordedEvent[]).map((event) => event.offset)
@@ -341,15 +410,31 @@ describe('the event history', () => {
     const seen: unknown[] = []
     const start = history.head()
     events.publish((data, context) => {
-      seen.push(context && { app: (context as HookContext).app, service: (context as HookContext).service, method: (context as HookContext).method })
-      return (data as { id: number }).id === 2 ? channelOf(events, 'private', y) : channelOf(events, 'room').send({ masked: true })
+      seen.push(
+        context && {
+          app: (context as HookContext).app,
+          service: (context as HookContext).service,
+          method: (context as HookContext).method
+        }
+      )
+      return (data as { id: number }).id === 2
+        ? channelOf(events, 'private', y)
+        : channelOf(events, 'room').send({ masked: true })
     })
-    for (const id of [1, 2, 3]) events.emit(entry, 'created', { id }, id === 1 ? { path: 'things', method: 'create', event: 'created', params: {} } as unknown as HookContext : undefined)
+    for (const id of [1, 2, 3])
+      events.emit(
+        entry,
+        'created',
+        { id },
+        id === 1
+          ? ({ path: 'things', method: 'create', event: 'created', params: {} } as unknown as HookContext)
+          : undefined
+      )
     events.emit(entry, 'not-an-event-of-things', { id: 4 })
     seen.length = 0
     // x joined the room after the events: the replay picks it as the channels are now.
     channelOf(events, 'room', x)
-    const missed = events.missedBy(x, await history.since(start) as RecordedEvent[])
+    const missed = events.missedBy(x, (await history.since(start)) as RecordedEvent[])
     expect(missed.map(({ data, connections, event }) => ({ event, data, connections }))).toEqual([
       { event: 'created', data: { masked: true }, connections: [x] },
       { event: 'created', data: { masked: true }, connections: [x] }

@@ -15,15 +15,29 @@ function fullService() {
 function recorder() {
   const calls: unknown[][] = []
   const behaviour: HandleBehaviour = {
-    run: async (entry, method, id, data, params) => { calls.push(['run', entry.path, method, id, data, params]); return `ran ${method}` },
-    hooks: (entry, map) => { calls.push(['hooks', entry.path, map]) },
-    emit: (entry, event, data, context) => { calls.push(['emit', entry.path, event, data, context]) },
-    publish: (entry, eventOrPublisher, publisher) => { calls.push(['publish', entry.path, eventOrPublisher, publisher]) }
+    run: async (entry, method, id, data, params) => {
+      calls.push(['run', entry.path, method, id, data, params])
+      return `ran ${method}`
+    },
+    hooks: (entry, map) => {
+      calls.push(['hooks', entry.path, map])
+    },
+    emit: (entry, event, data, context) => {
+      calls.push(['emit', entry.path, event, data, context])
+    },
+    publish: (entry, eventOrPublisher, publisher) => {
+      calls.push(['publish', entry.path, eventOrPublisher, publisher])
+    }
   }
   return { calls, behaviour }
 }
 
-function register(registry: ServiceRegistry, path: string, service: object = fullService(), options: ServiceOptions = {}) {
+function register(
+  registry: ServiceRegistry,
+  path: string,
+  service: object = fullService(),
+  options: ServiceOptions = {}
+) {
   return registry.register(path, service, options, undefined, recorder().behaviour)
 }
 
@@ -48,18 +62,26 @@ describe('ServiceRegistry.register', () => {
     const registry = new ServiceRegistry()
     expect(register(registry, 'full').methods).toEqual(['find', 'get', 'create', 'update', 'patch', 'remove'])
     expect(register(registry, 'partial', { get: async () => 1, shout: async () => 1 }).methods).toEqual(['get'])
-    expect(register(registry, 'listed', fullService(), { methods: ['find', 'shout'] }).methods).toEqual(['find', 'shout'])
+    expect(register(registry, 'listed', fullService(), { methods: ['find', 'shout'] }).methods).toEqual([
+      'find',
+      'shout'
+    ])
   })
 
   it.each(['setup', 'on', 'emit', 'hooks', 'publish'])('refuses the reserved name %s as a method', (name) => {
     const service = { ...fullService(), [name]: async () => undefined }
-    expect(() => register(new ServiceRegistry(), 'things', service, { methods: ['find', name] })).toThrow(`'${name}' is reserved and cannot be a service method`)
+    expect(() => register(new ServiceRegistry(), 'things', service, { methods: ['find', name] })).toThrow(
+      `'${name}' is reserved and cannot be a service method`
+    )
   })
 
   it('refuses a listed method the service does not implement (or that is no function)', () => {
-    expect(() => register(new ServiceRegistry(), 'things', fullService(), { methods: ['find', 'whisper'] }))
-      .toThrow("Method 'whisper' is listed for 'things' but the service does not implement it")
-    expect(() => register(new ServiceRegistry(), 'things', fullService(), { methods: ['label'] })).toThrow("Method 'label' is listed")
+    expect(() => register(new ServiceRegistry(), 'things', fullService(), { methods: ['find', 'whisper'] })).toThrow(
+      "Method 'whisper' is listed for 'things' but the service does not implement it"
+    )
+    expect(() => register(new ServiceRegistry(), 'things', fullService(), { methods: ['label'] })).toThrow(
+      "Method 'label' is listed"
+    )
   })
 
   it.each([':__id', ':__feathersId'])('refuses the reserved placeholder %s in a path', (placeholder) => {
@@ -75,8 +97,14 @@ describe('ServiceRegistry.register', () => {
 
   it("knows the standard events, the options' events and the service's own `events`", () => {
     const service = { ...fullService(), events: ['typing'] }
-    expect([...register(new ServiceRegistry(), 'chat', service, { events: ['shouted'] }).events])
-      .toEqual(['created', 'updated', 'patched', 'removed', 'shouted', 'typing'])
+    expect([...register(new ServiceRegistry(), 'chat', service, { events: ['shouted'] }).events]).toEqual([
+      'created',
+      'updated',
+      'patched',
+      'removed',
+      'shouted',
+      'typing'
+    ])
   })
 
   it('marks a service that can `watch` its store as live', () => {
@@ -89,7 +117,13 @@ describe('ServiceRegistry.register', () => {
 describe('the handle of an entry', () => {
   it('runs each method through the app with its arguments read by meaning; params default to {}', async () => {
     const { calls, behaviour } = recorder()
-    const entry = new ServiceRegistry().register('things', fullService(), { methods: ['find', 'get', 'patch', 'shout'] }, undefined, behaviour)
+    const entry = new ServiceRegistry().register(
+      'things',
+      fullService(),
+      { methods: ['find', 'get', 'patch', 'shout'] },
+      undefined,
+      behaviour
+    )
     const handle = entry.handle
     await expect(handle.find({ query: { a: 1 } })).resolves.toBe('ran find')
     await handle.get(7)
@@ -140,9 +174,13 @@ describe('the handle of an entry', () => {
     const entry = register(new ServiceRegistry(), 'things')
     const { on, once, off } = entry.handle
     const heard: string[] = []
-    const listener = (data: unknown) => { heard.push(`on ${String(data)}`) }
+    const listener = (data: unknown) => {
+      heard.push(`on ${String(data)}`)
+    }
     expect(on('created', listener)).toBe(entry.handle)
-    once('created', (data) => { heard.push(`once ${String(data)}`) })
+    once('created', (data) => {
+      heard.push(`once ${String(data)}`)
+    })
     entry.emitter.emit('created', 1)
     expect(off('created', listener)).toBe(entry.handle)
     entry.emitter.emit('created', 2)
@@ -181,7 +219,11 @@ describe('ServiceRegistry.resolve', () => {
     expect(registry.resolve('/users/7/posts', false)).toEqual({ entry: posts, route: { userId: '7' }, id: undefined })
     expect(registry.resolve('/users/7/posts/3', true)).toEqual({ entry: posts, route: { userId: '7' }, id: '3' })
     expect(registry.resolve('/users/7/posts/3', false)).toBeUndefined()
-    expect(registry.resolve('users/7/posts/3/comments/9', true)).toEqual({ entry: comments, route: { userId: '7', postId: '3' }, id: '9' })
+    expect(registry.resolve('users/7/posts/3/comments/9', true)).toEqual({
+      entry: comments,
+      route: { userId: '7', postId: '3' },
+      id: '9'
+    })
   })
 
   it('does not match a routed path whose fixed segments differ, or with segments missing', () => {

@@ -14,12 +14,29 @@ import { RecordingTracer } from '../support/recording-tracer.js'
 function tracedApp() {
   const tracer = new RecordingTracer()
   const app = new App({ tracer })
-  app.use('users', { async get(id: number) { return { id } } })
-  app.use('messages', {
-    async create(data: object) { return { id: 1, ...data } },
-    async get(id: number) { if (id === 0) throw new NotFound('no such message'); throw new GeneralError('the store broke') }
+  app.use('users', {
+    async get(id: number) {
+      return { id }
+    }
   })
-  app.service('messages').hooks({ before: { create: [async (context) => { await context.app.service('users').get(7) }] } })
+  app.use('messages', {
+    async create(data: object) {
+      return { id: 1, ...data }
+    },
+    async get(id: number) {
+      if (id === 0) throw new NotFound('no such message')
+      throw new GeneralError('the store broke')
+    }
+  })
+  app.service('messages').hooks({
+    before: {
+      create: [
+        async (context) => {
+          await context.app.service('users').get(7)
+        }
+      ]
+    }
+  })
   return { app, tracer }
 }
 
@@ -28,14 +45,18 @@ describe('service call spans', () => {
     const { app, tracer } = tracedApp()
     await app.service('messages').create({ text: 'hi' }, { provider: 'rest' } as Params)
     const [create] = tracer.named('messages.create')
-    expect(create!.attributes).toEqual({ 'plumage.service': 'messages', 'plumage.method': 'create', 'plumage.provider': 'rest' })
+    expect(create!.attributes).toEqual({
+      'plumage.service': 'messages',
+      'plumage.method': 'create',
+      'plumage.provider': 'rest'
+    })
     expect(create!.options.kind ?? 'internal').toBe('internal')
     const [get] = tracer.named('users.get')
     expect(get!.parent).toBe(create)
     expect(get!.attributes['plumage.provider']).toBe('internal')
   })
 
-  it('fails the span on server errors only: a NotFound is the caller\'s', async () => {
+  it("fails the span on server errors only: a NotFound is the caller's", async () => {
     const { app, tracer } = tracedApp()
     await expect(app.service('messages').get(0)).rejects.toThrow(NotFound)
     await expect(app.service('messages').get(1)).rejects.toThrow(GeneralError)
@@ -66,11 +87,21 @@ describe('publication spans', () => {
     const tracer = new RecordingTracer()
     const app = new App({ tracer })
     let emit: (change: { event: string; record: unknown; trace?: string }) => void = () => undefined
-    app.use('rooms', { async find() { return [] }, watch: (listener: typeof emit) => { emit = listener; return () => undefined } })
+    app.use('rooms', {
+      async find() {
+        return []
+      },
+      watch: (listener: typeof emit) => {
+        emit = listener
+        return () => undefined
+      }
+    })
     await app.setup()
     emit({ event: 'created', record: { id: 'r1' }, trace: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' })
     emit({ event: 'removed', record: { id: 'r1' } })
-    expect(tracer.named('rooms created publish')[0]!.options.links).toEqual(['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'])
+    expect(tracer.named('rooms created publish')[0]!.options.links).toEqual([
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
+    ])
     expect(tracer.named('rooms removed publish')[0]!.options.links).toEqual([])
   })
 })

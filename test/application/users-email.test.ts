@@ -18,14 +18,24 @@ describe('users: emails keep the case typed', () => {
   it('refuses the same email in other letters, and finds and logs in by it in any case', async () => {
     const { app, signUp, login } = await sessionsApp()
     const user = await signUp('Ann.Lee@Example.com')
-    await expect(signUp('ann.lee@example.COM')).rejects.toMatchObject({ code: 409, message: 'email already registered' })
+    await expect(signUp('ann.lee@example.COM')).rejects.toMatchObject({
+      code: 409,
+      message: 'email already registered'
+    })
     for (const email of ['ann.lee@example.com', 'ANN.LEE@EXAMPLE.COM', ' Ann.Lee@Example.com']) {
       expect(await login(email, 'password-1')).toMatchObject({ user: { id: user.id, email: 'Ann.Lee@Example.com' } })
-      expect(await app.service('users').find({ query: { email } })).toMatchObject({ total: 1, data: [{ id: user.id, email: 'Ann.Lee@Example.com' }] })
+      expect(await app.service('users').find({ query: { email } })).toMatchObject({
+        total: 1,
+        data: [{ id: user.id, email: 'Ann.Lee@Example.com' }]
+      })
     }
     // Other conditions still apply, the id among them.
-    expect(await app.service('users').find({ query: { email: 'ann.lee@example.com', id: user.id } })).toMatchObject({ total: 1 })
-    expect(await app.service('users').find({ query: { email: 'ann.lee@example.com', id: 999 } })).toMatchObject({ total: 0 })
+    expect(await app.service('users').find({ query: { email: 'ann.lee@example.com', id: user.id } })).toMatchObject({
+      total: 1
+    })
+    expect(await app.service('users').find({ query: { email: 'ann.lee@example.com', id: 999 } })).toMatchObject({
+      total: 0
+    })
     expect(await app.service('users').find({ query: { email: 'nobody@example.com' } })).toMatchObject({ total: 0 })
     expect(await failure(login('ann.lee@example.com', 'wrong-password'))).toMatchObject({ code: 401 })
   })

@@ -52,20 +52,31 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       { name: 'a14', city: 'Paris', age: 35, score: 5 }
     ]
     const indexes: StoreIndex[] = [
-      { fields: ['city'] }, { fields: ['age'] }, { fields: ['score'] }, { fields: ['address.zip'] },
-      { fields: ['city', 'score'] }, { fields: ['city', 'age'], name: 'cityAge' }
+      { fields: ['city'] },
+      { fields: ['age'] },
+      { fields: ['score'] },
+      { fields: ['address.zip'] },
+      { fields: ['city', 'score'] },
+      { fields: ['city', 'age'], name: 'cityAge' }
     ]
     beforeAll(async () => {
       stores = [await open('mixed_plain', {}), await open('mixed_indexed', { indexes })]
       // Ids given, so that both stores hold equal records.
-      for (const store of stores) await store.create(records.map((record, n) => ({ [idProp]: `m${n}`, ...record })), q({}))
+      for (const store of stores)
+        await store.create(
+          records.map((record, n) => ({ [idProp]: `m${n}`, ...record })),
+          q({})
+        )
     })
 
-    const found = async (raw: Record<string, unknown>): Promise<string[]> => names(await same(stores, async (store) => {
-      const result = await store.find(q(raw))
-      // Unsorted queries may come back in any order.
-      return raw.$sort ? result : [...result].sort((a, b) => String(a.name).localeCompare(String(b.name)))
-    }))
+    const found = async (raw: Record<string, unknown>): Promise<string[]> =>
+      names(
+        await same(stores, async (store) => {
+          const result = await store.find(q(raw))
+          // Unsorted queries may come back in any order.
+          return raw.$sort ? result : [...result].sort((a, b) => String(a.name).localeCompare(String(b.name)))
+        })
+      )
 
     it('matches equality and $in through an index, never null or missing fields', async () => {
       expect(await found({ city: 'Rome' })).toEqual(['a01', 'a02', 'a09', 'a10', 'a11', 'a12', 'a13'])
@@ -78,10 +89,21 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
     it('matches null and missing fields with equality to null, which no index holds', async () => {
       expect(await found({ city: null })).toEqual(['a07', 'a08'])
       expect(await found({ city: { $in: ['Paris', null] } })).toEqual(['a07', 'a08', 'a14'])
-      expect(await found({ 'address.zip': null })).toEqual(['a02', 'a04', 'a05', 'a06', 'a07', 'a08', 'a09', 'a11', 'a13', 'a14'])
+      expect(await found({ 'address.zip': null })).toEqual([
+        'a02',
+        'a04',
+        'a05',
+        'a06',
+        'a07',
+        'a08',
+        'a09',
+        'a11',
+        'a13',
+        'a14'
+      ])
     })
 
-    it('matches ranges through an index on values of the bound\'s kind only', async () => {
+    it("matches ranges through an index on values of the bound's kind only", async () => {
       expect(await found({ age: { $gte: 25, $lt: 35 } })).toEqual(['a01', 'a02', 'a03', 'a12', 'a13'])
       expect(await found({ age: { $gt: 30 } })).toEqual(['a07', 'a08', 'a12', 'a14'])
       expect(await found({ age: { $lte: '25' } })).toEqual(['a04'])
@@ -94,7 +116,12 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
     it('uses compound and nested indexes with the same answers', async () => {
       expect(await found({ city: 'Rome', score: { $gte: 5 } })).toEqual(['a01', 'a02', 'a09', 'a10', 'a12'])
       expect(await found({ city: 'Rome', score: 5 })).toEqual(['a01', 'a02', 'a09'])
-      expect(await found({ city: { $in: ['Rome', 'Oslo'] }, score: { $in: [5, 7] } })).toEqual(['a01', 'a02', 'a03', 'a09'])
+      expect(await found({ city: { $in: ['Rome', 'Oslo'] }, score: { $in: [5, 7] } })).toEqual([
+        'a01',
+        'a02',
+        'a03',
+        'a09'
+      ])
       expect(await found({ city: 'Rome', age: { $gt: 29 } })).toEqual(['a01', 'a02', 'a12'])
       expect(await found({ city: 'Rome', age: { $lt: 30 } })).toEqual(['a13'])
       expect(await found({ 'address.zip': '001' })).toEqual(['a01', 'a12'])
@@ -103,25 +130,44 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
 
     it('sorts mixed kinds the same way when the query bounds the sorted field', async () => {
       expect(await found({ age: { $gte: 0 }, $sort: { age: -1, name: 1 }, $limit: 3 })).toEqual(['a07', 'a08', 'a14'])
-      expect(await found({ score: { $gt: 0 }, $sort: { score: 1, name: 1 }, $skip: 2, $limit: 4 })).toEqual(['a05', 'a06', 'a11', 'a01'])
-      expect(await found({ city: 'Rome', score: { $gte: 0 }, $sort: { score: -1, name: 1 }, $limit: 3 })).toEqual(['a10', 'a12', 'a01'])
+      expect(await found({ score: { $gt: 0 }, $sort: { score: 1, name: 1 }, $skip: 2, $limit: 4 })).toEqual([
+        'a05',
+        'a06',
+        'a11',
+        'a01'
+      ])
+      expect(await found({ city: 'Rome', score: { $gte: 0 }, $sort: { score: -1, name: 1 }, $limit: 3 })).toEqual([
+        'a10',
+        'a12',
+        'a01'
+      ])
       expect(await found({ city: 'Rome', $sort: { score: 1, name: -1 }, $limit: 3 })).toEqual(['a11', 'a09', 'a02'])
       expect(await found({ $sort: { age: 1, name: 1 }, $limit: 4 })).toEqual(['a05', 'a06', 'a03', 'a13'])
     })
 
     it('counts and pages the same way', async () => {
-      const page = await same(stores, (store) => store.page(q({ city: 'Rome', age: { $gte: 29 }, $sort: { age: 1, name: 1 }, $limit: 2, $skip: 1, $select: ['name'] })))
+      const page = await same(stores, (store) =>
+        store.page(
+          q({ city: 'Rome', age: { $gte: 29 }, $sort: { age: 1, name: 1 }, $limit: 2, $skip: 1, $select: ['name'] })
+        )
+      )
       expect(page.total).toBe(4)
       expect(names(page.data)).toEqual(['a01', 'a02'])
-      expect(await same(stores, (store) => store.count(q({ city: { $in: ['Rome', 'Paris'] }, score: { $lt: 6 } }).filter))).toBe(5)
+      expect(
+        await same(stores, (store) => store.count(q({ city: { $in: ['Rome', 'Paris'] }, score: { $lt: 6 } }).filter))
+      ).toBe(5)
       expect(await same(stores, (store) => store.count(q({ city: { $ne: 'Rome' } }).filter))).toBe(7)
     })
 
     it('writes through an index to exactly the matching records', async () => {
-      const patched = await same(stores, async (store) => names(await store.patch(null, { checked: true }, q({ city: 'Oslo', $select: ['name'] }))).sort())
+      const patched = await same(stores, async (store) =>
+        names(await store.patch(null, { checked: true }, q({ city: 'Oslo', $select: ['name'] }))).sort()
+      )
       expect(patched).toEqual(['a03', 'a04'])
       expect(await found({ checked: true })).toEqual(['a03', 'a04'])
-      const removed = await same(stores, async (store) => names(await store.remove(null, q({ age: { $gt: 40 } }))).sort())
+      const removed = await same(stores, async (store) =>
+        names(await store.remove(null, q({ age: { $gt: 40 } }))).sort()
+      )
       expect(removed).toEqual(['a07', 'a08'])
       expect(await same(stores, (store) => store.count(q({}).filter))).toBe(12)
     })
@@ -144,52 +190,106 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
     const cities = ['Rome', 'Oslo', 'Paris']
     // Few distinct scores and ages: many ties. Ids are given, so that they can order ties in both stores.
     const records: Data[] = Array.from({ length: 40 }, (_, n) => ({
-      [idProp]: (n * 7) % 40, name: `p${String(n).padStart(2, '0')}`, city: cities[n % 3], age: 20 + ((n * 5) % 7), score: (n * 3) % 5, meta: { rank: n % 4 }
+      [idProp]: (n * 7) % 40,
+      name: `p${String(n).padStart(2, '0')}`,
+      city: cities[n % 3],
+      age: 20 + ((n * 5) % 7),
+      score: (n * 3) % 5,
+      meta: { rank: n % 4 }
     }))
     beforeAll(async () => {
       stores = [
         await open('typed_plain', {}),
-        await open('typed_indexed', { schema, indexes: [{ fields: ['score'] }, { fields: ['age'] }, { fields: ['city', 'score'] }, { fields: ['meta.rank'] }] })
+        await open('typed_indexed', {
+          schema,
+          indexes: [
+            { fields: ['score'] },
+            { fields: ['age'] },
+            { fields: ['city', 'score'] },
+            { fields: ['meta.rank'] }
+          ]
+        })
       ]
       for (const store of stores) await store.create(records, q({}))
     })
 
-    const sorted = async (raw: Record<string, unknown>): Promise<string[]> => names(await same(stores, (store) => store.find(q(raw))))
+    const sorted = async (raw: Record<string, unknown>): Promise<string[]> =>
+      names(await same(stores, (store) => store.find(q(raw))))
 
     it('sorts by an indexed field with a total order the same way, pages included', async () => {
       const all = await sorted({ $sort: { score: 1, name: 1 } })
       expect(all).toHaveLength(40)
-      for (const [skip, limit] of [[0, 5], [3, 4], [12, 9], [38, 5]]) {
-        expect(await sorted({ $sort: { score: 1, name: 1 }, $skip: skip, $limit: limit })).toEqual(all.slice(skip, skip + limit))
+      for (const [skip, limit] of [
+        [0, 5],
+        [3, 4],
+        [12, 9],
+        [38, 5]
+      ]) {
+        expect(await sorted({ $sort: { score: 1, name: 1 }, $skip: skip, $limit: limit })).toEqual(
+          all.slice(skip, skip + limit)
+        )
       }
-      expect(await sorted({ $sort: { score: -1, [idProp]: -1 }, $limit: 6 })).toEqual(names([...records].sort((a, b) => Number(b.score) - Number(a.score) || Number(b[idProp]) - Number(a[idProp])).slice(0, 6)))
+      expect(await sorted({ $sort: { score: -1, [idProp]: -1 }, $limit: 6 })).toEqual(
+        names(
+          [...records]
+            .sort((a, b) => Number(b.score) - Number(a.score) || Number(b[idProp]) - Number(a[idProp]))
+            .slice(0, 6)
+        )
+      )
     })
 
     it('sorts by a compound index under an equality, and by mixed directions', async () => {
       expect(await sorted({ city: 'Oslo', $sort: { score: -1, name: 1 }, $limit: 5 })).toEqual(
-        names(records.filter((record) => record.city === 'Oslo').sort((a, b) => Number(b.score) - Number(a.score) || String(a.name).localeCompare(String(b.name))).slice(0, 5)))
-      expect(await sorted({ city: { $in: ['Rome', 'Paris'] }, age: { $gte: 23 }, $sort: { age: -1, name: 1 }, $limit: 10 })).toEqual(
-        names(records.filter((record) => record.city !== 'Oslo' && Number(record.age) >= 23)
-          .sort((a, b) => Number(b.age) - Number(a.age) || String(a.name).localeCompare(String(b.name))).slice(0, 10)))
-      expect(await sorted({ 'meta.rank': { $lt: 2 }, $sort: { 'meta.rank': 1, name: -1 }, $limit: 3 })).toEqual(['p36', 'p32', 'p28'])
+        names(
+          records
+            .filter((record) => record.city === 'Oslo')
+            .sort((a, b) => Number(b.score) - Number(a.score) || String(a.name).localeCompare(String(b.name)))
+            .slice(0, 5)
+        )
+      )
+      expect(
+        await sorted({ city: { $in: ['Rome', 'Paris'] }, age: { $gte: 23 }, $sort: { age: -1, name: 1 }, $limit: 10 })
+      ).toEqual(
+        names(
+          records
+            .filter((record) => record.city !== 'Oslo' && Number(record.age) >= 23)
+            .sort((a, b) => Number(b.age) - Number(a.age) || String(a.name).localeCompare(String(b.name)))
+            .slice(0, 10)
+        )
+      )
+      expect(await sorted({ 'meta.rank': { $lt: 2 }, $sort: { 'meta.rank': 1, name: -1 }, $limit: 3 })).toEqual([
+        'p36',
+        'p32',
+        'p28'
+      ])
     })
 
     it('pages through a sort with ties without repeating or losing a record', async () => {
       for (const store of stores) {
         const seen: string[] = []
-        for (let skip = 0; skip < 40; skip += 7) seen.push(...names(await store.find(q({ $sort: { score: 1 }, $skip: skip, $limit: 7 }))))
+        for (let skip = 0; skip < 40; skip += 7)
+          seen.push(...names(await store.find(q({ $sort: { score: 1 }, $skip: skip, $limit: 7 }))))
         expect(seen).toHaveLength(40)
         expect(new Set(seen).size).toBe(40)
         const scores = await store.find(q({ $sort: { score: 1 }, $select: ['score'] }))
-        expect(scores.map((record) => record.score)).toEqual([...records.map((record) => record.score as number)].sort((a, b) => a - b))
+        expect(scores.map((record) => record.score)).toEqual(
+          [...records.map((record) => record.score as number)].sort((a, b) => a - b)
+        )
       }
     })
 
     it('gets and counts the same way', async () => {
-      expect(await same(stores, (store) => store.get(21, q({})))).toEqual(records.find((record) => record[idProp] === 21))
-      expect(await same(stores, (store) => store.get('21', q({ $select: ['name'] })))).toEqual({ [idProp]: 21, name: names(records.filter((record) => record[idProp] === 21))[0] })
+      expect(await same(stores, (store) => store.get(21, q({})))).toEqual(
+        records.find((record) => record[idProp] === 21)
+      )
+      expect(await same(stores, (store) => store.get('21', q({ $select: ['name'] })))).toEqual({
+        [idProp]: 21,
+        name: names(records.filter((record) => record[idProp] === 21))[0]
+      })
       expect(await same(stores, (store) => store.get('x21', q({})))).toBeNull()
-      expect(await same(stores, (store) => store.count(q({ city: 'Paris', score: { $gt: 1 } }).filter))).toBe(records.filter((record) => record.city === 'Paris' && Number(record.score) > 1).length)
+      expect(await same(stores, (store) => store.count(q({ city: 'Paris', score: { $gt: 1 } }).filter))).toBe(
+        records.filter((record) => record.city === 'Paris' && Number(record.score) > 1).length
+      )
     })
   })
 }

@@ -2,7 +2,10 @@ import type { Data } from '../../src/domain/service/service.js'
 import type { Store } from '../../src/domain/store/store.js'
 import type { ContractContext } from './contract-context.js'
 
-/** Operators, $search, $contains, page and count. Part of storeContract (store.contract.ts), which seeds Alice, Bob and Doug before each test. */
+/**
+ * Operators, $search, $contains, page and count. Part of storeContract (store.contract.ts), which seeds Alice, Bob and
+ * Doug before each test.
+ */
 export function queryContract(context: ContractContext): void {
   let store: Store, bob: Data, doug: Data
   beforeEach(() => ({ store, bob, doug } = context.state()))
@@ -10,7 +13,10 @@ export function queryContract(context: ContractContext): void {
 
   describe('operators', () => {
     it('matches any listed value with $in (.find + $in)', async () => {
-      expect(names(await store.find(q({ name: { $in: ['Alice', 'Bob'] }, $sort: { name: 1 } })))).toEqual(['Alice', 'Bob'])
+      expect(names(await store.find(q({ name: { $in: ['Alice', 'Bob'] }, $sort: { name: 1 } })))).toEqual([
+        'Alice',
+        'Bob'
+      ])
     })
 
     it('matches nothing with an empty $in', async () => {
@@ -54,7 +60,13 @@ export function queryContract(context: ContractContext): void {
     })
 
     it('compares only values of the same type with range operators', async () => {
-      await store.create([{ name: 'NumFive', n: 5 }, { name: 'TextFive', n: '5' }], q())
+      await store.create(
+        [
+          { name: 'NumFive', n: 5 },
+          { name: 'TextFive', n: '5' }
+        ],
+        q()
+      )
       expect(names(await store.find(q({ n: { $lt: 10 } })))).toEqual(['NumFive'])
       expect(names(await store.find(q({ n: { $gt: 1 } })))).toEqual(['NumFive'])
       expect(names(await store.find(q({ n: { $lt: '9' } })))).toEqual(['TextFive'])
@@ -62,25 +74,36 @@ export function queryContract(context: ContractContext): void {
     })
 
     it('matches any criteria with $or (.find + $or)', async () => {
-      expect(names(await store.find(q({ $or: [{ name: 'Alice' }, { name: 'Bob' }], $sort: { name: 1 } })))).toEqual(['Alice', 'Bob'])
+      expect(names(await store.find(q({ $or: [{ name: 'Alice' }, { name: 'Bob' }], $sort: { name: 1 } })))).toEqual([
+        'Alice',
+        'Bob'
+      ])
     })
 
     it('matches operators inside $or (.find + $or nested + $sort)', async () => {
-      const records = await store.find(q({ $or: [{ name: 'Doug' }, { age: { $gte: 18, $lt: 25 } }], $sort: { name: 1 } }))
+      const records = await store.find(
+        q({ $or: [{ name: 'Doug' }, { age: { $gte: 18, $lt: 25 } }], $sort: { name: 1 } })
+      )
       expect(names(records)).toEqual(['Alice', 'Doug'])
     })
 
     it('matches $or nested in $or', async () => {
-      expect(nameSet(await store.find(q({ $or: [{ $or: [{ name: 'Alice' }, { age: 32 }] }, { name: 'Nobody' }] })))).toEqual(['Alice', 'Doug'])
+      expect(
+        nameSet(await store.find(q({ $or: [{ $or: [{ name: 'Alice' }, { age: 32 }] }, { name: 'Nobody' }] })))
+      ).toEqual(['Alice', 'Doug'])
     })
 
     it('requires every criteria with $and (.find + $and)', async () => {
-      expect(names(await store.find(q({ $and: [{ age: { $gt: 18 } }, { age: { $lt: 30 } }], $sort: { name: 1 } })))).toEqual(['Alice', 'Bob'])
+      expect(
+        names(await store.find(q({ $and: [{ age: { $gt: 18 } }, { age: { $lt: 30 } }], $sort: { name: 1 } })))
+      ).toEqual(['Alice', 'Bob'])
       expect(await store.find(q({ $and: [{ name: 'Alice' }, { age: 25 }] }))).toEqual([])
     })
 
     it('combines $and with $or (.find + $and + $or)', async () => {
-      const records = await store.find(q({ $and: [{ $or: [{ name: 'Alice' }, { name: 'Doug' }] }, { age: { $gt: 20 } }] }))
+      const records = await store.find(
+        q({ $and: [{ $or: [{ name: 'Alice' }, { name: 'Doug' }] }, { age: { $gt: 20 } }] })
+      )
       expect(names(records)).toEqual(['Doug'])
     })
 
@@ -91,7 +114,10 @@ export function queryContract(context: ContractContext): void {
 
   describe('$search', () => {
     beforeEach(async () => {
-      await store.create([{ name: 'Ann' }, { name: 'JoANNa' }, { name: 'bAnn' }, { name: 12345 }, { name: ['Ann'] }], q())
+      await store.create(
+        [{ name: 'Ann' }, { name: 'JoANNa' }, { name: 'bAnn' }, { name: 12345 }, { name: ['Ann'] }],
+        q()
+      )
     })
 
     it('declares $search', () => {
@@ -123,11 +149,14 @@ export function queryContract(context: ContractContext): void {
 
   describe('$contains', () => {
     beforeEach(async () => {
-      await store.create([
-        { name: 'Tagged', tags: ['red', 'blue', 3] },
-        { name: 'Other', tags: ['green'] },
-        { name: 'Text', tags: 'red blue' }
-      ], q())
+      await store.create(
+        [
+          { name: 'Tagged', tags: ['red', 'blue', 3] },
+          { name: 'Other', tags: ['green'] },
+          { name: 'Text', tags: 'red blue' }
+        ],
+        q()
+      )
     })
 
     it('declares $contains', () => {

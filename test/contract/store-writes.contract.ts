@@ -2,7 +2,10 @@ import type { Data } from '../../src/domain/service/service.js'
 import type { Store } from '../../src/domain/store/store.js'
 import type { ContractContext } from './contract-context.js'
 
-/** create, update, patch, remove and copies. Part of storeContract (store.contract.ts), which seeds Alice, Bob and Doug before each test. */
+/**
+ * create, update, patch, remove and copies. Part of storeContract (store.contract.ts), which seeds Alice, Bob and Doug
+ * before each test.
+ */
 export function writeContract(context: ContractContext): void {
   let store: Store, alice: Data, bob: Data, doug: Data
   beforeEach(() => ({ store, alice, bob, doug } = context.state()))
@@ -18,7 +21,14 @@ export function writeContract(context: ContractContext): void {
     })
 
     it('creates several records in one call, in input order, with distinct ids (.create multi)', async () => {
-      const records = await store.create([{ name: 'Gerald', age: 18 }, { name: 'Herald', age: 18 }, { name: 'Harold', age: 18 }], q())
+      const records = await store.create(
+        [
+          { name: 'Gerald', age: 18 },
+          { name: 'Herald', age: 18 },
+          { name: 'Harold', age: 18 }
+        ],
+        q()
+      )
       expect(names(records)).toEqual(['Gerald', 'Herald', 'Harold'])
       expect(new Set(records.map(idOf)).size).toBe(3)
       expect(nameSet(await store.find(q({ age: 18 })))).toEqual(['Gerald', 'Harold', 'Herald'])
@@ -27,12 +37,26 @@ export function writeContract(context: ContractContext): void {
     it('returns only the $select fields and the id, and stores the whole record (.create + $select)', async () => {
       const [record] = await store.create([{ name: 'Bill', age: 40, created: false }], q({ $select: ['age'] }))
       expect(record).toEqual({ [idProp]: idOf(record), age: 40 })
-      expect(await store.get(idOf(record), q())).toEqual({ [idProp]: idOf(record), name: 'Bill', age: 40, created: false })
+      expect(await store.get(idOf(record), q())).toEqual({
+        [idProp]: idOf(record),
+        name: 'Bill',
+        age: 40,
+        created: false
+      })
     })
 
     it('projects every created record with $select, in input order (.create multi + $select)', async () => {
-      const records = await store.create([{ name: 'Gerald', age: 18 }, { [idProp]: 'given', name: 'Herald' }], q({ $select: ['name', 'missing'] }))
-      expect(records).toEqual([{ [idProp]: idOf(records[0]), name: 'Gerald' }, { [idProp]: 'given', name: 'Herald' }])
+      const records = await store.create(
+        [
+          { name: 'Gerald', age: 18 },
+          { [idProp]: 'given', name: 'Herald' }
+        ],
+        q({ $select: ['name', 'missing'] })
+      )
+      expect(records).toEqual([
+        { [idProp]: idOf(records[0]), name: 'Gerald' },
+        { [idProp]: 'given', name: 'Herald' }
+      ])
     })
 
     it('creates nothing from an empty list', async () => {
@@ -41,7 +65,13 @@ export function writeContract(context: ContractContext): void {
     })
 
     it('keeps an id given in the data', async () => {
-      const [text, number] = await store.create([{ [idProp]: 'given', name: 'Text' }, { [idProp]: 42, name: 'Number' }], q())
+      const [text, number] = await store.create(
+        [
+          { [idProp]: 'given', name: 'Text' },
+          { [idProp]: 42, name: 'Number' }
+        ],
+        q()
+      )
       expect(idOf(text)).toBe('given')
       expect(idOf(number)).toBe(42)
       expect(await store.get('given', q())).toEqual({ [idProp]: 'given', name: 'Text' })
@@ -181,7 +211,13 @@ export function writeContract(context: ContractContext): void {
     })
 
     it('returns the patched records when the patch changes the queried field (.patch multi query changed)', async () => {
-      await store.create([{ name: 'Dave', age: 10 }, { name: 'David', age: 10 }], q())
+      await store.create(
+        [
+          { name: 'Dave', age: 10 },
+          { name: 'David', age: 10 }
+        ],
+        q()
+      )
       const records = await store.patch(null, { age: 2 }, q({ age: 10 }))
       expect(nameSet(records)).toEqual(['Dave', 'David'])
       for (const record of records) expect(record.age).toBe(2)
@@ -227,7 +263,9 @@ export function writeContract(context: ContractContext): void {
 
   describe('remove', () => {
     it('removes the record and returns it (.remove)', async () => {
-      expect(await store.remove(idOf(doug), q())).toEqual([{ [idProp]: idOf(doug), name: 'Doug', age: 32, created: true }])
+      expect(await store.remove(idOf(doug), q())).toEqual([
+        { [idProp]: idOf(doug), name: 'Doug', age: 32, created: true }
+      ])
       expect(await store.get(idOf(doug), q())).toBeNull()
       expect(await store.count(q().filter)).toBe(2)
     })
@@ -293,7 +331,9 @@ export function writeContract(context: ContractContext): void {
       const [found] = await store.find(q({ name: 'Nested' }))
       found!.name = 'Changed'
       ;(found!.tags as string[]).push('y')
-      expect(await store.find(q({ name: 'Nested' }))).toEqual([expect.objectContaining({ name: 'Nested', tags: ['x'] })])
+      expect(await store.find(q({ name: 'Nested' }))).toEqual([
+        expect.objectContaining({ name: 'Nested', tags: ['x'] })
+      ])
     })
 
     it('returns get, create, update, patch and remove results that do not share references with the store', async () => {
@@ -318,7 +358,12 @@ export function writeContract(context: ContractContext): void {
       const patchData: Data = { extra: { level: 1 } }
       await store.patch(idOf(bob), patchData, q())
       ;(patchData.extra as Data).level = 2
-      expect(await store.get(idOf(bob), q())).toEqual({ [idProp]: idOf(bob), name: 'Updated', tags: ['u'], extra: { level: 1 } })
+      expect(await store.get(idOf(bob), q())).toEqual({
+        [idProp]: idOf(bob),
+        name: 'Updated',
+        tags: ['u'],
+        extra: { level: 1 }
+      })
     })
   })
 }

@@ -9,9 +9,15 @@ import { indexContract } from './store-indexes.contract.js'
 import { queryContract } from './store-queries.contract.js'
 import { writeContract } from './store-writes.contract.js'
 
-export interface StoreFixture { store: Store; close(): Promise<void> }
+export interface StoreFixture {
+  store: Store
+  close(): Promise<void>
+}
 /** What the suite asks for: a store with these options, under a collection name unique in the suite. */
-export interface StoreRequest extends StoreOptions { id: string; name: string }
+export interface StoreRequest extends StoreOptions {
+  id: string
+  name: string
+}
 export type StoreFixtureFactory = (request: StoreRequest) => Promise<StoreFixture>
 
 /**
@@ -30,7 +36,8 @@ export function storeContract(adapterName: string, createStore: StoreFixtureFact
     const q = (raw: Record<string, unknown> = {}): StoreQuery => parseQuery(raw, { operators: store.operators })
     const idOf = (record: Data | null | undefined): Id => {
       const id = record?.[idProp]
-      if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`record has no ${idProp}: ${JSON.stringify(record)}`)
+      if (typeof id !== 'string' && typeof id !== 'number')
+        throw new Error(`record has no ${idProp}: ${JSON.stringify(record)}`)
       return id
     }
     const names = (records: Data[]): string[] => records.map((record) => String(record.name))
@@ -47,11 +54,14 @@ export function storeContract(adapterName: string, createStore: StoreFixtureFact
     })
     beforeEach(async () => {
       await store.remove(null, parseQuery({}))
-      ;[alice, bob, doug] = await store.create([
-        { name: 'Alice', age: 19, created: true },
-        { name: 'Bob', age: 25 },
-        { name: 'Doug', age: 32, created: true }
-      ], q())
+      ;[alice, bob, doug] = await store.create(
+        [
+          { name: 'Alice', age: 19, created: true },
+          { name: 'Bob', age: 25 },
+          { name: 'Doug', age: 32, created: true }
+        ],
+        q()
+      )
     })
 
     describe('basics', () => {
@@ -115,7 +125,9 @@ export function storeContract(adapterName: string, createStore: StoreFixtureFact
       })
 
       it('filters by equality (.find + equal)', async () => {
-        expect(await store.find(q({ name: 'Alice' }))).toEqual([{ [idProp]: idOf(alice), name: 'Alice', age: 19, created: true }])
+        expect(await store.find(q({ name: 'Alice' }))).toEqual([
+          { [idProp]: idOf(alice), name: 'Alice', age: 19, created: true }
+        ])
       })
 
       it('requires every equality to hold (.find + equal multiple)', async () => {
@@ -137,24 +149,41 @@ export function storeContract(adapterName: string, createStore: StoreFixtureFact
       })
 
       it('filters by a nested field with a dotted name', async () => {
-        await store.create([
-          { name: 'Rita', address: { city: 'Rome', zip: '00100' } },
-          { name: 'Mila', address: { city: 'Milan' } }
-        ], q())
+        await store.create(
+          [
+            { name: 'Rita', address: { city: 'Rome', zip: '00100' } },
+            { name: 'Mila', address: { city: 'Milan' } }
+          ],
+          q()
+        )
         expect(names(await store.find(q({ 'address.city': 'Rome' })))).toEqual(['Rita'])
       })
 
       it('never reads into arrays with a dotted name', async () => {
-        await store.create([{ name: 'Tagged', tags: ['red', 'blue'] }, { name: 'Listed', list: [{ city: 'Rome' }] }], q())
+        await store.create(
+          [
+            { name: 'Tagged', tags: ['red', 'blue'] },
+            { name: 'Listed', list: [{ city: 'Rome' }] }
+          ],
+          q()
+        )
         expect(await store.find(q({ 'tags.0': 'red' }))).toEqual([])
         expect(await store.find(q({ 'list.city': 'Rome' }))).toEqual([])
-        expect(names(await store.find(q({ 'tags.0': null, name: { $in: ['Tagged', 'Listed'] }, $sort: { name: 1 } })))).toEqual(['Listed', 'Tagged'])
+        expect(
+          names(await store.find(q({ 'tags.0': null, name: { $in: ['Tagged', 'Listed'] }, $sort: { name: 1 } })))
+        ).toEqual(['Listed', 'Tagged'])
       })
     })
 
     describe('null and missing fields', () => {
       beforeEach(async () => {
-        await store.create([{ name: 'Nina', city: null }, { name: 'Rhea', city: 'Rome' }], q())
+        await store.create(
+          [
+            { name: 'Nina', city: null },
+            { name: 'Rhea', city: 'Rome' }
+          ],
+          q()
+        )
       })
 
       it('matches null and missing fields with equality to null', async () => {
@@ -197,7 +226,13 @@ export function storeContract(adapterName: string, createStore: StoreFixtureFact
       })
 
       it('sorts numbers numerically, not as text', async () => {
-        await store.create([{ name: 'Tiny', age: 9 }, { name: 'Old', age: 100 }], q())
+        await store.create(
+          [
+            { name: 'Tiny', age: 9 },
+            { name: 'Old', age: 100 }
+          ],
+          q()
+        )
         expect(names(await store.find(q({ $sort: { age: 1 } })))).toEqual(['Tiny', 'Alice', 'Bob', 'Doug', 'Old'])
       })
 
@@ -208,13 +243,29 @@ export function storeContract(adapterName: string, createStore: StoreFixtureFact
 
       it('sorts by several keys in the key order of $sort', async () => {
         await store.remove(null, q())
-        await store.create([
-          { name: 'Ann', age: 30 }, { name: 'Bob', age: 20 }, { name: 'Cid', age: 30 }, { name: 'Ann', age: 20, tag: 'young Ann' }
-        ], q())
+        await store.create(
+          [
+            { name: 'Ann', age: 30 },
+            { name: 'Bob', age: 20 },
+            { name: 'Cid', age: 30 },
+            { name: 'Ann', age: 20, tag: 'young Ann' }
+          ],
+          q()
+        )
         const byAgeThenName = await store.find(q({ $sort: { age: -1, name: 1 } }))
-        expect(byAgeThenName.map((r) => `${String(r.name)}${String(r.age)}`)).toEqual(['Ann30', 'Cid30', 'Ann20', 'Bob20'])
+        expect(byAgeThenName.map((r) => `${String(r.name)}${String(r.age)}`)).toEqual([
+          'Ann30',
+          'Cid30',
+          'Ann20',
+          'Bob20'
+        ])
         const byNameThenAge = await store.find(q({ $sort: { name: 1, age: -1 } }))
-        expect(byNameThenAge.map((r) => `${String(r.name)}${String(r.age)}`)).toEqual(['Ann30', 'Ann20', 'Bob20', 'Cid30'])
+        expect(byNameThenAge.map((r) => `${String(r.name)}${String(r.age)}`)).toEqual([
+          'Ann30',
+          'Ann20',
+          'Bob20',
+          'Cid30'
+        ])
       })
 
       it('returns at most $limit records (.find + $limit)', async () => {
@@ -251,7 +302,13 @@ export function storeContract(adapterName: string, createStore: StoreFixtureFact
     })
 
     const context: ContractContext = {
-      idProp, q, idOf, names, nameSet, create, findAll,
+      idProp,
+      q,
+      idOf,
+      names,
+      nameSet,
+      create,
+      findAll,
       state: () => ({ store, alice, bob, doug })
     }
     queryContract(context)

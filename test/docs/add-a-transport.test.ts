@@ -8,7 +8,11 @@ import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.j
 import { listenNdjson } from '../../examples/add-a-transport.js'
 
 /** A TCP client of the example transport: sends lines, collects every line it receives. */
-async function client(port: number): Promise<{ socket: Socket; send(line: unknown): void; next(test: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> }> {
+async function client(port: number): Promise<{
+  socket: Socket
+  send(line: unknown): void
+  next(test: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>
+}> {
   const socket = connect(port, '127.0.0.1')
   await new Promise((resolve) => socket.once('connect', resolve))
   const received: Record<string, unknown>[] = []
@@ -51,7 +55,11 @@ describe('"Add a transport": newline-delimited JSON over TCP through the gateway
     await new Promise((resolve) => setTimeout(resolve, 50))
     alice.send({ ref: 1, path: 'messages', method: 'create', data: { text: 'hello' } })
     expect(await alice.next((line) => line.ref === 1)).toEqual({ ref: 1, result: { id: 0, text: 'hello' } })
-    expect(await bob.next((line) => line.event === 'created')).toEqual({ path: 'messages', event: 'created', data: { id: 0, text: 'hello' } })
+    expect(await bob.next((line) => line.event === 'created')).toEqual({
+      path: 'messages',
+      event: 'created',
+      data: { id: 0, text: 'hello' }
+    })
     bob.send({ ref: 2, path: 'messages', method: 'find', query: { text: 'hello' } })
     expect(await bob.next((line) => line.ref === 2)).toEqual({ ref: 2, result: [{ id: 0, text: 'hello' }] })
     alice.socket.destroy()
@@ -61,7 +69,9 @@ describe('"Add a transport": newline-delimited JSON over TCP through the gateway
   it('answers bad lines and unknown services with framework errors, and keeps serving', async () => {
     const carol = await client(port)
     carol.send('not json')
-    expect(await carol.next(() => true)).toMatchObject({ error: { name: 'BadRequest', code: 400, message: 'Each line must be a JSON object' } })
+    expect(await carol.next(() => true)).toMatchObject({
+      error: { name: 'BadRequest', code: 400, message: 'Each line must be a JSON object' }
+    })
     carol.send({ ref: 3, path: 'nowhere', method: 'find' })
     expect(await carol.next((line) => line.ref === 3)).toMatchObject({ error: { name: 'BadRequest' } })
     carol.send({ ref: 4, path: 'messages', method: 'get', id: 999 })

@@ -12,7 +12,9 @@ const dockerfile = readFileSync('Dockerfile', 'utf8')
 const stages = dockerfile.split(/^FROM /m).slice(1)
 const buildStage = stages[0]!
 /** Sources of the build stage's `COPY a b ./dest` lines. */
-const copied = [...buildStage.matchAll(/^COPY (?!--)(.+)$/gm)].flatMap((match) => match[1]!.trim().split(/\s+/).slice(0, -1))
+const copied = [...buildStage.matchAll(/^COPY (?!--)(.+)$/gm)].flatMap((match) =>
+  match[1]!.trim().split(/\s+/).slice(0, -1)
+)
 
 /** The files esbuild reads for both bundles, from the project's own build options. */
 function bundleInputs(): string[] {
@@ -25,7 +27,9 @@ function bundleInputs(): string[] {
       inputs.push(...Object.keys(metafile.inputs))
     }
     console.log(JSON.stringify(inputs))`
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as string[]
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+  ) as string[]
 }
 
 describe('the Dockerfile', () => {
@@ -36,8 +40,12 @@ describe('the Dockerfile', () => {
 
   it('copies every file of the project that the bundles are built from', () => {
     const ours = bundleInputs().filter((path) => !path.includes('node_modules/'))
-    expect(ours).toEqual(expect.arrayContaining(['src/main.ts', 'src/services/messages/messages.service.ts', 'src/interfaces/web/chat.ts']))
-    const missing = ours.filter((path) => !copied.some((source) => path === source || path.startsWith(`${source.replace(/\/$/, '')}/`)))
+    expect(ours).toEqual(
+      expect.arrayContaining(['src/main.ts', 'src/services/messages/messages.service.ts', 'src/interfaces/web/chat.ts'])
+    )
+    const missing = ours.filter(
+      (path) => !copied.some((source) => path === source || path.startsWith(`${source.replace(/\/$/, '')}/`))
+    )
     expect(missing).toEqual([])
     expect(ours.filter((path) => path.startsWith('examples/'))).toEqual([])
   })
@@ -47,8 +55,16 @@ describe('the Dockerfile', () => {
     const files = [...build.matchAll(/(scripts\/[\w.-]+|tsconfig[\w.-]*\.json)/g)].map((match) => match[1]!)
     expect(files.length).toBeGreaterThanOrEqual(3)
     const tsconfig = JSON.parse(readFileSync('tsconfig.build.json', 'utf8')) as { extends?: string; include: string[] }
-    for (const path of [...files, tsconfig.extends!.replace(/^\.\//, ''), ...tsconfig.include, 'package.json', 'package-lock.json']) {
-      expect(`${path}: ${copied.some((source) => path === source || path.startsWith(`${source}/`))}`).toBe(`${path}: true`)
+    for (const path of [
+      ...files,
+      tsconfig.extends!.replace(/^\.\//, ''),
+      ...tsconfig.include,
+      'package.json',
+      'package-lock.json'
+    ]) {
+      expect(`${path}: ${copied.some((source) => path === source || path.startsWith(`${source}/`))}`).toBe(
+        `${path}: true`
+      )
     }
   })
 

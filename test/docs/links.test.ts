@@ -7,19 +7,37 @@ import { dirname, join, normalize } from 'node:path'
  * The repository stands alone: every link and every repository path the docs mention exists, and no
  * file points at documents that live outside it.
  */
-const docs = ['README.md', ...readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const docs = [
+  'README.md',
+  ...readdirSync('docs', { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`)
+]
 
 /** Tracked files plus new ones not yet committed (ignored files such as node_modules and dist do not count). */
 const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
-  .split('\n').filter((file) => file !== '')
-const folders = new Set(files.flatMap((file) => file.split('/').slice(0, -1).map((_part, i, parts) => parts.slice(0, i + 1).join('/'))))
+  .split('\n')
+  .filter((file) => file !== '')
+const folders = new Set(
+  files.flatMap((file) =>
+    file
+      .split('/')
+      .slice(0, -1)
+      .map((_part, i, parts) => parts.slice(0, i + 1).join('/'))
+  )
+)
 const exists = (path: string) => files.includes(path) || folders.has(path)
 /** Top-level folders of the repository: a word starting with one of them is taken as a path. */
 const roots = [...folders].filter((folder) => !folder.includes('/'))
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 function anchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
 }
 
 function anchorsOf(doc: string): Set<string> {
@@ -29,7 +47,8 @@ function anchorsOf(doc: string): Set<string> {
 
 /** `[text](target)` links that are not URLs: [doc, target] pairs. */
 function linksOf(doc: string): string[] {
-  return [...readFileSync(doc, 'utf8').matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!)
+  return [...readFileSync(doc, 'utf8').matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1]!)
     .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
 }
 
@@ -52,7 +71,12 @@ function ignored(path: string): boolean {
 /** A path with `*` matches a file or folder, with or without the extension the text left out. */
 function matches(path: string): boolean {
   if (!path.includes('*')) return exists(path)
-  const pattern = new RegExp(`^${path.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}([./].*)?$`)
+  const pattern = new RegExp(
+    `^${path
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]*')}([./].*)?$`
+  )
   return files.some((file) => pattern.test(file))
 }
 
@@ -82,7 +106,9 @@ describe('links and paths in the docs', () => {
 
 describe('no references outside the repository', () => {
   // Spelled in pieces so that this file does not match itself.
-  const outside = new RegExp(['PROTOCOL', 'SPEC', 'DESIGN', 'RETHINKDB'].map((name) => `\\b${name}\\.md\\b`).join('|') + '|\\.\\./' + 'shared')
+  const outside = new RegExp(
+    ['PROTOCOL', 'SPEC', 'DESIGN', 'RETHINKDB'].map((name) => `\\b${name}\\.md\\b`).join('|') + '|\\.\\./' + 'shared'
+  )
 
   it('no file of the repository mentions documents that are not in it', () => {
     const checked = files.filter((file) => file !== 'package-lock.json')

@@ -13,9 +13,20 @@ import { startAuthServer, type AuthServer } from '../support/auth-server.js'
  *   <!-- command -->        shell commands: npm scripts, files and variables they name must exist
  *   <!-- diagram -->        every src/ folder the diagram names exists
  */
-interface Block { doc: string; line: number; marker: string; lang: string; code: string }
+interface Block {
+  doc: string
+  line: number
+  marker: string
+  lang: string
+  code: string
+}
 
-const docs = ['README.md', ...readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const docs = [
+  'README.md',
+  ...readdirSync('docs', { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`)
+]
 
 function blocksOf(doc: string): Block[] {
   const lines = readFileSync(doc, 'utf8').split('\n')
@@ -36,53 +47,77 @@ const blocks = docs.flatMap(blocksOf)
 const where = (block: Block) => `${block.doc}:${block.line}`
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts
 /** Where variables are read: the core config, and each adapter's own settings (`*-settings.ts` beside its module). */
-const settingsFiles = ['src/infrastructure/config/config.ts', ...readdirSync('src/infrastructure', { recursive: true, encoding: 'utf8' })
-  .filter((name) => name.endsWith('-settings.ts')).map((name) => `src/infrastructure/${name}`)]
+const settingsFiles = [
+  'src/infrastructure/config/config.ts',
+  ...readdirSync('src/infrastructure', { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('-settings.ts'))
+    .map((name) => `src/infrastructure/${name}`)
+]
 const configSource = settingsFiles.map((file) => readFileSync(file, 'utf8')).join('\n')
-const configVariables = [...new Set([...configSource.matchAll(/env(?:\.|, ')([A-Z][A-Z_]+)/g)].map((match) => match[1]!))]
+const configVariables = [
+  ...new Set([...configSource.matchAll(/env(?:\.|, ')([A-Z][A-Z_]+)/g)].map((match) => match[1]!))
+]
 const readme = readFileSync('README.md', 'utf8')
 /** Variables the test helpers read (e.g. RETHINKDB_BIN): commands that run the tests may name them. */
-const testVariables = readdirSync('test/support').filter((name) => name.endsWith('.ts'))
-  .flatMap((name) => [...readFileSync(`test/support/${name}`, 'utf8').matchAll(/process\.env\.([A-Z][A-Z_]+)/g)].map((match) => match[1]!))
+const testVariables = readdirSync('test/support')
+  .filter((name) => name.endsWith('.ts'))
+  .flatMap((name) =>
+    [...readFileSync(`test/support/${name}`, 'utf8').matchAll(/process\.env\.([A-Z][A-Z_]+)/g)].map(
+      (match) => match[1]!
+    )
+  )
 
 describe('code blocks in the docs', () => {
   it('finds the blocks, each with a known marker', () => {
     expect(blocks.length).toBeGreaterThan(10)
-    for (const block of blocks) expect(`${where(block)} ${block.marker}`).toMatch(/ (file|excerpt): \S+$| run: curl$| command$| diagram$/)
+    for (const block of blocks)
+      expect(`${where(block)} ${block.marker}`).toMatch(/ (file|excerpt): \S+$| run: curl$| command$| diagram$/)
   })
 
   it.each(blocks.filter((block) => block.marker.startsWith('file: ')).map((block) => [where(block), block] as const))(
-    '%s is the file it names', (_where, block) => {
+    '%s is the file it names',
+    (_where, block) => {
       const path = block.marker.slice('file: '.length)
       expect(block.code).toBe(readFileSync(path, 'utf8').trimEnd())
-    })
+    }
+  )
 
-  it.each(blocks.filter((block) => block.marker.startsWith('excerpt: ')).map((block) => [where(block), block] as const))(
-    '%s is quoted from the file it names', (_where, block) => {
-      expect(readFileSync(block.marker.slice('excerpt: '.length), 'utf8')).toContain(block.code)
-    })
+  it.each(
+    blocks.filter((block) => block.marker.startsWith('excerpt: ')).map((block) => [where(block), block] as const)
+  )('%s is quoted from the file it names', (_where, block) => {
+    expect(readFileSync(block.marker.slice('excerpt: '.length), 'utf8')).toContain(block.code)
+  })
 
   it.each(blocks.filter((block) => block.marker === 'command').map((block) => [where(block), block] as const))(
-    '%s names real scripts, files and variables', (_where, block) => {
+    '%s names real scripts, files and variables',
+    (_where, block) => {
       for (const [, script] of block.code.matchAll(/npm run ([\w:-]+)/g)) expect(Object.keys(scripts)).toContain(script)
-      for (const [, script] of block.code.matchAll(/npm (start|test)\b/g)) expect(Object.keys(scripts)).toContain(script)
-      for (const [, name] of block.code.matchAll(/(?:^|\s|-e )([A-Z][A-Z_]+)=/gm)) expect([...configVariables, ...testVariables]).toContain(name)
+      for (const [, script] of block.code.matchAll(/npm (start|test)\b/g))
+        expect(Object.keys(scripts)).toContain(script)
+      for (const [, name] of block.code.matchAll(/(?:^|\s|-e )([A-Z][A-Z_]+)=/gm))
+        expect([...configVariables, ...testVariables]).toContain(name)
       if (block.code.includes('docker compose')) expect(existsSync('docker-compose.yml')).toBe(true)
       if (block.code.includes('docker build')) expect(existsSync('Dockerfile')).toBe(true)
-    })
+    }
+  )
 
   it.each(blocks.filter((block) => block.marker === 'diagram').map((block) => [where(block), block] as const))(
-    '%s names folders that exist', (_where, block) => {
+    '%s names folders that exist',
+    (_where, block) => {
       const folders = [...block.code.matchAll(/src\/[\w./-]+/g)].map((match) => match[0])
       expect(folders.length).toBeGreaterThan(3)
       for (const folder of folders) expect(`${folder}: ${existsSync(folder)}`).toBe(`${folder}: true`)
-    })
+    }
+  )
 })
 
 describe('tables in the README', () => {
-  it('documents every variable the config and the adapters\' settings read, and no other', () => {
+  it("documents every variable the config and the adapters' settings read, and no other", () => {
     expect(settingsFiles).toContain('src/infrastructure/rethinkdb/rethinkdb-settings.ts')
-    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5))
+    const section = readme.slice(
+      readme.indexOf('## Configuration'),
+      readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5)
+    )
     const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1])
     expect(configVariables.length).toBeGreaterThan(10)
     expect(documented.sort()).toEqual([...configVariables].sort())
@@ -104,7 +139,10 @@ describe('examples against a real server', () => {
     const prelude = 'set -euo pipefail\ncurl() { command curl -sS --fail-with-body "$@"; echo; }\n'
     const script = prelude + session!.code.replace('B=http://127.0.0.1:3030', `B=${server.url}`)
     const { stdout } = await promisify(execFile)('bash', ['-c', script])
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines[0]).toEqual({ email: 'ann@example.com', id: 0 })
     expect(lines[1]).toMatchObject({ text: 'Hello', id: 0 })
     expect(lines[2]).toMatchObject({ text: 'From a form', tags: ['a', 'b'] })
@@ -117,7 +155,8 @@ describe('examples against a real server', () => {
 
   it('answers every URL form of the "Query syntax" table', async () => {
     const auth = await fetch(`${server.url}/authentication`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ strategy: 'local', email: 'ann@example.com', password: 'secret-pw' })
     })
     token = ((await auth.json()) as { accessToken: string }).accessToken
@@ -127,7 +166,7 @@ describe('examples against a real server', () => {
     for (const row of rows) {
       for (const [, form] of row.matchAll(/`(\?[^`]+)`/g)) {
         const response = await fetch(`${server.url}/messages${form}`, { headers: { Authorization: `Bearer ${token}` } })
-        const body = await response.json() as { total?: number }
+        const body = (await response.json()) as { total?: number }
         expect([form, response.status, typeof body.total]).toEqual([form, 200, 'number'])
       }
     }

@@ -19,7 +19,7 @@ withServer('the RethinkDB example of docs/rethinkdb.md', () => {
     const messages = app.service('messages')
     await messages.create({ text: 'old', read: true }, {})
     await messages.create({ text: 'new' }, {})
-    const page = await messages.find({ query: {} }) as Paginated<Data>
+    const page = (await messages.find({ query: {} })) as Paginated<Data>
     expect(page.data.map((message) => message.text)).toEqual(['new'])
     await app.teardown()
   })

@@ -10,7 +10,10 @@ import { discoverRethinkDb, type RethinkDbTestServer } from '../support/rethinkd
  * left open) and prints what it did. Examples that talk to a server get one: a plumage server for
  * the clients, a RethinkDB (when reachable) for the RethinkDB service.
  */
-const examples = readdirSync('examples').filter((file) => file.endsWith('.ts')).map((file) => file.slice(0, -3)).sort()
+const examples = readdirSync('examples')
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => file.slice(0, -3))
+  .sort()
 
 let server: AuthServer
 let rethinkdb: RethinkDbTestServer | null
@@ -26,7 +29,10 @@ afterAll(async () => {
 async function example(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { ...process.env, NODE_OPTIONS: '' }
   try {
-    const { stdout, stderr } = await promisify(execFile)('npm', ['run', '--silent', 'example', '--', ...args], { env, timeout: 60_000 })
+    const { stdout, stderr } = await promisify(execFile)('npm', ['run', '--silent', 'example', '--', ...args], {
+      env,
+      timeout: 60_000
+    })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
@@ -47,15 +53,33 @@ const runs: Record<string, () => { args: string[]; output: RegExp[] } | null> = 
       /^found \{\n {2}total: 1,/m
     ]
   }),
-  'add-a-transport': () => ({ args: [], output: [/^answer .*"result":\{.*"text":"Hello over ndjson"/m, /^event .*"event":"created"/m] }),
-  'rethinkdb-service': () => (rethinkdb
-    ? { args: [`rethinkdb://${rethinkdb.host}:${rethinkdb.port}/${rethinkdb.db}`], output: [/^created \[/m, /^found \(unread only\) \{[\s\S]*text: 'still unread'/m] }
-    : null),
+  'add-a-transport': () => ({
+    args: [],
+    output: [/^answer .*"result":\{.*"text":"Hello over ndjson"/m, /^event .*"event":"created"/m]
+  }),
+  'rethinkdb-service': () =>
+    rethinkdb
+      ? {
+          args: [`rethinkdb://${rethinkdb.host}:${rethinkdb.port}/${rethinkdb.db}`],
+          output: [/^created \[/m, /^found \(unread only\) \{[\s\S]*text: 'still unread'/m]
+        }
+      : null,
   'use-the-clients': () => ({
     args: [server.url],
-    output: [/^fetch: signed up and logged in as \{ email: 'fetch-\w+@example\.com', id: \d+ \} then read/m, /^socket\.io: signed up and logged in as \{ email: 'socket-\w+@example\.com'/m, /text: 'Hello from socket-\w+@example\.com'/]
+    output: [
+      /^fetch: signed up and logged in as \{ email: 'fetch-\w+@example\.com', id: \d+ \} then read/m,
+      /^socket\.io: signed up and logged in as \{ email: 'socket-\w+@example\.com'/m,
+      /text: 'Hello from socket-\w+@example\.com'/
+    ]
   }),
-  'write-a-hook': () => ({ args: [], output: [/^messages\.create took \d+ ms$/m, /^created \[\n {2}\{ text: 'Hello', createdAt: \d+, id: 0 \},/m, /^messages\.find took \d+ ms$/m] })
+  'write-a-hook': () => ({
+    args: [],
+    output: [
+      /^messages\.create took \d+ ms$/m,
+      /^created \[\n {2}\{ text: 'Hello', createdAt: \d+, id: 0 \},/m,
+      /^messages\.find took \d+ ms$/m
+    ]
+  })
 }
 
 describe('npm run example', () => {
@@ -64,16 +88,20 @@ describe('npm run example', () => {
     expect(Object.keys(runs).sort()).toEqual(examples)
   })
 
-  it.each(examples)('runs %s on its own, prints what it did and exits 0', async (name) => {
-    const run = runs[name]?.()
-    if (run === null) {
-      console.warn(`npm run example -- ${name} SKIPPED: no server to run it against (RETHINKDB_URL or Docker)`)
-      return
-    }
-    const { code, stdout, stderr } = await example(name, ...run!.args)
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
-    for (const line of run!.output) expect(stdout).toMatch(line)
-  }, 90_000)
+  it.each(examples)(
+    'runs %s on its own, prints what it did and exits 0',
+    async (name) => {
+      const run = runs[name]?.()
+      if (run === null) {
+        console.warn(`npm run example -- ${name} SKIPPED: no server to run it against (RETHINKDB_URL or Docker)`)
+        return
+      }
+      const { code, stdout, stderr } = await example(name, ...run!.args)
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+      for (const line of run!.output) expect(stdout).toMatch(line)
+    },
+    90_000
+  )
 
   it('lists the examples and exits 1 without a name, or with one that does not exist', async () => {
     for (const args of [[], ['no-such-example']]) {
@@ -86,6 +114,8 @@ describe('npm run example', () => {
   it('says why an example fails, and exits 1', async () => {
     const { code, stderr } = await example('use-the-clients', 'http://127.0.0.1:1')
     expect(code).toBe(1)
-    expect(stderr).toBe('example use-the-clients failed: no server answers at http://127.0.0.1:1: start one with npm start (in another terminal), or pass its URL\n')
+    expect(stderr).toBe(
+      'example use-the-clients failed: no server answers at http://127.0.0.1:1: start one with npm start (in another terminal), or pass its URL\n'
+    )
   })
 })

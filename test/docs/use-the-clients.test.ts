@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
-import { withAxios, withFetch, withJquery, withRequest, withSocket, withSuperagent, chat } from '../../examples/use-the-clients.js'
+import {
+  withAxios,
+  withFetch,
+  withJquery,
+  withRequest,
+  withSocket,
+  withSuperagent,
+  chat
+} from '../../examples/use-the-clients.js'
 import type { ClientApp } from '../../src/interfaces/client/client-app.js'
 import type { SocketioTransport } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { startAuthServer, type AuthServer } from '../support/auth-server.js'
@@ -34,7 +42,9 @@ describe('"Use the clients" against the real server', () => {
       const { user, page } = await chat(client, email, 'secret-pw')
       expect(user).toMatchObject({ email })
       expect(user).not.toHaveProperty('password')
-      expect(page).toMatchObject({ data: expect.arrayContaining([expect.objectContaining({ text: `Hello from ${email}` })]) })
+      expect(page).toMatchObject({
+        data: expect.arrayContaining([expect.objectContaining({ text: `Hello from ${email}` })])
+      })
     } finally {
       if (client.transport?.name === 'socketio') ((client.transport as SocketioTransport).socket as Socket).close()
     }

@@ -12,8 +12,14 @@ describe('the hooks of "Write a hook"', () => {
     const lines: string[] = []
     useHooks(app, new FakeClock(1_700_000_000_000), (line) => lines.push(line))
     const created = await app.service('messages').create([{ text: 'a' }, { text: 'b' }], {})
-    expect(created).toEqual([{ id: 0, text: 'a', createdAt: 1_700_000_000_000 }, { id: 1, text: 'b', createdAt: 1_700_000_000_000 }])
+    expect(created).toEqual([
+      { id: 0, text: 'a', createdAt: 1_700_000_000_000 },
+      { id: 1, text: 'b', createdAt: 1_700_000_000_000 }
+    ])
     await app.service('messages').find({})
-    expect(lines).toEqual([expect.stringMatching(/^messages\.create took \d+ ms$/), expect.stringMatching(/^messages\.find took \d+ ms$/)])
+    expect(lines).toEqual([
+      expect.stringMatching(/^messages\.create took \d+ ms$/),
+      expect.stringMatching(/^messages\.find took \d+ ms$/)
+    ])
   })
 })

@@ -19,7 +19,11 @@ describe.each(ENGINES)('on %s', (engine) => {
   let server: AuthServer
   beforeAll(async () => {
     server = await startAuthServer({ AUTH_SECRET, HTTP: engine })
-    await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'f@x.io', password: 'secret-pw' }) })
+    await fetch(`${server.url}/users`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'f@x.io', password: 'secret-pw' })
+    })
   })
   afterAll(() => server.close())
 
@@ -30,7 +34,11 @@ describe.each(ENGINES)('on %s', (engine) => {
       const logins: unknown[] = []
       app.on('login', (result: unknown) => logins.push(result))
       const result = await app.authenticate({ strategy: 'local', email: 'f@x.io', password: 'secret-pw' })
-      expect(result).toMatchObject({ accessToken: expect.any(String), authentication: { strategy: 'local' }, user: { email: 'f@x.io' } })
+      expect(result).toMatchObject({
+        accessToken: expect.any(String),
+        authentication: { strategy: 'local' },
+        user: { email: 'f@x.io' }
+      })
       expect(await storage.getItem('feathers-jwt')).toBe(result.accessToken)
 
       const message = await app.service('messages').create({ text: 'from feathers' })
@@ -47,7 +55,11 @@ describe.each(ENGINES)('on %s', (engine) => {
     it('rejects a wrong password with NotAuthenticated "Invalid login" and stores nothing', async () => {
       const storage = new authClientModule.MemoryStorage()
       const app = feathers().configure(connect(server.url)).configure(authClient({ storage }))
-      await expect(app.authenticate({ strategy: 'local', email: 'f@x.io', password: 'nope' })).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Invalid login', code: 401 })
+      await expect(app.authenticate({ strategy: 'local', email: 'f@x.io', password: 'nope' })).rejects.toMatchObject({
+        name: 'NotAuthenticated',
+        message: 'Invalid login',
+        code: 401
+      })
       expect(await storage.getItem('feathers-jwt')).toBeFalsy()
     })
 

@@ -9,7 +9,11 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-async function http(method: string, path: string, { body, token, headers = {} }: { body?: unknown; token?: string; headers?: Record<string, string> } = {}) {
+async function http(
+  method: string,
+  path: string,
+  { body, token, headers = {} }: { body?: unknown; token?: string; headers?: Record<string, string> } = {}
+) {
   const response = await fetch(server.url + path, {
     method,
     headers: {
@@ -21,13 +25,21 @@ async function http(method: string, path: string, { body, token, headers = {} }:
     body: body === undefined ? undefined : JSON.stringify(body)
   })
   const text = await response.text()
-  return { status: response.status, body: text ? JSON.parse(text) as Record<string, unknown> : undefined, text }
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined, text }
 }
 
-const login = (email: string, password: string) => http('POST', '/authentication', { body: { strategy: 'local', email, password } })
+const login = (email: string, password: string) =>
+  http('POST', '/authentication', { body: { strategy: 'local', email, password } })
 
 function unauthorized(message: string, data?: Record<string, unknown>) {
-  return { name: 'NotAuthenticated', message, code: 401, className: 'not-authenticated', ...(data ? { data } : {}), errors: {} }
+  return {
+    name: 'NotAuthenticated',
+    message,
+    code: 401,
+    className: 'not-authenticated',
+    ...(data ? { data } : {}),
+    errors: {}
+  }
 }
 
 let alice: { token: string; id: number }
@@ -40,7 +52,8 @@ beforeAll(async () => {
 })
 
 describe('signup and login over REST (reference app)', () => {
-  // That no answer or event carries the password: test/reliability/security.test.ts, "the password never leaves the server".
+  // That no answer or event carries the password: test/reliability/security.test.ts, "the password never leaves the
+  // server".
   it('signs up without a token: 201 with the new user', async () => {
     const { status, body } = await http('POST', '/users', { body: { email: 'bob@x.io', password: 'hunter222' } })
     expect(status).toBe(201)
@@ -48,7 +61,7 @@ describe('signup and login over REST (reference app)', () => {
   })
 
   it('stores a bcrypt $2b$10$ hash', async () => {
-    const stored = await server.app.service('users').get(alice.id) as Record<string, unknown>
+    const stored = (await server.app.service('users').get(alice.id)) as Record<string, unknown>
     expect(stored.password).toMatch(/^\$2b\$10\$[./A-Za-z0-9]{53}$/)
   })
 
@@ -59,7 +72,16 @@ describe('signup and login over REST (reference app)', () => {
     expect(Object.keys(body!)).toEqual(['accessToken', 'authentication', 'user', 'refreshToken'])
     expect(body!.authentication).toEqual({
       strategy: 'local',
-      payload: { userId: alice.id, sid: expect.any(String), iat: expect.any(Number), exp: expect.any(Number), aud: 'https://yourdomain.com', iss: 'feathers', sub: String(alice.id), jti: expect.any(String) }
+      payload: {
+        userId: alice.id,
+        sid: expect.any(String),
+        iat: expect.any(Number),
+        exp: expect.any(Number),
+        aud: 'https://yourdomain.com',
+        iss: 'feathers',
+        sub: String(alice.id),
+        jti: expect.any(String)
+      }
     })
     expect(body!.refreshToken).toMatch(/^[\w-]{43}$/)
     expect(body!.user).toEqual({ email: 'alice@x.io', name: 'Alice', id: alice.id })
@@ -69,7 +91,8 @@ describe('signup and login over REST (reference app)', () => {
 
   it('accepts a urlencoded login body', async () => {
     const response = await fetch(`${server.url}/authentication`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'strategy=local&email=alice%40x.io&password=secret-pw'
     })
     expect(response.status).toBe(201)
@@ -90,7 +113,9 @@ describe('signup and login over REST (reference app)', () => {
     const none = await http('POST', '/authentication', { body: { email: 'alice@x.io', password: 'secret-pw' } })
     expect(none.body).toEqual(unauthorized('Invalid authentication information (no `strategy` set)'))
     const other = await http('POST', '/authentication', { body: { strategy: 'github' } })
-    expect(other.body).toEqual(unauthorized('Invalid authentication information (strategy not allowed in authStrategies)'))
+    expect(other.body).toEqual(
+      unauthorized('Invalid authentication information (strategy not allowed in authStrategies)')
+    )
     const noToken = await http('POST', '/authentication', { body: { strategy: 'jwt' } })
     expect(noToken.body).toEqual(unauthorized('No access token'))
   })
@@ -117,13 +142,21 @@ describe('protected services', () => {
     expect((await http('GET', '/messages', { headers: { Authorization: `JWT ${alice.token}` } })).status).toBe(200)
     expect((await http('GET', '/messages', { headers: { Authorization: `bearer ${alice.token}` } })).status).toBe(200)
     expect((await http('GET', '/messages', { headers: { Authorization: alice.token } })).status).toBe(200)
-    expect((await http('GET', '/messages', { headers: { Authorization: `Basic ${alice.token}` } })).body).toEqual(unauthorized('Not authenticated'))
+    expect((await http('GET', '/messages', { headers: { Authorization: `Basic ${alice.token}` } })).body).toEqual(
+      unauthorized('Not authenticated')
+    )
   })
 
   it('record the author of a message', async () => {
     const { status, body } = await http('POST', '/messages', { token: alice.token, body: { text: 'hello' } })
     expect(status).toBe(201)
-    expect(body).toEqual({ text: 'hello', userId: alice.id, id: expect.any(Number), createdAt: expect.any(String), updatedAt: expect.any(String) })
+    expect(body).toEqual({
+      text: 'hello',
+      userId: alice.id,
+      id: expect.any(Number),
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String)
+    })
     // Claiming someone else's authorship is refused, not silently overwritten.
     const forged = await http('POST', '/messages', { token: alice.token, body: { text: 'hello', userId: 999 } })
     expect(forged.status).toBe(400)
@@ -161,8 +194,11 @@ describe('protected services', () => {
   it('hash a password changed by patch', async () => {
     const { body: created } = await http('POST', '/users', { body: { email: 'carol@x.io', password: 'password-one' } })
     const { body: session } = await login('carol@x.io', 'password-one')
-    await http('PATCH', `/users/${created!.id}`, { token: session!.accessToken as string, body: { password: 'password-two' } })
-    const stored = await server.app.service('users').get(created!.id as number) as Record<string, unknown>
+    await http('PATCH', `/users/${created!.id}`, {
+      token: session!.accessToken as string,
+      body: { password: 'password-two' }
+    })
+    const stored = (await server.app.service('users').get(created!.id as number)) as Record<string, unknown>
     expect(stored.password).toMatch(/^\$2b\$10\$/)
     expect((await login('carol@x.io', 'password-one')).status).toBe(401)
     expect((await login('carol@x.io', 'password-two')).status).toBe(201)
@@ -176,13 +212,36 @@ describe('bad tokens get 401 with the v5 messages', () => {
 
   it.each([
     ['malformed', () => 'not-a-token', 'jwt malformed'],
-    ['tampered', () => { const [h, , s] = alice.token.split('.'); return `${h}.${part({ ...claims, admin: true, ...options })}.${s}` }, 'invalid signature'],
+    [
+      'tampered',
+      () => {
+        const [h, , s] = alice.token.split('.')
+        return `${h}.${part({ ...claims, admin: true, ...options })}.${s}`
+      },
+      'invalid signature'
+    ],
     ['signed with another secret', () => jwt.sign(claims, 'another-secret-0123456789', options), 'invalid signature'],
-    ['alg none', () => `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims, aud: options.audience, iss: options.issuer })}.`, 'jwt signature is required'],
+    [
+      'alg none',
+      () => `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims, aud: options.audience, iss: options.issuer })}.`,
+      'jwt signature is required'
+    ],
     ['HS512', () => jwt.sign(claims, AUTH_SECRET, { ...options, algorithm: 'HS512' }), 'invalid algorithm'],
-    ['expired', () => jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, AUTH_SECRET, options), 'jwt expired'],
-    ['wrong audience', () => jwt.sign(claims, AUTH_SECRET, { ...options, audience: 'https://evil.example' }), 'jwt audience invalid. expected: https://yourdomain.com'],
-    ['wrong issuer', () => jwt.sign(claims, AUTH_SECRET, { ...options, issuer: 'evil' }), 'jwt issuer invalid. expected: feathers']
+    [
+      'expired',
+      () => jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, AUTH_SECRET, options),
+      'jwt expired'
+    ],
+    [
+      'wrong audience',
+      () => jwt.sign(claims, AUTH_SECRET, { ...options, audience: 'https://evil.example' }),
+      'jwt audience invalid. expected: https://yourdomain.com'
+    ],
+    [
+      'wrong issuer',
+      () => jwt.sign(claims, AUTH_SECRET, { ...options, issuer: 'evil' }),
+      'jwt issuer invalid. expected: feathers'
+    ]
   ])('%s', async (_name, token, message) => {
     const { status, body } = await http('GET', '/messages', { token: token() })
     expect(status).toBe(401)
@@ -203,28 +262,37 @@ describe('bad tokens get 401 with the v5 messages', () => {
 
 describe('re-authentication and logout', () => {
   it('returns the same token for a jwt re-authentication, with 201', async () => {
-    const { status, body } = await http('POST', '/authentication', { body: { strategy: 'jwt', accessToken: alice.token } })
+    const { status, body } = await http('POST', '/authentication', {
+      body: { strategy: 'jwt', accessToken: alice.token }
+    })
     expect(status).toBe(201)
     expect(body!.accessToken).toBe(alice.token)
     expect(body!.authentication).toMatchObject({ strategy: 'jwt', accessToken: alice.token })
     expect(body!.user).toEqual({ email: 'alice@x.io', name: expect.any(String), id: alice.id })
   })
 
-  it('logs out with 200 and the re-authentication object; the session\'s token is revoked, other sessions stay', async () => {
+  it("logs out with 200 and the re-authentication object; the session's token is revoked, other sessions stay", async () => {
     const token = (await login('alice@x.io', 'secret-pw')).body!.accessToken as string
     const reauth = await http('POST', '/authentication', { body: { strategy: 'jwt', accessToken: token } })
     const logout = await http('DELETE', '/authentication', { token })
     expect(logout.status).toBe(200)
     expect(logout.body).toEqual(reauth.body)
-    expect((await http('DELETE', `/authentication/${token}`, { token })).body).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect((await http('DELETE', `/authentication/${token}`, { token })).body).toMatchObject({
+      code: 401,
+      message: 'Session revoked'
+    })
     expect((await http('GET', '/messages', { token })).status).toBe(401)
     expect((await http('GET', '/messages', { token: alice.token })).status).toBe(200)
   })
 
   it('refuses logout with another id, an id without header, and no header', async () => {
-    expect((await http('DELETE', '/authentication/other', { token: alice.token })).body).toEqual(unauthorized('Invalid access token'))
+    expect((await http('DELETE', '/authentication/other', { token: alice.token })).body).toEqual(
+      unauthorized('Invalid access token')
+    )
     expect((await http('DELETE', `/authentication/${alice.token}`)).body).toEqual(unauthorized('Invalid access token'))
-    expect((await http('DELETE', '/authentication')).body).toEqual(unauthorized('Invalid authentication information (no `strategy` set)'))
+    expect((await http('DELETE', '/authentication')).body).toEqual(
+      unauthorized('Invalid authentication information (no `strategy` set)')
+    )
   })
 })
 
@@ -234,11 +302,19 @@ describe('secret handling', () => {
     const second = await startAuthServer({ NODE_ENV: 'development' })
     try {
       expect(first.warnings.join('\n')).toMatch(/AUTH_SECRET is not set/)
-      await fetch(`${first.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'e@x.io', password: 'password-1' }) })
+      await fetch(`${first.url}/users`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: 'e@x.io', password: 'password-1' })
+      })
       const session = await fetch(`${first.url}/authentication`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ strategy: 'local', email: 'e@x.io', password: 'password-1' })
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ strategy: 'local', email: 'e@x.io', password: 'password-1' })
       }).then((response) => response.json() as Promise<{ accessToken: string }>)
-      const elsewhere = await fetch(`${second.url}/messages`, { headers: { Authorization: `Bearer ${session.accessToken}` } })
+      const elsewhere = await fetch(`${second.url}/messages`, {
+        headers: { Authorization: `Bearer ${session.accessToken}` }
+      })
       expect(elsewhere.status).toBe(401)
       expect(server.warnings).toEqual([])
     } finally {

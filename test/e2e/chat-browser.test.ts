@@ -40,18 +40,34 @@ beforeAll(async () => {
   await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-client.mjs'), staticDir])
   for (const file of ['index.html', 'style.css']) await copyFile(join(root, 'public', file), join(staticDir, file))
 
-  const config = loadConfig({ NODE_ENV: 'test', AUTH_SECRET: 'chat-browser-test-secret', BCRYPT_ROUNDS: '4', STATIC_DIR: staticDir })
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    AUTH_SECRET: 'chat-browser-test-secret',
+    BCRYPT_ROUNDS: '4',
+    STATIC_DIR: staticDir
+  })
   const container = buildContainer(config, { logger: silentLogger })
   app = container.get<App>(App)
   await app.setup()
-  server = await listen(createRestApp(app, restAppOptions(config, silentLogger, container.get<StoreFactory>(StoreFactory))), 0, '127.0.0.1')
+  server = await listen(
+    createRestApp(app, restAppOptions(config, silentLogger, container.get<StoreFactory>(StoreFactory))),
+    0,
+    '127.0.0.1'
+  )
   io = attachSocketIo(app, server.server, socketIoOptions(config, silentLogger, container.get<Clock>(Clock)))
 
   const { chromium } = await import('playwright-core')
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run'
+    ]
   })
 }, 60_000)
 
@@ -75,7 +91,10 @@ async function openPage(url = server.url): Promise<Page> {
 
 /** Waits until exactly `count` elements match (the page renders asynchronously). */
 async function countSoon(page: Page, selector: string, count: number): Promise<number> {
-  await page.waitForFunction(([css, n]) => document.querySelectorAll(css as string).length === n, [selector, count] as const)
+  await page.waitForFunction(([css, n]) => document.querySelectorAll(css as string).length === n, [
+    selector,
+    count
+  ] as const)
   return page.locator(selector).count()
 }
 
@@ -100,8 +119,13 @@ withChromium('the chat page in Chromium', () => {
 
     // Older history than one page: 22 messages, the newest 20 shown first.
     const messages = app.service('messages')
-    const annId = ((await app.service('users').find({ query: { email: 'ann@example.com' } })) as Paginated<Data>).data[0]!.id
-    for (let n = 1; n <= 22; n++) await messages.create({ text: `history ${n}`, userId: annId, createdAt: new Date(Date.now() - (23 - n) * 60_000).toISOString() }, {})
+    const annId = ((await app.service('users').find({ query: { email: 'ann@example.com' } })) as Paginated<Data>)
+      .data[0]!.id
+    for (let n = 1; n <= 22; n++)
+      await messages.create(
+        { text: `history ${n}`, userId: annId, createdAt: new Date(Date.now() - (23 - n) * 60_000).toISOString() },
+        {}
+      )
 
     const bob = await openPage()
     await signIn(bob, 'bob@example.com', 'wrong', 'Log in')
@@ -185,11 +209,14 @@ withChromium('the chat page in Chromium', () => {
       await page.press('#text', 'Enter')
       await page.locator('#messages li', { hasText: 'before the cut' }).waitFor()
       // A reload would replace this element.
-      await page.locator('#messages li', { hasText: 'before the cut' }).evaluate((item) => item.setAttribute('data-kept', ''))
+      await page
+        .locator('#messages li', { hasText: 'before the cut' })
+        .evaluate((item) => item.setAttribute('data-kept', ''))
 
       await proxy.cut()
       await page.locator('#offline').waitFor()
-      const eveId = ((await app.service('users').find({ query: { email: 'eve@example.com' } })) as Paginated<Data>).data[0]!.id
+      const eveId = ((await app.service('users').find({ query: { email: 'eve@example.com' } })) as Paginated<Data>)
+        .data[0]!.id
       for (const text of ['missed 1', 'missed 2']) await app.service('messages').create({ text, userId: eveId }, {})
       await proxy.restore()
 

@@ -3,7 +3,15 @@ import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { buildServer, type BuiltServer, type StartedServer } from '../support/built-server.js'
-import { buildChatPage, chromiumAvailable, launchChromium, openPage, post, signIn, withChromium } from './chat-support.js'
+import {
+  buildChatPage,
+  chromiumAvailable,
+  launchChromium,
+  openPage,
+  post,
+  signIn,
+  withChromium
+} from './chat-support.js'
 
 /*
  * The chat page's details, in headless Chromium against the built server: it fits a 375 px phone
@@ -23,7 +31,12 @@ beforeAll(async () => {
   if (!chromiumAvailable) return
   built = await buildServer('chat-page')
   staticDir = await buildChatPage()
-  server = await built.start({ AUTH_SECRET: 'chat-page-secret-0123456789', BCRYPT_ROUNDS: '4', LOGIN_MAX_FAILURES: '0', STATIC_DIR: staticDir })
+  server = await built.start({
+    AUTH_SECRET: 'chat-page-secret-0123456789',
+    BCRYPT_ROUNDS: '4',
+    LOGIN_MAX_FAILURES: '0',
+    STATIC_DIR: staticDir
+  })
   url = `http://127.0.0.1:${server.port}`
   browser = await launchChromium()
 }, 60_000)
@@ -48,10 +61,17 @@ async function fullyVisible(page: Page, selector: string): Promise<boolean> {
 
 withChromium('the chat page in Chromium', () => {
   it('fits a 375 px wide phone, with a favicon and a line saying there are no messages yet', async () => {
-    const { page, problems } = await openPage(browser, url, { viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true })
+    const { page, problems } = await openPage(browser, url, {
+      viewport: { width: 375, height: 740 },
+      isMobile: true,
+      hasTouch: true
+    })
     const icon = await page.locator('link[rel="icon"]').getAttribute('href')
     const favicon = await fetch(new URL(icon!, `${url}/`))
-    expect([favicon.status, favicon.headers.get('content-type')]).toEqual([200, expect.stringContaining('image/svg+xml')])
+    expect([favicon.status, favicon.headers.get('content-type')]).toEqual([
+      200,
+      expect.stringContaining('image/svg+xml')
+    ])
 
     await signIn(page, 'Sign up', 'somebody.with.a.long.address@example.com', 'a-secret-pw')
     await page.locator('#chat').waitFor()
@@ -116,16 +136,27 @@ withChromium('the chat page in Chromium', () => {
     await expect(time.textContent()).resolves.toBe(clock)
 
     // The same messages seen three days later, then a year later (the page's clock moves; the server's does not).
-    for (const [days, options] of [[3, {}], [400, { year: 'numeric' }]] as const) {
+    for (const [days, options] of [
+      [3, {}],
+      [400, { year: 'numeric' }]
+    ] as const) {
       const later = new Date(createdAt.getTime() + days * 86_400_000)
       await page.clock.setFixedTime(later)
       await page.reload()
-      const date = createdAt.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC', ...options })
+      const date = createdAt.toLocaleDateString('en-GB', {
+        day: 'numeric',
+        month: 'short',
+        timeZone: 'UTC',
+        ...options
+      })
       const sameYear = later.getUTCFullYear() === createdAt.getUTCFullYear()
-      const expected = days === 3 && !sameYear
-        ? `${createdAt.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })}, ${clock}`
-        : `${date}, ${clock}`
-      await expect(page.locator('#messages li', { hasText: 'posted today' }).locator('time').textContent()).resolves.toBe(expected)
+      const expected =
+        days === 3 && !sameYear
+          ? `${createdAt.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })}, ${clock}`
+          : `${date}, ${clock}`
+      await expect(
+        page.locator('#messages li', { hasText: 'posted today' }).locator('time').textContent()
+      ).resolves.toBe(expected)
     }
     await screenshot(page, 'chat-dates.png')
     expect(problems).toEqual([])

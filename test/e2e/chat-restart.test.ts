@@ -4,7 +4,15 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 import { buildServer, type BuiltServer, type StartedServer } from '../support/built-server.js'
-import { buildChatPage, chromiumAvailable, launchChromium, openPage, post, signIn, withChromium } from './chat-support.js'
+import {
+  buildChatPage,
+  chromiumAvailable,
+  launchChromium,
+  openPage,
+  post,
+  signIn,
+  withChromium
+} from './chat-support.js'
 
 /*
  * The chat page survives a restart of the server under it (the built server, stopped with SIGTERM
@@ -22,7 +30,8 @@ import { buildChatPage, chromiumAvailable, launchChromium, openPage, post, signI
 const root = process.cwd()
 const AUTH_SECRET = 'chat-restart-secret-0123456789'
 /** Chromium's own log lines for a refused connection (the socket's reconnection attempts during the cut). */
-const OUTAGE = /^console: (WebSocket connection to '[^']+' failed: .*|Failed to load resource: )net::ERR_CONNECTION_REFUSED$/
+const OUTAGE =
+  /^console: (WebSocket connection to '[^']+' failed: .*|Failed to load resource: )net::ERR_CONNECTION_REFUSED$/
 let built: BuiltServer
 let staticDir: string
 let browser: Browser
@@ -56,7 +65,7 @@ async function rest(port: number, path: string, body: unknown, token?: string): 
     headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body)
   })
-  const answer = await response.json() as Record<string, unknown>
+  const answer = (await response.json()) as Record<string, unknown>
   if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`)
   return answer
 }
@@ -82,8 +91,15 @@ withChromium('the chat page across a server restart', () => {
     const second = await built.start({ ...env, PORT: String(first.port) })
     // Ann again (the first user of the empty store: the same id as in her token), and a message
     // posted while the page was away.
-    expect(await rest(second.port, '/users', { email: 'ann@example.com', password: 'ann-secret', name: 'Ann' })).toMatchObject({ id: 0 })
-    await rest(second.port, '/messages', { text: 'while you were away' }, await login(second.port, 'ann@example.com', 'ann-secret'))
+    expect(
+      await rest(second.port, '/users', { email: 'ann@example.com', password: 'ann-secret', name: 'Ann' })
+    ).toMatchObject({ id: 0 })
+    await rest(
+      second.port,
+      '/messages',
+      { text: 'while you were away' },
+      await login(second.port, 'ann@example.com', 'ann-secret')
+    )
     await proxy.restore()
 
     await page.locator('#messages li', { hasText: 'while you were away' }).waitFor({ timeout: 20_000 })
@@ -97,7 +113,12 @@ withChromium('the chat page across a server restart', () => {
     expect(await page.locator('#error').isHidden()).toBe(true)
     // Live events reach the page again: its socket is logged in on the new server.
     await rest(second.port, '/users', { email: 'bob@example.com', password: 'bob-secret' })
-    await rest(second.port, '/messages', { text: 'welcome back, Ann' }, await login(second.port, 'bob@example.com', 'bob-secret'))
+    await rest(
+      second.port,
+      '/messages',
+      { text: 'welcome back, Ann' },
+      await login(second.port, 'bob@example.com', 'bob-secret')
+    )
     const fromBob = page.locator('#messages li', { hasText: 'welcome back, Ann' })
     await fromBob.waitFor()
     // The author's name is filled in once it is looked up (a placeholder shows until then).

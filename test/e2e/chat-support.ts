@@ -30,7 +30,14 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run'
+    ]
   })
 }
 
@@ -41,19 +48,33 @@ export interface WatchedPage {
 }
 
 /** A page in a context of its own (its own localStorage), with everything that goes wrong recorded. */
-export async function openPage(browser: Browser, url: string, options: BrowserContextOptions = {}): Promise<WatchedPage> {
+export async function openPage(
+  browser: Browser,
+  url: string,
+  options: BrowserContextOptions = {}
+): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 800, height: 640 }, ...options })
   const page = await context.newPage()
   const problems: string[] = []
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
-  page.on('response', (response) => { if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`) })
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+  })
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`)
+  })
   await page.goto(url)
   await page.locator('#login').waitFor()
   return { page, problems }
 }
 
-export async function signIn(page: Page, button: 'Log in' | 'Sign up', email: string, password: string, name = ''): Promise<void> {
+export async function signIn(
+  page: Page,
+  button: 'Log in' | 'Sign up',
+  email: string,
+  password: string,
+  name = ''
+): Promise<void> {
   await page.fill('#email', email)
   await page.fill('#password', password)
   await page.fill('#name', name)

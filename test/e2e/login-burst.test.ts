@@ -21,14 +21,22 @@ let stopRethinkDb: (() => Promise<void>) | undefined
 afterAll(() => stopRethinkDb?.())
 
 async function post(url: string, path: string, body: unknown) {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
-  return { status: response.status, body: await response.json() as Record<string, any> }
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body)
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, any> }
 }
 
-const login = (url: string, email: string, password = PASSWORD) => post(url, '/authentication', { strategy: 'local', email, password })
+const login = (url: string, email: string, password = PASSWORD) =>
+  post(url, '/authentication', { strategy: 'local', email, password })
 
 /** Runs `test` on a fresh server, closed afterwards whatever happens. */
-async function withServer(start: () => Promise<AuthServer>, test: (server: AuthServer) => Promise<void>): Promise<void> {
+async function withServer(
+  start: () => Promise<AuthServer>,
+  test: (server: AuthServer) => Promise<void>
+): Promise<void> {
   const server = await start()
   try {
     await test(server)
@@ -38,44 +46,84 @@ async function withServer(start: () => Promise<AuthServer>, test: (server: AuthS
 }
 
 function burstSuite(start: () => Promise<AuthServer>) {
-  it('200 simultaneous correct logins of one account all succeed, each with a working refresh token', () => withServer(start, async (server) => {
-    await post(server.url, '/users', { email: 'burst@x.io', password: PASSWORD })
-    const answers = await Promise.all(Array.from({ length: 200 }, () => login(server.url, 'burst@x.io')))
-    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(200)
-    expect(new Set(answers.map((answer) => answer.body.refreshToken)).size).toBe(200)
-    expect((await post(server.url, '/authentication', { strategy: 'refresh', refreshToken: answers[199]!.body.refreshToken })).status).toBe(201)
-    expect(server.warnings).toEqual([])
-  }), 60_000)
+  it(
+    '200 simultaneous correct logins of one account all succeed, each with a working refresh token',
+    () =>
+      withServer(start, async (server) => {
+        await post(server.url, '/users', { email: 'burst@x.io', password: PASSWORD })
+        const answers = await Promise.all(Array.from({ length: 200 }, () => login(server.url, 'burst@x.io')))
+        expect(answers.filter((answer) => answer.status === 201)).toHaveLength(200)
+        expect(new Set(answers.map((answer) => answer.body.refreshToken)).size).toBe(200)
+        expect(
+          (
+            await post(server.url, '/authentication', {
+              strategy: 'refresh',
+              refreshToken: answers[199]!.body.refreshToken
+            })
+          ).status
+        ).toBe(201)
+        expect(server.warnings).toEqual([])
+      }),
+    60_000
+  )
 
-  it('200 simultaneous wrong passwords: at most 10 are checked, the others answer 429, and the account is then locked', () => withServer(start, async (server) => {
-    await post(server.url, '/users', { email: 'guess@x.io', password: PASSWORD })
-    const answers = await Promise.all(Array.from({ length: 200 }, () => login(server.url, 'guess@x.io', 'wrong-password')))
-    const codes = answers.map((answer) => answer.status)
-    expect(codes.filter((code) => code === 401).length).toBeLessThanOrEqual(10)
-    expect(codes.filter((code) => code !== 401).every((code) => code === 429)).toBe(true)
-    expect((await login(server.url, 'guess@x.io')).status).toBe(429)
-    expect(server.warnings).toEqual([])
-  }), 60_000)
+  it(
+    '200 simultaneous wrong passwords: at most 10 are checked, the others answer 429, and the account is then locked',
+    () =>
+      withServer(start, async (server) => {
+        await post(server.url, '/users', { email: 'guess@x.io', password: PASSWORD })
+        const answers = await Promise.all(
+          Array.from({ length: 200 }, () => login(server.url, 'guess@x.io', 'wrong-password'))
+        )
+        const codes = answers.map((answer) => answer.status)
+        expect(codes.filter((code) => code === 401).length).toBeLessThanOrEqual(10)
+        expect(codes.filter((code) => code !== 401).every((code) => code === 429)).toBe(true)
+        expect((await login(server.url, 'guess@x.io')).status).toBe(429)
+        expect(server.warnings).toEqual([])
+      }),
+    60_000
+  )
 }
 
 /**
  * Starts `count` socket logins of one account and stops the server as src/main.ts does as soon as
  * all of them are running; answers the user's id and the sessions the logins left.
  */
-async function stopDuringBurst(server: AuthServer, count: number): Promise<{ userId: string | number; sessions: SessionStore }> {
+async function stopDuringBurst(
+  server: AuthServer,
+  count: number
+): Promise<{ userId: string | number; sessions: SessionStore }> {
   const sockets: Socket[] = []
   const { body: user } = await post(server.url, '/users', { email: 'stop@x.io', password: PASSWORD })
   let running = 0
-  server.app.hooks({ before: { create: [(context) => { if (context.path === 'authentication') running++ }] } })
+  server.app.hooks({
+    before: {
+      create: [
+        (context) => {
+          if (context.path === 'authentication') running++
+        }
+      ]
+    }
+  })
   try {
-    sockets.push(...await Promise.all(Array.from({ length: count }, () => connect(server.url))))
-    for (const socket of sockets) void emitAck(socket, 'create', 'authentication', { strategy: 'local', email: 'stop@x.io', password: PASSWORD }, {})
+    sockets.push(...(await Promise.all(Array.from({ length: count }, () => connect(server.url)))))
+    for (const socket of sockets)
+      void emitAck(
+        socket,
+        'create',
+        'authentication',
+        { strategy: 'local', email: 'stop@x.io', password: PASSWORD },
+        {}
+      )
     while (running < count) await new Promise((resolve) => setImmediate(resolve))
   } finally {
     await server.close()
     for (const socket of sockets) socket.disconnect()
   }
-  return { userId: user.id as string | number, sessions: (server.app.service('authentication') as unknown as { sessions: Sessions }).sessions.store }
+  return {
+    userId: user.id as string | number,
+    sessions: (server.app.service('authentication') as unknown as { sessions: Sessions }).sessions.store
+  }
 }
 
 describe('a login burst on the memory store', () => {

@@ -10,21 +10,35 @@ import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-s
  * the reference app registers, and /docs renders it in headless Chromium from the package's assets.
  */
 let server: AuthServer
-type Operation = { security?: unknown[]; responses: Record<string, unknown>; parameters?: { name: string }[]; requestBody?: unknown }
-type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Record<string, unknown>> } }
+type Operation = {
+  security?: unknown[]
+  responses: Record<string, unknown>
+  parameters?: { name: string }[]
+  requestBody?: unknown
+}
+type Document = {
+  openapi: string
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, Record<string, unknown>> }
+}
 let document: Document
 
 beforeAll(async () => {
   server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4' })
   const response = await fetch(`${server.url}/openapi.json`)
   expect(response.status).toBe(200)
-  document = await response.json() as Document
+  document = (await response.json()) as Document
 })
 afterAll(() => server.close())
 
 /** The REST route and verb of each standard method (id-less patch/remove where multi allows them). */
 const ROUTES: Record<string, [item: boolean, verb: string]> = {
-  find: [false, 'get'], create: [false, 'post'], get: [true, 'get'], update: [true, 'put'], patch: [true, 'patch'], remove: [true, 'delete']
+  find: [false, 'get'],
+  create: [false, 'post'],
+  get: [true, 'get'],
+  update: [true, 'put'],
+  patch: [true, 'patch'],
+  remove: [true, 'delete']
 }
 
 describe('GET /openapi.json', () => {
@@ -59,28 +73,55 @@ describe('GET /openapi.json', () => {
     const { schemas } = document.components
     expect(schemas.User).toMatchObject({ properties: { email: { format: 'email', maxLength: 254 } } })
     expect(Object.keys(schemas.User.properties as object)).toEqual(['id', 'email', 'name'])
-    expect(schemas.UserData).toMatchObject({ required: ['email', 'password'], properties: { password: { minLength: 8, maxLength: 128 } } })
-    expect(schemas.MessageData).toMatchObject({ required: ['text'], properties: { text: { minLength: 1, maxLength: 2000 }, userId: { not: {} } } })
+    expect(schemas.UserData).toMatchObject({
+      required: ['email', 'password'],
+      properties: { password: { minLength: 8, maxLength: 128 } }
+    })
+    expect(schemas.MessageData).toMatchObject({
+      required: ['text'],
+      properties: { text: { minLength: 1, maxLength: 2000 }, userId: { not: {} } }
+    })
     const find = document.paths['/messages']!.get!
     const names = find.parameters!.map((parameter) => parameter.name)
-    for (const name of ['$limit', '$skip', '$sort', '$select', 'createdAt', 'createdAt[$gt]', 'userId[$in]', 'text[$nin]', 'id[$ne]', 'text[$search]']) expect(names).toContain(name)
+    for (const name of [
+      '$limit',
+      '$skip',
+      '$sort',
+      '$select',
+      'createdAt',
+      'createdAt[$gt]',
+      'userId[$in]',
+      'text[$nin]',
+      'id[$ne]',
+      'text[$search]'
+    ])
+      expect(names).toContain(name)
     expect(JSON.stringify(find.responses['200'])).toContain('"required":["total","limit","skip","data"]')
     expect(find.security).toEqual([{ bearerAuth: [] }])
     expect(Object.keys(find.responses).sort()).toEqual(['200', '400', '401'])
     const signup = document.paths['/users']!.post!
     expect(signup.security).toBeUndefined()
     expect(Object.keys(signup.responses).sort()).toEqual(['201', '400', '405', '409'])
-    expect(Object.keys(document.paths['/messages/{id}']!.patch!.responses).sort()).toEqual(['200', '400', '401', '403', '404'])
+    expect(Object.keys(document.paths['/messages/{id}']!.patch!.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404'
+    ])
     expect(schemas.Error).toMatchObject({ required: ['name', 'message', 'code', 'className'] })
   })
 })
-
 
 withChromium('the API reference page at /docs', () => {
   let browser: Browser
   beforeAll(async () => {
     const { chromium } = await import('playwright-core')
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] })
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run']
+    })
   }, 60_000)
   afterAll(() => browser?.close())
 
@@ -100,7 +141,10 @@ withChromium('the API reference page at /docs', () => {
     expect([...distinct].sort()).toEqual(['/authentication', '/messages', '/messages/{id}', '/users', '/users/{id}'])
     // users 6, messages 8 (with multi patch and remove), authentication 2 (login, logout).
     expect(await page.locator('.opblock').count()).toBe(16)
-    await page.getByRole('button', { name: /Authorize/ }).first().waitFor()
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .waitFor()
     expect(requested.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:'))).toEqual([])
     expect(requested).toContain(`${server.url}/openapi.json`)
     expect(errors).toEqual([])

@@ -20,16 +20,22 @@ describe.each(ENGINES)('graceful shutdown of the built server on %s', (engine) =
   it('finishes the request in flight, refuses new connections and exits 0 on SIGTERM', async () => {
     const { child, port, logs, exited } = await built.start({ HTTP: engine })
     const websocket = io(`http://127.0.0.1:${port}`, { transports: ['websocket'], reconnection: false, forceNew: true })
-    await new Promise<void>((resolve, reject) => websocket.once('connect', () => resolve()).once('connect_error', reject))
+    await new Promise<void>((resolve, reject) =>
+      websocket.once('connect', () => resolve()).once('connect_error', reject)
+    )
     const dropped = new Promise((resolve) => websocket.once('disconnect', resolve))
     const body = JSON.stringify({ text: 'in flight' })
     const socket = connect(port, '127.0.0.1')
     await new Promise((resolve) => socket.once('connect', resolve))
     let response = ''
-    socket.on('data', (chunk) => { response += String(chunk) })
+    socket.on('data', (chunk) => {
+      response += String(chunk)
+    })
     const closed = new Promise((resolve) => socket.once('close', resolve))
     // Headers and half the body: the request is in flight until the rest arrives.
-    socket.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`)
+    socket.write(
+      `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`
+    )
     await new Promise((resolve) => setImmediate(resolve))
 
     child.kill('SIGTERM')
@@ -41,7 +47,10 @@ describe.each(ENGINES)('graceful shutdown of the built server on %s', (engine) =
     for (const deadline = Date.now() + 10_000; refused === 'connected' && Date.now() < deadline;) {
       refused = await new Promise<string>((resolve) => {
         const late = connect(port, '127.0.0.1')
-        late.once('connect', () => { late.destroy(); setTimeout(() => resolve('connected'), 20) })
+        late.once('connect', () => {
+          late.destroy()
+          setTimeout(() => resolve('connected'), 20)
+        })
         late.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
       })
     }

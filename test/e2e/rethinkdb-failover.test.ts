@@ -1,5 +1,15 @@
 import { afterAll, describe, expect, it } from '@jest/globals'
-import { builtInstances, call, expectExactlyOnce, listen, signUp, until, type Instance, type Instances, type Listener } from '../support/app-instances.js'
+import {
+  builtInstances,
+  call,
+  expectExactlyOnce,
+  listen,
+  signUp,
+  until,
+  type Instance,
+  type Instances,
+  type Listener
+} from '../support/app-instances.js'
 import { RETHINKDB_BIN, rethinkDbProcess, type RethinkDbProcess } from '../support/rethinkdb-process.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 
@@ -10,7 +20,10 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
  * seconds. Without RETHINKDB_BIN the suite is skipped with one loud line.
  */
 const withBinary = RETHINKDB_BIN ? describe : describe.skip
-if (!RETHINKDB_BIN) process.stderr.write('\nRethinkDB restart and cluster suite SKIPPED: set RETHINKDB_BIN to a rethinkdb 2.4 executable\n\n')
+if (!RETHINKDB_BIN)
+  process.stderr.write(
+    '\nRethinkDB restart and cluster suite SKIPPED: set RETHINKDB_BIN to a rethinkdb 2.4 executable\n\n'
+  )
 
 let instances: Instances | undefined
 const running: Instance[] = []
@@ -37,14 +50,20 @@ async function start(env: Record<string, string>): Promise<Instance> {
  * Writes messages through the instances in turn, one at a time, until `more()` says stop (bounded by
  * `ms`): returns the ids of acknowledged creates, and the longest run of time in which none succeeded.
  */
-async function writeUntil(targets: { url: string; token: string }[], more: (acked: number) => boolean, ms = 90_000): Promise<{ acked: string[]; longestOutageMs: number }> {
+async function writeUntil(
+  targets: { url: string; token: string }[],
+  more: (acked: number) => boolean,
+  ms = 90_000
+): Promise<{ acked: string[]; longestOutageMs: number }> {
   const acked: string[] = []
   const deadline = Date.now() + ms
   let lastSuccess = Date.now()
   let longestOutageMs = 0
   for (let index = 0; more(acked.length) && Date.now() < deadline; index++) {
     const target = targets[index % targets.length]!
-    const { status, body } = await call(target.url, target.token, 'POST', 'messages', { text: `write ${index}` }).catch(() => ({ status: 0, body: {} as Record<string, unknown> }))
+    const { status, body } = await call(target.url, target.token, 'POST', 'messages', { text: `write ${index}` }).catch(
+      () => ({ status: 0, body: {} as Record<string, unknown> })
+    )
     if (status === 201) {
       acked.push(String(body.id))
       longestOutageMs = Math.max(longestOutageMs, Date.now() - lastSuccess)
@@ -62,7 +81,9 @@ withBinary('RethinkDB restarted and failing over, with real processes', () => {
   it('two instances starting together on a 3-server cluster (3 replicas), round after round: both come up, each table once, its indexes on it', async () => {
     const first = await rethinkDbProcess('start-one')
     servers.push(first)
-    const others = await Promise.all(['start-two', 'start-three'].map((name) => rethinkDbProcess(name, { join: first })))
+    const others = await Promise.all(
+      ['start-two', 'start-three'].map((name) => rethinkDbProcess(name, { join: first }))
+    )
     servers.push(...others)
     const cluster = [first, ...others]
     const hosts = (list: RethinkDbProcess[]) => list.map((server) => `127.0.0.1:${server.driverPort}`).join(',')
@@ -72,13 +93,27 @@ withBinary('RethinkDB restarted and failing over, with real processes', () => {
       for (let round = 1; round <= 4; round++) {
         const db = `together_${round}`
         // Each instance talks to another server first: their creates race across the cluster.
-        const pair = await Promise.all([0, 1].map((index) =>
-          start({ RETHINKDB_URL: `rethinkdb://${hosts([...cluster.slice(index), ...cluster.slice(0, index)])}/${db}`, RETHINKDB_REPLICAS: '3' })))
-        const names = await r.db('rethinkdb').table('table_config').filter({ db })('name').coerceTo('array').run(probe) as string[]
+        const pair = await Promise.all(
+          [0, 1].map((index) =>
+            start({
+              RETHINKDB_URL: `rethinkdb://${hosts([...cluster.slice(index), ...cluster.slice(0, index)])}/${db}`,
+              RETHINKDB_REPLICAS: '3'
+            })
+          )
+        )
+        const names = (await r
+          .db('rethinkdb')
+          .table('table_config')
+          .filter({ db })('name')
+          .coerceTo('array')
+          .run(probe)) as string[]
         expect(names.filter((name) => name.includes('_duplicate_'))).toEqual([])
         expect(new Set(names).size).toBe(names.length)
         for (const name of names) {
-          const indexes = await r.db(db).table(name).indexStatus().run(probe) as unknown as { index: string; ready: boolean }[]
+          const indexes = (await r.db(db).table(name).indexStatus().run(probe)) as unknown as {
+            index: string
+            ready: boolean
+          }[]
           expect(indexes.every((index) => index.ready)).toBe(true)
         }
         // Every index a store declared is on the table that holds the name: a call that reads through one works.
@@ -99,11 +134,22 @@ withBinary('RethinkDB restarted and failing over, with real processes', () => {
     // b's writes in that window are acknowledged while a's feeds are still down: a must replay them.
     const proxy = await startTcpProxy('127.0.0.1', solo.driverPort)
     proxies.push(proxy)
-    const [a, b] = await Promise.all([start({ RETHINKDB_URL: `rethinkdb://127.0.0.1:${proxy.port}/restart` }), start({ RETHINKDB_URL: url })])
+    const [a, b] = await Promise.all([
+      start({ RETHINKDB_URL: `rethinkdb://127.0.0.1:${proxy.port}/restart` }),
+      start({ RETHINKDB_URL: url })
+    ])
     const token = await signUp(a!.url, 'restart@example.com')
-    const clients = await Promise.all([listen(a!.url, token), listen(a!.url, token), listen(b!.url, token), listen(b!.url, token)])
+    const clients = await Promise.all([
+      listen(a!.url, token),
+      listen(a!.url, token),
+      listen(b!.url, token),
+      listen(b!.url, token)
+    ])
     listeners.push(...clients)
-    const targets = [{ url: a!.url, token }, { url: b!.url, token }]
+    const targets = [
+      { url: a!.url, token },
+      { url: b!.url, token }
+    ]
 
     const before = await writeUntil(targets, (acked) => acked < 40)
     // Crash and restart the server while writes keep coming.
@@ -119,8 +165,16 @@ withBinary('RethinkDB restarted and failing over, with real processes', () => {
     const during = await writing
     expect(during.acked).toHaveLength(120)
     expect(during.longestOutageMs).toBeLessThan(20_000)
-    await expectExactlyOnce(clients, [...before.acked, ...during.acked].map((id) => `created ${id}`), { allowCreatedOthers: true })
-    await until('both instances are ready again', async () => (await Promise.all(targets.map(async ({ url }) => (await fetch(`${url}/health`)).status))).every((status) => status === 200))
+    await expectExactlyOnce(
+      clients,
+      [...before.acked, ...during.acked].map((id) => `created ${id}`),
+      { allowCreatedOthers: true }
+    )
+    await until('both instances are ready again', async () =>
+      (await Promise.all(targets.map(async ({ url }) => (await fetch(`${url}/health`)).status))).every(
+        (status) => status === 200
+      )
+    )
   }, 180_000)
 
   it('a 3-server cluster with 3 replicas loses the server an instance talks to: calls fail fast, then work, nothing lost or doubled', async () => {
@@ -130,18 +184,29 @@ withBinary('RethinkDB restarted and failing over, with real processes', () => {
     servers.push(...others)
     const [second, third] = others
     const hosts = (list: RethinkDbProcess[]) => list.map((server) => `127.0.0.1:${server.driverPort}`).join(',')
-    const a = await start({ RETHINKDB_URL: `rethinkdb://${hosts([first, second!, third!])}/cluster`, RETHINKDB_REPLICAS: '3' })
-    const b = await start({ RETHINKDB_URL: `rethinkdb://${hosts([second!, third!, first])}/cluster`, RETHINKDB_REPLICAS: '3' })
+    const a = await start({
+      RETHINKDB_URL: `rethinkdb://${hosts([first, second!, third!])}/cluster`,
+      RETHINKDB_REPLICAS: '3'
+    })
+    const b = await start({
+      RETHINKDB_URL: `rethinkdb://${hosts([second!, third!, first])}/cluster`,
+      RETHINKDB_REPLICAS: '3'
+    })
     const token = await signUp(a.url, 'cluster@example.com')
     const clients = await Promise.all([listen(a.url, token), listen(b.url, token), listen(b.url, token)])
     listeners.push(...clients)
-    const targets = [{ url: a.url, token }, { url: b.url, token }]
+    const targets = [
+      { url: a.url, token },
+      { url: b.url, token }
+    ]
 
     const before = await writeUntil(targets, (acked) => acked < 30)
     // The worst server to lose: the one holding the primary replica of the event log.
     const { r } = await import('rethinkdb-ts')
     const probe = await r.connect({ host: '127.0.0.1', port: third!.driverPort })
-    const config = await r.db('cluster').table('plumage_events').config().run(probe) as unknown as { shards: { primary_replica: string }[] }
+    const config = (await r.db('cluster').table('plumage_events').config().run(probe)) as unknown as {
+      shards: { primary_replica: string }[]
+    }
     await probe.close()
     const victim = [first, second!, third!].find((server) => server.name === config.shards[0]!.primary_replica)!
     const writing = writeUntil(targets, (acked) => acked < 90)
@@ -150,8 +215,16 @@ withBinary('RethinkDB restarted and failing over, with real processes', () => {
     const during = await writing
     expect(during.acked).toHaveLength(90)
     expect(during.longestOutageMs).toBeLessThan(15_000)
-    await expectExactlyOnce(clients, [...before.acked, ...during.acked].map((id) => `created ${id}`), { allowCreatedOthers: true })
+    await expectExactlyOnce(
+      clients,
+      [...before.acked, ...during.acked].map((id) => `created ${id}`),
+      { allowCreatedOthers: true }
+    )
     // The feeds did break and come back (the replay path was used, not just a quiet failover).
-    expect([a, b].some((instance) => instance.logs.some((line) => /event log change feed (failed|ended|could not open)/.test(line.msg)))).toBe(true)
+    expect(
+      [a, b].some((instance) =>
+        instance.logs.some((line) => /event log change feed (failed|ended|could not open)/.test(line.msg))
+      )
+    ).toBe(true)
   }, 240_000)
 })

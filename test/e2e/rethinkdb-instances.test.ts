@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { builtInstances, call, expectExactlyOnce, listen, signUp, until, type Instance, type Instances, type Listener } from '../support/app-instances.js'
+import {
+  builtInstances,
+  call,
+  expectExactlyOnce,
+  listen,
+  signUp,
+  until,
+  type Instance,
+  type Instances,
+  type Listener
+} from '../support/app-instances.js'
 import { discoverRethinkDb } from '../support/rethinkdb-server.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 
@@ -49,8 +59,14 @@ withServer('several instances on one RethinkDB database', () => {
     const started = await Promise.all([1, 2, 3, 4, 5].map(() => start({ RETHINKDB_URL: url })))
     expect(started).toHaveLength(5)
     const r = server!.r
-    const names = await r.db('rethinkdb').table('table_config').filter({ db })('name').coerceTo('array').run() as string[]
-    for (const name of ['messages', 'users', 'plumage_events']) expect(names.filter((each) => each === name)).toEqual([name])
+    const names = (await r
+      .db('rethinkdb')
+      .table('table_config')
+      .filter({ db })('name')
+      .coerceTo('array')
+      .run()) as string[]
+    for (const name of ['messages', 'users', 'plumage_events'])
+      expect(names.filter((each) => each === name)).toEqual([name])
     expect(new Set(names).size).toBe(names.length)
     expect(await r.db(db).table('plumage_events').indexList().run()).toContain('ts')
     await Promise.all(started.map((instance) => instance.stop()))
@@ -58,7 +74,8 @@ withServer('several instances on one RethinkDB database', () => {
 
   it('repairs duplicate tables left by an earlier race, and refuses to start while a duplicate holds records', async () => {
     const r = server!.r
-    const tables = (db: string) => r.db('rethinkdb').table('table_config').filter({ db })('name').coerceTo('array').run() as Promise<string[]>
+    const tables = (db: string) =>
+      r.db('rethinkdb').table('table_config').filter({ db })('name').coerceTo('array').run() as Promise<string[]>
     // What concurrent tableCreate calls can leave behind (RethinkDB accepts several of them at once).
     let db = ''
     let url = ''
@@ -73,7 +90,9 @@ withServer('several instances on one RethinkDB database', () => {
     const repaired = await Promise.all([start({ RETHINKDB_URL: url }), start({ RETHINKDB_URL: url })])
     expect((await tables(db)).filter((name) => name === 'messages')).toEqual(['messages'])
     expect((await tables(db)).filter((name) => name.includes('duplicate'))).toEqual([])
-    expect(repaired.flatMap((instance) => instance.logs).some((line) => line.msg.includes(`exists ${duplicates} times`))).toBe(true)
+    expect(
+      repaired.flatMap((instance) => instance.logs).some((line) => line.msg.includes(`exists ${duplicates} times`))
+    ).toBe(true)
     await Promise.all(repaired.map((instance) => instance.stop()))
 
     // An earlier repair left a duplicate holding records beside an empty table: it takes the name.
@@ -92,27 +111,38 @@ withServer('several instances on one RethinkDB database', () => {
     await r.dbCreate(both.db).run()
     for (const name of ['messages', 'messages_duplicate_0123456789ab']) {
       await r.db(both.db).tableCreate(name).run()
-      await r.db(both.db).table(name).insert({ text: `in ${name}` }).run()
+      await r
+        .db(both.db)
+        .table(name)
+        .insert({ text: `in ${name}` })
+        .run()
     }
     await expect(start({ RETHINKDB_URL: both.url, RETHINKDB_TIMEOUT: '10' })).rejects.toThrow('exited before')
-    expect((await tables(both.db)).filter((name) => name.startsWith('messages')).sort()).toEqual(['messages', 'messages_duplicate_0123456789ab'])
+    expect((await tables(both.db)).filter((name) => name.startsWith('messages')).sort()).toEqual([
+      'messages',
+      'messages_duplicate_0123456789ab'
+    ])
   }, 180_000)
 
-  it('publishes every write once on every instance, under the method\'s event name', async () => {
+  it("publishes every write once on every instance, under the method's event name", async () => {
     const { url } = freshDatabase()
     const three = await Promise.all([1, 2, 3].map(() => start({ RETHINKDB_URL: url })))
     const tokens = await Promise.all(three.map((instance, index) => signUp(instance.url, `writer${index}@example.com`)))
-    const clients = await Promise.all(three.flatMap((instance, index) => [listen(instance.url, tokens[index]!), listen(instance.url, tokens[index]!)]))
+    const clients = await Promise.all(
+      three.flatMap((instance, index) => [listen(instance.url, tokens[index]!), listen(instance.url, tokens[index]!)])
+    )
     listeners.push(...clients)
 
     const expected: string[] = []
     const ids: string[] = []
     // 60 creates spread over the instances, ten at a time.
     for (let batch = 0; batch < 6; batch++) {
-      const created = await Promise.all(Array.from({ length: 10 }, (_, index) => {
-        const at = (batch * 10 + index) % 3
-        return call(three[at]!.url, tokens[at]!, 'POST', 'messages', { text: `message ${batch}-${index}` })
-      }))
+      const created = await Promise.all(
+        Array.from({ length: 10 }, (_, index) => {
+          const at = (batch * 10 + index) % 3
+          return call(three[at]!.url, tokens[at]!, 'POST', 'messages', { text: `message ${batch}-${index}` })
+        })
+      )
       for (const { status, body } of created) {
         expect(status).toBe(201)
         ids.push(String(body.id))
@@ -123,20 +153,28 @@ withServer('several instances on one RethinkDB database', () => {
     const author = (id: string) => ids.indexOf(id) % 3
     const through = (id: string, step: number) => three[(author(id) + step) % 3]!.url
     for (const [index, id] of ids.slice(0, 20).entries()) {
-      const { status } = await call(through(id, index), tokens[author(id)]!, 'PUT', `messages/${id}`, { text: `replaced ${index}` })
+      const { status } = await call(through(id, index), tokens[author(id)]!, 'PUT', `messages/${id}`, {
+        text: `replaced ${index}`
+      })
       expect(status).toBe(200)
       expected.push(`updated ${id}`)
     }
-    await Promise.all(ids.slice(20, 40).map(async (id, index) => {
-      const { status } = await call(through(id, index + 1), tokens[author(id)]!, 'PATCH', `messages/${id}`, { text: `patched ${index}` })
-      expect(status).toBe(200)
-      expected.push(`patched ${id}`)
-    }))
-    await Promise.all(ids.slice(40, 60).map(async (id, index) => {
-      const { status } = await call(through(id, index + 2), tokens[author(id)]!, 'DELETE', `messages/${id}`)
-      expect(status).toBe(200)
-      expected.push(`removed ${id}`)
-    }))
+    await Promise.all(
+      ids.slice(20, 40).map(async (id, index) => {
+        const { status } = await call(through(id, index + 1), tokens[author(id)]!, 'PATCH', `messages/${id}`, {
+          text: `patched ${index}`
+        })
+        expect(status).toBe(200)
+        expected.push(`patched ${id}`)
+      })
+    )
+    await Promise.all(
+      ids.slice(40, 60).map(async (id, index) => {
+        const { status } = await call(through(id, index + 2), tokens[author(id)]!, 'DELETE', `messages/${id}`)
+        expect(status).toBe(200)
+        expected.push(`removed ${id}`)
+      })
+    )
     expect(expected).toHaveLength(120)
     await expectExactlyOnce(clients, expected)
     // The payload is the record as written, on every instance (the author is stamped by the server).
@@ -152,7 +190,12 @@ withServer('several instances on one RethinkDB database', () => {
     const clients = await Promise.all(two.map((instance, index) => listen(instance.url, tokens[index]!)))
     listeners.push(...clients)
     const table = server!.r.db(db).table('messages')
-    await table.insert([{ id: 'admin-1', text: 'from the admin UI' }, { id: 'admin-2', text: 'another' }]).run()
+    await table
+      .insert([
+        { id: 'admin-1', text: 'from the admin UI' },
+        { id: 'admin-2', text: 'another' }
+      ])
+      .run()
     await table.get('admin-1').update({ text: 'edited by hand' }).run()
     await table.get('admin-2').delete().run()
     await expectExactlyOnce(clients, ['created admin-1', 'created admin-2', 'patched admin-1', 'removed admin-2'])
@@ -170,7 +213,11 @@ withServer('several instances on one RethinkDB database', () => {
 
     expect((await call(a!.url, token, 'DELETE', 'authentication')).status).toBe(200)
     const loggedOut = Date.now()
-    await until('the other instance refuses the token', async () => (await call(b!.url, token, 'GET', 'messages')).status === 401, 3_000)
+    await until(
+      'the other instance refuses the token',
+      async () => (await call(b!.url, token, 'GET', 'messages')).status === 401,
+      3_000
+    )
     expect(Date.now() - loggedOut).toBeLessThan(1_500)
     // The socket on b is logged out too: a message the other user posts reaches only the other user.
     await new Promise((resolve) => setTimeout(resolve, 1_000))
@@ -194,7 +241,7 @@ withServer('several instances on one RethinkDB database', () => {
 
     await proxy.cut()
     await until('the cut-off instance reports 503', async () => (await fetch(`${cutOff.url}/health`)).status === 503)
-    const health = await (await fetch(`${cutOff.url}/health`)).json() as { status: string; problems: string[] }
+    const health = (await (await fetch(`${cutOff.url}/health`)).json()) as { status: string; problems: string[] }
     expect(health.status).toBe('degraded')
     expect(health.problems.length).toBeGreaterThan(0)
     expect((await call(cutOff.url, token, 'GET', 'messages')).status).toBe(503)

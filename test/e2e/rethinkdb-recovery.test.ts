@@ -47,14 +47,22 @@ async function twoInstances(): Promise<[Instance, Instance]> {
   return [first, second]
 }
 
-interface Reader { socket: Socket; texts: string[] }
+interface Reader {
+  socket: Socket
+  texts: string[]
+}
 
 /** A logged-in official client through a proxy in front of `instance`, recording every `messages created` text. */
 async function readerThrough(instance: Instance, email: string): Promise<{ reader: Reader; proxy: TcpProxy }> {
   const token = await signUp(instance.url, email)
   const proxy = await startTcpProxy('127.0.0.1', Number(new URL(instance.url).port))
   proxies.push(proxy)
-  const socket = io(`http://127.0.0.1:${proxy.port}`, { transports: ['websocket'], forceNew: true, reconnectionDelay: 50, reconnectionDelayMax: 100 })
+  const socket = io(`http://127.0.0.1:${proxy.port}`, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnectionDelay: 50,
+    reconnectionDelayMax: 100
+  })
   sockets.push(socket)
   const reader: Reader = { socket, texts: [] }
   socket.on('messages created', (message: { text: string }) => reader.texts.push(message.text))
@@ -63,7 +71,6 @@ async function readerThrough(instance: Instance, email: string): Promise<{ reade
   expect(error).toBeNull()
   return { reader, proxy }
 }
-
 
 /** Writes one message through `instance` (awaited: the log's order is the order of these writes). */
 async function write(instance: Instance, token: string, text: string): Promise<void> {
@@ -118,7 +125,9 @@ withServer('socket connection state recovery on RethinkDB, across instances', ()
     const ids = readers.map(({ reader }) => reader.socket.id)
     for (const { proxy } of readers) proxy.retarget(Number(new URL(b.url).port))
     const gone = readers.map(({ reader }) => new Promise((resolve) => reader.socket.once('disconnect', resolve)))
-    const back = readers.map(({ reader }) => new Promise<void>((resolve) => reader.socket.once('connect', () => resolve())))
+    const back = readers.map(
+      ({ reader }) => new Promise<void>((resolve) => reader.socket.once('connect', () => resolve()))
+    )
     process.kill(a.pid, 'SIGKILL')
     await Promise.all(gone)
     // The clients stay away while writes go on (their reconnects are refused), then reach b.

@@ -8,7 +8,11 @@ import type { Connection } from '../../src/domain/service/service.js'
 import { FakeClock } from '../support/fake-clock.js'
 import { InMemoryLoginAttempts } from '../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../../src/infrastructure/memory/in-memory-session-store.js'
-import { authentication, SESSION_EXPIRED, type RefreshTimers } from '../../src/interfaces/client/authentication/authentication-client.js'
+import {
+  authentication,
+  SESSION_EXPIRED,
+  type RefreshTimers
+} from '../../src/interfaces/client/authentication/authentication-client.js'
 import { createClient } from '../../src/interfaces/client/client-app.js'
 import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { connect, disconnectAll } from '../interfaces/socketio/support.js'
@@ -44,18 +48,22 @@ async function signUp(url: string, email: string): Promise<void> {
 
 async function post(url: string, path: string, body: unknown, token?: string) {
   const response = await fetch(`${url}${path}`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body)
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body)
   })
-  return { status: response.status, headers: response.headers, body: await response.json() as Record<string, any> }
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> }
 }
 
 async function call(url: string, method: string, path: string, token: string) {
   const response = await fetch(`${url}${path}`, { method, headers: { Authorization: `Bearer ${token}` } })
-  return { status: response.status, body: await response.json() as Record<string, any> }
+  return { status: response.status, body: (await response.json()) as Record<string, any> }
 }
 
-const login = (url: string, email: string, password = PASSWORD) => post(url, '/authentication', { strategy: 'local', email, password })
-const refresh = (url: string, refreshToken: string) => post(url, '/authentication', { strategy: 'refresh', refreshToken })
+const login = (url: string, email: string, password = PASSWORD) =>
+  post(url, '/authentication', { strategy: 'local', email, password })
+const refresh = (url: string, refreshToken: string) =>
+  post(url, '/authentication', { strategy: 'refresh', refreshToken })
 
 /** Timers the test fires by hand: the client's refresh without waiting 14 minutes. */
 function manualTimers(): RefreshTimers & { pending: { callback: () => void; ms: number }[]; fire(): void } {
@@ -63,9 +71,18 @@ function manualTimers(): RefreshTimers & { pending: { callback: () => void; ms: 
   return {
     pending,
     now: () => clock.now(),
-    setTimeout: (callback, ms) => { const timer = { callback, ms }; pending.push(timer); return timer },
-    clearTimeout: (handle) => { const index = pending.indexOf(handle as never); if (index >= 0) pending.splice(index, 1) },
-    fire() { pending.shift()!.callback() }
+    setTimeout: (callback, ms) => {
+      const timer = { callback, ms }
+      pending.push(timer)
+      return timer
+    },
+    clearTimeout: (handle) => {
+      const index = pending.indexOf(handle as never)
+      if (index >= 0) pending.splice(index, 1)
+    },
+    fire() {
+      pending.shift()!.callback()
+    }
   }
 }
 
@@ -75,12 +92,23 @@ describe('sessions over REST', () => {
     expect(first.status).toBe(201)
     const second = await refresh(server.url, first.body.refreshToken)
     expect(second.status).toBe(201)
-    expect(second.body).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), authentication: { strategy: 'refresh' }, user: { email: 'rest@x.io' } })
+    expect(second.body).toMatchObject({
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      authentication: { strategy: 'refresh' },
+      user: { email: 'rest@x.io' }
+    })
     expect((await call(server.url, 'GET', '/messages', second.body.accessToken)).status).toBe(200)
     const replay = await refresh(server.url, first.body.refreshToken)
-    expect(replay).toMatchObject({ status: 401, body: { name: 'NotAuthenticated', message: 'Refresh token already used: the session has been revoked' } })
+    expect(replay).toMatchObject({
+      status: 401,
+      body: { name: 'NotAuthenticated', message: 'Refresh token already used: the session has been revoked' }
+    })
     expect((await refresh(server.url, second.body.refreshToken)).status).toBe(401)
-    expect((await call(server.url, 'GET', '/messages', second.body.accessToken)).body).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect((await call(server.url, 'GET', '/messages', second.body.accessToken)).body).toMatchObject({
+      code: 401,
+      message: 'Session revoked'
+    })
   })
 
   it('logout (DELETE /authentication) revokes the access and the refresh token', async () => {
@@ -93,7 +121,10 @@ describe('sessions over REST', () => {
   it('an access token expires after 15 minutes by the server clock; the refresh token renews it', async () => {
     const session = await login(server.url, 'rest@x.io')
     clock.advance(15 * 60_000)
-    expect((await call(server.url, 'GET', '/messages', session.body.accessToken)).body).toMatchObject({ code: 401, message: 'jwt expired' })
+    expect((await call(server.url, 'GET', '/messages', session.body.accessToken)).body).toMatchObject({
+      code: 401,
+      message: 'jwt expired'
+    })
     const renewed = await refresh(server.url, session.body.refreshToken)
     expect((await call(server.url, 'GET', '/messages', renewed.body.accessToken)).status).toBe(200)
   })
@@ -101,7 +132,10 @@ describe('sessions over REST', () => {
 
 describe('login throttling over REST', () => {
   it('answers 429 with Retry-After per account, and per address across accounts', async () => {
-    const throttled = await startAuthServer({ ...ENV, LOGIN_MAX_FAILURES: '10', LOGIN_MAX_FAILURES_PER_ADDRESS: '6' }, { clock })
+    const throttled = await startAuthServer(
+      { ...ENV, LOGIN_MAX_FAILURES: '10', LOGIN_MAX_FAILURES_PER_ADDRESS: '6' },
+      { clock }
+    )
     try {
       await signUp(throttled.url, 't@x.io')
       for (let i = 0; i < 3; i++) expect((await login(throttled.url, 't@x.io', 'wrong-password')).status).toBe(401)
@@ -112,7 +146,8 @@ describe('login throttling over REST', () => {
       clock.advance(1000)
       expect((await login(throttled.url, 't@x.io')).status).toBe(201)
       // The address (127.0.0.1) has 3 failures left of 6 — whichever accounts they name.
-      for (const email of ['n1@x.io', 'n2@x.io', 'n3@x.io']) expect((await login(throttled.url, email, 'wrong-password')).status).toBe(401)
+      for (const email of ['n1@x.io', 'n2@x.io', 'n3@x.io'])
+        expect((await login(throttled.url, email, 'wrong-password')).status).toBe(401)
       const byAddress = await login(throttled.url, 'n4@x.io', 'wrong-password')
       expect(byAddress.status).toBe(429)
       expect(Number(byAddress.headers.get('retry-after'))).toBeGreaterThan(800)
@@ -129,12 +164,14 @@ describe('a password change ends the other sessions and keeps the current one', 
 
   async function patch(id: string | number, body: unknown, token: string) {
     const response = await fetch(`${server.url}/users/${id}`, {
-      method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body)
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body)
     })
-    return { status: response.status, body: await response.json() as Record<string, any> }
+    return { status: response.status, body: (await response.json()) as Record<string, any> }
   }
 
-  it('over REST: the changer\'s next call and refresh succeed, another session of the user is 401', async () => {
+  it("over REST: the changer's next call and refresh succeed, another session of the user is 401", async () => {
     const id = await signedUp('change-rest@x.io')
     const [mine, other] = [await login(server.url, 'change-rest@x.io'), await login(server.url, 'change-rest@x.io')]
     expect((await patch(id, { password: 'password-2' }, mine.body.accessToken)).status).toBe(200)
@@ -142,8 +179,14 @@ describe('a password change ends the other sessions and keeps the current one', 
     const renewed = await refresh(server.url, mine.body.refreshToken)
     expect(renewed.status).toBe(201)
     expect((await call(server.url, 'GET', '/messages', renewed.body.accessToken)).status).toBe(200)
-    expect((await call(server.url, 'GET', '/messages', other.body.accessToken)).body).toMatchObject({ code: 401, message: 'Session revoked' })
-    expect((await refresh(server.url, other.body.refreshToken)).body).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+    expect((await call(server.url, 'GET', '/messages', other.body.accessToken)).body).toMatchObject({
+      code: 401,
+      message: 'Session revoked'
+    })
+    expect((await refresh(server.url, other.body.refreshToken)).body).toMatchObject({
+      code: 401,
+      message: 'Refresh token revoked'
+    })
     expect((await login(server.url, 'change-rest@x.io', 'password-2')).status).toBe(201)
   })
 
@@ -160,8 +203,15 @@ describe('a password change ends the other sessions and keeps the current one', 
     const renewed = await client.authenticate({ strategy: 'refresh', refreshToken })
     expect(renewed.accessToken).toEqual(expect.any(String))
     await expect(client.service('messages').find()).resolves.toBeDefined()
-    expect([...server.app.channel('authenticated').connections].some((c: Connection) => c.authentication?.accessToken === renewed.accessToken)).toBe(true)
-    expect((await call(server.url, 'GET', '/messages', other.body.accessToken)).body).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect(
+      [...server.app.channel('authenticated').connections].some(
+        (c: Connection) => c.authentication?.accessToken === renewed.accessToken
+      )
+    ).toBe(true)
+    expect((await call(server.url, 'GET', '/messages', other.body.accessToken)).body).toMatchObject({
+      code: 401,
+      message: 'Session revoked'
+    })
     expect((await refresh(server.url, other.body.refreshToken)).status).toBe(401)
   })
 })
@@ -199,7 +249,9 @@ describe('sockets stay logged in', () => {
     expect(received).toEqual(['before', 'during', 'after', 'later'])
     expect(second.accessToken).not.toBe(first.accessToken)
     expect(disconnects).toEqual([])
-    const connection = [...server.app.channel('authenticated').connections].find((c: Connection) => c.authentication?.accessToken === second.accessToken)
+    const connection = [...server.app.channel('authenticated').connections].find(
+      (c: Connection) => c.authentication?.accessToken === second.accessToken
+    )
     expect(connection).toBeDefined()
     expect(timers.pending).toHaveLength(1)
   })
@@ -217,9 +269,15 @@ describe('sockets stay logged in', () => {
     expect(await expired).toMatchObject({ name: 'NotAuthenticated', message: 'Refresh token revoked' })
     expect(client.authentication.authenticated).toBe(false)
     expect(await client.authentication.getRefreshToken()).toBeNull()
-    const connection = [...server.app.channel('anonymous').connections].find((c: Connection) => c.authentication?.accessToken === undefined)
+    const connection = [...server.app.channel('anonymous').connections].find(
+      (c: Connection) => c.authentication?.accessToken === undefined
+    )
     expect(connection).toBeDefined()
-    expect([...server.app.channel('authenticated').connections].some((c: Connection) => c.authentication?.accessToken === result.accessToken)).toBe(false)
+    expect(
+      [...server.app.channel('authenticated').connections].some(
+        (c: Connection) => c.authentication?.accessToken === result.accessToken
+      )
+    ).toBe(false)
   })
 
   it('re-authenticates a live connection as someone else and moves it between channels', async () => {
@@ -229,7 +287,9 @@ describe('sockets stay logged in', () => {
     await client.authenticate({ strategy: 'local', email: 'sock@x.io', password: PASSWORD })
     const again = await client.authenticate({ strategy: 'local', email: 'watch@x.io', password: PASSWORD })
     expect(again.user).toMatchObject({ email: 'watch@x.io' })
-    const mine = [...server.app.channel('authenticated').connections].filter((c: Connection) => c.authentication?.accessToken === again.accessToken)
+    const mine = [...server.app.channel('authenticated').connections].filter(
+      (c: Connection) => c.authentication?.accessToken === again.accessToken
+    )
     expect(mine).toHaveLength(1)
     expect(mine[0]!.user).toMatchObject({ email: 'watch@x.io' })
   })
@@ -255,19 +315,27 @@ describe('official Feathers clients', () => {
   it('socketio-client: v3 logout revokes; create authentication with refresh re-authenticates the socket', async () => {
     const socket = await connect(server.url)
     sockets.push(socket)
-    const app = feathers().configure(socketioClient(socket as unknown as FeathersSocket)).configure(authClient({ storage: new authClientModule.MemoryStorage() }))
+    const app = feathers()
+      .configure(socketioClient(socket as unknown as FeathersSocket))
+      .configure(authClient({ storage: new authClientModule.MemoryStorage() }))
     const first = await app.authenticate({ strategy: 'local', email: 'feathers@x.io', password: PASSWORD })
     const renewed = await app.authenticate({ strategy: 'refresh', refreshToken: first.refreshToken })
     await expect(app.service('messages').find()).resolves.toBeDefined()
-    const [error] = await new Promise<unknown[]>((resolve) => socket.emit('logout', (...args: unknown[]) => resolve(args)))
+    const [error] = await new Promise<unknown[]>((resolve) =>
+      socket.emit('logout', (...args: unknown[]) => resolve(args))
+    )
     expect(error).toBeNull()
     expect((await call(server.url, 'GET', '/messages', renewed.accessToken)).status).toBe(401)
   })
 })
 
 describe('two servers on one session store', () => {
-  it('a logout on one server logs the session\'s sockets on the other out within a second: no more private events', async () => {
-    const shared = { clock: new FakeClock(), sessions: new InMemorySessionStore(), attempts: new InMemoryLoginAttempts() }
+  it("a logout on one server logs the session's sockets on the other out within a second: no more private events", async () => {
+    const shared = {
+      clock: new FakeClock(),
+      sessions: new InMemorySessionStore(),
+      attempts: new InMemoryLoginAttempts()
+    }
     const [a, b] = [await startAuthServer(ENV, shared), await startAuthServer(ENV, shared)]
     const opened: Socket[] = []
     try {
@@ -283,13 +351,17 @@ describe('two servers on one session store', () => {
       await b.app.service('messages').create({ text: 'while logged in' })
       await waitFor(() => received.length === 1)
 
-      const connection = () => [...b.app.channel('authenticated').connections].find((c: Connection) => c.authentication?.accessToken === session.body.accessToken)
+      const connection = () =>
+        [...b.app.channel('authenticated').connections].find(
+          (c: Connection) => c.authentication?.accessToken === session.body.accessToken
+        )
       expect(connection()).toBeDefined()
       expect((await call(a.url, 'DELETE', '/authentication', session.body.accessToken)).status).toBe(200)
       shared.clock.advance(1000)
       // Real time: the sweep runs every 500 ms; the deny-list is re-read once the clock moved 500 ms.
       const deadline = Date.now() + 1_500
-      while (connection() !== undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
+      while (connection() !== undefined && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 25))
       expect(connection()).toBeUndefined()
       expect(b.app.channel('anonymous').length).toBe(1)
       await b.app.service('messages').create({ text: 'after the logout elsewhere' })
@@ -303,7 +375,11 @@ describe('two servers on one session store', () => {
   })
 
   it('a logout on one is refused by the other within 1 s of its clock, the entity cache notwithstanding', async () => {
-    const shared = { clock: new FakeClock(), sessions: new InMemorySessionStore(), attempts: new InMemoryLoginAttempts() }
+    const shared = {
+      clock: new FakeClock(),
+      sessions: new InMemorySessionStore(),
+      attempts: new InMemoryLoginAttempts()
+    }
     const [a, b] = [await startAuthServer(ENV, shared), await startAuthServer(ENV, shared)]
     try {
       // Each server has its own users store here: the same account is signed up on both.
@@ -313,7 +389,10 @@ describe('two servers on one session store', () => {
       expect((await call(b.url, 'GET', '/messages', session.body.accessToken)).status).toBe(200)
       expect((await call(a.url, 'DELETE', '/authentication', session.body.accessToken)).status).toBe(200)
       shared.clock.advance(1000)
-      expect((await call(b.url, 'GET', '/messages', session.body.accessToken)).body).toMatchObject({ code: 401, message: 'Session revoked' })
+      expect((await call(b.url, 'GET', '/messages', session.body.accessToken)).body).toMatchObject({
+        code: 401,
+        message: 'Session revoked'
+      })
       expect((await refresh(b.url, session.body.refreshToken)).status).toBe(401)
     } finally {
       await a.close()

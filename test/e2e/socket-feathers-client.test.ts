@@ -32,7 +32,10 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
   afterEach(() => disconnectAll(server.app, sockets))
   afterAll(() => server.close())
 
-  interface Client { app: Application; socket: Socket }
+  interface Client {
+    app: Application
+    socket: Socket
+  }
 
   /** A Feathers client app over its own socket; `custom` is registered with its custom method and event. */
   async function client(options: Parameters<typeof connect>[1] = {}): Promise<Client> {
@@ -42,7 +45,10 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
     const app = feathers()
       .configure(socketioClient(socket as unknown as FeathersSocket))
       .configure(authClient({ storage: new authClientModule.MemoryStorage() }))
-    app.use('custom', (app as unknown as { defaultService(path: string): never }).defaultService('custom'), { methods: ['get', 'shout'], events: ['boom'] })
+    app.use('custom', (app as unknown as { defaultService(path: string): never }).defaultService('custom'), {
+      methods: ['get', 'shout'],
+      events: ['boom']
+    })
     return { app, socket }
   }
 
@@ -71,13 +77,37 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
       const { app } = await loggedIn()
       const messages = app.service('messages')
       const created = await messages.create({ text: 'official' })
-      expect(created).toEqual({ text: 'official', userId: 0, id: expect.any(Number), createdAt: expect.any(String), updatedAt: expect.any(String) })
+      expect(created).toEqual({
+        text: 'official',
+        userId: 0,
+        id: expect.any(Number),
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String)
+      })
       expect(await messages.get(created.id)).toEqual(created)
-      expect(await messages.find({ query: { id: created.id, $select: ['text'] } })).toEqual({ total: 1, limit: 10, skip: 0, data: [{ text: 'official', id: created.id }] })
+      expect(await messages.find({ query: { id: created.id, $select: ['text'] } })).toEqual({
+        total: 1,
+        limit: 10,
+        skip: 0,
+        data: [{ text: 'official', id: created.id }]
+      })
       const stamps = { createdAt: created.createdAt, updatedAt: expect.any(String) }
-      expect(await messages.update(created.id, { text: 'replaced' })).toEqual({ text: 'replaced', userId: 0, id: created.id, ...stamps })
-      expect(await messages.patch(created.id, { read: true })).toEqual({ text: 'replaced', userId: 0, read: true, id: created.id, ...stamps })
-      expect(await messages.patch(null, { tag: 'o' }, { query: { id: created.id } })).toEqual([{ text: 'replaced', userId: 0, read: true, tag: 'o', id: created.id, ...stamps }])
+      expect(await messages.update(created.id, { text: 'replaced' })).toEqual({
+        text: 'replaced',
+        userId: 0,
+        id: created.id,
+        ...stamps
+      })
+      expect(await messages.patch(created.id, { read: true })).toEqual({
+        text: 'replaced',
+        userId: 0,
+        read: true,
+        id: created.id,
+        ...stamps
+      })
+      expect(await messages.patch(null, { tag: 'o' }, { query: { id: created.id } })).toEqual([
+        { text: 'replaced', userId: 0, read: true, tag: 'o', id: created.id, ...stamps }
+      ])
       expect(await messages.remove(created.id)).toMatchObject({ id: created.id })
       expect(await messages.remove(null, { query: { tag: 'o' } })).toEqual([])
       expect(await custom(app).shout({ text: 'hi' })).toEqual({ shouted: true })
@@ -85,12 +115,35 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
 
     it('rejects with the error class rebuilt from the ack JSON', async () => {
       const { app } = await client()
-      await expect(app.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated', code: 401, className: 'not-authenticated', message: 'Not authenticated' })
-      await expect(app.service('nope').find()).rejects.toMatchObject({ name: 'NotFound', code: 404, message: "Service 'nope' not found" })
-      await expect(app.service('custom').update(1, {})).rejects.toMatchObject({ name: 'MethodNotAllowed', code: 405, message: "Method 'update' not allowed on service 'custom'" })
-      await expect(app.service('multi').find({ query: { n: { $regex: 'x' } } })).rejects.toMatchObject({ name: 'BadRequest', code: 400, data: { $regex: 'x' } })
-      await expect(app.service('multi').get(999)).rejects.toMatchObject({ name: 'NotFound', message: "No record found for id '999'" })
-      const failure = await app.service('broken').find().catch((error: unknown) => error) as Record<string, unknown>
+      await expect(app.service('messages').find()).rejects.toMatchObject({
+        name: 'NotAuthenticated',
+        code: 401,
+        className: 'not-authenticated',
+        message: 'Not authenticated'
+      })
+      await expect(app.service('nope').find()).rejects.toMatchObject({
+        name: 'NotFound',
+        code: 404,
+        message: "Service 'nope' not found"
+      })
+      await expect(app.service('custom').update(1, {})).rejects.toMatchObject({
+        name: 'MethodNotAllowed',
+        code: 405,
+        message: "Method 'update' not allowed on service 'custom'"
+      })
+      await expect(app.service('multi').find({ query: { n: { $regex: 'x' } } })).rejects.toMatchObject({
+        name: 'BadRequest',
+        code: 400,
+        data: { $regex: 'x' }
+      })
+      await expect(app.service('multi').get(999)).rejects.toMatchObject({
+        name: 'NotFound',
+        message: "No record found for id '999'"
+      })
+      const failure = (await app
+        .service('broken')
+        .find()
+        .catch((error: unknown) => error)) as Record<string, unknown>
       expect(failure).toMatchObject({ name: 'GeneralError', code: 500, message: 'Internal server error' })
       expect(JSON.stringify(failure)).not.toMatch(/Secret/)
     })
@@ -100,27 +153,40 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
     it('logs in (v5 create), re-authenticates with the same token and logs out', async () => {
       const { app } = await client()
       const result = await app.authenticate(credentials)
-      expect(result).toMatchObject({ accessToken: expect.any(String), authentication: { strategy: 'local' }, user: { email: credentials.email, id: 0 } })
+      expect(result).toMatchObject({
+        accessToken: expect.any(String),
+        authentication: { strategy: 'local' },
+        user: { email: credentials.email, id: 0 }
+      })
       expect(result.user).not.toHaveProperty('password')
       expect((await app.reAuthenticate(true)).accessToken).toBe(result.accessToken)
       await expect(app.service('messages').find()).resolves.toMatchObject({ total: expect.any(Number) })
       await app.logout()
       await expect(app.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated' })
-      await expect(app.authenticate({ ...credentials, password: 'wrong' })).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Invalid login', code: 401 })
+      await expect(app.authenticate({ ...credentials, password: 'wrong' })).rejects.toMatchObject({
+        name: 'NotAuthenticated',
+        message: 'Invalid login',
+        code: 401
+      })
     })
 
     it('shares the connection with the v3 authenticate event sent on the same socket', async () => {
       const { app, socket } = await client()
-      const [error, data] = await emitAck(socket, 'authenticate', credentials) as [null, { accessToken: string }]
+      const [error, data] = (await emitAck(socket, 'authenticate', credentials)) as [null, { accessToken: string }]
       expect(error).toBeNull()
       expect(data.accessToken).toEqual(expect.any(String))
       await expect(app.service('messages').find()).resolves.toMatchObject({ total: expect.any(Number) })
-      expect(await emitAck(socket, 'logout')).toEqual([null, expect.objectContaining({ accessToken: data.accessToken })])
+      expect(await emitAck(socket, 'logout')).toEqual([
+        null,
+        expect.objectContaining({ accessToken: data.accessToken })
+      ])
       await expect(app.service('messages').find()).rejects.toMatchObject({ code: 401 })
     })
 
     it('uses a connection authenticated at the handshake with the Authorization header', async () => {
-      const { accessToken } = await server.app.service('authentication').create(credentials) as { accessToken: string }
+      const { accessToken } = (await server.app.service('authentication').create(credentials)) as {
+        accessToken: string
+      }
       const watcher = await client({ extraHeaders: { Authorization: `Bearer ${accessToken}` } })
       const created = nextServiceEvent(watcher.app, 'messages', 'created')
       const message = await watcher.app.service('messages').create({ text: 'handshake' })
@@ -146,10 +212,12 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
       const fromSocket = nextServiceEvent(watcher.app, 'messages', 'created')
       const message = await caller.app.service('messages').create({ text: 'socket' })
       expect(await fromSocket).toEqual(message)
-      const token = (await caller.app.get('authentication') as { accessToken: string }).accessToken
+      const token = ((await caller.app.get('authentication')) as { accessToken: string }).accessToken
       const fromRest = nextServiceEvent(watcher.app, 'messages', 'patched')
       const response = await fetch(`${server.url}/messages/${message.id}`, {
-        method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'rest' })
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'rest' })
       })
       expect(response.status).toBe(200)
       expect(await fromRest).toEqual(await response.json())
@@ -158,14 +226,21 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
     it('arrive once per record for array creates and multi patch/remove', async () => {
       const [caller, watcher] = [await loggedIn(), await loggedIn()]
       const seen: Record<string, unknown[]> = { created: [], patched: [], removed: [] }
-      for (const event of Object.keys(seen)) watcher.app.service('multi').on(event, (data: unknown) => seen[event]!.push(data))
-      const records = await caller.app.service('multi').create([{ n: 1, batch: 'official' }, { n: 2, batch: 'official' }])
+      for (const event of Object.keys(seen))
+        watcher.app.service('multi').on(event, (data: unknown) => seen[event]!.push(data))
+      const records = await caller.app.service('multi').create([
+        { n: 1, batch: 'official' },
+        { n: 2, batch: 'official' }
+      ])
       await caller.app.service('multi').patch(null, { seen: true }, { query: { batch: 'official' } })
       await caller.app.service('multi').remove(null, { query: { batch: 'official' } })
       await settled(watcher)
       expect(seen.created).toEqual(records)
       expect(seen.patched).toHaveLength(2)
-      expect(seen.removed).toEqual([{ n: 1, batch: 'official', seen: true, id: records[0].id }, { n: 2, batch: 'official', seen: true, id: records[1].id }])
+      expect(seen.removed).toEqual([
+        { n: 1, batch: 'official', seen: true, id: records[0].id },
+        { n: 2, batch: 'official', seen: true, id: records[1].id }
+      ])
     })
 
     it('delivers custom events declared in the service options', async () => {

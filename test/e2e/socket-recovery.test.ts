@@ -31,7 +31,10 @@ class SkewedClock implements Clock {
 
 const WINDOW_SECONDS = 30
 
-interface Received { texts: string[]; offsets: unknown[] }
+interface Received {
+  texts: string[]
+  offsets: unknown[]
+}
 
 describe('socket connection state recovery', () => {
   let server: AuthServer
@@ -42,7 +45,10 @@ describe('socket connection state recovery', () => {
   let users = 0
 
   beforeAll(async () => {
-    server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4', SOCKET_RECOVERY_WINDOW: String(WINDOW_SECONDS) }, { clock })
+    server = await startAuthServer(
+      { AUTH_SECRET, BCRYPT_ROUNDS: '4', SOCKET_RECOVERY_WINDOW: String(WINDOW_SECONDS) },
+      { clock }
+    )
     proxy = await startTcpProxy('127.0.0.1', Number(new URL(server.url).port))
     writer = await signup(server.url, 'writer@example.com')
   })
@@ -59,7 +65,12 @@ describe('socket connection state recovery', () => {
 
   /** A socket through the proxy that reconnects by itself, quickly, recording every `messages created`. */
   async function connectThroughProxy(): Promise<{ socket: Socket; received: Received }> {
-    const socket = io(proxied(), { transports: ['websocket'], forceNew: true, reconnectionDelay: 50, reconnectionDelayMax: 100 })
+    const socket = io(proxied(), {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnectionDelay: 50,
+      reconnectionDelayMax: 100
+    })
     sockets.push(socket)
     const received: Received = { texts: [], offsets: [] }
     socket.on('messages created', (message: { text: string }, offset: unknown) => {
@@ -74,7 +85,11 @@ describe('socket connection state recovery', () => {
   async function loggedInSocket() {
     const session = await signup(server.url, `reader${++users}@example.com`)
     const connected = await connectThroughProxy()
-    const [error, login] = await call(connected.socket, 'create', 'authentication', { strategy: 'local', email: session.email, password: 'secret-pw' })
+    const [error, login] = await call(connected.socket, 'create', 'authentication', {
+      strategy: 'local',
+      email: session.email,
+      password: 'secret-pw'
+    })
     expect(error).toBeNull()
     return { ...connected, session, accessToken: (login as { accessToken: string }).accessToken }
   }
@@ -83,7 +98,6 @@ describe('socket connection state recovery', () => {
     const answer = await request(server.url, 'POST', '/messages', { body: { text }, token: writer.token })
     expect(answer.status).toBe(201)
   }
-
 
   /** Cuts the proxy and waits until both the client and the server saw the connection drop. */
   async function cut(socket: Socket): Promise<void> {
@@ -136,7 +150,9 @@ describe('socket connection state recovery', () => {
   it('resumes a client that had received no event yet (it was handed an offset on connect)', async () => {
     const { socket, received } = await loggedInSocket()
     const lost: unknown[] = []
-    createClient().configure(socketio(socket)).on('events-lost', () => lost.push('events-lost'))
+    createClient()
+      .configure(socketio(socket))
+      .on('events-lost', () => lost.push('events-lost'))
     await cut(socket)
     const missed = await writeDuringCut('quiet')
     await reconnect(socket)
@@ -204,7 +220,7 @@ describe('socket connection state recovery', () => {
     expect(received.texts).toEqual([])
   })
 
-  it('does not resume after the window: recovered is false, and plumage\'s client says events were lost', async () => {
+  it("does not resume after the window: recovered is false, and plumage's client says events were lost", async () => {
     const { socket, received } = await loggedInSocket()
     const lost = new Promise((resolve) => createClient().configure(socketio(socket)).once('events-lost', resolve))
     await cut(socket)
@@ -243,14 +259,21 @@ describe('socket connection state recovery', () => {
 
   it('resumes the official Feathers client: its service events get every missed message once, in order', async () => {
     const session = await signup(server.url, `feathers${++users}@example.com`)
-    const socket = io(proxied(), { transports: ['websocket'], forceNew: true, reconnectionDelay: 50, reconnectionDelayMax: 100 })
+    const socket = io(proxied(), {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnectionDelay: 50,
+      reconnectionDelayMax: 100
+    })
     sockets.push(socket)
     const client = feathers()
       .configure(socketioClient(socket as unknown as FeathersSocket))
       .configure(authClient({ storage: new authClientModule.MemoryStorage() }))
     await client.authenticate({ strategy: 'local', email: session.email, password: 'secret-pw' })
     const texts: string[] = []
-    client.service('messages').on('created', (message: { text: string }) => { texts.push(message.text) })
+    client.service('messages').on('created', (message: { text: string }) => {
+      texts.push(message.text)
+    })
     await write('feathers before')
     await until(socket, () => texts.length === 1)
     await cut(socket)
@@ -260,7 +283,9 @@ describe('socket connection state recovery', () => {
     await write('feathers live')
     await until(socket, () => texts.includes('feathers live'))
     expect(texts).toEqual(['feathers before', ...missed, 'feathers live'])
-    await expect(client.service('messages').find({ query: { $limit: 0 } })).resolves.toMatchObject({ total: expect.any(Number) })
+    await expect(client.service('messages').find({ query: { $limit: 0 } })).resolves.toMatchObject({
+      total: expect.any(Number)
+    })
   })
 })
 
@@ -269,11 +294,18 @@ describe('socket connection state recovery turned off (SOCKET_RECOVERY_WINDOW=0)
     const server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4', SOCKET_RECOVERY_WINDOW: '0' })
     const proxy = await startTcpProxy('127.0.0.1', Number(new URL(server.url).port))
     const session = await signup(server.url, 'off@example.com')
-    const socket = io(`http://127.0.0.1:${proxy.port}`, { transports: ['websocket'], forceNew: true, reconnectionDelay: 50, reconnectionDelayMax: 100 })
+    const socket = io(`http://127.0.0.1:${proxy.port}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnectionDelay: 50,
+      reconnectionDelayMax: 100
+    })
     try {
       await once(socket, 'connect')
       await call(socket, 'create', 'authentication', { strategy: 'local', email: session.email, password: 'secret-pw' })
-      const event = new Promise<unknown[]>((resolve) => socket.once('messages created', (...args: unknown[]) => resolve(args)))
+      const event = new Promise<unknown[]>((resolve) =>
+        socket.once('messages created', (...args: unknown[]) => resolve(args))
+      )
       await request(server.url, 'POST', '/messages', { body: { text: 'hi' }, token: session.token })
       expect(await event).toEqual([expect.objectContaining({ text: 'hi' })])
       const dropped = once(socket, 'disconnect')

@@ -29,7 +29,12 @@ afterAll(async () => {
   await built?.cleanup()
 })
 
-interface LogLine { msg: string; trace_id?: string; span_id?: string; req?: { url: string; method: string } }
+interface LogLine {
+  msg: string
+  trace_id?: string
+  span_id?: string
+  req?: { url: string; method: string }
+}
 
 describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => {
   let receiver: OtlpReceiver
@@ -40,13 +45,19 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
   beforeAll(async () => {
     receiver = await startOtlpReceiver()
     const server = await built.start({
-      HTTP: engine, AUTH_SECRET: 'traces-test-secret-16+', BCRYPT_ROUNDS: '4', REQUEST_LOG: 'true',
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '600000'
+      HTTP: engine,
+      AUTH_SECRET: 'traces-test-secret-16+',
+      BCRYPT_ROUNDS: '4',
+      REQUEST_LOG: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '600000'
     })
     const url = `http://127.0.0.1:${server.port}`
     ;({ token } = await signup(url, 'ann@example.com', PASSWORD))
     const traced = { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }
-    expect((await request(url, 'POST', '/messages', { body: { text: 'over REST' }, token, headers: traced })).status).toBe(201)
+    expect(
+      (await request(url, 'POST', '/messages', { body: { text: 'over REST' }, token, headers: traced })).status
+    ).toBe(201)
     expect((await request(url, 'GET', '/messages/999', { token })).status).toBe(404)
     const socket = await connectSocket(url, token)
     const [error] = await call(socket, 'create', 'messages', { text: 'over a socket' }, {})
@@ -62,7 +73,8 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
   afterAll(() => receiver?.close())
 
   const named = (name: string) => receiver.spans.filter((span) => span.name === name)
-  const childrenOf = (parent: ReceivedSpan) => receiver.spans.filter((span) => span.parentSpanId === parent.spanId && span.traceId === parent.traceId)
+  const childrenOf = (parent: ReceivedSpan) =>
+    receiver.spans.filter((span) => span.parentSpanId === parent.spanId && span.traceId === parent.traceId)
 
   it('exports every span on shutdown, as JSON to <endpoint>/v1/traces, under service.name plumage', () => {
     expect(exitCode).toBe(0)
@@ -71,30 +83,46 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
     expect(new Set(receiver.spans.map((span) => span.resource['service.name']))).toEqual(new Set(['plumage']))
   })
 
-  it('a REST call: HTTP server span → service span with its hooks → store span, in the caller\'s trace', () => {
+  it("a REST call: HTTP server span → service span with its hooks → store span, in the caller's trace", () => {
     const [http] = named('POST /messages').filter((span) => span.traceId === CALLER_TRACE)
     expect(http).toMatchObject({
       kind: SERVER,
       parentSpanId: CALLER_SPAN,
-      attributes: { 'http.request.method': 'POST', 'http.route': '/messages', 'url.path': '/messages', 'http.response.status_code': 201 }
+      attributes: {
+        'http.request.method': 'POST',
+        'http.route': '/messages',
+        'url.path': '/messages',
+        'http.response.status_code': 201
+      }
     })
     const [service, ...others] = childrenOf(http!)
     expect(others).toEqual([])
-    expect(service).toMatchObject({ name: 'messages.create', attributes: { 'plumage.service': 'messages', 'plumage.method': 'create', 'plumage.provider': 'rest' } })
+    expect(service).toMatchObject({
+      name: 'messages.create',
+      attributes: { 'plumage.service': 'messages', 'plumage.method': 'create', 'plumage.provider': 'rest' }
+    })
     const children = childrenOf(service!)
     // The authenticate hook reads the user through the users service: a call within the call.
     expect(children.map((span) => span.name).sort()).toEqual(['create messages', 'users.get'])
     expect(children.find((span) => span.name === 'create messages')).toMatchObject({
       kind: CLIENT,
-      attributes: { 'db.system.name': 'memory', 'db.system': 'memory', 'db.operation.name': 'create', 'db.collection.name': 'messages' }
+      attributes: {
+        'db.system.name': 'memory',
+        'db.system': 'memory',
+        'db.operation.name': 'create',
+        'db.collection.name': 'messages'
+      }
     })
     const [usersGet] = children.filter((span) => span.name === 'users.get')
     expect(childrenOf(usersGet!).map((span) => span.name)).toEqual(['get users'])
   })
 
-  it('a 404 is the caller\'s error: the service span says NotFound, the HTTP span does not fail', () => {
+  it("a 404 is the caller's error: the service span says NotFound, the HTTP span does not fail", () => {
     const [http] = named('GET /messages/:id')
-    expect(http).toMatchObject({ parentSpanId: '', attributes: { 'http.route': '/messages/:id', 'url.path': '/messages/999', 'http.response.status_code': 404 } })
+    expect(http).toMatchObject({
+      parentSpanId: '',
+      attributes: { 'http.route': '/messages/:id', 'url.path': '/messages/999', 'http.response.status_code': 404 }
+    })
     expect(http!.status.code ?? 0).not.toBe(ERROR)
     const [service] = childrenOf(http!)
     expect(service).toMatchObject({ name: 'messages.get', attributes: { 'error.type': 'NotFound' } })
@@ -103,7 +131,11 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
 
   it('a socket call: its own trace, server span `<path> <method>` → service span → store span', () => {
     const [socketCall] = named('messages create')
-    expect(socketCall).toMatchObject({ kind: SERVER, parentSpanId: '', attributes: { 'rpc.system.name': 'socket.io', 'rpc.method': 'messages/create' } })
+    expect(socketCall).toMatchObject({
+      kind: SERVER,
+      parentSpanId: '',
+      attributes: { 'rpc.system.name': 'socket.io', 'rpc.method': 'messages/create' }
+    })
     const [service] = childrenOf(socketCall!)
     expect(service).toMatchObject({ name: 'messages.create', attributes: { 'plumage.provider': 'socketio' } })
     expect(childrenOf(service!).map((span) => span.name)).toContain('create messages')
@@ -111,7 +143,11 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
 
   it('a socket handshake with a token: `socket.io connect` → the login it makes', () => {
     const [connect] = named('socket.io connect')
-    expect(connect).toMatchObject({ kind: SERVER, parentSpanId: '', attributes: { 'rpc.system.name': 'socket.io', 'rpc.method': 'connect' } })
+    expect(connect).toMatchObject({
+      kind: SERVER,
+      parentSpanId: '',
+      attributes: { 'rpc.system.name': 'socket.io', 'rpc.method': 'connect' }
+    })
     expect(childrenOf(connect!).map((span) => span.name)).toEqual(['authentication.create'])
   })
 
@@ -120,7 +156,11 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
     const publications = named('messages created publish')
     expect(publications).toHaveLength(2)
     for (const publication of publications) {
-      expect(publication).toMatchObject({ kind: PRODUCER, parentSpanId: '', attributes: { 'messaging.destination.name': 'messages created' } })
+      expect(publication).toMatchObject({
+        kind: PRODUCER,
+        parentSpanId: '',
+        attributes: { 'messaging.destination.name': 'messages created' }
+      })
       expect(writes.map(({ traceId, spanId }) => ({ traceId, spanId }))).toContainEqual(publication.links[0])
     }
     expect(publications.map((span) => span.links[0]!.traceId)).toContain(CALLER_TRACE)
@@ -128,7 +168,9 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
 
   it('every log line of a traced request carries its trace and span ids; lines outside requests carry none', () => {
     const [http] = named('POST /messages').filter((span) => span.traceId === CALLER_TRACE)
-    const requestLine = logs.find((line) => line.msg === 'request completed' && line.req?.url === '/messages' && line.req.method === 'POST')
+    const requestLine = logs.find(
+      (line) => line.msg === 'request completed' && line.req?.url === '/messages' && line.req.method === 'POST'
+    )
     expect(requestLine).toMatchObject({ trace_id: CALLER_TRACE, span_id: http!.spanId })
     const requestLines = logs.filter((line) => line.msg === 'request completed')
     expect(requestLines.length).toBeGreaterThanOrEqual(4)
@@ -148,7 +190,9 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
   it('writes no bearer token in the request log lines (pino-http on express shows the header as ***; fastify logs no headers)', () => {
     const requestLines = logs.filter((line) => line.msg === 'request completed')
     expect(JSON.stringify(requestLines)).not.toContain(token)
-    const logged = requestLines.map((line) => (line.req as { headers?: { authorization?: string } } | undefined)?.headers?.authorization).filter(Boolean)
+    const logged = requestLines
+      .map((line) => (line.req as { headers?: { authorization?: string } } | undefined)?.headers?.authorization)
+      .filter(Boolean)
     expect(new Set(logged)).toEqual(engine === 'express' ? new Set(['***']) : new Set())
   })
 })

@@ -16,7 +16,16 @@ async function cruise(files: Record<string, string>): Promise<{ ok: boolean; out
     writeFileSync(join(fixture, path), text)
   }
   try {
-    const { stdout } = await run(process.execPath, [join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', join(root, '.dependency-cruiser.cjs')], { cwd: fixture })
+    const { stdout } = await run(
+      process.execPath,
+      [
+        join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+        'src',
+        '--config',
+        join(root, '.dependency-cruiser.cjs')
+      ],
+      { cwd: fixture }
+    )
     return { ok: true, output: stdout }
   } catch (error) {
     return { ok: false, output: String((error as { stdout?: string }).stdout) }
@@ -26,7 +35,10 @@ async function cruise(files: Record<string, string>): Promise<{ ok: boolean; out
 beforeAll(() => {
   mkdirSync(join(root, 'test-artifacts'), { recursive: true })
   fixture = mkdtempSync(join(root, 'test-artifacts', 'lint-'))
-  writeFileSync(join(fixture, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } }))
+  writeFileSync(
+    join(fixture, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } })
+  )
 })
 afterAll(() => rmSync(fixture, { recursive: true, force: true }))
 
@@ -47,7 +59,9 @@ describe('layer rules (npm run lint)', () => {
   })
 
   it('fails when client code imports a node built-in', async () => {
-    const result = await cruise({ 'src/interfaces/client/bad.ts': "import { EventEmitter } from 'node:events'\nexport const e = EventEmitter\n" })
+    const result = await cruise({
+      'src/interfaces/client/bad.ts': "import { EventEmitter } from 'node:events'\nexport const e = EventEmitter\n"
+    })
     expect(result.ok).toBe(false)
     expect(result.output).toContain('client-is-browser-safe')
   })
@@ -56,17 +70,21 @@ describe('layer rules (npm run lint)', () => {
     const result = await cruise({
       'src/infrastructure/store.ts': 'export const store = 1\n',
       'src/interfaces/rest/server.ts': 'export const server = 2\n',
-      'src/services/todos/todos.service.ts': "import { store } from '../../infrastructure/store.js'\nimport { server } from '../../interfaces/rest/server.js'\nexport const x = store + server\n"
+      'src/services/todos/todos.service.ts':
+        "import { store } from '../../infrastructure/store.js'\nimport { server } from '../../interfaces/rest/server.js'\nexport const x = store + server\n"
     })
     expect(result.ok).toBe(false)
     expect(result.output).toContain('services-are-application-code')
-    expect(result.output).toMatch(/services-are-application-code: src\/services\/todos\/todos\.service\.ts → src\/interfaces\/rest\/server\.ts/)
+    expect(result.output).toMatch(
+      /services-are-application-code: src\/services\/todos\/todos\.service\.ts → src\/interfaces\/rest\/server\.ts/
+    )
   })
 
   it('fails when the application core imports one of the services', async () => {
     const result = await cruise({
       'src/services/todos/todos.schema.ts': 'export const schema = {}\n',
-      'src/application/use-case.ts': "import { schema } from '../services/todos/todos.schema.js'\nexport const s = schema\n"
+      'src/application/use-case.ts':
+        "import { schema } from '../services/todos/todos.schema.js'\nexport const s = schema\n"
     })
     expect(result.ok).toBe(false)
     expect(result.output).toContain('core-does-not-know-services')
@@ -83,7 +101,8 @@ describe('layer rules (npm run lint)', () => {
     const throughTheSeam = await cruise({
       'src/application/app.ts': 'export class App {}\n',
       'src/application/transport/index.ts': "export type { App } from '../app.js'\n",
-      'src/interfaces/rest/server.ts': "import type { App } from '../../application/transport/index.js'\nexport const use = (app: App) => app\n"
+      'src/interfaces/rest/server.ts':
+        "import type { App } from '../../application/transport/index.js'\nexport const use = (app: App) => app\n"
     })
     expect(throughTheSeam.output).not.toContain('transports-use-the-seam')
   })
@@ -91,10 +110,14 @@ describe('layer rules (npm run lint)', () => {
   it('passes a tree that follows the rules', async () => {
     const result = await cruise({
       'src/domain/port.ts': 'export interface Port { x: number }\n',
-      'src/application/use-case.ts': "import type { Port } from '../domain/port.js'\nexport const use = (p: Port) => p.x\n",
-      'src/infrastructure/adapter.ts': "import type { Port } from '../domain/port.js'\nexport const adapter: Port = { x: 1 }\n",
-      'src/services/todos/todos.service.ts': "import type { Port } from '../../domain/port.js'\nimport { use } from '../../application/use-case.js'\nexport const todos = (p: Port) => use(p)\n",
-      'src/container.ts': "import { adapter } from './infrastructure/adapter.js'\nimport { use } from './application/use-case.js'\nexport const value = use(adapter)\n"
+      'src/application/use-case.ts':
+        "import type { Port } from '../domain/port.js'\nexport const use = (p: Port) => p.x\n",
+      'src/infrastructure/adapter.ts':
+        "import type { Port } from '../domain/port.js'\nexport const adapter: Port = { x: 1 }\n",
+      'src/services/todos/todos.service.ts':
+        "import type { Port } from '../../domain/port.js'\nimport { use } from '../../application/use-case.js'\nexport const todos = (p: Port) => use(p)\n",
+      'src/container.ts':
+        "import { adapter } from './infrastructure/adapter.js'\nimport { use } from './application/use-case.js'\nexport const value = use(adapter)\n"
     })
     expect(result.output).not.toContain('error')
     expect(result.ok).toBe(true)

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import jwt from 'jsonwebtoken'
 import type { Socket } from 'socket.io-client'
 import { AUTH_SECRET, type AuthServer } from '../support/auth-server.js'
-import { call, connectSocket, request, signup, startReferenceServer, type Session } from '../support/reference-server.js'
+import {
+  call,
+  connectSocket,
+  request,
+  signup,
+  startReferenceServer,
+  type Session
+} from '../support/reference-server.js'
 
 /*
  * End-to-end security properties of the reference app over REST and socket.io: bad tokens are 401,
@@ -35,31 +42,45 @@ describe('bad tokens are refused with 401 over REST and socket.io', () => {
   const options = { audience: 'https://yourdomain.com', issuer: 'feathers' }
   const claims = () => ({ sub: String(alice.id), userId: alice.id })
   const tokens: [string, () => string][] = [
-    ['alg none', () => `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims(), aud: options.audience, iss: options.issuer })}.`],
-    ['tampered payload', () => { const [header, , signature] = bob.token.split('.'); return `${header}.${part({ ...claims(), ...options, exp: 4102444800 })}.${signature}` }],
+    [
+      'alg none',
+      () => `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims(), aud: options.audience, iss: options.issuer })}.`
+    ],
+    [
+      'tampered payload',
+      () => {
+        const [header, , signature] = bob.token.split('.')
+        return `${header}.${part({ ...claims(), ...options, exp: 4102444800 })}.${signature}`
+      }
+    ],
     ['expired', () => jwt.sign({ ...claims(), exp: Math.floor(Date.now() / 1000) - 10 }, AUTH_SECRET, options)],
     ['wrong audience', () => jwt.sign(claims(), AUTH_SECRET, { ...options, audience: 'https://evil.example' })],
     ['another secret', () => jwt.sign(claims(), 'not-the-server-secret-at-all', options)]
   ]
 
-  it.each(tokens)('%s: REST header, REST re-authentication, socket authenticate and socket handshake', async (_name, make) => {
-    const token = make()
-    const find = await request(server.url, 'GET', '/messages', { token })
-    expect(find.status).toBe(401)
-    expect(find.body).toMatchObject({ name: 'NotAuthenticated', code: 401 })
-    const reauth = await request(server.url, 'POST', '/authentication', { body: { strategy: 'jwt', accessToken: token } })
-    expect(reauth.status).toBe(401)
-    expect(reauth.text).not.toContain('stack')
+  it.each(tokens)(
+    '%s: REST header, REST re-authentication, socket authenticate and socket handshake',
+    async (_name, make) => {
+      const token = make()
+      const find = await request(server.url, 'GET', '/messages', { token })
+      expect(find.status).toBe(401)
+      expect(find.body).toMatchObject({ name: 'NotAuthenticated', code: 401 })
+      const reauth = await request(server.url, 'POST', '/authentication', {
+        body: { strategy: 'jwt', accessToken: token }
+      })
+      expect(reauth.status).toBe(401)
+      expect(reauth.text).not.toContain('stack')
 
-    const socket = await socketFor()
-    const [created] = await call(socket, 'create', 'authentication', { strategy: 'jwt', accessToken: token }, {})
-    expect(created).toMatchObject({ name: 'NotAuthenticated', code: 401 })
-    const [v3] = await call(socket, 'authenticate', { strategy: 'jwt', accessToken: token })
-    expect(v3).toMatchObject({ code: 401 })
-    const [afterwards] = await call(socket, 'find', 'messages', {})
-    expect(afterwards).toMatchObject({ name: 'NotAuthenticated', code: 401 })
-    await expect(connectSocket(server.url, token)).rejects.toThrow()
-  })
+      const socket = await socketFor()
+      const [created] = await call(socket, 'create', 'authentication', { strategy: 'jwt', accessToken: token }, {})
+      expect(created).toMatchObject({ name: 'NotAuthenticated', code: 401 })
+      const [v3] = await call(socket, 'authenticate', { strategy: 'jwt', accessToken: token })
+      expect(v3).toMatchObject({ code: 401 })
+      const [afterwards] = await call(socket, 'find', 'messages', {})
+      expect(afterwards).toMatchObject({ name: 'NotAuthenticated', code: 401 })
+      await expect(connectSocket(server.url, token)).rejects.toThrow()
+    }
+  )
 })
 
 describe('the password never leaves the server', () => {
@@ -74,7 +95,9 @@ describe('the password never leaves the server', () => {
       texts.push(answer.text)
       return answer
     }
-    const login = await record('POST', '/authentication', { body: { strategy: 'local', email: 'alice@x.io', password: 'alice-password' } })
+    const login = await record('POST', '/authentication', {
+      body: { strategy: 'local', email: 'alice@x.io', password: 'alice-password' }
+    })
     expect(login.status).toBe(201)
     await record('POST', '/authentication', { body: { strategy: 'jwt', accessToken: alice.token } })
     await record('POST', '/users', { body: { email: 'carol@x.io', password: 'carol-password' } })
@@ -85,10 +108,25 @@ describe('the password never leaves the server', () => {
     await record('GET', `/users/${alice.id}?$select=password`, { token: alice.token })
     await record('PATCH', `/users/${alice.id}`, { token: alice.token, body: { password: 'new-secret' } })
     // A password change keeps the session that made it (README "Sessions"); she logs in with the new one anyway.
-    alice.token = ((await record('POST', '/authentication', { body: { strategy: 'local', email: 'alice@x.io', password: 'new-secret' } })).body as { accessToken: string }).accessToken
+    alice.token = (
+      (
+        await record('POST', '/authentication', {
+          body: { strategy: 'local', email: 'alice@x.io', password: 'new-secret' }
+        })
+      ).body as { accessToken: string }
+    ).accessToken
     await record('PATCH', `/users/${alice.id}?$select=password`, { token: alice.token, body: { name: 'Alice' } })
-    await record('PUT', `/users/${alice.id}`, { token: alice.token, body: { email: 'alice@x.io', password: 'alice-password' } })
-    alice.token = ((await record('POST', '/authentication', { body: { strategy: 'local', email: 'alice@x.io', password: 'alice-password' } })).body as { accessToken: string }).accessToken
+    await record('PUT', `/users/${alice.id}`, {
+      token: alice.token,
+      body: { email: 'alice@x.io', password: 'alice-password' }
+    })
+    alice.token = (
+      (
+        await record('POST', '/authentication', {
+          body: { strategy: 'local', email: 'alice@x.io', password: 'alice-password' }
+        })
+      ).body as { accessToken: string }
+    ).accessToken
     await record('POST', '/users', { body: { id: alice.id, email: 'dup@x.io', password: 'alice-password' } })
     await record('GET', '/users?password=alice-password', { token: alice.token })
     const dave = await signup(server.url, 'dave@x.io')
@@ -99,11 +137,18 @@ describe('the password never leaves the server', () => {
   it('in socket answers and in users events', async () => {
     const listener = await socketFor(alice.token)
     const events: string[] = []
-    for (const event of ['created', 'updated', 'patched', 'removed']) listener.on(`users ${event}`, (data: unknown) => events.push(JSON.stringify(data)))
+    for (const event of ['created', 'updated', 'patched', 'removed'])
+      listener.on(`users ${event}`, (data: unknown) => events.push(JSON.stringify(data)))
     const eve = await socketFor()
     const answers: unknown[] = []
     answers.push(await call(eve, 'create', 'users', { email: 'eve@x.io', password: 'eve-password' }, {}))
-    const [, login] = await call(eve, 'create', 'authentication', { strategy: 'local', email: 'eve@x.io', password: 'eve-password' }, {}) as [null, { user: { id: number } }]
+    const [, login] = (await call(
+      eve,
+      'create',
+      'authentication',
+      { strategy: 'local', email: 'eve@x.io', password: 'eve-password' },
+      {}
+    )) as [null, { user: { id: number } }]
     answers.push(login)
     const eveId = login.user.id
     answers.push(await call(eve, 'authenticate', { strategy: 'local', email: 'eve@x.io', password: 'eve-password' }))
@@ -111,7 +156,9 @@ describe('the password never leaves the server', () => {
     answers.push(await call(eve, 'get', 'users', eveId, { $select: ['password', 'email'] }))
     answers.push(await call(eve, 'patch', 'users', eveId, { password: 'eve-new-password' }, {}))
     // After each password change she logs in again on the same socket, with the new password.
-    answers.push(await call(eve, 'authenticate', { strategy: 'local', email: 'eve@x.io', password: 'eve-new-password' }))
+    answers.push(
+      await call(eve, 'authenticate', { strategy: 'local', email: 'eve@x.io', password: 'eve-new-password' })
+    )
     answers.push(await call(eve, 'update', 'users', eveId, { email: 'eve@x.io', password: 'eve-password' }, {}))
     answers.push(await call(eve, 'authenticate', { strategy: 'local', email: 'eve@x.io', password: 'eve-password' }))
     const removed = new Promise((resolve) => listener.once('users removed', resolve))
@@ -129,8 +176,17 @@ describe('bounded input', () => {
     const big = JSON.stringify({ text: 'x'.repeat(200 * 1024) })
     const json = await request(server.url, 'POST', '/messages', { token: alice.token, body: big })
     expect(json.status).toBe(413)
-    expect(json.body).toEqual({ name: 'PayloadTooLarge', message: 'request entity too large', code: 413, className: 'payload-too-large', errors: {} })
-    const form = await request(server.url, 'POST', '/users', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `email=${'x'.repeat(200 * 1024)}` })
+    expect(json.body).toEqual({
+      name: 'PayloadTooLarge',
+      message: 'request entity too large',
+      code: 413,
+      className: 'payload-too-large',
+      errors: {}
+    })
+    const form = await request(server.url, 'POST', '/users', {
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `email=${'x'.repeat(200 * 1024)}`
+    })
     expect(form.status).toBe(413)
     expect((await request(server.url, 'GET', '/messages', { token: alice.token })).status).toBe(200)
   })
@@ -141,7 +197,12 @@ describe('bounded input', () => {
       await messages.create({ text: `${'a'.repeat(1999)}!`, kind: 'redos', n: index })
     }
     const page = async (pattern: string) => {
-      const answer = await request(server.url, 'GET', `/messages?kind=redos&$limit=0&text[$search]=${encodeURIComponent(pattern)}`, { token: alice.token })
+      const answer = await request(
+        server.url,
+        'GET',
+        `/messages?kind=redos&$limit=0&text[$search]=${encodeURIComponent(pattern)}`,
+        { token: alice.token }
+      )
       expect(answer.status).toBe(200)
       return (answer.body as { total: number }).total
     }
@@ -151,9 +212,14 @@ describe('bounded input', () => {
     expect(await page('(a|a?)+b')).toBe(0)
     expect(await page('(.*a){12}$')).toBe(0)
     expect(await page('^(a+)+!$')).toBe(300)
-    const backreference = await request(server.url, 'GET', `/messages?text[$search]=${encodeURIComponent('(a)\\1')}`, { token: alice.token })
+    const backreference = await request(server.url, 'GET', `/messages?text[$search]=${encodeURIComponent('(a)\\1')}`, {
+      token: alice.token
+    })
     expect(backreference.status).toBe(400)
-    expect(backreference.body).toMatchObject({ name: 'BadRequest', message: expect.stringContaining('Invalid $search pattern') })
+    expect(backreference.body).toMatchObject({
+      name: 'BadRequest',
+      message: expect.stringContaining('Invalid $search pattern')
+    })
     await messages.remove(null, { query: { kind: 'redos' } })
   })
 })
@@ -165,33 +231,74 @@ describe('ownership: only the author changes a message, only a user changes them
     return (answer.body as { id: number }).id
   }
 
-  it('REST: 403 for patch, update and remove of another author\'s message; the author can', async () => {
+  it("REST: 403 for patch, update and remove of another author's message; the author can", async () => {
     const id = await post(alice, 'by alice')
-    for (const [method, body] of [['PATCH', { text: 'bob was here' }], ['PUT', { text: 'bob was here' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PATCH', { text: 'bob was here' }],
+      ['PUT', { text: 'bob was here' }],
+      ['DELETE', undefined]
+    ] as const) {
       const answer = await request(server.url, method, `/messages/${id}`, { token: bob.token, body })
       expect(answer.status).toBe(403)
       expect(answer.body).toMatchObject({ name: 'Forbidden', code: 403, className: 'forbidden' })
     }
     expect(await server.app.service('messages').get(id)).toMatchObject({ text: 'by alice', userId: alice.id })
     // Handing the message over is refused: userId is server-owned.
-    const handover = await request(server.url, 'PATCH', `/messages/${id}`, { token: alice.token, body: { text: 'edited', userId: bob.id } })
+    const handover = await request(server.url, 'PATCH', `/messages/${id}`, {
+      token: alice.token,
+      body: { text: 'edited', userId: bob.id }
+    })
     expect(handover.status).toBe(400)
-    expect(handover.body).toMatchObject({ name: 'BadRequest', errors: { userId: "'userId' is set by the server and may not be sent" } })
-    const patched = await request(server.url, 'PATCH', `/messages/${id}`, { token: alice.token, body: { text: 'edited' } })
-    expect(patched.body).toEqual({ id, text: 'edited', userId: alice.id, createdAt: expect.any(String), updatedAt: expect.any(String) })
+    expect(handover.body).toMatchObject({
+      name: 'BadRequest',
+      errors: { userId: "'userId' is set by the server and may not be sent" }
+    })
+    const patched = await request(server.url, 'PATCH', `/messages/${id}`, {
+      token: alice.token,
+      body: { text: 'edited' }
+    })
+    expect(patched.body).toEqual({
+      id,
+      text: 'edited',
+      userId: alice.id,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String)
+    })
     expect((await request(server.url, 'DELETE', `/messages/${id}`, { token: alice.token })).status).toBe(200)
   })
 
   it('REST: multi patch and remove by a non-owner touch only their own messages', async () => {
     const alices = [await post(alice, 'shared'), await post(alice, 'shared')]
     const bobs = await post(bob, 'shared')
-    const patched = await request(server.url, 'PATCH', '/messages?text=shared', { token: bob.token, body: { seen: true } })
-    expect(patched.body).toEqual([{ id: bobs, text: 'shared', userId: bob.id, seen: true, createdAt: expect.any(String), updatedAt: expect.any(String) }])
+    const patched = await request(server.url, 'PATCH', '/messages?text=shared', {
+      token: bob.token,
+      body: { seen: true }
+    })
+    expect(patched.body).toEqual([
+      {
+        id: bobs,
+        text: 'shared',
+        userId: bob.id,
+        seen: true,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String)
+      }
+    ])
     const sneaky = await request(server.url, 'DELETE', `/messages?userId=${alice.id}`, { token: bob.token })
     expect(sneaky.body).toEqual([])
     const removed = await request(server.url, 'DELETE', '/messages?text=shared', { token: bob.token })
-    expect(removed.body).toEqual([{ id: bobs, text: 'shared', userId: bob.id, seen: true, createdAt: expect.any(String), updatedAt: expect.any(String) }])
-    for (const id of alices) expect(await server.app.service('messages').get(id)).toMatchObject({ text: 'shared', userId: alice.id })
+    expect(removed.body).toEqual([
+      {
+        id: bobs,
+        text: 'shared',
+        userId: bob.id,
+        seen: true,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String)
+      }
+    ])
+    for (const id of alices)
+      expect(await server.app.service('messages').get(id)).toMatchObject({ text: 'shared', userId: alice.id })
   })
 
   it('socket.io: the same 403 and the same narrowing', async () => {
@@ -208,7 +315,11 @@ describe('ownership: only the author changes a message, only a user changes them
   })
 
   it('users: 403 for patch, update and remove of someone else; patching yourself works', async () => {
-    for (const [method, body] of [['PATCH', { name: 'pwned' }], ['PUT', { email: 'pwned@x.io', password: 'password-1' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PATCH', { name: 'pwned' }],
+      ['PUT', { email: 'pwned@x.io', password: 'password-1' }],
+      ['DELETE', undefined]
+    ] as const) {
       const answer = await request(server.url, method, `/users/${alice.id}`, { token: bob.token, body })
       expect(answer.status).toBe(403)
       expect(answer.body).toMatchObject({ name: 'Forbidden', code: 403 })

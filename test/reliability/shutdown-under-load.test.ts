@@ -38,7 +38,9 @@ async function startRequest(port: number, head: string, body: string): Promise<P
   })
   await new Promise<void>((resolve) => {
     onData = () => received.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && resolve()
-    socket.write(`${head}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`)
+    socket.write(
+      `${head}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`
+    )
   })
   return { socket, body, response }
 }
@@ -50,12 +52,27 @@ describe('graceful shutdown under load', () => {
     const { token } = await signup(url, 'shutdown@x.io')
     const ids: number[] = []
     for (let index = 0; index < 10; index++) {
-      ids.push(((await request(url, 'POST', '/messages', { token, body: { text: `before ${index}` } })).body as { id: number }).id)
+      ids.push(
+        ((await request(url, 'POST', '/messages', { token, body: { text: `before ${index}` } })).body as { id: number })
+          .id
+      )
     }
 
-    const pending = await Promise.all(Array.from({ length: IN_FLIGHT }, (_, index) => index % 5 === 0
-      ? startRequest(port, `PATCH /messages/${ids[index / 5]} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}`, JSON.stringify({ text: `patched ${index}` }))
-      : startRequest(port, `POST /messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}`, JSON.stringify({ text: `created ${index}` }))))
+    const pending = await Promise.all(
+      Array.from({ length: IN_FLIGHT }, (_, index) =>
+        index % 5 === 0
+          ? startRequest(
+              port,
+              `PATCH /messages/${ids[index / 5]} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}`,
+              JSON.stringify({ text: `patched ${index}` })
+            )
+          : startRequest(
+              port,
+              `POST /messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}`,
+              JSON.stringify({ text: `created ${index}` })
+            )
+      )
+    )
 
     child.kill('SIGTERM')
     await nextLog(logs, 'shutting down')

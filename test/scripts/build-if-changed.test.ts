@@ -12,7 +12,8 @@ import { cleanEnv, copyCheckout, type CheckoutCopy } from './checkout-copy.js'
  * not this suite's), the build runs when something is touched, added or deleted, and not otherwise;
  * an unchanged checkout answers "plumage started" well under 2 s after `npm start`.
  */
-const FAKE_BUILD = 'node scripts/build-server.mjs && node scripts/build-client.mjs && node -e "require(\'fs\').appendFileSync(\'builds.log\', \'built\\\\n\')"'
+const FAKE_BUILD =
+  "node scripts/build-server.mjs && node scripts/build-client.mjs && node -e \"require('fs').appendFileSync('builds.log', 'built\\\\n')\""
 let copy: CheckoutCopy
 
 beforeAll(async () => {
@@ -20,12 +21,18 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => copy?.remove())
 
-const builds = () => (existsSync(join(copy.dir, 'builds.log')) ? readFileSync(join(copy.dir, 'builds.log'), 'utf8').split('\n').filter(Boolean).length : 0)
+const builds = () =>
+  existsSync(join(copy.dir, 'builds.log'))
+    ? readFileSync(join(copy.dir, 'builds.log'), 'utf8').split('\n').filter(Boolean).length
+    : 0
 
 /** `node scripts/build-if-changed.mjs` in the copy: whether it built, and what it said. */
 async function buildIfChanged(): Promise<{ built: boolean; stderr: string }> {
   const before = builds()
-  const { stderr } = await promisify(execFile)(process.execPath, ['scripts/build-if-changed.mjs'], { cwd: copy.dir, env: cleanEnv() })
+  const { stderr } = await promisify(execFile)(process.execPath, ['scripts/build-if-changed.mjs'], {
+    cwd: copy.dir,
+    env: cleanEnv()
+  })
   return { built: builds() > before, stderr }
 }
 
@@ -56,11 +63,15 @@ describe('building only what changed', () => {
     ['a tsconfig touched', () => touch('tsconfig.build.json')],
     ['an output deleted', () => rm(join(copy.dir, 'dist', 'plumage.mjs'))],
     ['the stamp deleted', () => rm(join(copy.dir, 'dist', '.build-stamp'))]
-  ])('builds again after %s, and only once', async (_change, change) => {
-    await change()
-    expect(await buildIfChanged()).toMatchObject({ built: true })
-    expect(await buildIfChanged()).toMatchObject({ built: false })
-  }, 60_000)
+  ])(
+    'builds again after %s, and only once',
+    async (_change, change) => {
+      await change()
+      expect(await buildIfChanged()).toMatchObject({ built: true })
+      expect(await buildIfChanged()).toMatchObject({ built: false })
+    },
+    60_000
+  )
 
   it('does not count its outputs or files outside the inputs as changes', async () => {
     await touch('public/app.js')
@@ -68,11 +79,14 @@ describe('building only what changed', () => {
     expect(await buildIfChanged()).toMatchObject({ built: false })
   })
 
-  it('stops with the build\'s exit code, and builds again next time, when the build fails', async () => {
+  it("stops with the build's exit code, and builds again next time, when the build fails", async () => {
     const pkgPath = join(copy.dir, 'package.json')
     const pkg = await readFile(pkgPath, 'utf8')
     await writeFile(pkgPath, pkg.replace('"build": "', '"build": "node -e \'process.exit(3)\' && '))
-    await expect(buildIfChanged()).rejects.toMatchObject({ code: 3, stderr: expect.stringContaining('npm run build failed (exit code 3)') })
+    await expect(buildIfChanged()).rejects.toMatchObject({
+      code: 3,
+      stderr: expect.stringContaining('npm run build failed (exit code 3)')
+    })
     await writeFile(pkgPath, pkg)
     expect(await buildIfChanged()).toMatchObject({ built: true })
   }, 60_000)
@@ -83,7 +97,10 @@ describe('building only what changed', () => {
     const started = Date.now()
     // Its own process group, so that npm and the server it runs stop together.
     const child = spawn('npm', ['start'], {
-      cwd: copy.dir, env: cleanEnv({ PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true
+      cwd: copy.dir,
+      env: cleanEnv({ PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true
     })
     try {
       const elapsed = await new Promise<number>((resolve, reject) => {
@@ -92,7 +109,9 @@ describe('building only what changed', () => {
           stdout += String(chunk)
           if (stdout.includes('"msg":"plumage started"')) resolve(Date.now() - started)
         })
-        child.once('exit', (code) => reject(new Error(`npm start exited (${code}) before the server started:\n${stdout}`)))
+        child.once('exit', (code) =>
+          reject(new Error(`npm start exited (${code}) before the server started:\n${stdout}`))
+        )
       })
       expect(builds()).toBe(before)
       expect(elapsed).toBeLessThan(2_000)

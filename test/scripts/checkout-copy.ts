@@ -22,7 +22,10 @@ export async function copyCheckout(build?: string): Promise<CheckoutCopy> {
   const dir = await mkdtemp(join(tmpdir(), 'plumage-checkout-'))
   const top = (await readdir(root)).filter((name) => /^(tsconfig.*\.json|package\.json|package-lock\.json)$/.test(name))
   for (const name of [...top, 'src', 'public', 'scripts']) {
-    await cp(join(root, name), join(dir, name), { recursive: true, filter: (path) => !path.endsWith(join('public', 'app.js')) })
+    await cp(join(root, name), join(dir, name), {
+      recursive: true,
+      filter: (path) => !path.endsWith(join('public', 'app.js'))
+    })
   }
   await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir')
   if (build !== undefined) {
@@ -37,7 +40,8 @@ export async function copyCheckout(build?: string): Promise<CheckoutCopy> {
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^(npm_|NODE_OPTIONS$|JEST_|AUTH_SECRET$|PORT$|HOST$|STORE$|STATIC_DIR$)/.test(name)) env[name] = value
+    if (value !== undefined && !/^(npm_|NODE_OPTIONS$|JEST_|AUTH_SECRET$|PORT$|HOST$|STORE$|STATIC_DIR$)/.test(name))
+      env[name] = value
   }
   return { ...env, ...extra }
 }

@@ -27,11 +27,20 @@ afterEach(async () => {
 })
 afterAll(() => copy?.remove())
 
-interface Dev { child: ChildProcess; stderr: () => string; started(count: number): Promise<{ url: string; pid: number }> }
+interface Dev {
+  child: ChildProcess
+  stderr: () => string
+  started(count: number): Promise<{ url: string; pid: number }>
+}
 
 function startDev(env: Record<string, string> = {}): Dev {
   // Its own process group: the server it runs stops with it.
-  const child = spawn(process.execPath, ['scripts/dev.mjs'], { cwd: copy.dir, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const child = spawn(process.execPath, ['scripts/dev.mjs'], {
+    cwd: copy.dir,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true
+  })
   dev = child
   let stdout = ''
   let stderr = ''
@@ -47,25 +56,32 @@ function startDev(env: Record<string, string> = {}): Dev {
     }
     for (const wake of waiting.splice(0)) wake()
   })
-  child.stderr!.on('data', (chunk) => { stderr += String(chunk) })
+  child.stderr!.on('data', (chunk) => {
+    stderr += String(chunk)
+  })
   return {
     child,
     stderr: () => stderr,
-    started: (count) => new Promise((resolve, reject) => {
-      const check = () => (starts.length >= count ? resolve(starts[count - 1]!) : waiting.push(check))
-      child.once('exit', (code) => reject(new Error(`npm run dev exited (${code}):\n${stderr}`)))
-      check()
-    })
+    started: (count) =>
+      new Promise((resolve, reject) => {
+        const check = () => (starts.length >= count ? resolve(starts[count - 1]!) : waiting.push(check))
+        child.once('exit', (code) => reject(new Error(`npm run dev exited (${code}):\n${stderr}`)))
+        check()
+      })
   }
 }
 
-async function call(url: string, path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  url: string,
+  path: string,
+  init: { method?: string; body?: unknown; token?: string } = {}
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${url}${path}`, {
     method: init.method ?? 'GET',
     headers: { 'Content-Type': 'application/json', ...(init.token ? { Authorization: `Bearer ${init.token}` } : {}) },
     ...(init.body ? { body: JSON.stringify(init.body) } : {})
   })
-  return { status: response.status, body: await response.json() as Record<string, unknown> }
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> }
 }
 
 const ann = { email: 'ann@example.com', password: 'secret-pw' }
@@ -84,7 +100,10 @@ describe('npm run dev', () => {
   it('reads .env, restarts on a change and keeps its AUTH_SECRET across the restart', async () => {
     const port = await freePort()
     const secret = 'from-the-env-file-0123456789'
-    await writeFile(join(copy.dir, '.env'), `# development settings\nAUTH_SECRET=${secret}\nPORT=${port}\nNODE_ENV=test\nLOG_LEVEL=info\n`)
+    await writeFile(
+      join(copy.dir, '.env'),
+      `# development settings\nAUTH_SECRET=${secret}\nPORT=${port}\nNODE_ENV=test\nLOG_LEVEL=info\n`
+    )
     const run = startDev()
     const first = await run.started(1)
     expect(new URL(first.url).port).toBe(String(port))

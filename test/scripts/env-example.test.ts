@@ -10,10 +10,16 @@ import { loadConfig } from '../../src/infrastructure/config/config.js'
  */
 const example = readFileSync('.env.example', 'utf8')
 const readme = readFileSync('README.md', 'utf8')
-const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5))
+const section = readme.slice(
+  readme.indexOf('## Configuration'),
+  readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5)
+)
 const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]!)
 /** `NAME=value` lines, and `# NAME=value` lines with the comment mark taken off. */
-const uncommented = example.split('\n').map((line) => line.replace(/^# (?=[A-Z][A-Z_]+=)/, '')).join('\n')
+const uncommented = example
+  .split('\n')
+  .map((line) => line.replace(/^# (?=[A-Z][A-Z_]+=)/, ''))
+  .join('\n')
 
 describe('.env.example', () => {
   it('names every variable of the Configuration table, and no other', () => {

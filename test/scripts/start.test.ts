@@ -22,7 +22,10 @@ describe('the README quick start', () => {
   it('opens with `npm install && npm start`, then `npm test`', () => {
     const readme = readFileSync('README.md', 'utf8')
     const first = /```bash\n([\s\S]*?)\n```/.exec(readme)![1]!
-    expect(first.split('\n').map((line) => line.replace(/\s+#.*$/, ''))).toEqual(['npm install && npm start', 'npm test'])
+    expect(first.split('\n').map((line) => line.replace(/\s+#.*$/, ''))).toEqual([
+      'npm install && npm start',
+      'npm test'
+    ])
   })
 
   it('builds a fresh checkout with npm start, reads .env and serves the chat', async () => {
@@ -30,9 +33,16 @@ describe('the README quick start', () => {
     const port = await freePort()
     await writeFile(join(copy.dir, '.env'), `PORT=${port}\nNODE_ENV=test\nAUTH_SECRET=quick-start-secret-0123456789\n`)
     // Its own process group, so that npm and the server it runs stop together.
-    const child = spawn('npm', ['start'], { cwd: copy.dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn('npm', ['start'], {
+      cwd: copy.dir,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true
+    })
     let stderr = ''
-    child.stderr.on('data', (chunk) => { stderr += String(chunk) })
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk)
+    })
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let stdout = ''

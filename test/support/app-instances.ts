@@ -29,7 +29,13 @@ export async function builtInstances(name: string): Promise<Instances> {
   const built: BuiltServer = await buildServer(name)
   return {
     async start(env) {
-      const started = await built.start({ STORE: 'rethinkdb', AUTH_SECRET: INSTANCE_SECRET, BCRYPT_ROUNDS: '4', LOG_LEVEL: 'info', ...env })
+      const started = await built.start({
+        STORE: 'rethinkdb',
+        AUTH_SECRET: INSTANCE_SECRET,
+        BCRYPT_ROUNDS: '4',
+        LOG_LEVEL: 'info',
+        ...env
+      })
       const logs: Instance['logs'] = started.startup.map((line) => JSON.parse(line) as Instance['logs'][number])
       void (async () => {
         for (let line = await started.logs.next(); !line.done; line = await started.logs.next()) {
@@ -58,9 +64,15 @@ export const PASSWORD = 'correct horse battery staple'
 
 /** Signs up (once per email; a second instance finds the account already there) and logs in over REST. */
 export async function signUp(url: string, email: string): Promise<string> {
-  await fetch(`${url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) })
+  await fetch(`${url}/users`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD })
+  })
   const login = await fetch(`${url}/authentication`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ strategy: 'local', email, password: PASSWORD })
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ strategy: 'local', email, password: PASSWORD })
   })
   if (login.status !== 201) throw new Error(`login on ${url} answered ${login.status}: ${await login.text()}`)
   return ((await login.json()) as { accessToken: string }).accessToken
@@ -91,7 +103,13 @@ export async function listen(url: string, accessToken: string): Promise<Listener
 }
 
 /** Calls a service over REST with a token; resolves with the status and the JSON body. */
-export async function call(url: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function call(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${url}/${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
@@ -113,17 +131,33 @@ export async function until(what: string, condition: () => boolean | Promise<boo
 
 /**
  * Checks that every listener received exactly the expected events (`${event} ${id}`), each once,
- * and nothing else (with `allowCreatedOthers`: other `created` events may come, also only once). Waits for all to arrive, then a little longer so that doubles would show.
+ * and nothing else (with `allowCreatedOthers`: other `created` events may come, also only once). Waits for all to
+ * arrive, then a little longer so that doubles would show.
  */
-export async function expectExactlyOnce(listeners: Listener[], expected: string[], { settleMs = 2_000, allowCreatedOthers = false } = {}): Promise<void> {
+export async function expectExactlyOnce(
+  listeners: Listener[],
+  expected: string[],
+  { settleMs = 2_000, allowCreatedOthers = false } = {}
+): Promise<void> {
   const want = new Set(expected)
-  await until(`every listener receives ${expected.length} events`, () => listeners.every((listener) => [...want].every((key) => listener.counts.has(key))), 45_000)
+  await until(
+    `every listener receives ${expected.length} events`,
+    () => listeners.every((listener) => [...want].every((key) => listener.counts.has(key))),
+    45_000
+  )
   await new Promise((resolve) => setTimeout(resolve, settleMs))
   for (const listener of listeners) {
     const doubled = [...listener.counts].filter(([, count]) => count > 1).map(([key, count]) => `${key} ×${count}`)
     // A write cut off by a crash may have been applied though its caller heard 503: it may appear (once).
-    const unexpected = [...listener.counts.keys()].filter((key) => !want.has(key) && !(allowCreatedOthers && key.startsWith('created ')))
+    const unexpected = [...listener.counts.keys()].filter(
+      (key) => !want.has(key) && !(allowCreatedOthers && key.startsWith('created '))
+    )
     const missing = expected.filter((key) => !listener.counts.has(key))
-    expect({ url: listener.url, doubled, unexpected, missing }).toEqual({ url: listener.url, doubled: [], unexpected: [], missing: [] })
+    expect({ url: listener.url, doubled, unexpected, missing }).toEqual({
+      url: listener.url,
+      doubled: [],
+      unexpected: [],
+      missing: []
+    })
   }
 }

@@ -31,11 +31,21 @@ export async function startAuthServer(
 ): Promise<AuthServer> {
   const config = loadConfig({ NODE_ENV: 'test', LOGIN_MAX_FAILURES: '0', ...env })
   const warnings: string[] = []
-  const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => { warnings.push(message) } }
+  const logger: Logger = {
+    debug() {},
+    info() {},
+    error() {},
+    warn: (message) => {
+      warnings.push(message)
+    }
+  }
   const container = buildContainer(config, { logger, env: { ...process.env, ...env }, ...overrides })
   const app = container.get<App>(App)
   await app.setup()
-  const running = await httpEngines[config.http](app, restAppOptions(config, logger, undefined, container.get<Metrics>(Metrics))).listen(0, '127.0.0.1')
+  const running = await httpEngines[config.http](
+    app,
+    restAppOptions(config, logger, undefined, container.get<Metrics>(Metrics))
+  ).listen(0, '127.0.0.1')
   const io = attachSocketIo(app, running.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
   return {
     app,

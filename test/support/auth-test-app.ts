@@ -35,11 +35,18 @@ export async function authTestApp(options: AuthTestOptions = {}) {
   const passwordField = options.local?.passwordField ?? 'password'
   app.use(path, new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, ...options.users }))
   app.service(path).hooks({
-    before: { create: [hashPassword(passwordField, { strategy: options.local?.name ?? 'local' })], find: [authenticate('jwt')], get: [authenticate('jwt')] },
+    before: {
+      create: [hashPassword(passwordField, { strategy: options.local?.name ?? 'local' })],
+      find: [authenticate('jwt')],
+      get: [authenticate('jwt')]
+    },
     after: { all: [protect(passwordField)] }
   })
-  const auth = new AuthenticationService({ tokens, clock, authStrategies: options.authStrategies })
-    .register(new JwtStrategy({ service: path, ...options.jwt }), new LocalStrategy(hasher, { service: path, ...options.local }), ...(options.extraStrategies ?? []))
+  const auth = new AuthenticationService({ tokens, clock, authStrategies: options.authStrategies }).register(
+    new JwtStrategy({ service: path, ...options.jwt }),
+    new LocalStrategy(hasher, { service: path, ...options.local }),
+    ...(options.extraStrategies ?? [])
+  )
   app.use('authentication', auth)
   app.use('messages', new AdapterService(new InMemoryStore()))
   app.service('messages').hooks({ before: { all: [authenticate('jwt')] } })

@@ -44,7 +44,15 @@ export async function buildServer(name: string): Promise<BuiltServer> {
     main,
     async start(env = {}) {
       const child = spawn(process.execPath, [main], {
-        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'test', REQUEST_LOG: 'false', ...env },
+        env: {
+          ...process.env,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          NODE_ENV: 'test',
+          REQUEST_LOG: 'false',
+          ...env
+        },
         stdio: ['ignore', 'pipe', 'inherit']
       })
       children.push(child)
@@ -53,7 +61,8 @@ export async function buildServer(name: string): Promise<BuiltServer> {
       const startup: string[] = []
       for (let line = await logs.next(); !line.done; line = await logs.next()) {
         const entry = JSON.parse(line.value) as { msg: string; url?: string }
-        if (entry.msg === 'plumage started') return { child, port: Number(new URL(entry.url!).port), logs, startup, exited }
+        if (entry.msg === 'plumage started')
+          return { child, port: Number(new URL(entry.url!).port), logs, startup, exited }
         startup.push(line.value)
       }
       throw new Error('the server exited before logging "plumage started"')

@@ -1,7 +1,11 @@
 import { Worker } from 'node:worker_threads'
 import type { JQueryLike } from '../../src/interfaces/client/rest/http-libraries.js'
 
-interface XhrSnapshot { status: number; statusText: string; responseText?: string }
+interface XhrSnapshot {
+  status: number
+  statusText: string
+  responseText?: string
+}
 
 /*
  * jsdom 29 loads ESM through require(), which Node 20 supports but jest's module loader does not.
@@ -39,7 +43,7 @@ export function jqueryInJsdom(origin: string): { $: JQueryLike; close(): Promise
       worker.postMessage({ seq: id, settings })
       return {
         then(done, fail) {
-          return reply.then(({ ok, xhr }) => ok ? done(xhr.responseText, 'success', xhr) : fail(xhr))
+          return reply.then(({ ok, xhr }) => (ok ? done(xhr.responseText, 'success', xhr) : fail(xhr)))
         }
       }
     }

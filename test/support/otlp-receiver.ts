@@ -32,12 +32,26 @@ export interface OtlpReceiver {
   close(): Promise<void>
 }
 
-interface OtlpValue { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number }
-interface OtlpAttribute { key: string; value: OtlpValue }
+interface OtlpValue {
+  stringValue?: string
+  intValue?: string | number
+  boolValue?: boolean
+  doubleValue?: number
+}
+interface OtlpAttribute {
+  key: string
+  value: OtlpValue
+}
 interface OtlpSpan {
-  traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number
-  attributes?: OtlpAttribute[]; links?: { traceId: string; spanId: string }[]
-  status?: { code?: number; message?: string }; events?: { name: string; attributes?: OtlpAttribute[] }[]
+  traceId: string
+  spanId: string
+  parentSpanId?: string
+  name: string
+  kind: number
+  attributes?: OtlpAttribute[]
+  links?: { traceId: string; spanId: string }[]
+  status?: { code?: number; message?: string }
+  events?: { name: string; attributes?: OtlpAttribute[] }[]
 }
 interface OtlpExport {
   resourceSpans: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans: { spans?: OtlpSpan[] }[] }[]
@@ -61,7 +75,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
+      if (
+        req.method !== 'POST' ||
+        req.url !== '/v1/traces' ||
+        !String(req.headers['content-type']).startsWith('application/json')
+      ) {
         rejected.push(`${req.method} ${req.url} ${req.headers['content-type']}`)
         res.writeHead(404).end()
         return
@@ -79,7 +97,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
               attributes: attributes(span.attributes),
               links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
               status: span.status ?? {},
-              events: (span.events ?? []).map((event) => ({ name: event.name, attributes: attributes(event.attributes) })),
+              events: (span.events ?? []).map((event) => ({
+                name: event.name,
+                attributes: attributes(event.attributes)
+              })),
               resource: attributes(resource?.attributes)
             })
           }

@@ -26,7 +26,8 @@ export function parseExposition(text: string): Exposition {
     const match = SAMPLE.exec(line)
     if (!match) throw new Error(`Not a sample line: ${line}`)
     const labels: Record<string, string> = {}
-    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL)) labels[name!] = value!.replace(/\\(.)/g, (_all, c: string) => (c === 'n' ? '\n' : c))
+    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL))
+      labels[name!] = value!.replace(/\\(.)/g, (_all, c: string) => (c === 'n' ? '\n' : c))
     samples.push({ name: match[1]!, labels, value: Number(match[3]) })
   }
   return { samples, types }
@@ -34,13 +35,17 @@ export function parseExposition(text: string): Exposition {
 
 /** The samples of `name` whose labels include `labels`. */
 export function samplesOf(exposition: Exposition, name: string, labels: Record<string, string> = {}): Sample[] {
-  return exposition.samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
+  return exposition.samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value)
+  )
 }
 
 /** The value of the one sample of `name` with exactly these labels; undefined when there is none. */
 export function valueOf(exposition: Exposition, name: string, labels: Record<string, string> = {}): number | undefined {
   const keys = Object.keys(labels).sort().join(',')
-  const found = samplesOf(exposition, name, labels).filter((sample) => Object.keys(sample.labels).sort().join(',') === keys)
+  const found = samplesOf(exposition, name, labels).filter(
+    (sample) => Object.keys(sample.labels).sort().join(',') === keys
+  )
   if (found.length > 1) throw new Error(`${found.length} samples of ${name} with ${JSON.stringify(labels)}`)
   return found[0]?.value
 }

@@ -27,14 +27,18 @@ export class RecordingTracer implements Tracer {
   run<T>(name: string, options: SpanOptions, fn: (span: Span) => T): T {
     const index = this.spans.length
     const recorded: RecordedSpan = {
-      name, options, attributes: { ...options.attributes },
+      name,
+      options,
+      attributes: { ...options.attributes },
       ...(options.parent === undefined && this.active.getStore() ? { parent: this.active.getStore()! } : {}),
       traceparent: `00-${'1'.repeat(32)}-${(index + 1).toString(16).padStart(16, '0')}-01`
     }
     this.spans.push(recorded)
     const span: Span = {
       setAttributes: (attributes) => Object.assign(recorded.attributes, attributes),
-      fail: (error) => { recorded.failure = error }
+      fail: (error) => {
+        recorded.failure = error
+      }
     }
     const failed = (error: unknown) => {
       recorded.error = error
@@ -43,7 +47,14 @@ export class RecordingTracer implements Tracer {
     return this.active.run(recorded, () => {
       try {
         const result = fn(span)
-        return (result instanceof Promise ? result.catch((error: unknown) => { failed(error); throw error }) : result) as T
+        return (
+          result instanceof Promise
+            ? result.catch((error: unknown) => {
+                failed(error)
+                throw error
+              })
+            : result
+        ) as T
       } catch (error) {
         failed(error)
         throw error

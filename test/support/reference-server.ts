@@ -17,7 +17,12 @@ export interface HttpAnswer {
 }
 
 /** One JSON request; the body is parsed when the answer says it is JSON. */
-export async function request(url: string, method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+export async function request(
+  url: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}
+): Promise<HttpAnswer> {
   const response = await fetch(url + path, {
     method,
     headers: {
@@ -26,11 +31,21 @@ export async function request(url: string, method: string, path: string, options
       ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
       ...options.headers
     },
-    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body)
   })
   const text = await response.text()
   const contentType = response.headers.get('content-type') ?? ''
-  return { status: response.status, contentType, text, body: contentType.includes('application/json') && text ? JSON.parse(text) : undefined }
+  return {
+    status: response.status,
+    contentType,
+    text,
+    body: contentType.includes('application/json') && text ? JSON.parse(text) : undefined
+  }
 }
 
 export interface Session {
@@ -51,7 +66,9 @@ export async function signup(url: string, email: string, password = 'secret-pw')
 /** A connected raw socket.io client (websocket, no reconnection: a drop must show up as a failure). */
 export async function connectSocket(url: string, token?: string): Promise<Socket> {
   const socket = io(url, {
-    transports: ['websocket'], forceNew: true, reconnection: false,
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
     ...(token ? { extraHeaders: { Authorization: `Bearer ${token}` } } : {})
   })
   await new Promise<void>((resolve, reject) => {
@@ -68,11 +85,12 @@ export async function connectSocket(url: string, token?: string): Promise<Socket
 export function receivedUntil(socket: Socket, predicate: () => boolean): Promise<void> {
   return new Promise((resolve) => {
     if (predicate()) return resolve()
-    const check = () => queueMicrotask(() => {
-      if (!predicate()) return
-      socket.offAny(check)
-      resolve()
-    })
+    const check = () =>
+      queueMicrotask(() => {
+        if (!predicate()) return
+        socket.offAny(check)
+        resolve()
+      })
     socket.onAny(check)
   })
 }

@@ -12,7 +12,8 @@ import { join } from 'node:path'
  * 127.0.0.1 only. Without RETHINKDB_BIN the suites that need it are skipped with one loud line.
  */
 
-export const RETHINKDB_BIN = process.env.RETHINKDB_BIN && existsSync(process.env.RETHINKDB_BIN) ? process.env.RETHINKDB_BIN : undefined
+export const RETHINKDB_BIN =
+  process.env.RETHINKDB_BIN && existsSync(process.env.RETHINKDB_BIN) ? process.env.RETHINKDB_BIN : undefined
 
 export interface RethinkDbProcess {
   name: string
@@ -27,15 +28,28 @@ export interface RethinkDbProcess {
 }
 
 /** `join`: the server of a cluster to join; `args`: more command-line options (e.g. `--driver-tls-key`). */
-export async function rethinkDbProcess(name: string, options: { join?: RethinkDbProcess; args?: string[] } = {}): Promise<RethinkDbProcess> {
+export async function rethinkDbProcess(
+  name: string,
+  options: { join?: RethinkDbProcess; args?: string[] } = {}
+): Promise<RethinkDbProcess> {
   if (!RETHINKDB_BIN) throw new Error('RETHINKDB_BIN is not set')
   const directory = await mkdtemp(join(tmpdir(), `plumage-rdb-${name}-`))
   const driverPort = await freePort()
   const clusterPort = await freePort()
   let child: ChildProcess | undefined
   const args = [
-    '--directory', join(directory, 'data'), '--server-name', name, '--bind', '127.0.0.1',
-    '--driver-port', String(driverPort), '--cluster-port', String(clusterPort), '--no-http-admin', '--no-update-check',
+    '--directory',
+    join(directory, 'data'),
+    '--server-name',
+    name,
+    '--bind',
+    '127.0.0.1',
+    '--driver-port',
+    String(driverPort),
+    '--cluster-port',
+    String(clusterPort),
+    '--no-http-admin',
+    '--no-update-check',
     ...(options.join ? ['--join', `127.0.0.1:${options.join.clusterPort}`] : []),
     ...(options.args ?? [])
   ]
@@ -49,7 +63,8 @@ export async function rethinkDbProcess(name: string, options: { join?: RethinkDb
       child = spawn(RETHINKDB_BIN!, args, { stdio: 'ignore' })
       const deadline = Date.now() + 60_000
       while (!(await accepts(driverPort))) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`rethinkdb ${name} did not start (exit ${child.exitCode})`)
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`rethinkdb ${name} did not start (exit ${child.exitCode})`)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
     },
@@ -72,7 +87,10 @@ export async function rethinkDbProcess(name: string, options: { join?: RethinkDb
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port })
-    socket.once('connect', () => { socket.destroy(); resolve(true) })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
     socket.once('error', () => resolve(false))
   })
 }

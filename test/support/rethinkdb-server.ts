@@ -41,10 +41,15 @@ export async function discoverRethinkDb(): Promise<RethinkDbTestServer | null> {
     .withWaitStrategy(Wait.forLogMessage(/Server ready/))
     .withStartupTimeout(120_000)
     .start()
-  return open({ host: container.getHost(), port: container.getMappedPort(28015) }, () => container.stop().then(() => undefined))
+  return open({ host: container.getHost(), port: container.getMappedPort(28015) }, () =>
+    container.stop().then(() => undefined)
+  )
 }
 
-async function open(address: { host: string; port: number }, stopContainer?: () => Promise<void>): Promise<RethinkDbTestServer> {
+async function open(
+  address: { host: string; port: number },
+  stopContainer?: () => Promise<void>
+): Promise<RethinkDbTestServer> {
   const db = `plumage_test_${randomBytes(6).toString('hex')}`
   const connection = await connectRethinkDb(`rethinkdb://${address.host}:${address.port}/${db}`, { timeoutMs: 15_000 })
   const { r } = connection
@@ -57,25 +62,29 @@ async function open(address: { host: string; port: number }, stopContainer?: () 
     db,
     // Once, whoever calls it: drops the database over a connection of its own (a test may have
     // replaced or drained the module-wide pool), then drains the pool and stops the container.
-    stop: () => (stopped ??= (async () => {
-      try {
-        const own = await r.connect({ host: address.host, port: address.port, timeout: 10 })
+    stop: () =>
+      (stopped ??= (async () => {
         try {
-          // The run's database and any a suite made beside it (`<db>_<n>`).
-          const names = (await r.dbList().run(own)).filter((name) => name === db || name.startsWith(`${db}_`))
-          for (const name of names) {
-            await r.dbDrop(name).run(own).catch((error: unknown) => {
-              if (!/does not exist/.test(String((error as Error).message))) throw error
-            })
+          const own = await r.connect({ host: address.host, port: address.port, timeout: 10 })
+          try {
+            // The run's database and any a suite made beside it (`<db>_<n>`).
+            const names = (await r.dbList().run(own)).filter((name) => name === db || name.startsWith(`${db}_`))
+            for (const name of names) {
+              await r
+                .dbDrop(name)
+                .run(own)
+                .catch((error: unknown) => {
+                  if (!/does not exist/.test(String((error as Error).message))) throw error
+                })
+            }
+          } finally {
+            await own.close()
           }
         } finally {
-          await own.close()
+          await connection.close().catch(() => undefined)
+          await stopContainer?.()
         }
-      } finally {
-        await connection.close().catch(() => undefined)
-        await stopContainer?.()
-      }
-    })())
+      })())
   }
 }
 
@@ -106,7 +115,9 @@ async function dockerAnswers(): Promise<boolean> {
         '/var/run/docker.sock',
         join(homedir(), '.docker/run/docker.sock'),
         join(homedir(), '.docker/desktop/docker.sock'),
-        ...(process.env.XDG_RUNTIME_DIR ? [join(process.env.XDG_RUNTIME_DIR, 'docker.sock'), join(process.env.XDG_RUNTIME_DIR, 'podman/podman.sock')] : [])
+        ...(process.env.XDG_RUNTIME_DIR
+          ? [join(process.env.XDG_RUNTIME_DIR, 'docker.sock'), join(process.env.XDG_RUNTIME_DIR, 'podman/podman.sock')]
+          : [])
       ]
   for (const socketPath of sockets) {
     if (existsSync(socketPath) && (await pingSocket(socketPath))) return true

@@ -42,7 +42,10 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
   const tokens = new JsonWebTokenService({ secret: SECRET, expiresIn: '15m' }, clock)
   const sessions = new Sessions(store, new CryptoSecretTokens(), clock, { accessTokenTtl: 15 * 60_000 })
   const hasher = options.hasher ?? new FakePasswordHasher()
-  const throttle = new LoginThrottle(attempts, clock, { maxFailures: options.maxFailures ?? 10, addressMaxFailures: options.addressMaxFailures ?? 20 })
+  const throttle = new LoginThrottle(attempts, clock, {
+    maxFailures: options.maxFailures ?? 10,
+    addressMaxFailures: options.addressMaxFailures ?? 20
+  })
   const app: App = createReferenceApp({
     stores: options.stores ?? new InMemoryStoreFactory(),
     validator: new AjvSchemaValidator(),
@@ -54,18 +57,46 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
   const auth = app.service('authentication')
   const REST: Params = { provider: 'rest', address: '10.0.0.1' }
   const login = (email: string, password: string, params: Params = REST) =>
-    auth.create({ strategy: 'local', email, password }, params) as Promise<AuthenticationResult & { refreshToken: string; accessToken: string }>
+    auth.create({ strategy: 'local', email, password }, params) as Promise<
+      AuthenticationResult & { refreshToken: string; accessToken: string }
+    >
   const refresh = (refreshToken: string) =>
-    auth.create({ strategy: 'refresh', refreshToken }, REST) as Promise<AuthenticationResult & { refreshToken: string; accessToken: string }>
-  const bearer = (accessToken: string): Params => ({ provider: 'rest', authentication: { strategy: 'jwt', accessToken } })
+    auth.create({ strategy: 'refresh', refreshToken }, REST) as Promise<
+      AuthenticationResult & { refreshToken: string; accessToken: string }
+    >
+  const bearer = (accessToken: string): Params => ({
+    provider: 'rest',
+    authentication: { strategy: 'jwt', accessToken }
+  })
   const logout = (accessToken: string) => auth.remove(null, bearer(accessToken))
   const messages = (accessToken: string) => app.service('messages').find(bearer(accessToken))
-  const signUp = (email: string, password = 'password-1') => app.service('users').create({ email, password }, { provider: 'rest' }) as Promise<{ id: string | number; email: string }>
-  return { app, clock, store, attempts, hasher, sessions, tokens, login, refresh, logout, messages, signUp, bearer, REST }
+  const signUp = (email: string, password = 'password-1') =>
+    app.service('users').create({ email, password }, { provider: 'rest' }) as Promise<{
+      id: string | number
+      email: string
+    }>
+  return {
+    app,
+    clock,
+    store,
+    attempts,
+    hasher,
+    sessions,
+    tokens,
+    login,
+    refresh,
+    logout,
+    messages,
+    signUp,
+    bearer,
+    REST
+  }
 }
 
 /** The rejection of a promise that must fail. */
-export async function failure(promise: Promise<unknown>): Promise<{ name: string; code: number; message: string; data?: Record<string, unknown> }> {
+export async function failure(
+  promise: Promise<unknown>
+): Promise<{ name: string; code: number; message: string; data?: Record<string, unknown> }> {
   try {
     await promise
   } catch (error) {

@@ -17,7 +17,13 @@ export interface StandInRethinkDb {
   close(): void
 }
 
-export async function standInRethinkDb({ password, tls }: { password: string; tls?: TlsOptions }): Promise<StandInRethinkDb> {
+export async function standInRethinkDb({
+  password,
+  tls
+}: {
+  password: string
+  tls?: TlsOptions
+}): Promise<StandInRethinkDb> {
   const users: string[] = []
   const accepted: string[] = []
   const serve = (socket: Socket) => {
@@ -41,7 +47,11 @@ export async function standInRethinkDb({ password, tls }: { password: string; tl
           const bare = authentication.replace(/^n,,/, '')
           const user = /n=([^,]*)/.exec(bare)![1]!
           users.push(user)
-          first = { bare, user, server: `r=${/r=([^,]*)/.exec(bare)![1]}${randomBytes(9).toString('base64')},s=${SALT.toString('base64')},i=${ITERATIONS}` }
+          first = {
+            bare,
+            user,
+            server: `r=${/r=([^,]*)/.exec(bare)![1]}${randomBytes(9).toString('base64')},s=${SALT.toString('base64')},i=${ITERATIONS}`
+          }
           send({ success: true, authentication: first.server })
           continue
         }

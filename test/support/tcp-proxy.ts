@@ -27,35 +27,40 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let upstreamPort = targetPort
 
   // Idempotent both ways: restoring a listening proxy (or cutting a cut one) changes nothing.
-  const listen = () => new Promise<void>((resolve, reject) => {
-    if (server) return resolve()
-    const listening = createServer((client) => {
-      const upstream = connect({ host: targetHost, port: upstreamPort })
-      for (const socket of [client, upstream]) {
-        sockets.add(socket)
-        socket.on('close', () => sockets.delete(socket))
-        socket.on('error', () => { client.destroy(); upstream.destroy() })
-      }
-      client.pipe(upstream)
-      upstream.pipe(client)
-      const pair = { client, upstream }
-      pairs.add(pair)
-      client.on('close', () => pairs.delete(pair))
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      if (server) return resolve()
+      const listening = createServer((client) => {
+        const upstream = connect({ host: targetHost, port: upstreamPort })
+        for (const socket of [client, upstream]) {
+          sockets.add(socket)
+          socket.on('close', () => sockets.delete(socket))
+          socket.on('error', () => {
+            client.destroy()
+            upstream.destroy()
+          })
+        }
+        client.pipe(upstream)
+        upstream.pipe(client)
+        const pair = { client, upstream }
+        pairs.add(pair)
+        client.on('close', () => pairs.delete(pair))
+      })
+      listening.once('error', reject)
+      listening.listen(port, '127.0.0.1', () => {
+        port = (listening.address() as { port: number }).port
+        server = listening
+        resolve()
+      })
     })
-    listening.once('error', reject)
-    listening.listen(port, '127.0.0.1', () => {
-      port = (listening.address() as { port: number }).port
-      server = listening
-      resolve()
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy()
+      const closing = server
+      server = undefined
+      if (!closing) return resolve()
+      closing.close(() => resolve())
     })
-  })
-  const stop = () => new Promise<void>((resolve) => {
-    for (const socket of sockets) socket.destroy()
-    const closing = server
-    server = undefined
-    if (!closing) return resolve()
-    closing.close(() => resolve())
-  })
 
   const silence = () => {
     for (const { client, upstream } of pairs) {
@@ -69,10 +74,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
 
   await listen()
   return {
-    get port() { return port },
+    get port() {
+      return port
+    },
     cut: stop,
     silence,
-    retarget: (next: number) => { upstreamPort = next },
+    retarget: (next: number) => {
+      upstreamPort = next
+    },
     restore: listen,
     async close() {
       for (const upstream of silenced) upstream.destroy()

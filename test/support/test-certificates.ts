@@ -33,11 +33,49 @@ export async function makeCertificates(): Promise<TestCertificates> {
   const signed = async (name: string, subject: string, extensions?: string) => {
     await openssl('req', ...newKey, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject)
     if (extensions) await writeFile(path(`${name}.ext`), `${extensions}\n`)
-    await openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2',
-      '-out', `${name}.pem`, ...(extensions ? ['-extfile', `${name}.ext`] : []))
+    await openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-out',
+      `${name}.pem`,
+      ...(extensions ? ['-extfile', `${name}.ext`] : [])
+    )
   }
-  await openssl('req', '-x509', ...newKey, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=plumage test CA')
-  await openssl('req', '-x509', ...newKey, '-keyout', 'other.key', '-out', 'other.pem', '-days', '2', '-subj', '/CN=an unrelated CA')
+  await openssl(
+    'req',
+    '-x509',
+    ...newKey,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=plumage test CA'
+  )
+  await openssl(
+    'req',
+    '-x509',
+    ...newKey,
+    '-keyout',
+    'other.key',
+    '-out',
+    'other.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=an unrelated CA'
+  )
   await signed('server', `/CN=${SERVER_NAME}`, `subjectAltName=DNS:${SERVER_NAME}`)
   await signed('client', '/CN=plumage')
   return {

@@ -28,7 +28,8 @@ export interface AuthenticationServiceOptions {
 }
 
 /**
- * The `authentication` service (docs/wire-protocol.md, Authentication): `create` authenticates with a named strategy and
+ * The `authentication` service (docs/wire-protocol.md, Authentication): `create` authenticates with a named strategy
+ * and
  * answers `{ accessToken, authentication, user }`; `remove` is logout. It never publishes service
  * events; instead it emits the app events `login` and `logout` with `{ provider, connection }`, which
  * transports use to bind connections and the app uses to join channels.
@@ -56,7 +57,8 @@ export class AuthenticationService {
   }
 
   get application(): App {
-    if (!this.app) throw new Error('The authentication service is not set up yet: register it with app.use and call app.setup()')
+    if (!this.app)
+      throw new Error('The authentication service is not set up yet: register it with app.use and call app.setup()')
     return this.app
   }
 
@@ -64,11 +66,20 @@ export class AuthenticationService {
     return this.options.authStrategies ?? [...this.strategies.keys()]
   }
 
-  /** Runs the strategy named in `data` if it is one of `allowed`; throws the v5 messages (docs/wire-protocol.md, Failures). */
-  async authenticate(data: AuthenticationRequest | undefined, params: Params, ...allowed: string[]): Promise<AuthenticationResult> {
+  /**
+   * Runs the strategy named in `data` if it is one of `allowed`; throws the v5 messages (docs/wire-protocol.md,
+   * Failures).
+   */
+  async authenticate(
+    data: AuthenticationRequest | undefined,
+    params: Params,
+    ...allowed: string[]
+  ): Promise<AuthenticationResult> {
     const name = typeof data === 'object' && data !== null ? data.strategy : undefined
-    if (typeof name !== 'string' || name === '') throw new NotAuthenticated('Invalid authentication information (no `strategy` set)')
-    if (!allowed.includes(name)) throw new NotAuthenticated('Invalid authentication information (strategy not allowed in authStrategies)')
+    if (typeof name !== 'string' || name === '')
+      throw new NotAuthenticated('Invalid authentication information (no `strategy` set)')
+    if (!allowed.includes(name))
+      throw new NotAuthenticated('Invalid authentication information (strategy not allowed in authStrategies)')
     const strategy = this.strategies.get(name)
     if (!strategy) throw new NotAuthenticated('Invalid authentication information')
     const { throttle } = this.options
@@ -77,15 +88,21 @@ export class AuthenticationService {
     if (throttle && params.provider !== undefined && typeof usernameField === 'string') {
       const username = data![usernameField]
       const address = params.address ?? params.connection?.address
-      return throttle.guard({
-        account: typeof username === 'string' ? username.trim().toLowerCase() : '',
-        ...(typeof address === 'string' && address !== '' ? { address } : {})
-      }, () => strategy.authenticate(data!, params))
+      return throttle.guard(
+        {
+          account: typeof username === 'string' ? username.trim().toLowerCase() : '',
+          ...(typeof address === 'string' && address !== '' ? { address } : {})
+        },
+        () => strategy.authenticate(data!, params)
+      )
     }
     return strategy.authenticate(data!, params)
   }
 
-  /** Login: a new token for a local (or other) authentication; the same token back for jwt (docs/wire-protocol.md, Re-authentication and logout). */
+  /**
+   * Login: a new token for a local (or other) authentication; the same token back for jwt (docs/wire-protocol.md,
+   * Re-authentication and logout).
+   */
   async create(data: AuthenticationRequest, params: Params = {}): Promise<LoginResult> {
     const allowed = this.authStrategies
     // `restrictStrategies` may already have authenticated this request in a before hook.
@@ -94,12 +111,16 @@ export class AuthenticationService {
       throw new NotAuthenticated('Invalid authentication information (strategy not allowed in authStrategies)')
     }
     try {
-      return await this.respond(checked ?? await this.authenticate(data, params, ...allowed), params)
+      return await this.respond(checked ?? (await this.authenticate(data, params, ...allowed)), params)
     } catch (error) {
       // A failed refresh on a logged-in connection ends its session there: it drops to anonymous
       // now rather than when its last access token expires.
       const { connection, provider } = params
-      if (error instanceof NotAuthenticated && connection?.authentication && this.strategies.get(String(data?.strategy)) instanceof RefreshStrategy) {
+      if (
+        error instanceof NotAuthenticated &&
+        connection?.authentication &&
+        this.strategies.get(String(data?.strategy)) instanceof RefreshStrategy
+      ) {
         this.application.emit('logout', null, { provider, connection })
       }
       throw error
@@ -112,7 +133,8 @@ export class AuthenticationService {
    */
   async remove(id: NullableId, params: Params = {}): Promise<LoginResult> {
     const { authentication } = params
-    if (id !== null && id !== undefined && id !== authentication?.accessToken) throw new NotAuthenticated('Invalid access token')
+    if (id !== null && id !== undefined && id !== authentication?.accessToken)
+      throw new NotAuthenticated('Invalid access token')
     const result = await this.respond(await this.authenticate(authentication, params, ...this.authStrategies), params)
     if (this.sessions && result.authentication.payload) await this.sessions.logout(result.authentication.payload)
     return result
@@ -124,33 +146,42 @@ export class AuthenticationService {
     this.app = app
     for (const strategy of this.strategies.values()) strategy.setup?.(this)
     if (this.sessions) this.revokeOnEntityChanges(app, this.sessions)
-    const silence = (context: HookContext) => { context.event = null }
+    const silence = (context: HookContext) => {
+      context.event = null
+    }
     const announce = (event: 'login' | 'logout') => (context: HookContext) => {
       const { provider, connection } = context.params
       app.emit(event, context.dispatch ?? context.result, { provider, connection }, context)
     }
-    app.service(path).hooks({ before: { all: [silence] }, after: { create: [announce('login')], remove: [announce('logout')] } })
+    app
+      .service(path)
+      .hooks({ before: { all: [silence] }, after: { create: [announce('login')], remove: [announce('logout')] } })
   }
 
   private async respond(result: AuthenticationResult, params: Params): Promise<LoginResult> {
     const strategy = this.strategies.get(result.authentication.strategy)
     const entityName = strategy?.entity ?? null
     const entity = entityName === null ? undefined : result[entityName]
-    const id = strategy && isRecord(entity) ? entity[this.idField(strategy)] as Id | undefined : undefined
+    const id = strategy && isRecord(entity) ? (entity[this.idField(strategy)] as Id | undefined) : undefined
     let { accessToken } = result
     let payload = result.authentication.payload
     let refreshToken: string | undefined
     if (accessToken === undefined) {
-      const claims: TokenPayload = { ...(id !== undefined && entityName ? { [`${entityName}Id`]: id } : {}), ...payload }
+      const claims: TokenPayload = {
+        ...(id !== undefined && entityName ? { [`${entityName}Id`]: id } : {}),
+        ...payload
+      }
       // A login starts a session; a refresh continues its own (the strategy put its `sid` in the payload).
       if (this.sessions && id !== undefined && typeof claims.sid !== 'string') claims.sid = this.sessions.newFamily()
       accessToken = await this.tokens.sign(claims, id !== undefined ? { subject: String(id) } : {})
       payload = await this.tokens.verify(accessToken)
-      if (this.sessions && id !== undefined) refreshToken = await this.sessions.issueRefreshToken(claims.sid as string, id)
+      if (this.sessions && id !== undefined)
+        refreshToken = await this.sessions.issueRefreshToken(claims.sid as string, id)
     }
     const { accessToken: _verified, authentication, ...rest } = result
     const response: LoginResult = { accessToken, authentication: { ...authentication, payload }, ...rest }
-    if (entityName && entity !== undefined && id !== undefined) response[entityName] = await this.externalView(strategy!, id, entity as Data, params)
+    if (entityName && entity !== undefined && id !== undefined)
+      response[entityName] = await this.externalView(strategy!, id, entity as Data, params)
     if (refreshToken !== undefined) response.refreshToken = refreshToken
     return response
   }
@@ -160,7 +191,12 @@ export class AuthenticationService {
     if (params.provider === undefined) return entity
     const { provider, headers, connection } = params
     return this.application.service(strategy.service).get(id, {
-      provider, headers, connection, authenticated: true, [strategy.entity!]: entity, authentication: params.authentication
+      provider,
+      headers,
+      connection,
+      authenticated: true,
+      [strategy.entity!]: entity,
+      authentication: params.authentication
     })
   }
 
@@ -181,15 +217,23 @@ export class AuthenticationService {
     for (const [path, fields] of passwordFields) {
       const idField = declaredIdField(app.service(path)) ?? 'id'
       const revoke = async (context: HookContext) => {
-        const changedPassword = (item: unknown) => typeof item === 'object' && item !== null && [...fields].some((field) => (item as Data)[field] !== undefined)
-        if (context.method !== 'remove' && !(Array.isArray(context.data) ? context.data.some(changedPassword) : changedPassword(context.data))) return
+        const changedPassword = (item: unknown) =>
+          typeof item === 'object' && item !== null && [...fields].some((field) => (item as Data)[field] !== undefined)
+        if (
+          context.method !== 'remove' &&
+          !(Array.isArray(context.data) ? context.data.some(changedPassword) : changedPassword(context.data))
+        )
+          return
         const results = Array.isArray(context.result) ? context.result : [context.result]
         const payload = (context.params.authentication as { payload?: TokenPayload } | undefined)?.payload
         for (const entity of results) {
           const id = isRecord(entity) ? entity[idField] : undefined
           if (typeof id !== 'string' && typeof id !== 'number') continue
           // The caller's own session, when it changed its own password.
-          const current = context.method !== 'remove' && typeof payload?.sid === 'string' && payload.sub === String(id) ? payload.sid : undefined
+          const current =
+            context.method !== 'remove' && typeof payload?.sid === 'string' && payload.sub === String(id)
+              ? payload.sid
+              : undefined
           await sessions.revokeUser(id, current)
         }
       }

@@ -88,10 +88,12 @@ export class JwtStrategy implements AuthenticationStrategy {
     if (cached && cached.expires > now) return { ...cached.entity }
     let entity: Data
     try {
-      entity = await this.setUp().application.service(this.service).get(id) as Data
+      entity = (await this.setUp().application.service(this.service).get(id)) as Data
     } catch (error) {
-      // A valid token whose entity is gone is an authentication failure, not a missing page (docs/wire-protocol.md, Failures).
-      if (error instanceof NotFound) throw new NotAuthenticated(`The ${this.entity} of this access token no longer exists`)
+      // A valid token whose entity is gone is an authentication failure, not a missing page (docs/wire-protocol.md,
+      // Failures).
+      if (error instanceof NotFound)
+        throw new NotAuthenticated(`The ${this.entity} of this access token no longer exists`)
       throw error
     }
     if (this.ttl > 0) {
@@ -103,7 +105,10 @@ export class JwtStrategy implements AuthenticationStrategy {
   }
 
   private setUp(): AuthenticationService {
-    if (!this.auth) throw new Error(`The '${this.name}' strategy is not set up: register it on the authentication service and call app.setup()`)
+    if (!this.auth)
+      throw new Error(
+        `The '${this.name}' strategy is not set up: register it on the authentication service and call app.setup()`
+      )
     return this.auth
   }
 }

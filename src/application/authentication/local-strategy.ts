@@ -29,9 +29,14 @@ export class LocalStrategy implements AuthenticationStrategy {
   readonly passReqToCallback: boolean
   private verifier?: Verifier
 
-  constructor(private readonly hasher: PasswordHasher, private readonly options: LocalStrategyOptions = {}) {
+  constructor(
+    private readonly hasher: PasswordHasher,
+    private readonly options: LocalStrategyOptions = {}
+  ) {
     if (options.session) {
-      throw new Error('The local strategy does not support sessions (session: true): logins return stateless access tokens')
+      throw new Error(
+        'The local strategy does not support sessions (session: true): logins return stateless access tokens'
+      )
     }
     this.name = options.name ?? 'local'
     this.entity = options.entity ?? 'user'
@@ -66,21 +71,32 @@ export class LocalStrategy implements AuthenticationStrategy {
       throw new NotAuthenticated('Invalid login')
     }
     const verifier = this.verifier
-    if (!verifier) throw new Error(`The '${this.name}' strategy is not set up: register it on the authentication service and call app.setup()`)
+    if (!verifier)
+      throw new Error(
+        `The '${this.name}' strategy is not set up: register it on the authentication service and call app.setup()`
+      )
     const req: VerifyRequest = { body: data, query: params.query ?? {}, headers: params.headers ?? {}, params }
-    const { entity, payload } = await new Promise<{ entity: unknown; payload?: Record<string, unknown> }>((resolve, reject) => {
-      const done: VerifyDone = (error, entity, info) => {
-        if (error) reject(error)
-        else if (entity) resolve({ entity, payload: info })
-        else reject(new NotAuthenticated(typeof info?.message === 'string' ? info.message : 'Invalid login'))
+    const { entity, payload } = await new Promise<{ entity: unknown; payload?: Record<string, unknown> }>(
+      (resolve, reject) => {
+        const done: VerifyDone = (error, entity, info) => {
+          if (error) reject(error)
+          else if (entity) resolve({ entity, payload: info })
+          else reject(new NotAuthenticated(typeof info?.message === 'string' ? info.message : 'Invalid login'))
+        }
+        try {
+          if (this.passReqToCallback) verifier.verify(req, username, password, done)
+          else
+            (verifier.verify as (username: string, password: string, done: VerifyDone) => void).call(
+              verifier,
+              username,
+              password,
+              done
+            )
+        } catch (error) {
+          reject(error)
+        }
       }
-      try {
-        if (this.passReqToCallback) verifier.verify(req, username, password, done)
-        else (verifier.verify as (username: string, password: string, done: VerifyDone) => void).call(verifier, username, password, done)
-      } catch (error) {
-        reject(error)
-      }
-    })
+    )
     return { authentication: { strategy: this.name, payload }, [this.entity]: entity }
   }
 }

@@ -6,11 +6,17 @@ import { Metrics, noMetrics } from '../../domain/metrics.js'
 
 /** The limits of login throttling; every one has a default. */
 export interface LoginThrottleSettings {
-  /** Failed logins per key within `window` before it is refused until the window ends (default 10; 0 turns throttling off). */
+  /**
+   * Failed logins per key within `window` before it is refused until the window ends (default 10; 0 turns throttling
+   * off).
+   */
   maxFailures?: number
   /** Length of the counting window in ms (default 15 minutes). */
   window?: number
-  /** Failures allowed with no wait; each one after that doubles the wait before the next attempt, from 1 s (default 3). Accounts only. */
+  /**
+   * Failures allowed with no wait; each one after that doubles the wait before the next attempt, from 1 s (default 3).
+   * Accounts only.
+   */
   freeFailures?: number
   /**
    * Failed logins per client address within `window` (default 50): higher than per account, since
@@ -20,7 +26,9 @@ export interface LoginThrottleSettings {
 }
 export const LoginThrottleSettings = Symbol.for('LoginThrottleSettings')
 
-/** Attempts of one key that may wait for a running check; more at once are refused (they hold nothing but a connection). */
+/**
+ * Attempts of one key that may wait for a running check; more at once are refused (they hold nothing but a connection).
+ */
 const MAX_WAITING = 1000
 
 /** This process's password checks for one key, and the attempts waiting for one of them to end. */
@@ -73,7 +81,9 @@ export class LoginThrottle {
   /** Runs `login` unless a key is throttled; counts it as a failure when it throws NotAuthenticated. */
   async guard<T>(keys: { account?: string; address?: string }, login: () => Promise<T>): Promise<T> {
     if (!this.enabled) return login()
-    const names = [keys.account && `account:${keys.account}`, keys.address && `address:${keys.address}`].filter((key): key is string => !!key)
+    const names = [keys.account && `account:${keys.account}`, keys.address && `address:${keys.address}`].filter(
+      (key): key is string => !!key
+    )
     const gates = await this.enter(names)
     try {
       const result = await login()
@@ -117,9 +127,11 @@ export class LoginThrottle {
         const records = await Promise.all(names.map((key) => this.attempts.get(key)))
         if (gates.some((gate, index) => gate.failures !== failures[index])) continue
         const now = this.clock.now()
-        const current = records.map((record) => record && record.firstAt + this.window > now ? record : undefined)
+        const current = records.map((record) => (record && record.firstAt + this.window > now ? record : undefined))
         this.refuseIfWaiting(names, current, now)
-        const full = gates.find((gate, index) => gate.running >= Math.max(1, this.limit(names[index]!) - (current[index]?.count ?? 0)))
+        const full = gates.find(
+          (gate, index) => gate.running >= Math.max(1, this.limit(names[index]!) - (current[index]?.count ?? 0))
+        )
         if (!full) {
           for (const gate of gates) gate.running++
           if (woken) this.wake(woken)
@@ -142,7 +154,7 @@ export class LoginThrottle {
 
   private hold(key: string): Gate {
     let gate = this.gates.get(key)
-    if (!gate) this.gates.set(key, gate = { holders: 0, running: 0, failures: 0, waiting: [] })
+    if (!gate) this.gates.set(key, (gate = { holders: 0, running: 0, failures: 0, waiting: [] }))
     gate.holders++
     return gate
   }

@@ -27,7 +27,8 @@ export class RefreshStrategy implements AuthenticationStrategy {
   }
 
   setup(auth: AuthenticationService): void {
-    if (!auth.sessions) throw new Error(`The '${this.name}' strategy needs sessions: pass { sessions } to the AuthenticationService`)
+    if (!auth.sessions)
+      throw new Error(`The '${this.name}' strategy needs sessions: pass { sessions } to the AuthenticationService`)
     this.auth = auth
   }
 
@@ -35,11 +36,14 @@ export class RefreshStrategy implements AuthenticationStrategy {
     const { refreshToken } = data
     if (typeof refreshToken !== 'string' || refreshToken === '') throw new NotAuthenticated('No refresh token')
     const auth = this.auth
-    if (!auth?.sessions) throw new Error(`The '${this.name}' strategy is not set up: register it on the authentication service and call app.setup()`)
+    if (!auth?.sessions)
+      throw new Error(
+        `The '${this.name}' strategy is not set up: register it on the authentication service and call app.setup()`
+      )
     const { family, userId } = await auth.sessions.rotate(refreshToken)
     let entity: Data
     try {
-      entity = await auth.application.service(this.service).get(userId) as Data
+      entity = (await auth.application.service(this.service).get(userId)) as Data
     } catch (error) {
       if (!(error instanceof NotFound)) throw error
       await auth.sessions.revokeFamily(family)

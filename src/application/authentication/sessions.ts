@@ -69,7 +69,15 @@ export class Sessions {
     const { secrets, store, clock } = this
     const token = secrets.generate()
     const now = clock.now()
-    await store.saveRefreshToken({ id: secrets.hash(token), family, userId, createdAt: now, expiresAt: now + this.refreshTokenTtl, usedAt: null, revokedAt: null })
+    await store.saveRefreshToken({
+      id: secrets.hash(token),
+      family,
+      userId,
+      createdAt: now,
+      expiresAt: now + this.refreshTokenTtl,
+      usedAt: null,
+      revokedAt: null
+    })
     if (now - this.purgedAt > PURGE_INTERVAL) {
       this.purgedAt = now
       await store.purgeExpired(now)
@@ -89,7 +97,9 @@ export class Sessions {
     const { record } = use
     if (use.outcome === 'reused') {
       await this.revokeFamily(record.family)
-      throw new NotAuthenticated('Refresh token already used: the session has been revoked', { name: 'RefreshTokenReused' })
+      throw new NotAuthenticated('Refresh token already used: the session has been revoked', {
+        name: 'RefreshTokenReused'
+      })
     }
     if (use.outcome === 'revoked') throw new NotAuthenticated('Refresh token revoked', { name: 'RefreshTokenRevoked' })
     if (record.expiresAt <= now) throw new NotAuthenticated('Refresh token expired', { name: 'RefreshTokenExpired' })
@@ -100,7 +110,8 @@ export class Sessions {
   async logout(payload: TokenPayload): Promise<void> {
     const now = this.clock.now()
     const entries: Revocation[] = []
-    if (typeof payload.jti === 'string') entries.push({ key: `jti:${payload.jti}`, expiresAt: expiry(payload, now + this.accessTokenTtl) })
+    if (typeof payload.jti === 'string')
+      entries.push({ key: `jti:${payload.jti}`, expiresAt: expiry(payload, now + this.accessTokenTtl) })
     if (typeof payload.sid === 'string') {
       await this.store.revokeFamily(payload.sid, now)
       entries.push({ key: `sid:${payload.sid}`, expiresAt: now + this.accessTokenTtl })
@@ -122,7 +133,10 @@ export class Sessions {
   async revokeUser(userId: Id, except?: string): Promise<void> {
     const now = this.clock.now()
     const families = await this.store.revokeUser(userId, now, except)
-    await this.deny(families.map((family) => ({ key: `sid:${family}`, expiresAt: now + this.accessTokenTtl })), now)
+    await this.deny(
+      families.map((family) => ({ key: `sid:${family}`, expiresAt: now + this.accessTokenTtl })),
+      now
+    )
   }
 
   /**
@@ -144,7 +158,9 @@ export class Sessions {
       this.cursor = cursor
       this.syncedAt = started
       for (const [key, expiresAt] of this.revoked) if (expiresAt <= started) this.revoked.delete(key)
-    })().finally(() => { this.syncing = undefined })
+    })().finally(() => {
+      this.syncing = undefined
+    })
     return this.syncing
   }
 

@@ -41,7 +41,10 @@ export class Verifier {
   readonly service: ServiceHandle
   private dummyHash?: Promise<string>
 
-  constructor(readonly app: App, readonly options: VerifierOptions) {
+  constructor(
+    readonly app: App,
+    readonly options: VerifierOptions
+  ) {
     this.service = app.service(options.service)
   }
 
@@ -60,17 +63,27 @@ export class Verifier {
   }
 
   /** Also accepts `(username, password, done)`, the call shape of `passReqToCallback: false`. */
-  verify(req: VerifyRequest | string, username: string | unknown, password: string | VerifyDone, done?: VerifyDone): void {
-    const [user, pass, callback] = typeof password === 'function' ? [req as string, username as string, password] : [username as string, password, done!]
+  verify(
+    req: VerifyRequest | string,
+    username: string | unknown,
+    password: string | VerifyDone,
+    done?: VerifyDone
+  ): void {
+    const [user, pass, callback] =
+      typeof password === 'function'
+        ? [req as string, username as string, password]
+        : [username as string, password, done!]
     void this.check(user, pass).then(
       ({ entity, payload }) => callback(null, entity, payload),
-      (error: unknown) => error instanceof NotAuthenticated ? callback(null, false, { message: error.message }) : callback(error)
+      (error: unknown) =>
+        error instanceof NotAuthenticated ? callback(null, false, { message: error.message }) : callback(error)
     )
   }
 
   private async check(username: string, password: string): Promise<{ entity: Data; payload: Data }> {
     const id = declaredIdField(this.service)
-    if (id === undefined) throw new Error(`The '${this.options.service}' service needs an 'id' property for authentication`)
+    if (id === undefined)
+      throw new Error(`The '${this.options.service}' service needs an 'id' property for authentication`)
     const found = await this.service.find({ query: { [this.options.usernameField]: username, $limit: 1 } })
     let entity: Data
     try {

@@ -41,41 +41,73 @@ export function openApiDocument(app: App, options: OpenApiOptions): Schema {
   const services = app.describe().filter((service) => service.methods.length > 0)
   const refs = new Map<string, Schema>()
   // The authentication service last: its answer embeds the entity service's record schema.
-  for (const service of [...services.filter((s) => s.path !== authPath), ...services.filter((s) => s.path === authPath)]) {
+  for (const service of [
+    ...services.filter((s) => s.path !== authPath),
+    ...services.filter((s) => s.path === authPath)
+  ]) {
     tags.push({ name: service.path })
-    const routes = service.path === authPath
-      ? authenticationOperations(service, refs.get(options.entityPath ?? 'users') ?? { type: 'object' })
-      : serviceOperations(service, components, refs)
+    const routes =
+      service.path === authPath
+        ? authenticationOperations(service, refs.get(options.entityPath ?? 'users') ?? { type: 'object' })
+        : serviceOperations(service, components, refs)
     for (const [route, operations] of Object.entries(routes)) paths[route] = { ...paths[route], ...operations }
   }
   return {
     openapi: '3.1.0',
-    info: { title: options.title, version: options.version, ...(options.description ? { description: options.description } : {}) },
+    info: {
+      title: options.title,
+      version: options.version,
+      ...(options.description ? { description: options.description } : {})
+    },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     tags,
     paths,
     components: {
       schemas: components,
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The accessToken of POST /authentication' } }
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'The accessToken of POST /authentication'
+        }
+      }
     }
   }
 }
 
-function serviceOperations(service: ServiceDescription, components: Record<string, Schema>, results: Map<string, Schema>): Record<string, Record<string, Operation>> {
+function serviceOperations(
+  service: ServiceDescription,
+  components: Record<string, Schema>,
+  results: Map<string, Schema>
+): Record<string, Record<string, Operation>> {
   const { path, schemas = {} } = service
   const name = pascal(path)
   const options = (service.service as { options?: { paginate?: unknown; multi?: boolean | string[] } }).options ?? {}
-  const multi = (method: string) => options.multi === true || (Array.isArray(options.multi) && options.multi.includes(method))
+  const multi = (method: string) =>
+    options.multi === true || (Array.isArray(options.multi) && options.multi.includes(method))
   const refs = {
     result: component(components, schemas.result, `${name}`) ?? { type: 'object', additionalProperties: true },
     data: component(components, schemas.data, `${name}Data`) ?? { type: 'object', additionalProperties: true },
-    patch: component(components, schemas.patch, `${name}Patch`) ?? component(components, patchOf(schemas.data), `${name}Patch`) ?? { type: 'object', additionalProperties: true }
+    patch: component(components, schemas.patch, `${name}Patch`) ??
+      component(components, patchOf(schemas.data), `${name}Patch`) ?? { type: 'object', additionalProperties: true }
   }
   results.set(path, refs.result)
   const collection = `/${routePath(path)}`
   const item = `${collection}/{id}`
-  const routeParams = [...path.matchAll(/:(\w+)/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }))
-  const idParam = { name: 'id', in: 'path', required: true, description: 'The record id', schema: { type: ['integer', 'string'] } }
+  const routeParams = [...path.matchAll(/:(\w+)/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' }
+  }))
+  const idParam = {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The record id',
+    schema: { type: ['integer', 'string'] }
+  }
   const query = queryParameters(schemas, storeOperators(service.service))
   const has = (method: string) => service.methods.includes(method)
   const op = (method: string, operation: Operation, statuses: number[]): Operation => {
@@ -93,28 +125,126 @@ function serviceOperations(service: ServiceDescription, components: Record<strin
     }
   }
   const page = options.paginate
-    ? { type: 'object', required: ['total', 'limit', 'skip', 'data'], properties: { total: { type: 'integer' }, limit: { type: 'integer' }, skip: { type: 'integer' }, data: { type: 'array', items: refs.result } } }
+    ? {
+        type: 'object',
+        required: ['total', 'limit', 'skip', 'data'],
+        properties: {
+          total: { type: 'integer' },
+          limit: { type: 'integer' },
+          skip: { type: 'integer' },
+          data: { type: 'array', items: refs.result }
+        }
+      }
     : { type: 'array', items: refs.result }
   const routes: Record<string, Record<string, Operation>> = { [collection]: {}, [item]: {} }
   const c = routes[collection]!
   const i = routes[item]!
-  if (has('find')) c.get = op('find', { summary: `Find ${path}`, parameters: [...routeParams, ...query], responses: { 200: { description: options.paginate ? 'A page of records' : 'The matching records', content: json(page) } } }, [])
+  if (has('find'))
+    c.get = op(
+      'find',
+      {
+        summary: `Find ${path}`,
+        parameters: [...routeParams, ...query],
+        responses: {
+          200: { description: options.paginate ? 'A page of records' : 'The matching records', content: json(page) }
+        }
+      },
+      []
+    )
   if (has('create')) {
     const body = multi('create') ? { oneOf: [refs.data, { type: 'array', items: refs.data }] } : refs.data
-    c.post = op('create', { summary: `Create ${multi('create') ? 'one or several records' : 'a record'} in ${path}`, parameters: routeParams, requestBody: { required: true, content: json(body) }, responses: { 201: { description: 'Created', content: json(multi('create') ? { oneOf: [refs.result, { type: 'array', items: refs.result }] } : refs.result) } } }, multi('create') ? [] : [405])
+    c.post = op(
+      'create',
+      {
+        summary: `Create ${multi('create') ? 'one or several records' : 'a record'} in ${path}`,
+        parameters: routeParams,
+        requestBody: { required: true, content: json(body) },
+        responses: {
+          201: {
+            description: 'Created',
+            content: json(
+              multi('create') ? { oneOf: [refs.result, { type: 'array', items: refs.result }] } : refs.result
+            )
+          }
+        }
+      },
+      multi('create') ? [] : [405]
+    )
   }
-  if (has('patch') && multi('patch')) c.patch = op('patch', { operationIdSuffix: 'Many', summary: `Patch every record of ${path} that matches the query`, parameters: [...routeParams, ...query], requestBody: { required: true, content: json(refs.patch) }, responses: { 200: { description: 'The patched records', content: json({ type: 'array', items: refs.result }) } } }, [])
-  if (has('remove') && multi('remove')) c.delete = op('remove', { operationIdSuffix: 'Many', summary: `Remove every record of ${path} that matches the query`, parameters: [...routeParams, ...query], responses: { 200: { description: 'The removed records', content: json({ type: 'array', items: refs.result }) } } }, [])
-  if (has('get')) i.get = op('get', { summary: `Get one record of ${path}`, parameters: [...routeParams, idParam], responses: { 200: { description: 'The record', content: json(refs.result) } } }, [404])
-  if (has('update')) i.put = op('update', { summary: `Replace one record of ${path}`, parameters: [...routeParams, idParam], requestBody: { required: true, content: json(refs.data) }, responses: { 200: { description: 'The replaced record', content: json(refs.result) } } }, [403, 404])
-  if (has('patch')) i.patch = op('patch', { summary: `Patch one record of ${path}`, parameters: [...routeParams, idParam], requestBody: { required: true, content: json(refs.patch) }, responses: { 200: { description: 'The patched record', content: json(refs.result) } } }, [403, 404])
-  if (has('remove')) i.delete = op('remove', { summary: `Remove one record of ${path}`, parameters: [...routeParams, idParam], responses: { 200: { description: 'The removed record', content: json(refs.result) } } }, [403, 404])
+  if (has('patch') && multi('patch'))
+    c.patch = op(
+      'patch',
+      {
+        operationIdSuffix: 'Many',
+        summary: `Patch every record of ${path} that matches the query`,
+        parameters: [...routeParams, ...query],
+        requestBody: { required: true, content: json(refs.patch) },
+        responses: { 200: { description: 'The patched records', content: json({ type: 'array', items: refs.result }) } }
+      },
+      []
+    )
+  if (has('remove') && multi('remove'))
+    c.delete = op(
+      'remove',
+      {
+        operationIdSuffix: 'Many',
+        summary: `Remove every record of ${path} that matches the query`,
+        parameters: [...routeParams, ...query],
+        responses: { 200: { description: 'The removed records', content: json({ type: 'array', items: refs.result }) } }
+      },
+      []
+    )
+  if (has('get'))
+    i.get = op(
+      'get',
+      {
+        summary: `Get one record of ${path}`,
+        parameters: [...routeParams, idParam],
+        responses: { 200: { description: 'The record', content: json(refs.result) } }
+      },
+      [404]
+    )
+  if (has('update'))
+    i.put = op(
+      'update',
+      {
+        summary: `Replace one record of ${path}`,
+        parameters: [...routeParams, idParam],
+        requestBody: { required: true, content: json(refs.data) },
+        responses: { 200: { description: 'The replaced record', content: json(refs.result) } }
+      },
+      [403, 404]
+    )
+  if (has('patch'))
+    i.patch = op(
+      'patch',
+      {
+        summary: `Patch one record of ${path}`,
+        parameters: [...routeParams, idParam],
+        requestBody: { required: true, content: json(refs.patch) },
+        responses: { 200: { description: 'The patched record', content: json(refs.result) } }
+      },
+      [403, 404]
+    )
+  if (has('remove'))
+    i.delete = op(
+      'remove',
+      {
+        summary: `Remove one record of ${path}`,
+        parameters: [...routeParams, idParam],
+        responses: { 200: { description: 'The removed record', content: json(refs.result) } }
+      },
+      [403, 404]
+    )
   for (const route of [collection, item]) if (Object.keys(routes[route]!).length === 0) delete routes[route]
   return routes
 }
 
 /** Login (`create` with a strategy) and logout (`remove`), the Feathers v5 shapes. */
-function authenticationOperations(service: ServiceDescription, user: Schema): Record<string, Record<string, Operation>> {
+function authenticationOperations(
+  service: ServiceDescription,
+  user: Schema
+): Record<string, Record<string, Operation>> {
   const collection = `/${routePath(service.path)}`
   const result = {
     type: 'object',
@@ -127,22 +257,41 @@ function authenticationOperations(service: ServiceDescription, user: Schema): Re
   }
   const request = {
     oneOf: [
-      { type: 'object', title: 'local', required: ['strategy', 'email', 'password'], properties: { strategy: { const: 'local' }, email: { type: 'string' }, password: { type: 'string' } } },
-      { type: 'object', title: 'jwt', required: ['strategy', 'accessToken'], properties: { strategy: { const: 'jwt' }, accessToken: { type: 'string' } } }
+      {
+        type: 'object',
+        title: 'local',
+        required: ['strategy', 'email', 'password'],
+        properties: { strategy: { const: 'local' }, email: { type: 'string' }, password: { type: 'string' } }
+      },
+      {
+        type: 'object',
+        title: 'jwt',
+        required: ['strategy', 'accessToken'],
+        properties: { strategy: { const: 'jwt' }, accessToken: { type: 'string' } }
+      }
     ]
   }
   const error = (status: number, description: string) => ({ [status]: { description, content: json(ERROR_REF) } })
   const operations: Record<string, Operation> = {}
   if (service.methods.includes('create')) {
     operations.post = {
-      tags: [service.path], operationId: `${camel(service.path)}_create`, summary: 'Log in: local (email + password) or jwt (re-authenticate)',
+      tags: [service.path],
+      operationId: `${camel(service.path)}_create`,
+      summary: 'Log in: local (email + password) or jwt (re-authenticate)',
       requestBody: { required: true, content: json(request) },
-      responses: { 201: { description: 'Logged in', content: json(result) }, ...error(400, STATUS_TEXT[400]!), ...error(401, 'Invalid login') }
+      responses: {
+        201: { description: 'Logged in', content: json(result) },
+        ...error(400, STATUS_TEXT[400]!),
+        ...error(401, 'Invalid login')
+      }
     }
   }
   if (service.methods.includes('remove')) {
     operations.delete = {
-      tags: [service.path], operationId: `${camel(service.path)}_remove`, summary: 'Log out', security: [{ bearerAuth: [] }],
+      tags: [service.path],
+      operationId: `${camel(service.path)}_remove`,
+      summary: 'Log out',
+      security: [{ bearerAuth: [] }],
       responses: { 200: { description: 'Logged out', content: json(result) }, ...error(401, STATUS_TEXT[401]!) }
     }
   }
@@ -152,30 +301,87 @@ function authenticationOperations(service: ServiceDescription, user: Schema): Re
 /** `$limit`, `$skip`, `$sort`, `$select`, then each declared field with equality and every operator. */
 function queryParameters(schemas: ServiceSchemas, operators: readonly string[]): Schema[] {
   const parameters: Schema[] = [
-    { name: '$limit', in: 'query', description: 'Page size (capped by the service\'s maximum; 0 returns only the total)', schema: { type: 'integer', minimum: 0 } },
+    {
+      name: '$limit',
+      in: 'query',
+      description: "Page size (capped by the service's maximum; 0 returns only the total)",
+      schema: { type: 'integer', minimum: 0 }
+    },
     { name: '$skip', in: 'query', description: 'Number of records to skip', schema: { type: 'integer', minimum: 0 } },
-    { name: '$sort', in: 'query', style: 'deepObject', explode: true, description: 'Sort by fields: `$sort[field]=1` ascending, `-1` descending', schema: { type: 'object', additionalProperties: { enum: [1, -1, '1', '-1', 'asc', 'desc'] } } },
-    { name: '$select', in: 'query', style: 'form', explode: true, description: 'Only these fields (the id is always returned)', schema: { type: 'array', items: { type: 'string' } } }
+    {
+      name: '$sort',
+      in: 'query',
+      style: 'deepObject',
+      explode: true,
+      description: 'Sort by fields: `$sort[field]=1` ascending, `-1` descending',
+      schema: { type: 'object', additionalProperties: { enum: [1, -1, '1', '-1', 'asc', 'desc'] } }
+    },
+    {
+      name: '$select',
+      in: 'query',
+      style: 'form',
+      explode: true,
+      description: 'Only these fields (the id is always returned)',
+      schema: { type: 'array', items: { type: 'string' } }
+    }
   ]
   const query = schemas.query
   if (!query) {
-    parameters.push({ name: 'filter', in: 'query', style: 'form', explode: true, description: 'Any field as `field=value` or `field[$operator]=value`', schema: { type: 'object', additionalProperties: true } })
+    parameters.push({
+      name: 'filter',
+      in: 'query',
+      style: 'form',
+      explode: true,
+      description: 'Any field as `field=value` or `field[$operator]=value`',
+      schema: { type: 'object', additionalProperties: true }
+    })
     return parameters
   }
   for (const [field, property] of Object.entries(query.properties ?? {})) {
     const schema = documented(property)
     parameters.push({ name: field, in: 'query', description: `${field} equals`, schema })
-    for (const operator of RANGE_OPERATORS) parameters.push({ name: `${field}[${operator}]`, in: 'query', description: `${field} ${operator.slice(1)}`, schema })
-    for (const operator of ['$in', '$nin']) parameters.push({ name: `${field}[${operator}]`, in: 'query', style: 'form', explode: true, description: `${field} is ${operator === '$in' ? 'one' : 'none'} of the values`, schema: { type: 'array', items: schema } })
-    if (operators.includes('$search') && isStringy(property)) parameters.push({ name: `${field}[$search]`, in: 'query', description: `${field} matches the regular expression (RE2)`, schema: { type: 'string' } })
+    for (const operator of RANGE_OPERATORS)
+      parameters.push({
+        name: `${field}[${operator}]`,
+        in: 'query',
+        description: `${field} ${operator.slice(1)}`,
+        schema
+      })
+    for (const operator of ['$in', '$nin'])
+      parameters.push({
+        name: `${field}[${operator}]`,
+        in: 'query',
+        style: 'form',
+        explode: true,
+        description: `${field} is ${operator === '$in' ? 'one' : 'none'} of the values`,
+        schema: { type: 'array', items: schema }
+      })
+    if (operators.includes('$search') && isStringy(property))
+      parameters.push({
+        name: `${field}[$search]`,
+        in: 'query',
+        description: `${field} matches the regular expression (RE2)`,
+        schema: { type: 'string' }
+      })
   }
   if (query.additionalProperties !== false) {
-    parameters.push({ name: 'extensions', in: 'query', style: 'form', explode: true, description: 'Other (app-defined) fields, queried as sent', schema: { type: 'object', additionalProperties: true } })
+    parameters.push({
+      name: 'extensions',
+      in: 'query',
+      style: 'form',
+      explode: true,
+      description: 'Other (app-defined) fields, queried as sent',
+      schema: { type: 'object', additionalProperties: true }
+    })
   }
   return parameters
 }
 
-function component(components: Record<string, Schema>, schema: JsonSchemaObject | undefined, fallback: string): Schema | undefined {
+function component(
+  components: Record<string, Schema>,
+  schema: JsonSchemaObject | undefined,
+  fallback: string
+): Schema | undefined {
   if (!schema) return undefined
   const name = typeof schema.$id === 'string' ? schema.$id : fallback
   components[name] ??= documented(schema) as Schema
@@ -189,7 +395,8 @@ function documented(schema: JsonSchema): JsonSchema {
   if (!rest.properties) return rest
   const properties: Record<string, JsonSchema> = {}
   for (const [name, property] of Object.entries(rest.properties)) {
-    properties[name] = property === false ? { not: {}, description: 'Set by the server; refused in requests' } : documented(property)
+    properties[name] =
+      property === false ? { not: {}, description: 'Set by the server; refused in requests' } : documented(property)
   }
   return { ...rest, properties }
 }
@@ -203,7 +410,8 @@ function patchOf(data: JsonSchemaObject | undefined): JsonSchemaObject | undefin
 function errorSchema(): Schema {
   return {
     type: 'object',
-    description: 'Every error, in Feathers\' shape. Validation errors map each field to its message in `errors` and list `{ field, rule, message }` in `data`.',
+    description:
+      "Every error, in Feathers' shape. Validation errors map each field to its message in `errors` and list `{ field, rule, message }` in `data`.",
     required: ['name', 'message', 'code', 'className'],
     properties: {
       name: { type: 'string', examples: ['BadRequest'] },
@@ -229,8 +437,14 @@ function isStringy(schema: JsonSchema): boolean {
 const json = (schema: unknown) => ({ 'application/json': { schema } })
 const routePath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 const words = (path: string) => path.split(/[^A-Za-z0-9]+/).filter(Boolean)
-const pascal = (path: string) => words(path).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')
-const camel = (path: string) => { const name = pascal(path); return name[0]!.toLowerCase() + name.slice(1) }
+const pascal = (path: string) =>
+  words(path)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('')
+const camel = (path: string) => {
+  const name = pascal(path)
+  return name[0]!.toLowerCase() + name.slice(1)
+}
 
 function withoutKey(object: Operation, key: string): Operation {
   const { [key]: _removed, ...rest } = object

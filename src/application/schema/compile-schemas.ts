@@ -45,7 +45,9 @@ function patchSchemaOf(data: JsonSchemaObject): JsonSchemaObject {
 
 /** Names of the top-level properties a schema declares `false` (server-owned). */
 function serverOwnedFields(schema: JsonSchemaObject | undefined): string[] {
-  return Object.entries(schema?.properties ?? {}).filter(([, property]) => property === false).map(([name]) => name)
+  return Object.entries(schema?.properties ?? {})
+    .filter(([, property]) => property === false)
+    .map(([name]) => name)
 }
 
 function internalVariant(schema: JsonSchemaObject, result: JsonSchemaObject | undefined): JsonSchemaObject {

@@ -35,7 +35,9 @@ interface CallState {
   claimed: string[]
   /** Keys the call's records held before: released once it succeeded. */
   replaced: string[]
-  /** The key an update or patch sets (claimed now, or the record's own already): its holder is recorded after the write. */
+  /**
+   * The key an update or patch sets (claimed now, or the record's own already): its holder is recorded after the write.
+   */
   set?: string
 }
 
@@ -81,7 +83,9 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     if (method !== 'create' && method !== 'update' && method !== 'patch') return
     const state: CallState = { scope: options.scope ?? `${context.path}.${field}`, claimed: [], replaced: [] }
     if (method === 'create') {
-      const wanted = (Array.isArray(data) ? data : [data]).map((item) => claimedKeyOf((item as Data | undefined)?.[field])).filter((key) => key !== undefined)
+      const wanted = (Array.isArray(data) ? data : [data])
+        .map((item) => claimedKeyOf((item as Data | undefined)?.[field]))
+        .filter((key) => key !== undefined)
       if (new Set(wanted).size !== wanted.length) throw conflict()
       calls.set(context, state)
       await claimAll(state, wanted)
@@ -89,9 +93,10 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     }
     const wanted = claimedKeyOf((data as Data | undefined)?.[field])
     if (wanted === undefined) return
-    if (context.id === null || context.id === undefined) throw new BadRequest(`'${field}' is unique: it cannot be set on several records at once`)
+    if (context.id === null || context.id === undefined)
+      throw new BadRequest(`'${field}' is unique: it cannot be set on several records at once`)
     if (!context.service.get) throw new Error(`uniqueField on '${context.path}' needs a service with a get method`)
-    const current = claimedKeyOf((await context.service.get(context.id as Id) as Data)[field])
+    const current = claimedKeyOf(((await context.service.get(context.id as Id)) as Data)[field])
     state.set = wanted
     calls.set(context, state)
     if (current === wanted) return
@@ -104,7 +109,10 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     const idField = declaredIdField(context.service) ?? 'id'
     const records = (Array.isArray(context.result) ? context.result : [context.result]) as (Data | undefined)[]
     if (context.method === 'remove') {
-      await releaseAll(scope, records.map((record) => claimedKeyOf(record?.[field])).filter((key) => key !== undefined))
+      await releaseAll(
+        scope,
+        records.map((record) => claimedKeyOf(record?.[field])).filter((key) => key !== undefined)
+      )
       return
     }
     const state = calls.get(context)
@@ -114,14 +122,17 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     await releaseAll(state.scope, state.replaced)
     if (context.method === 'create') {
       const items = (Array.isArray(context.data) ? context.data : [context.data]) as (Data | undefined)[]
-      await Promise.all(items.map((item, index) => assign(scope, claimedKeyOf(item?.[field]), records[index]?.[idField])))
+      await Promise.all(
+        items.map((item, index) => assign(scope, claimedKeyOf(item?.[field]), records[index]?.[idField]))
+      )
     } else {
       // The stored id (the call's may be a REST string for a numeric id).
       await assign(scope, state.set, records[0]?.[idField] ?? context.id)
     }
   }
   const assign = async (scope: string, key: string | undefined, holder: unknown) => {
-    if (key !== undefined && (typeof holder === 'string' || typeof holder === 'number')) await keys.assign(scope, key, holder)
+    if (key !== undefined && (typeof holder === 'string' || typeof holder === 'number'))
+      await keys.assign(scope, key, holder)
   }
 
   const lookup: Hook = async (context) => {
@@ -132,7 +143,10 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     const holder = await keys.holder(options.scope ?? `${context.path}.${field}`, key)
     const idField = declaredIdField(context.service) ?? 'id'
     const { [field]: _value, ...rest } = query!
-    const byId: Query = idField in rest ? { ...rest, $and: [...(Array.isArray(rest.$and) ? rest.$and : []), { [idField]: holder }] } : { ...rest, [idField]: holder }
+    const byId: Query =
+      idField in rest
+        ? { ...rest, $and: [...(Array.isArray(rest.$and) ? rest.$and : []), { [idField]: holder }] }
+        : { ...rest, [idField]: holder }
     context.params = { ...context.params, query: holder === undefined ? { ...query, [field]: key } : byId }
   }
 

@@ -21,10 +21,17 @@ export function validateSchemas(): Hook {
     if (!compiled) throw new Error(`validateSchemas on '${context.path}': the service was registered without schemas`)
     const { params } = context
     if (compiled.query && params.query !== undefined) {
-      context.params = { ...params, query: coerceQuery(params.query, compiled.query, declaredIdField(context.service)) as Record<string, unknown> }
+      context.params = {
+        ...params,
+        query: coerceQuery(params.query, compiled.query, declaredIdField(context.service)) as Record<string, unknown>
+      }
     }
-    const validators = context.method === 'create' || context.method === 'update' ? compiled.data
-      : context.method === 'patch' ? compiled.patch : undefined
+    const validators =
+      context.method === 'create' || context.method === 'update'
+        ? compiled.data
+        : context.method === 'patch'
+          ? compiled.patch
+          : undefined
     if (validators && context.data !== undefined) context.data = checkData(context, validators)
   }
 }
@@ -35,17 +42,33 @@ function checkData(context: HookContext, validators: BodyValidators): unknown {
   const one = (item: unknown, prefix: string) => {
     const copy = typeof item === 'object' && item !== null && !Array.isArray(item) ? { ...item } : item
     for (const issue of validate(copy)) {
-      issues.push(prefix === '' ? issue : { ...issue, field: issue.field === '' ? prefix.slice(0, -1) : prefix + issue.field, message: `item ${prefix.slice(0, -1)}: ${issue.message}` })
+      issues.push(
+        prefix === ''
+          ? issue
+          : {
+              ...issue,
+              field: issue.field === '' ? prefix.slice(0, -1) : prefix + issue.field,
+              message: `item ${prefix.slice(0, -1)}: ${issue.message}`
+            }
+      )
     }
     return copy
   }
   const { data } = context
   // An array on a service that cannot create several records: the 405 says more than item errors would.
   const allowsMulti = (context.service as { allowsMulti?: (method: 'create') => boolean }).allowsMulti
-  if (Array.isArray(data) && context.method === 'create' && allowsMulti && !allowsMulti.call(context.service, 'create')) {
+  if (
+    Array.isArray(data) &&
+    context.method === 'create' &&
+    allowsMulti &&
+    !allowsMulti.call(context.service, 'create')
+  ) {
     throw new MethodNotAllowed('Can not create multiple entries')
   }
-  const checked = Array.isArray(data) && context.method === 'create' ? data.map((item, index) => one(item, `${index}.`)) : one(data, '')
+  const checked =
+    Array.isArray(data) && context.method === 'create'
+      ? data.map((item, index) => one(item, `${index}.`))
+      : one(data, '')
   if (issues.length > 0) throw validationError('data', issues)
   return checked
 }

@@ -19,7 +19,9 @@ export interface AuthenticationAccess {
 /** setTimeout fires at once for delays above 2^31-1 ms, so long-lived tokens are re-checked in steps. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1
 
-/** What connection authentication needs of the authentication service's sessions (see ../authentication/sessions.ts). */
+/**
+ * What connection authentication needs of the authentication service's sessions (see ../authentication/sessions.ts).
+ */
 export interface RevocationCheck {
   check(payload: Record<string, unknown>): Promise<void> | undefined
 }
@@ -146,12 +148,15 @@ export class ConnectionAuthentication {
 
   private expireAt(connection: Connection, result: LoginResult, at: number): void {
     const delay = at - this.clock.now()
-    const timer = setTimeout(() => {
-      if (delay > MAX_TIMER_DELAY) return this.expireAt(connection, result, at)
-      this.timers.delete(connection)
-      // The app-level logout event makes every listener (channels, this class) forget the login.
-      this.access.events.emit('logout', result, { provider: connection.provider, connection })
-    }, Math.max(0, Math.min(delay, MAX_TIMER_DELAY)))
+    const timer = setTimeout(
+      () => {
+        if (delay > MAX_TIMER_DELAY) return this.expireAt(connection, result, at)
+        this.timers.delete(connection)
+        // The app-level logout event makes every listener (channels, this class) forget the login.
+        this.access.events.emit('logout', result, { provider: connection.provider, connection })
+      },
+      Math.max(0, Math.min(delay, MAX_TIMER_DELAY))
+    )
     timer.unref?.()
     this.timers.set(connection, timer)
   }

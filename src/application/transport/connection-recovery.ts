@@ -13,7 +13,10 @@ export interface RecoveryAccess {
   readonly clock: Clock
   /** The app: its `login` and `logout` events change what a session must restore. */
   readonly events: EventEmitter
-  /** Logs in with a stored login as an external call would (the authentication service verifies it); rejects when it no longer holds. */
+  /**
+   * Logs in with a stored login as an external call would (the authentication service verifies it); rejects when it no
+   * longer holds.
+   */
   verify(authentication: AuthenticationRequest, provider: string): Promise<LoginResult>
   /** Opens the restored connection (the app's `connection` event: channels pick it up). */
   open(connection: Connection): void
@@ -35,7 +38,10 @@ export interface Restorable {
   missed: RecordedEvent[]
 }
 
-/** Why a connection went away: closed on purpose (no coming back), lost (may come back within the window), replaced by its recovery elsewhere. */
+/**
+ * Why a connection went away: closed on purpose (no coming back), lost (may come back within the window), replaced by
+ * its recovery elsewhere.
+ */
 export type CloseReason = 'closed' | 'lost' | 'replaced'
 
 interface Tracked {
@@ -145,9 +151,11 @@ export class ConnectionRecovery {
     if (reason === 'replaced') return
     const { session } = tracked
     const disconnectedAt = this.access.clock.now()
-    await after(tracked.saving, () => reason === 'lost'
-      ? this.access.sessions.save({ ...session, disconnectedAt })
-      : this.access.sessions.remove(session.id))
+    await after(tracked.saving, () =>
+      reason === 'lost'
+        ? this.access.sessions.save({ ...session, disconnectedAt })
+        : this.access.sessions.remove(session.id)
+    )
   }
 
   detach(): void {
@@ -174,11 +182,16 @@ export class ConnectionRecovery {
     const { authentication: _previous, authenticationOffset: _at, ...rest } = session
     const head = this.access.history.head()
     this.access.seen(connection, head)
-    void this.save(connection, { ...rest, ...(authentication ? { authentication } : {}), authenticationOffset: head }).catch(() => undefined)
+    void this.save(connection, {
+      ...rest,
+      ...(authentication ? { authentication } : {}),
+      authenticationOffset: head
+    }).catch(() => undefined)
   }
 
   private readonly onLogin = (result: LoginResult | undefined, meta?: { connection?: Connection }): void => {
-    if (typeof result?.accessToken === 'string') this.changed(meta?.connection, { strategy: 'jwt', accessToken: result.accessToken })
+    if (typeof result?.accessToken === 'string')
+      this.changed(meta?.connection, { strategy: 'jwt', accessToken: result.accessToken })
   }
 
   private readonly onLogout = (_result: unknown, meta?: { connection?: Connection }): void => {

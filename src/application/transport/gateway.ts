@@ -168,19 +168,22 @@ export class Gateway {
   onDelivery(listener: (delivery: Delivery) => void): void {
     const { metrics } = this.core
     this.listeners.push(listener)
-    this.undeliver.push(this.core.onDelivery((delivery) => {
-      // Deliveries to a connection being restored wait until it has what it missed.
-      const recovery = this.recovery?.restoringAny ? this.recovery : undefined
-      const ready = (connection: Connection) => this.connections.has(connection) && !recovery?.hold(connection, delivery)
-      if (!recovery && delivery.connections.every(ready)) {
-        metrics.eventDelivered(delivery.path, delivery.event, delivery.connections.length)
-        return listener(delivery)
-      }
-      const connections = delivery.connections.filter(ready)
-      if (connections.length === 0) return
-      metrics.eventDelivered(delivery.path, delivery.event, connections.length)
-      listener({ ...delivery, connections })
-    }))
+    this.undeliver.push(
+      this.core.onDelivery((delivery) => {
+        // Deliveries to a connection being restored wait until it has what it missed.
+        const recovery = this.recovery?.restoringAny ? this.recovery : undefined
+        const ready = (connection: Connection) =>
+          this.connections.has(connection) && !recovery?.hold(connection, delivery)
+        if (!recovery && delivery.connections.every(ready)) {
+          metrics.eventDelivered(delivery.path, delivery.event, delivery.connections.length)
+          return listener(delivery)
+        }
+        const connections = delivery.connections.filter(ready)
+        if (connections.length === 0) return
+        metrics.eventDelivered(delivery.path, delivery.event, connections.length)
+        listener({ ...delivery, connections })
+      })
+    )
   }
 
   /** Whether connections of this transport can be recovered: the app keeps an event history and sessions. */
@@ -198,7 +201,10 @@ export class Gateway {
     return this.core.recovery!.history.head()
   }
 
-  /** Keeps a new connection's session (its private id and public id) for recovery; call it before the client learns the ids. */
+  /**
+   * Keeps a new connection's session (its private id and public id) for recovery; call it before the client learns the
+   * ids.
+   */
   remember(connection: Connection, ids: { id: string; connectionId: string }): Promise<void> {
     return this.recovering().remember(connection, ids)
   }
@@ -234,11 +240,16 @@ export class Gateway {
       clock: this.core.clock,
       events: this.core.events,
       verify: async (authentication, provider) =>
-        (await this.call({ path: AUTHENTICATION_PATH, method: 'create', data: authentication, params: { provider } })).result as LoginResult,
+        (await this.call({ path: AUTHENTICATION_PATH, method: 'create', data: authentication, params: { provider } }))
+          .result as LoginResult,
       open: (connection) => this.open(connection),
       missedBy: (connection, events) => recovery.missedBy(connection, events),
-      deliver: (delivery) => { for (const listener of this.listeners) listener(delivery) },
-      seen: (connection, offset) => { for (const listener of this.offsetListeners) listener(connection, offset) }
+      deliver: (delivery) => {
+        for (const listener of this.listeners) listener(delivery)
+      },
+      seen: (connection, offset) => {
+        for (const listener of this.offsetListeners) listener(connection, offset)
+      }
     })
     return this.recovery
   }
@@ -253,28 +264,45 @@ export class Gateway {
       const method = entry.methods.includes(call.method) ? call.method : '_OTHER'
       metrics.serviceCall(entry.path, method, String(call.params.provider), outcome, (performance.now() - start) / 1000)
     }
-    return this.core.run(entry, call).then((context) => {
-      done('ok')
-      return context
-    }, (error: unknown) => {
-      done(errorOutcome(error))
-      throw error
-    })
+    return this.core.run(entry, call).then(
+      (context) => {
+        done('ok')
+        return context
+      },
+      (error: unknown) => {
+        done(errorOutcome(error))
+        throw error
+      }
+    )
   }
 
   private authentication(): ConnectionAuthentication {
-    this.auth ??= new ConnectionAuthentication({
-      events: this.core.events,
-      available: () => this.core.entry(AUTHENTICATION_PATH) !== undefined,
-      call: async (connection, method, data) => {
-        const id = method === 'remove' ? null : undefined
-        return (await this.call({ path: AUTHENTICATION_PATH, method, id, data: method === 'create' ? data : undefined, params: this.connectionParams(connection) })).result
+    this.auth ??= new ConnectionAuthentication(
+      {
+        events: this.core.events,
+        available: () => this.core.entry(AUTHENTICATION_PATH) !== undefined,
+        call: async (connection, method, data) => {
+          const id = method === 'remove' ? null : undefined
+          return (
+            await this.call({
+              path: AUTHENTICATION_PATH,
+              method,
+              id,
+              data: method === 'create' ? data : undefined,
+              params: this.connectionParams(connection)
+            })
+          ).result
+        },
+        revocations: () => {
+          const sessions = (
+            this.core.entry(AUTHENTICATION_PATH)?.service as { sessions?: Partial<RevocationCheck> } | undefined
+          )?.sessions
+          return typeof sessions?.check === 'function' ? (sessions as RevocationCheck) : undefined
+        }
       },
-      revocations: () => {
-        const sessions = (this.core.entry(AUTHENTICATION_PATH)?.service as { sessions?: Partial<RevocationCheck> } | undefined)?.sessions
-        return typeof sessions?.check === 'function' ? (sessions as RevocationCheck) : undefined
-      }
-    }, (connection) => this.connections.has(connection), this.core.clock)
+      (connection) => this.connections.has(connection),
+      this.core.clock
+    )
     return this.auth
   }
 }

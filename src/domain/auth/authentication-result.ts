@@ -22,5 +22,8 @@ export interface AuthenticationResult {
   [entity: string]: unknown
 }
 
-/** What the authentication service answers a login with, and what clients and connections receive: the token is always there. */
+/**
+ * What the authentication service answers a login with, and what clients and connections receive: the token is always
+ * there.
+ */
 export type LoginResult = AuthenticationResult & { accessToken: string }

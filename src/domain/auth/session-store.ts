@@ -19,7 +19,9 @@ export interface RefreshTokenRecord {
   revokedAt: number | null
 }
 
-/** What using a refresh token found, decided atomically (of two concurrent uses of one token exactly one is 'rotated'). */
+/**
+ * What using a refresh token found, decided atomically (of two concurrent uses of one token exactly one is 'rotated').
+ */
 export type RefreshTokenUse =
   | { outcome: 'rotated'; record: RefreshTokenRecord }
   | { outcome: 'reused'; record: RefreshTokenRecord }

@@ -33,7 +33,13 @@ export class FeathersError extends Error {
   }
 
   toJSON(): ErrorJson {
-    const json: ErrorJson = { name: this.name, message: this.message, code: this.code, className: this.className, errors: this.errors }
+    const json: ErrorJson = {
+      name: this.name,
+      message: this.message,
+      code: this.code,
+      className: this.className,
+      errors: this.errors
+    }
     if (this.data !== undefined) {
       const { errors, ...rest } = json
       return { ...rest, data: this.data, errors }
@@ -86,9 +92,24 @@ export type FeathersErrorClass = ReturnType<typeof errorClass>
 
 /** Lookup by `name`, used by clients to rebuild errors received over the wire. */
 export const errorsByName: Readonly<Record<string, FeathersErrorClass>> = {
-  BadRequest, NotAuthenticated, PaymentError, Forbidden, NotFound, MethodNotAllowed, NotAcceptable, Timeout,
-  Conflict, Gone, LengthRequired, PayloadTooLarge, Unprocessable, TooManyRequests, GeneralError, NotImplemented,
-  BadGateway, Unavailable
+  BadRequest,
+  NotAuthenticated,
+  PaymentError,
+  Forbidden,
+  NotFound,
+  MethodNotAllowed,
+  NotAcceptable,
+  Timeout,
+  Conflict,
+  Gone,
+  LengthRequired,
+  PayloadTooLarge,
+  Unprocessable,
+  TooManyRequests,
+  GeneralError,
+  NotImplemented,
+  BadGateway,
+  Unavailable
 }
 
 const byCode = new Map<number, FeathersErrorClass>(

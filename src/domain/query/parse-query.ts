@@ -27,12 +27,22 @@ export function parseQuery(raw: unknown, options: ParseOptions = {}): StoreQuery
     const value = raw[key]
     if (value === undefined) continue
     switch (key) {
-      case '$limit': query.limit = parseCount(key, value); break
-      case '$skip': query.skip = parseCount(key, value); break
-      case '$sort': query.sort = parseSort(value); break
-      case '$select': query.select = parseSelect(value); break
+      case '$limit':
+        query.limit = parseCount(key, value)
+        break
+      case '$skip':
+        query.skip = parseCount(key, value)
+        break
+      case '$sort':
+        query.sort = parseSort(value)
+        break
+      case '$select':
+        query.select = parseSelect(value)
+        break
       case '$or':
-      case '$and': filters.push(parseLogical(key, value, extra, 0)); break
+      case '$and':
+        filters.push(parseLogical(key, value, extra, 0))
+        break
       default:
         if (key.startsWith('$')) throw new BadRequest(`Invalid filter value ${key}`)
         filters.push(...parseField(key, value, extra))
@@ -72,18 +82,25 @@ function parseField(field: string, value: unknown, extra: readonly string[]): Fi
     assertSafeKey(operator)
     const operand = value[operator]
     switch (operator) {
-      case '$eq': return { op: 'eq', field, value: toValue(operand) }
-      case '$ne': return { op: 'ne', field, value: toValue(operand) }
-      case '$lt': case '$lte': case '$gt': case '$gte':
+      case '$eq':
+        return { op: 'eq', field, value: toValue(operand) }
+      case '$ne':
+        return { op: 'ne', field, value: toValue(operand) }
+      case '$lt':
+      case '$lte':
+      case '$gt':
+      case '$gte':
         return { op: COMPARISONS[operator], field, value: toScalar(field, operator, operand) }
-      case '$in': case '$nin': {
+      case '$in':
+      case '$nin': {
         const values = asList(operand) ?? (isPlainObject(operand) ? undefined : [operand])
         if (!values) throw invalidParameter(`Invalid query parameter ${operator}: expected a list of values`, value)
         return { op: operator === '$in' ? 'in' : 'nin', field, values: values.map((item) => toValue(item)) }
       }
       case '$search':
         if (!extra.includes(operator)) break
-        if (typeof operand !== 'string') throw invalidParameter(`${operator} on '${field}' needs a string pattern`, value)
+        if (typeof operand !== 'string')
+          throw invalidParameter(`${operator} on '${field}' needs a string pattern`, value)
         return { op: 'search', field, pattern: operand }
       case '$contains':
         if (!extra.includes(operator)) break
@@ -102,11 +119,13 @@ function parseCount(name: string, value: unknown): number {
 }
 
 function parseSort(value: unknown): StoreQuery['sort'] {
-  if (!isPlainObject(value)) throw new BadRequest('$sort must be an object of field: direction (1, -1, "asc" or "desc")')
+  if (!isPlainObject(value))
+    throw new BadRequest('$sort must be an object of field: direction (1, -1, "asc" or "desc")')
   return Object.keys(value).map((field) => {
     assertSafeKey(field)
     const raw = value[field]
-    const direction = typeof raw === 'number' || typeof raw === 'string' ? SORT_DIRECTIONS[String(raw).toLowerCase()] : undefined
+    const direction =
+      typeof raw === 'number' || typeof raw === 'string' ? SORT_DIRECTIONS[String(raw).toLowerCase()] : undefined
     if (!direction) throw new BadRequest(`Invalid $sort direction for '${field}': use 1, -1, "asc" or "desc"`)
     return [field, direction]
   })
@@ -137,8 +156,13 @@ function toScalar(field: string, operator: string, value: unknown): Scalar {
 
 function toValue(value: unknown, depth = 0): Value {
   if (value === undefined) return null
-  if (depth > MAX_NESTING_DEPTH) throw new BadRequest(`Query values may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
-  if (isPlainObject(value)) for (const key of Object.keys(value)) { assertSafeKey(key); toValue(value[key], depth + 1) }
+  if (depth > MAX_NESTING_DEPTH)
+    throw new BadRequest(`Query values may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
+  if (isPlainObject(value))
+    for (const key of Object.keys(value)) {
+      assertSafeKey(key)
+      toValue(value[key], depth + 1)
+    }
   else if (Array.isArray(value)) for (const item of value) toValue(item, depth + 1)
   return value as Value
 }

@@ -5,7 +5,9 @@ export interface RecoverySettings {
 }
 export const RecoverySettings = Symbol.for('RecoverySettings')
 
-/** How long a lost connection may go unnoticed: socket.io's ping interval and timeout (25 s + 20 s), with room to spare. */
+/**
+ * How long a lost connection may go unnoticed: socket.io's ping interval and timeout (25 s + 20 s), with room to spare.
+ */
 const DETECTION_MS = 60_000
 
 /**

@@ -36,17 +36,30 @@ export function coerceQuery(raw: unknown, schema: JsonSchemaObject, idField?: st
   return result
 }
 
-function coerceCriteria(criteria: RawObject, schema: JsonSchemaObject, issues: SchemaIssue[], top: boolean, idField?: string): RawObject {
+function coerceCriteria(
+  criteria: RawObject,
+  schema: JsonSchemaObject,
+  issues: SchemaIssue[],
+  top: boolean,
+  idField?: string
+): RawObject {
   const out: RawObject = {}
   for (const key of Object.keys(criteria)) {
     const value = criteria[key]
     if (key === '$or' || key === '$and') {
       const list = asList(value)
-      out[key] = list ? list.map((item) => isPlainObject(item) ? coerceCriteria(item, schema, issues, false, idField) : item) : value
+      out[key] = list
+        ? list.map((item) => (isPlainObject(item) ? coerceCriteria(item, schema, issues, false, idField) : item))
+        : value
     } else if (top && key === '$sort') {
       // Sorting reveals the order of values; `$select` of any field stays harmless (it only projects).
       for (const field of isPlainObject(value) ? Object.keys(value) : []) {
-        if (schema.additionalProperties === false && typeof field === 'string' && field !== idField && propertyOf(schema, field) === undefined) {
+        if (
+          schema.additionalProperties === false &&
+          typeof field === 'string' &&
+          field !== idField &&
+          propertyOf(schema, field) === undefined
+        ) {
           issues.push(unknownField(field, `${key} `))
         }
       }
@@ -67,7 +80,8 @@ function coerceCriteria(criteria: RawObject, schema: JsonSchemaObject, issues: S
 }
 
 function coerceField(field: string, value: unknown, schema: JsonSchema, issues: SchemaIssue[]): unknown {
-  if (!isPlainObject(value) || !Object.keys(value).some((key) => key.startsWith('$'))) return coerceValue(field, value, schema, issues)
+  if (!isPlainObject(value) || !Object.keys(value).some((key) => key.startsWith('$')))
+    return coerceValue(field, value, schema, issues)
   const out: RawObject = {}
   for (const operator of Object.keys(value)) {
     const operand = value[operator]
@@ -89,7 +103,11 @@ function coerceValue(field: string, value: unknown, schema: JsonSchema, issues: 
   if (types.size === 0) return value
   const dateTime = formatOf(schema) === 'date-time'
   const fail = () => {
-    issues.push({ field, rule: dateTime ? 'format' : 'type', message: `'${field}' must be ${dateTime ? 'a date-time (RFC 3339, e.g. 2026-01-31T12:00:00Z)' : [...types].join(' or ')}` })
+    issues.push({
+      field,
+      rule: dateTime ? 'format' : 'type',
+      message: `'${field}' must be ${dateTime ? 'a date-time (RFC 3339, e.g. 2026-01-31T12:00:00Z)' : [...types].join(' or ')}`
+    })
     return value
   }
   if (value === null || value === undefined) return value
@@ -107,7 +125,7 @@ function coerceValue(field: string, value: unknown, schema: JsonSchema, issues: 
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return fail()
     if (types.has('number') || (types.has('integer') && Number.isInteger(value))) return value
-    if (types.has('string')) return dateTime ? toDateTime(value) ?? fail() : String(value)
+    if (types.has('string')) return dateTime ? (toDateTime(value) ?? fail()) : String(value)
     return fail()
   }
   if (typeof value === 'boolean') {
@@ -136,9 +154,12 @@ function fromString(type: JsonType, text: string): unknown {
       const number = Number(text)
       return Number.isFinite(number) ? number : NO_MATCH
     }
-    case 'boolean': return text === 'true' ? true : text === 'false' ? false : NO_MATCH
-    case 'null': return text === 'null' ? null : NO_MATCH
-    default: return NO_MATCH
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : NO_MATCH
+    case 'null':
+      return text === 'null' ? null : NO_MATCH
+    default:
+      return NO_MATCH
   }
 }
 
@@ -170,7 +191,8 @@ function typesOf(schema: JsonSchemaObject): Set<JsonType> {
     const type = member.type
     if (typeof type === 'string') types.add(type)
     else if (Array.isArray(type)) for (const each of type as JsonType[]) types.add(each)
-    if (type === undefined && member.enum) for (const each of member.enum) types.add(each === null ? 'null' : typeof each as JsonType)
+    if (type === undefined && member.enum)
+      for (const each of member.enum) types.add(each === null ? 'null' : (typeof each as JsonType))
     for (const nested of [...(member.anyOf ?? []), ...(member.oneOf ?? [])]) add(nested)
   }
   add(schema)

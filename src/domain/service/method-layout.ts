@@ -9,8 +9,20 @@ export function isStandardMethod(method: string): method is StandardMethod {
 
 /** Names that can never be service methods (docs/wire-protocol.md, Service calls). */
 export const RESERVED_METHODS: ReadonlySet<string> = new Set([
-  'setup', 'teardown', 'hooks', 'on', 'once', 'off', 'emit', 'publish', 'removeListener', 'addListener',
-  'removeAllListeners', 'listeners', 'constructor', 'mixin'
+  'setup',
+  'teardown',
+  'hooks',
+  'on',
+  'once',
+  'off',
+  'emit',
+  'publish',
+  'removeListener',
+  'addListener',
+  'removeAllListeners',
+  'listeners',
+  'constructor',
+  'mixin'
 ])
 
 /**

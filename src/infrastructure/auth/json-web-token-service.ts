@@ -90,7 +90,8 @@ export class JsonWebTokenService implements TokenService {
         clockTimestamp
       })
     } catch (error) {
-      // The library's messages are the v5 wire messages (docs/wire-protocol.md, Failures): 'jwt expired', 'invalid signature', …
+      // The library's messages are the v5 wire messages (docs/wire-protocol.md, Failures): 'jwt expired', 'invalid
+      // signature', …
       const { name, message, expiredAt } = error as { name: string; message: string; expiredAt?: Date }
       throw new NotAuthenticated(message, expiredAt ? { name, expiredAt } : { name })
     }

@@ -45,7 +45,10 @@ export interface Config {
   socketMaxMessageSize: number
   /** Calls one socket connection may have in flight; more are answered with 429. */
   socketMaxConcurrentCalls: number
-  /** How long a dropped socket connection may stay away and resume where it was, in ms (SOCKET_RECOVERY_WINDOW in seconds, default 120; 0: off). */
+  /**
+   * How long a dropped socket connection may stay away and resume where it was, in ms (SOCKET_RECOVERY_WINDOW in
+   * seconds, default 120; 0: off).
+   */
   socketRecoveryWindowMs: number
   /** Serve GET /openapi.json and the API reference page at /docs. */
   apiDocs: boolean
@@ -73,10 +76,13 @@ export function loadConfig(env: Env = process.env): Config {
     loginFailureWindowMs: duration(env, 'LOGIN_FAILURE_WINDOW', '15m'),
     loginFreeFailures: integer(env, 'LOGIN_FREE_FAILURES', 3, 0, 1_000_000),
     bcryptRounds: integer(env, 'BCRYPT_ROUNDS', 10, 4, 15),
-    corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
+    corsOrigins: (env.CORS_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     compression: flag(env, 'COMPRESSION', false),
     requestLog: flag(env, 'REQUEST_LOG', false),
-    staticDir: env.STATIC_DIR === '' ? undefined : env.STATIC_DIR ?? 'public',
+    staticDir: env.STATIC_DIR === '' ? undefined : (env.STATIC_DIR ?? 'public'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimit: env.BODY_LIMIT || '100kb',
     socketMaxMessageSize: integer(env, 'SOCKET_MAX_MESSAGE_SIZE', 1e6, 1024, 2 ** 31 - 1),
@@ -91,7 +97,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const badOrigin = config.corsOrigins.find((origin) => origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin))
   if (badOrigin !== undefined) {
-    throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins such as https://app.example.com (got '${badOrigin}')`)
+    throw new ConfigError(
+      `CORS_ORIGINS must be * or comma-separated origins such as https://app.example.com (got '${badOrigin}')`
+    )
   }
   // An unparsable limit would silently mean "no limit" to the body parsers.
   if (!/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(config.bodyLimit)) {
@@ -109,7 +117,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   // A bearer token is one token68 (RFC 7235): anything else could never be sent back as configured.
   if (config.metricsToken !== undefined && !/^[\w.~+/-]+=*$/.test(config.metricsToken)) {
-    throw new ConfigError('METRICS_TOKEN must be a bearer token: letters, digits and - . _ ~ + / (its value is not shown)')
+    throw new ConfigError(
+      'METRICS_TOKEN must be a bearer token: letters, digits and - . _ ~ + / (its value is not shown)'
+    )
   }
   return config
 }

@@ -25,7 +25,15 @@ export function optionalInteger(env: Env, name: string, min: number, max: number
   return env[name] === undefined || env[name] === '' ? undefined : integer(env, name, min, min, max)
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_557_600_000 }
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+  y: 31_557_600_000
+}
 const DURATION = /^(\d+)\s*(ms|s|m|h|d|w|y)?$/
 
 /** Whether `value` reads as a duration: a number with an optional unit. */

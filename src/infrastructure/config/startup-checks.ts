@@ -43,10 +43,14 @@ export async function staticDirToServe(
     info = await stat(path)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable(path, error)
-    warn(`STATIC_DIR ${path} does not exist: no static files are served (set STATIC_DIR to a folder, or empty to turn this off)`, { staticDir: path })
+    warn(
+      `STATIC_DIR ${path} does not exist: no static files are served (set STATIC_DIR to a folder, or empty to turn this off)`,
+      { staticDir: path }
+    )
     return undefined
   }
-  if (!info.isDirectory()) throw new StartupError(`STATIC_DIR ${path} is not a folder: set STATIC_DIR to a folder, or empty to serve no files`)
+  if (!info.isDirectory())
+    throw new StartupError(`STATIC_DIR ${path} is not a folder: set STATIC_DIR to a folder, or empty to serve no files`)
   try {
     await access(path, constants.R_OK | constants.X_OK)
   } catch (error) {
@@ -57,7 +61,9 @@ export async function staticDirToServe(
 
 function unreadable(path: string, error: unknown): StartupError {
   const code = (error as NodeJS.ErrnoException).code ?? 'error'
-  return new StartupError(`STATIC_DIR ${path} cannot be read (${code}): give the server's user read access, or set STATIC_DIR to another folder`)
+  return new StartupError(
+    `STATIC_DIR ${path} cannot be read (${code}): give the server's user read access, or set STATIC_DIR to another folder`
+  )
 }
 
 /**
@@ -66,11 +72,16 @@ function unreadable(path: string, error: unknown): StartupError {
  * HOST setting, so that a failed name lookup elsewhere (a database host) is not blamed on it.
  */
 export function listenFailure(error: unknown, host: string | undefined): string | undefined {
-  const { code, syscall, port, address, hostname } = (error ?? {}) as NodeJS.ErrnoException & { port?: number; address?: string; hostname?: string }
+  const { code, syscall, port, address, hostname } = (error ?? {}) as NodeJS.ErrnoException & {
+    port?: number
+    address?: string
+    hostname?: string
+  }
   if (syscall === 'listen') {
     if (code === 'EADDRINUSE') return `port ${port} is in use: set PORT to a free port`
     if (code === 'EACCES') return `port ${port} needs privileges on this machine: set PORT to 1024 or above`
-    if (code === 'EADDRNOTAVAIL') return `HOST ${address} is not an address of this machine: set HOST to one of its addresses, e.g. 127.0.0.1, or 0.0.0.0 for all`
+    if (code === 'EADDRNOTAVAIL')
+      return `HOST ${address} is not an address of this machine: set HOST to one of its addresses, e.g. 127.0.0.1, or 0.0.0.0 for all`
   }
   if (syscall === 'getaddrinfo' && host !== undefined && hostname === host) {
     return `HOST ${hostname} is not a known host name (getaddrinfo ${code}): set HOST to an address of this machine, e.g. 127.0.0.1, or 0.0.0.0 for all`

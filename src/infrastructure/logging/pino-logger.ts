@@ -15,25 +15,38 @@ export class PinoLogger implements Logger {
   static fromConfig(config: Pick<Config, 'logLevel' | 'env'>, tracer?: Tracer): PinoLogger {
     // pino-pretty is a devDependency: an install with --omit=dev logs JSON even in a terminal.
     const pretty = config.env === 'development' && process.stdout.isTTY && isInstalled('pino-pretty')
-    return new PinoLogger(pino({
-      level: config.logLevel,
-      redact: SECRET_FIELDS,
-      ...(tracer?.enabled ? { mixin: () => traceFields(tracer) } : {}),
-      ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {})
-    }))
+    return new PinoLogger(
+      pino({
+        level: config.logLevel,
+        redact: SECRET_FIELDS,
+        ...(tracer?.enabled ? { mixin: () => traceFields(tracer) } : {}),
+        ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {})
+      })
+    )
   }
 
-  debug(message: string, details?: Record<string, unknown>): void { this.pino.debug(details ?? {}, message) }
-  info(message: string, details?: Record<string, unknown>): void { this.pino.info(details ?? {}, message) }
-  warn(message: string, details?: Record<string, unknown>): void { this.pino.warn(details ?? {}, message) }
-  error(message: string, details?: Record<string, unknown>): void { this.pino.error(details ?? {}, message) }
+  debug(message: string, details?: Record<string, unknown>): void {
+    this.pino.debug(details ?? {}, message)
+  }
+  info(message: string, details?: Record<string, unknown>): void {
+    this.pino.info(details ?? {}, message)
+  }
+  warn(message: string, details?: Record<string, unknown>): void {
+    this.pino.warn(details ?? {}, message)
+  }
+  error(message: string, details?: Record<string, unknown>): void {
+    this.pino.error(details ?? {}, message)
+  }
 }
 
 /**
  * Request log lines (REQUEST_LOG) carry the request's headers: the bearer token and cookies are
  * credentials, shown as `***`.
  */
-export const SECRET_FIELDS = { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '***' }
+export const SECRET_FIELDS = {
+  paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+  censor: '***'
+}
 
 /** The OpenTelemetry log-correlation fields of the active span; none outside spans. */
 function traceFields(tracer: Tracer): Record<string, string> {

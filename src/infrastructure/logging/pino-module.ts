@@ -6,5 +6,7 @@ import { PinoLogger } from './pino-logger.js'
 
 /** Logs as pino JSON lines at LOG_LEVEL (pretty in development on a terminal), with trace ids when tracing is on. */
 export const pinoModule = new ContainerModule(({ bind }) => {
-  bind<Logger>(Logger).toResolvedValue((config: Config, tracer: Tracer) => PinoLogger.fromConfig(config, tracer), [Config, Tracer]).inSingletonScope()
+  bind<Logger>(Logger)
+    .toResolvedValue((config: Config, tracer: Tracer) => PinoLogger.fromConfig(config, tracer), [Config, Tracer])
+    .inSingletonScope()
 })

@@ -34,7 +34,10 @@ export function compileFilter(filter: Filter, compilePattern?: PatternCompiler):
       if (expected === null) return (record) => get(record) != null
       return (record) => !valuesEqual(get(record), expected)
     }
-    case 'lt': case 'lte': case 'gt': case 'gte': {
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte': {
       const get = fieldGetter(filter.field)
       const bound = filter.value
       const type = typeof bound
@@ -45,7 +48,8 @@ export function compileFilter(filter: Filter, compilePattern?: PatternCompiler):
         return typeof actual === type && test(actual as string, bound as string)
       }
     }
-    case 'in': case 'nin': {
+    case 'in':
+    case 'nin': {
       const get = fieldGetter(filter.field)
       const scalars = new Set<unknown>(filter.values.filter((value) => value === null || typeof value !== 'object'))
       const objects = filter.values.filter((value) => value !== null && typeof value === 'object')
@@ -95,5 +99,7 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
   const left = a as Doc
   const right = b as Doc
   const keys = Object.keys(left)
-  return keys.length === Object.keys(right).length && keys.every((key) => key in right && valuesEqual(left[key], right[key]))
+  return (
+    keys.length === Object.keys(right).length && keys.every((key) => key in right && valuesEqual(left[key], right[key]))
+  )
 }

@@ -10,10 +10,14 @@ export type Comparator = (a: Doc, b: Doc) => number
 function typeRank(value: unknown): number {
   if (value === null || value === undefined) return 0
   switch (typeof value) {
-    case 'number': return 1
-    case 'string': return 2
-    case 'boolean': return 3
-    default: return value instanceof Date ? 4 : Array.isArray(value) ? 5 : 6
+    case 'number':
+      return 1
+    case 'string':
+      return 2
+    case 'boolean':
+      return 3
+    default:
+      return value instanceof Date ? 4 : Array.isArray(value) ? 5 : 6
   }
 }
 

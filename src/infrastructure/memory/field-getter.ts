@@ -11,7 +11,8 @@ export function fieldGetter(field: string): (record: Doc) => unknown {
   return (record) => {
     let value: unknown = record
     for (const key of path) {
-      if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key))
+        return undefined
       value = (value as Doc)[key]
     }
     return value

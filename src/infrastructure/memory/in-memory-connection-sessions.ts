@@ -11,7 +11,10 @@ export class InMemoryConnectionSessions implements ConnectionSessions {
   /** Ids of lost sessions in the order they were lost: expired ones are at the front. */
   private readonly lost = new Map<string, number>()
 
-  constructor(private readonly clock: Clock, private readonly windowMs: number) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly windowMs: number
+  ) {}
 
   async save(session: ConnectionSession): Promise<void> {
     this.dropExpired()

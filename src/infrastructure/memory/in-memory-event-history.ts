@@ -25,7 +25,11 @@ export class InMemoryEventHistory implements EventHistory {
   /** The seq of the last pruned event: offsets before it lost events. */
   private prunedThrough = 0
 
-  constructor(private readonly clock: Clock, private readonly retentionMs: number, private readonly maxEvents = MAX_EVENTS) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly retentionMs: number,
+    private readonly maxEvents = MAX_EVENTS
+  ) {}
 
   append(event: PublishedEvent): string {
     const seq = ++this.seq
@@ -44,8 +48,11 @@ export class InMemoryEventHistory implements EventHistory {
     this.prune()
     if (seq === undefined || seq > this.seq || seq < this.prunedThrough) return 'unknown'
     // Kept events are consecutive: the one after `seq` sits (seq - prunedThrough) from the front.
-    return this.entries.slice(this.start + seq - this.prunedThrough).map(({ path, event, data, context, offset: at }) =>
-      context === undefined ? { path, event, data, offset: at } : { path, event, data, context, offset: at })
+    return this.entries
+      .slice(this.start + seq - this.prunedThrough)
+      .map(({ path, event, data, context, offset: at }) =>
+        context === undefined ? { path, event, data, offset: at } : { path, event, data, context, offset: at }
+      )
   }
 
   private offsetOf(seq: number): string {
@@ -62,7 +69,10 @@ export class InMemoryEventHistory implements EventHistory {
 
   private prune(): void {
     const oldest = this.clock.now() - this.retentionMs
-    while (this.start < this.entries.length && (this.entries.length - this.start > this.maxEvents || this.entries[this.start]!.at < oldest)) {
+    while (
+      this.start < this.entries.length &&
+      (this.entries.length - this.start > this.maxEvents || this.entries[this.start]!.at < oldest)
+    ) {
       this.prunedThrough = this.entries[this.start]!.seq
       this.start++
     }

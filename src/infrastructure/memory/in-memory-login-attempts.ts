@@ -16,9 +16,10 @@ export class InMemoryLoginAttempts implements LoginAttempts {
 
   async add(key: string, now: number, windowMs: number): Promise<AttemptRecord> {
     const current = this.records.get(key)
-    const next = current && current.firstAt + windowMs > now
-      ? { count: current.count + 1, firstAt: current.firstAt, lastAt: now }
-      : { count: 1, firstAt: now, lastAt: now }
+    const next =
+      current && current.firstAt + windowMs > now
+        ? { count: current.count + 1, firstAt: current.firstAt, lastAt: now }
+        : { count: 1, firstAt: now, lastAt: now }
     this.records.delete(key)
     if (this.records.size >= MAX_KEYS) this.records.delete(this.records.keys().next().value!)
     this.records.set(key, next)

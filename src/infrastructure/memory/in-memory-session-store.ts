@@ -29,7 +29,8 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   async revokeFamily(family: string, now: number): Promise<void> {
-    for (const record of this.tokens.values()) if (record.family === family && record.revokedAt === null) record.revokedAt = now
+    for (const record of this.tokens.values())
+      if (record.family === family && record.revokedAt === null) record.revokedAt = now
   }
 
   async revokeUser(userId: Id, now: number, except?: string): Promise<string[]> {
@@ -50,7 +51,9 @@ export class InMemorySessionStore implements SessionStore {
   async revocationsSince(cursor: unknown): Promise<{ revocations: Revocation[]; cursor: unknown }> {
     const from = typeof cursor === 'number' ? cursor : 0
     return {
-      revocations: this.revocations.filter((entry) => entry.seq > from).map(({ key, expiresAt }) => ({ key, expiresAt })),
+      revocations: this.revocations
+        .filter((entry) => entry.seq > from)
+        .map(({ key, expiresAt }) => ({ key, expiresAt })),
       cursor: this.seq
     }
   }

@@ -178,7 +178,13 @@ function compilePattern(pattern: string): (text: string) => boolean {
  * The first `k` matches in sort order, stable for ties, in O(n log k): a sorted buffer that a new
  * record enters only when it beats the current last one.
  */
-function topK(records: Iterable<Doc>, matches: Predicate, compare: Comparator, k: number, onTotal: (total: number) => void): Doc[] {
+function topK(
+  records: Iterable<Doc>,
+  matches: Predicate,
+  compare: Comparator,
+  k: number,
+  onTotal: (total: number) => void
+): Doc[] {
   const kept: Doc[] = []
   let total = 0
   for (const record of records) {
@@ -209,7 +215,13 @@ export function clone<T>(value: T): T {
   const copy: Doc = {}
   for (const key of Object.keys(value)) {
     // A JSON "__proto__" key is data: keep it as an own property, never as the record's prototype.
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: clone((value as Doc)[key]), enumerable: true, writable: true, configurable: true })
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, {
+        value: clone((value as Doc)[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
     else copy[key] = clone((value as Doc)[key])
   }
   return copy as T

@@ -14,9 +14,10 @@ import { InMemoryUniqueKeys } from './in-memory-unique-keys.js'
  * process, gone when it exits. It reads no settings. One process only: instances of the app that
  * must share data, sessions and limits need a store they all reach (`rethinkdb`).
  */
-export const memoryStoreModule: StoreModule = () => new ContainerModule(({ bind }) => {
-  bind<StoreFactory>(StoreFactory).to(InMemoryStoreFactory).inSingletonScope()
-  bind<UniqueKeys>(UniqueKeys).to(InMemoryUniqueKeys).inSingletonScope()
-  bind<SessionStore>(SessionStore).to(InMemorySessionStore).inSingletonScope()
-  bind<LoginAttempts>(LoginAttempts).to(InMemoryLoginAttempts).inSingletonScope()
-})
+export const memoryStoreModule: StoreModule = () =>
+  new ContainerModule(({ bind }) => {
+    bind<StoreFactory>(StoreFactory).to(InMemoryStoreFactory).inSingletonScope()
+    bind<UniqueKeys>(UniqueKeys).to(InMemoryUniqueKeys).inSingletonScope()
+    bind<SessionStore>(SessionStore).to(InMemorySessionStore).inSingletonScope()
+    bind<LoginAttempts>(LoginAttempts).to(InMemoryLoginAttempts).inSingletonScope()
+  })

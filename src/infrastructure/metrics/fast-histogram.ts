@@ -8,7 +8,10 @@ export class HistogramSeries {
   private sum = 0
   private count = 0
 
-  constructor(readonly labels: Readonly<Record<string, string>>, private readonly bounds: readonly number[]) {
+  constructor(
+    readonly labels: Readonly<Record<string, string>>,
+    private readonly bounds: readonly number[]
+  ) {
     this.counts = new Float64Array(bounds.length + 1)
   }
 
@@ -27,7 +30,11 @@ export class HistogramSeries {
     let cumulative = 0
     for (let index = 0; index < this.bounds.length; index++) {
       cumulative += this.counts[index]!
-      values.push({ metricName: `${name}_bucket`, labels: { ...this.labels, le: this.bounds[index]! }, value: cumulative })
+      values.push({
+        metricName: `${name}_bucket`,
+        labels: { ...this.labels, le: this.bounds[index]! },
+        value: cumulative
+      })
     }
     values.push({ metricName: `${name}_bucket`, labels: { ...this.labels, le: '+Inf' }, value: this.count })
     values.push({ metricName: `${name}_sum`, labels: { ...this.labels }, value: this.sum })
@@ -48,9 +55,18 @@ export class FastHistogram {
   private readonly series: HistogramSeries[] = []
   readonly children: LabelChildren<HistogramSeries>
 
-  constructor(readonly name: string, readonly help: string, labelNames: readonly string[], bounds: readonly number[], registry: Registry) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    labelNames: readonly string[],
+    bounds: readonly number[],
+    registry: Registry
+  ) {
     this.children = new LabelChildren((values) => {
-      const series = new HistogramSeries(Object.fromEntries(labelNames.map((label, index) => [label, values[index]!])), bounds)
+      const series = new HistogramSeries(
+        Object.fromEntries(labelNames.map((label, index) => [label, values[index]!])),
+        bounds
+      )
       this.series.push(series)
       return series
     })
@@ -58,7 +74,19 @@ export class FastHistogram {
     registry.registerMetric(this as unknown as Metric)
   }
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: ReturnType<HistogramSeries['values']> } {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.series.flatMap((series) => series.values(this.name)) }
+  get(): {
+    name: string
+    help: string
+    type: string
+    aggregator: string
+    values: ReturnType<HistogramSeries['values']>
+  } {
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.series.flatMap((series) => series.values(this.name))
+    }
   }
 }

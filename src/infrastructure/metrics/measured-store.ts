@@ -11,7 +11,11 @@ import type { StoreFactory, StoreHealth, StoreOptions } from '../../domain/store
  */
 export class MeasuredStoreFactory implements StoreFactory {
   /** `system`: the store adapter's name (the STORE setting), the `db_system_name` label. */
-  constructor(private readonly stores: StoreFactory, private readonly metrics: Metrics, private readonly system: string) {}
+  constructor(
+    private readonly stores: StoreFactory,
+    private readonly metrics: Metrics,
+    private readonly system: string
+  ) {}
 
   create<T extends Data = Data>(name: string, options?: StoreOptions): Store<T> {
     return new MeasuredStore<T>(this.stores.create<T>(name, options), this.metrics, this.system, name)
@@ -37,7 +41,12 @@ export class MeasuredStore<T extends Data> implements Store<T> {
   readonly setup?: Store<T>['setup']
   readonly close?: Store<T>['close']
 
-  constructor(private readonly store: Store<T>, private readonly metrics: Metrics, private readonly system: string, private readonly collection: string) {
+  constructor(
+    private readonly store: Store<T>,
+    private readonly metrics: Metrics,
+    private readonly system: string,
+    private readonly collection: string
+  ) {
     if (store.watch) this.watch = store.watch.bind(store)
     if (store.whenWatching) this.whenWatching = store.whenWatching.bind(store)
     if (store.publish) this.publish = store.publish.bind(store)
@@ -87,12 +96,15 @@ export class MeasuredStore<T extends Data> implements Store<T> {
 
   /** One `then` (not `finally`, which costs two more microtask turns) on the store's promise. */
   private timed<R>(operation: string, start: number, result: Promise<R>): Promise<R> {
-    return result.then((value) => {
-      this.metrics.storeQuery(this.system, this.collection, operation, (performance.now() - start) / 1000)
-      return value
-    }, (error: unknown) => {
-      this.metrics.storeQuery(this.system, this.collection, operation, (performance.now() - start) / 1000)
-      throw error
-    })
+    return result.then(
+      (value) => {
+        this.metrics.storeQuery(this.system, this.collection, operation, (performance.now() - start) / 1000)
+        return value
+      },
+      (error: unknown) => {
+        this.metrics.storeQuery(this.system, this.collection, operation, (performance.now() - start) / 1000)
+        throw error
+      }
+    )
   }
 }

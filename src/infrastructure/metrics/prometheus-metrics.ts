@@ -31,7 +31,8 @@ export interface PrometheusMetricsOptions {
 
 /**
  * The metrics port on prom-client, in a registry of its own (two apps in one process, as tests
- * build them, do not collide), rendered with the process metrics. Names follow OpenTelemetry's semantic conventions where there is
+ * build them, do not collide), rendered with the process metrics. Names follow OpenTelemetry's semantic conventions
+ * where there is
  * one (`http_server_request_duration_seconds`, `db_client_operation_duration_seconds`, with their
  * attribute names as labels); the others are `plumage_*`. Children of each label combination are
  * kept, so a request costs a few map lookups and the update, no labels object; the three
@@ -57,14 +58,33 @@ export class PrometheusMetrics implements Metrics {
     const registers = [this.registry]
     const now = options.now ?? Date.now
     if (options.defaultMetrics ?? true) this.process = processMetrics()
-    this.http = new FastHistogram('http_server_request_duration_seconds', 'Duration of HTTP server requests, by method, route template and status.',
-      ['http_request_method', 'http_route', 'http_response_status_code'], HTTP_BUCKETS, this.registry).children
-    this.calls = new FastHistogram('plumage_service_call_duration_seconds',
+    this.http = new FastHistogram(
+      'http_server_request_duration_seconds',
+      'Duration of HTTP server requests, by method, route template and status.',
+      ['http_request_method', 'http_route', 'http_response_status_code'],
+      HTTP_BUCKETS,
+      this.registry
+    ).children
+    this.calls = new FastHistogram(
+      'plumage_service_call_duration_seconds',
       'Duration of service calls from a transport (rest, socketio), by service, method and outcome (ok or the error name).',
-      ['service', 'method', 'transport', 'outcome'], HTTP_BUCKETS, this.registry).children
-    const connections = new Gauge({ name: 'plumage_connections_open', help: 'Open real-time connections (sockets), by transport.', labelNames: ['transport'], registers })
+      ['service', 'method', 'transport', 'outcome'],
+      HTTP_BUCKETS,
+      this.registry
+    ).children
+    const connections = new Gauge({
+      name: 'plumage_connections_open',
+      help: 'Open real-time connections (sockets), by transport.',
+      labelNames: ['transport'],
+      registers
+    })
     this.connections = new LabelChildren((values) => connections.labels(...values))
-    const published = new Counter({ name: 'plumage_events_published_total', help: 'Service events published to channels, by service and event.', labelNames: ['service', 'event'], registers })
+    const published = new Counter({
+      name: 'plumage_events_published_total',
+      help: 'Service events published to channels, by service and event.',
+      labelNames: ['service', 'event'],
+      registers
+    })
     this.published = new LabelChildren((values) => published.labels(...values))
     const delivered = new Counter({
       name: 'plumage_events_delivered_total',
@@ -76,7 +96,7 @@ export class PrometheusMetrics implements Metrics {
     const newestEvent = this.newestEvent
     new Gauge({
       name: 'plumage_event_log_lag_seconds',
-      help: 'Now minus the time of the newest event applied from the store\'s event log, by table (grows while a table has no writes).',
+      help: "Now minus the time of the newest event applied from the store's event log, by table (grows while a table has no writes).",
       labelNames: ['table'],
       registers,
       collect() {
@@ -84,11 +104,29 @@ export class PrometheusMetrics implements Metrics {
         for (const [table, time] of newestEvent) this.set({ table }, Math.max(0, (at - time) / 1000))
       }
     })
-    this.feeds = new Gauge({ name: 'plumage_feed_state', help: 'State of each store change feed: 1 for its current state (connecting, live, stopped), 0 for the others.', labelNames: ['table', 'state'], registers })
-    this.queries = new FastHistogram('db_client_operation_duration_seconds', 'Duration of store operations, by store adapter, collection and operation.',
-      ['db_system_name', 'db_collection_name', 'db_operation_name'], DB_BUCKETS, this.registry).children
-    this.failedLogins = new Counter({ name: 'plumage_logins_failed_total', help: 'Logins refused for a wrong username or password.', registers })
-    this.throttledLogins = new Counter({ name: 'plumage_logins_throttled_total', help: 'Logins refused with 429 after too many failures.', registers })
+    this.feeds = new Gauge({
+      name: 'plumage_feed_state',
+      help: 'State of each store change feed: 1 for its current state (connecting, live, stopped), 0 for the others.',
+      labelNames: ['table', 'state'],
+      registers
+    })
+    this.queries = new FastHistogram(
+      'db_client_operation_duration_seconds',
+      'Duration of store operations, by store adapter, collection and operation.',
+      ['db_system_name', 'db_collection_name', 'db_operation_name'],
+      DB_BUCKETS,
+      this.registry
+    ).children
+    this.failedLogins = new Counter({
+      name: 'plumage_logins_failed_total',
+      help: 'Logins refused for a wrong username or password.',
+      registers
+    })
+    this.throttledLogins = new Counter({
+      name: 'plumage_logins_throttled_total',
+      help: 'Logins refused with 429 after too many failures.',
+      registers
+    })
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {

@@ -129,10 +129,14 @@ export class DirectWrites {
 
 function toChange(row: FeedRow<Data>): StoreChange<Data> | undefined {
   switch (row.type ?? (row.old_val == null ? 'add' : row.new_val == null ? 'remove' : 'change')) {
-    case 'add': return row.new_val ? { event: 'created', record: row.new_val } : undefined
-    case 'change': return row.new_val ? { event: 'patched', record: row.new_val } : undefined
-    case 'remove': return row.old_val ? { event: 'removed', record: row.old_val } : undefined
-    default: return undefined
+    case 'add':
+      return row.new_val ? { event: 'created', record: row.new_val } : undefined
+    case 'change':
+      return row.new_val ? { event: 'patched', record: row.new_val } : undefined
+    case 'remove':
+      return row.old_val ? { event: 'removed', record: row.old_val } : undefined
+    default:
+      return undefined
   }
 }
 
@@ -140,7 +144,10 @@ function toChange(row: FeedRow<Data>): StoreChange<Data> | undefined {
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (isRecord(value) && !(value instanceof Date)) {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
 }

@@ -121,7 +121,11 @@ export class EventLog {
     this.sequence = new EventSequence<LoggedEvent>({
       ...(options.gapMs !== undefined ? { gapMs: options.gapMs } : {}),
       release: (entry, late) => this.deliver(entry, late),
-      skipped: (from, to) => this.logger.debug('RethinkDB event log: numbers never logged (a write died between taking them and logging its events, or they were pruned); going on without them', { from, to })
+      skipped: (from, to) =>
+        this.logger.debug(
+          'RethinkDB event log: numbers never logged (a write died between taking them and logging its events, or they were pruned); going on without them',
+          { from, to }
+        )
     })
     const metrics = (this.metrics = options.metrics ?? noMetrics)
     this.feed = new LiveFeed<LoggedEvent>({
@@ -187,18 +191,29 @@ export class EventLog {
   }
 
   private async create(): Promise<void> {
-    await ensureTable(this.r, {
-      db: this.db,
-      name: this.tableName,
-      primaryKey: 'id',
-      indexes: [{ name: 'ts', fields: ['ts'] }],
-      ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
-      ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
-    }, this.logger)
+    await ensureTable(
+      this.r,
+      {
+        db: this.db,
+        name: this.tableName,
+        primaryKey: 'id',
+        indexes: [{ name: 'ts', fields: ['ts'] }],
+        ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
+        ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
+      },
+      this.logger
+    )
     const r = this.r
-    const newest = this.table().between(0, MAX_SEQ).orderBy({ index: r.desc('id') }).limit(1).nth(0)('id').default(0)
+    const newest = this.table()
+      .between(0, MAX_SEQ)
+      .orderBy({ index: r.desc('id') })
+      .limit(1)
+      .nth(0)('id')
+      .default(0)
     // Of instances starting at once, one inserts the row; the others' conflict is no error here.
-    await this.table().insert({ id: COUNTER, seq: newest, epoch: r.uuid() } as never, { conflict: 'error' }).run()
+    await this.table()
+      .insert({ id: COUNTER, seq: newest, epoch: r.uuid() } as never, { conflict: 'error' })
+      .run()
     const counter = await this.counter().run()
     if (!counter) throw new Error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing`)
     this.logEpoch = shortEpoch(counter.epoch)
@@ -221,12 +236,20 @@ export class EventLog {
     const r = this.r
     const field = event === 'removed' ? 'old_val' : 'new_val'
     const trace = this.trace()
-    return write.do((result: Term) => r.do(
-      result('changes').default([])
-        .filter((change: Term) => change.hasFields('error').not().and(change(field).default(null).ne(null)))
-        .map((change: Term) => ({ ts: serverMs(r), table, event, record: change(field), ...trace })),
-      (entries: Term) => r.branch(entries.isEmpty(), result, this.append(entries).do(() => result))
-    )) as RDatum<WriteResult<T>>
+    return write.do((result: Term) =>
+      r.do(
+        result('changes')
+          .default([])
+          .filter((change: Term) => change.hasFields('error').not().and(change(field).default(null).ne(null)))
+          .map((change: Term) => ({ ts: serverMs(r), table, event, record: change(field), ...trace })),
+        (entries: Term) =>
+          r.branch(
+            entries.isEmpty(),
+            result,
+            this.append(entries).do(() => result)
+          )
+      )
+    ) as RDatum<WriteResult<T>>
   }
 
   /** Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. */
@@ -284,28 +307,43 @@ export class EventLog {
    */
   private append(entries: Term): Term {
     const r = this.r
-    return r.do(entries.count(), (count: Term) => this.counter()
-      .update((row: Term) => ({ seq: row('seq').add(count) }), { returnChanges: 'always' })('changes').nth(0)('new_val')('seq')
-      .default(r.error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`))
-      .do((last: Term) => this.table().insert(
-        r.range(count).map((index: Term) => entries.nth(index).merge({ id: last.sub(count).add(index).add(1) })) as never
-      ))
-      // A number already taken means the counter went back (a restored backup): say so, never drop events silently.
-      .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error')))))
+    return r.do(entries.count(), (count: Term) =>
+      this.counter()
+        .update((row: Term) => ({ seq: row('seq').add(count) }), { returnChanges: 'always' })('changes')
+        .nth(0)('new_val')('seq')
+        .default(
+          r.error(
+            `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
+          )
+        )
+        .do((last: Term) =>
+          this.table().insert(
+            r
+              .range(count)
+              .map((index: Term) => entries.nth(index).merge({ id: last.sub(count).add(index).add(1) })) as never
+          )
+        )
+        // A number already taken means the counter went back (a restored backup): say so, never drop events silently.
+        .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error'))))
+    )
   }
 
   private async open(): Promise<FeedCursor> {
     if (!this.sequence.started) {
       // First open: events after the counter's number now (earlier ones happened before this instance).
       const counter = await this.counter().run()
-      if (!counter) throw new Error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing`)
+      if (!counter)
+        throw new Error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing`)
       this.sequence.startAfter(counter.seq)
       this.started = counter.seq
       this.logEpoch = shortEpoch(counter.epoch)
-    } else if (this.newestTs !== undefined && this.newestTs < await serverMs(this.r).sub(this.retentionMs).run()) {
-      this.logger.warn('RethinkDB event log: this instance was cut off for longer than the retention; events older than it are lost', {
-        retentionMs: this.retentionMs
-      })
+    } else if (this.newestTs !== undefined && this.newestTs < (await serverMs(this.r).sub(this.retentionMs).run())) {
+      this.logger.warn(
+        'RethinkDB event log: this instance was cut off for longer than the retention; events older than it are lost',
+        {
+          retentionMs: this.retentionMs
+        }
+      )
     }
     return this.table()
       .between(this.sequence.position! + 1, MAX_SEQ)
@@ -320,7 +358,11 @@ export class EventLog {
   }
 
   private deliver(entry: LoggedEvent, late: boolean): void {
-    if (late) this.logger.debug('RethinkDB event log: an event came after its number was given up; published now, out of order', { seq: entry.id })
+    if (late)
+      this.logger.debug(
+        'RethinkDB event log: an event came after its number was given up; published now, out of order',
+        { seq: entry.id }
+      )
     else this.newestTs = entry.ts
     const listeners = this.subscribers.get(entry.table)
     if (listeners) {
@@ -331,7 +373,11 @@ export class EventLog {
           try {
             listener(entry)
           } catch (error) {
-            this.logger.error('RethinkDB event listener failed', { event: entry.event, table: entry.table, error: driverMessage(error) })
+            this.logger.error('RethinkDB event listener failed', {
+              event: entry.event,
+              table: entry.table,
+              error: driverMessage(error)
+            })
           }
         }
       } finally {
@@ -352,7 +398,9 @@ export class EventLog {
         .delete({ durability: 'soft' })
         .run()
     } catch (error) {
-      this.logger.debug('RethinkDB event log pruning failed; the next round tries again', { error: driverMessage(error) })
+      this.logger.debug('RethinkDB event log pruning failed; the next round tries again', {
+        error: driverMessage(error)
+      })
     }
   }
 }

@@ -45,13 +45,16 @@ export class GroupCommit<I, O> {
     while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch = this.take()
       this.inFlight++
-      void this.options.run(batch.map((call) => call.items)).then(
-        (outcomes) => batch.forEach((call, index) => call.resolve(outcomes[index]!)),
-        (error: unknown) => batch.forEach((call) => call.reject(error))
-      ).finally(() => {
-        this.inFlight--
-        this.pump()
-      })
+      void this.options
+        .run(batch.map((call) => call.items))
+        .then(
+          (outcomes) => batch.forEach((call, index) => call.resolve(outcomes[index]!)),
+          (error: unknown) => batch.forEach((call) => call.reject(error))
+        )
+        .finally(() => {
+          this.inFlight--
+          this.pump()
+        })
     }
   }
 
@@ -59,7 +62,8 @@ export class GroupCommit<I, O> {
   private take(): Call<I, O>[] {
     let count = this.queue[0]!.items.length
     let calls = 1
-    while (calls < this.queue.length && count + this.queue[calls]!.items.length <= this.maxItems) count += this.queue[calls++]!.items.length
+    while (calls < this.queue.length && count + this.queue[calls]!.items.length <= this.maxItems)
+      count += this.queue[calls++]!.items.length
     return this.queue.splice(0, calls)
   }
 }

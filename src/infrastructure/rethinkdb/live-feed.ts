@@ -75,7 +75,8 @@ export class LiveFeed<T = Record<string, unknown>> {
     this.options.onState?.('stopped')
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
-    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(`The ${this.options.name} change feed was stopped`))
+    for (const waiter of this.waiters.splice(0))
+      waiter.reject(new Error(`The ${this.options.name} change feed was stopped`))
     const cursor = this.cursor
     this.cursor = undefined
     await cursor?.close().catch(() => undefined)
@@ -121,7 +122,10 @@ export class LiveFeed<T = Record<string, unknown>> {
   }
 
   private retry(reason: string, error: unknown): void {
-    const delay = Math.min((this.options.initialBackoffMs ?? 100) * 2 ** this.attempt, this.options.maxBackoffMs ?? 1_000)
+    const delay = Math.min(
+      (this.options.initialBackoffMs ?? 100) * 2 ** this.attempt,
+      this.options.maxBackoffMs ?? 1_000
+    )
     this.attempt++
     this.options.logger.warn(`RethinkDB ${this.options.name} change feed ${reason}; re-opening`, {
       retryInMs: delay,
@@ -146,7 +150,9 @@ export class LiveFeed<T = Record<string, unknown>> {
       this.options.onRow(row)
     } catch (error) {
       // A failing consumer must not end the feed for everyone else.
-      this.options.logger.error(`RethinkDB ${this.options.name} change listener failed`, { error: driverMessage(error) })
+      this.options.logger.error(`RethinkDB ${this.options.name} change listener failed`, {
+        error: driverMessage(error)
+      })
     }
   }
 

@@ -6,8 +6,16 @@ import { conjuncts, isIndexableScalar, skipLimitSelect, type ReqlCompiler } from
 import { indexValue, type IndexSpec } from './rethinkdb-tables.js'
 
 type Key = string | number | boolean
-interface Bound { value: string | number; open: boolean }
-interface Range { kind: 'number' | 'string'; lower?: Bound; upper?: Bound; parts: Filter[] }
+interface Bound {
+  value: string | number
+  open: boolean
+}
+interface Range {
+  kind: 'number' | 'string'
+  lower?: Bound
+  upper?: Bound
+  parts: Filter[]
+}
 
 /**
  * A way into the table that answers some criteria exactly (`used`); the others filter it. `score`
@@ -50,7 +58,9 @@ export class QueryPlanner {
   matching(filter: Filter): RStream<Data> {
     const criteria = new Criteria(filter, this.shapes)
     const access = this.primary(criteria) ?? best(this.indexes.map((index) => this.access(index, criteria)))
-    return access ? this.compiler.filter(access.sequence, criteria.without(access.used)) : this.compiler.filter(this.table(), filter)
+    return access
+      ? this.compiler.filter(access.sequence, criteria.without(access.used))
+      : this.compiler.filter(this.table(), filter)
   }
 
   /** The records of `query`: filtered, sorted, skipped, limited and projected. */
@@ -60,16 +70,21 @@ export class QueryPlanner {
     const sort = query.sort.filter(([field]) => criteria.single(field) === undefined)
     const sorted = { ...query, sort }
     const primary = this.primary(criteria)
-    if (primary) return this.compiler.page(this.compiler.filter(primary.sequence, criteria.without(primary.used)), sorted, this.idField)
-    const ordered = sort.length > 0 && query.limit !== undefined
-      ? best(this.indexes.map((index) => this.orderedAccess(index, criteria, sort)))
-      : undefined
+    if (primary)
+      return this.compiler.page(
+        this.compiler.filter(primary.sequence, criteria.without(primary.used)),
+        sorted,
+        this.idField
+      )
+    const ordered =
+      sort.length > 0 && query.limit !== undefined
+        ? best(this.indexes.map((index) => this.orderedAccess(index, criteria, sort)))
+        : undefined
     const filtered = best(this.indexes.map((index) => this.access(index, criteria)))
     // An index read in sort order that also narrows the rows wins; then equality lookups; then any
     // index order (with a limit the server stops early); then a range.
-    const choice = ordered && ordered.score > 0 ? ordered
-      : filtered && filtered.score >= 2 ? filtered
-        : ordered ?? filtered
+    const choice =
+      ordered && ordered.score > 0 ? ordered : filtered && filtered.score >= 2 ? filtered : (ordered ?? filtered)
     if (!choice) return this.compiler.page(this.compiler.filter(this.table(), query.filter), sorted, this.idField)
     const rows = this.compiler.filter(choice.sequence, criteria.without(choice.used))
     if (!choice.order) return this.compiler.page(rows, sorted, this.idField)
@@ -81,7 +96,11 @@ export class QueryPlanner {
   private primary(criteria: Criteria): Access | undefined {
     const equal = criteria.equal.get(this.idField)
     if (!equal) return undefined
-    return { sequence: this.table().getAll(this.r.args(equal.values)) as RStream<Data>, used: [equal.part], score: Infinity }
+    return {
+      sequence: this.table().getAll(this.r.args(equal.values)) as RStream<Data>,
+      used: [equal.part],
+      score: Infinity
+    }
   }
 
   /** Reading `index` for the filter: equality on its leading fields, then a range on the next one. */
@@ -94,7 +113,11 @@ export class QueryPlanner {
       const keys = combinations(lists.map((list) => list.values))
       if (keys.length > MAX_KEYS) return undefined
       const args = fields.length === 1 ? keys.map((key) => key[0]!) : keys
-      return { sequence: this.table().getAll(this.r.args(args as Key[]), { index: index.name }) as RStream<Data>, used: lists.map((list) => list.part), score: 2 * equal }
+      return {
+        sequence: this.table().getAll(this.r.args(args as Key[]), { index: index.name }) as RStream<Data>,
+        used: lists.map((list) => list.part),
+        score: 2 * equal
+      }
     }
     let prefix = 0
     while (prefix < equal && lists[prefix]!.values.length === 1) prefix++
@@ -112,18 +135,31 @@ export class QueryPlanner {
     while (prefix < fields.length && criteria.single(fields[prefix]!) !== undefined) prefix++
     const direction = sort[0]![1]
     let components = 0
-    while (prefix + components < fields.length && components < sort.length
-      && sort[components]![0] === fields[prefix + components] && sort[components]![1] === direction
-      && criteria.ordered(fields[prefix + components]!)) components++
-    if (components === 0 || !fields.slice(prefix + components).every((field) => criteria.indexed(field))) return undefined
+    while (
+      prefix + components < fields.length &&
+      components < sort.length &&
+      sort[components]![0] === fields[prefix + components] &&
+      sort[components]![1] === direction &&
+      criteria.ordered(fields[prefix + components]!)
+    )
+      components++
+    if (components === 0 || !fields.slice(prefix + components).every((field) => criteria.indexed(field)))
+      return undefined
     // Ties of an index come in primary-key order, in the direction it is read.
-    const byKey = prefix + components === fields.length && sort[components]?.[0] === this.idField && sort[components]?.[1] === direction
+    const byKey =
+      prefix + components === fields.length &&
+      sort[components]?.[0] === this.idField &&
+      sort[components]?.[1] === direction
     const range = criteria.ranges.get(fields[prefix]!)
     const sequence = prefix > 0 || range ? this.between(index, criteria, prefix, range) : this.table()
     const used = [...fields.slice(0, prefix).map((field) => criteria.equal.get(field)!.part), ...(range?.parts ?? [])]
     return {
-      sequence: sequence.orderBy({ index: direction === 1 ? this.r.asc(index.name) : this.r.desc(index.name) }) as RStream<Data>,
-      used, score: 2 * prefix + (range ? 1 : 0), order: { index, prefix, components, served: byKey ? sort.length : components }
+      sequence: sequence.orderBy({
+        index: direction === 1 ? this.r.asc(index.name) : this.r.desc(index.name)
+      }) as RStream<Data>,
+      used,
+      score: 2 * prefix + (range ? 1 : 0),
+      order: { index, prefix, components, served: byKey ? sort.length : components }
     }
   }
 
@@ -138,19 +174,32 @@ export class QueryPlanner {
     const count = query.skip + query.limit!
     const fields = index.fields.slice(prefix, prefix + components)
     const valueOf = (row: RDatum) => indexValue(row, fields)
-    const head = r.expr(rows.limit(count).coerceTo('array')).do(((found: RDatum<Data[]>) => r.branch(
-      found.count().lt(count), found,
-      found.nth(-1).do((last: RDatum) => found.filter((row: RDatum) => valueOf(row).ne(valueOf(last)))
-        .union(this.compiler.filter(this.equalTo(plan, criteria, last), criteria.without(plan.used)) as never))
-    )) as never)
-    return skipLimitSelect((head as unknown as RStream<Data>).orderBy(...this.compiler.orderings(query.sort)), query, this.idField)
+    const head = r.expr(rows.limit(count).coerceTo('array')).do(((found: RDatum<Data[]>) =>
+      r.branch(
+        found.count().lt(count),
+        found,
+        found
+          .nth(-1)
+          .do((last: RDatum) =>
+            found
+              .filter((row: RDatum) => valueOf(row).ne(valueOf(last)))
+              .union(this.compiler.filter(this.equalTo(plan, criteria, last), criteria.without(plan.used)) as never)
+          )
+      )) as never)
+    return skipLimitSelect(
+      (head as unknown as RStream<Data>).orderBy(...this.compiler.orderings(query.sort)),
+      query,
+      this.idField
+    )
   }
 
   /** The rows whose sorted index fields equal `row`'s, under the same equality prefix. */
   private equalTo(plan: OrderedAccess, criteria: Criteria, row: RDatum): RStream<Data> {
     const { fields, name } = plan.order.index
     const prefix = fields.slice(0, plan.order.prefix).map((field) => criteria.single(field)!)
-    const served = fields.slice(plan.order.prefix, plan.order.prefix + plan.order.components).map((field) => indexValue(row, [field]))
+    const served = fields
+      .slice(plan.order.prefix, plan.order.prefix + plan.order.components)
+      .map((field) => indexValue(row, [field]))
     const rest = fields.length - plan.order.prefix - plan.order.components
     if (rest === 0) {
       const key = fields.length === 1 ? served[0]! : this.r.expr([...prefix, ...served])
@@ -174,9 +223,11 @@ export class QueryPlanner {
     const lowest = range?.kind === 'number' ? -Number.MAX_VALUE : ''
     const highest = range?.kind === 'number' ? Number.MAX_VALUE : r.maxval
     // With more fields after the range, an open bound is the value followed by the far end of the rest.
-    const lower = !range ? [...fixed, r.minval, ...fill(r.minval)]
+    const lower = !range
+      ? [...fixed, r.minval, ...fill(r.minval)]
       : [...fixed, range.lower?.value ?? lowest, ...fill(range.lower?.open ? r.maxval : r.minval)]
-    const upper = !range ? [...fixed, r.maxval, ...fill(r.maxval)]
+    const upper = !range
+      ? [...fixed, r.maxval, ...fill(r.maxval)]
       : [...fixed, range.upper?.value ?? highest, ...fill(range.upper?.open ? r.minval : r.maxval)]
     const unwrap = (key: unknown[]) => (fields.length === 1 ? key[0] : key)
     return this.table().between(unwrap(lower), unwrap(upper), {
@@ -195,13 +246,19 @@ class Criteria {
   readonly ranges = new Map<string, Range>()
   private readonly parts: Filter[]
 
-  constructor(filter: Filter, private readonly shapes: FieldShapes) {
+  constructor(
+    filter: Filter,
+    private readonly shapes: FieldShapes
+  ) {
     this.parts = isMatchAll(filter) ? [] : conjuncts(filter)
     for (const part of this.parts) {
       if (part.op === 'eq' || part.op === 'in') {
         const values = 'values' in part ? part.values : [part.value]
         if (values.length > 0 && values.every(isIndexableScalar) && !this.equal.has(part.field)) {
-          this.equal.set(part.field, { values: [...new Map(values.map((value) => [JSON.stringify(value), value])).values()], part })
+          this.equal.set(part.field, {
+            values: [...new Map(values.map((value) => [JSON.stringify(value), value])).values()],
+            part
+          })
         }
       } else if (part.op === 'lt' || part.op === 'lte' || part.op === 'gt' || part.op === 'gte') {
         if (typeof part.value !== 'number' && typeof part.value !== 'string') continue
@@ -225,7 +282,11 @@ class Criteria {
   /** Whether every matching record is in an index on this field (present, not null, not an object). */
   indexed(field: string): boolean {
     const shape = this.shapes(field)
-    return this.equal.has(field) || this.ranges.has(field) || (shape?.required === true && onlyKinds(shape, 'number', 'string', 'boolean', 'array'))
+    return (
+      this.equal.has(field) ||
+      this.ranges.has(field) ||
+      (shape?.required === true && onlyKinds(shape, 'number', 'string', 'boolean', 'array'))
+    )
   }
 
   /** Whether an index orders this field's matching values as the memory adapter does (numbers, strings, present). */
@@ -256,5 +317,8 @@ function best(candidates: (Access | undefined)[]): Access | undefined {
 
 /** Every tuple taking one value from each list, in order. */
 function combinations(lists: Key[][]): Key[][] {
-  return lists.reduce<Key[][]>((tuples, list) => tuples.flatMap((tuple) => list.map((value) => [...tuple, value])), [[]])
+  return lists.reduce<Key[][]>(
+    (tuples, list) => tuples.flatMap((tuple) => list.map((value) => [...tuple, value])),
+    [[]]
+  )
 }

@@ -69,7 +69,9 @@ export function splitInsert(calls: Data[][], result: InsertResult, idField: stri
   }
   const generated = result.generated_keys ?? []
   let next = 0
-  const keyed = calls.map((records) => records.map((record) => ({ record, key: JSON.stringify(record[idField] ?? generated[next++]) })))
+  const keyed = calls.map((records) =>
+    records.map((record) => ({ record, key: JSON.stringify(record[idField] ?? generated[next++]) }))
+  )
   // A key given by several callers went in for one of them at most: the one whose record was stored.
   const seen = new Set<string>()
   const shared = new Set<string>()

@@ -18,7 +18,10 @@ import { onlyKinds, UNKNOWN_SHAPES, type FieldShapes, type Kind } from './field-
  *   sorts by its plain value when RethinkDB orders its kinds as the memory adapter does.
  */
 export class ReqlCompiler {
-  constructor(private readonly r: R, private readonly shapes: FieldShapes = UNKNOWN_SHAPES) {}
+  constructor(
+    private readonly r: R,
+    private readonly shapes: FieldShapes = UNKNOWN_SHAPES
+  ) {}
 
   /** The sequence filtered by `filter`; the sequence itself when the filter matches everything. */
   filter<T>(sequence: RStream<T>, filter: Filter): RStream<T> {
@@ -26,7 +29,12 @@ export class ReqlCompiler {
     const equalities: Record<string, Scalar> = {}
     const others: Filter[] = []
     for (const part of conjuncts(filter)) {
-      if (part.op === 'eq' && isIndexableScalar(part.value) && !part.field.includes('.') && !Object.hasOwn(equalities, part.field)) {
+      if (
+        part.op === 'eq' &&
+        isIndexableScalar(part.value) &&
+        !part.field.includes('.') &&
+        !Object.hasOwn(equalities, part.field)
+      ) {
         equalities[part.field] = part.value
       } else {
         others.push(part)
@@ -69,12 +77,16 @@ export class ReqlCompiler {
     if (!path.includes('.')) return safe ? doc(path).default(null) : doc(path)
     const keys = path.split('.')
     // In a strict position, a path through objects (or null) raises only "missing", which skips the row.
-    const throughObjects = keys.slice(0, -1).every((_, index) => onlyKinds(this.shapes(keys.slice(0, index + 1).join('.')), 'object', 'null'))
+    const throughObjects = keys
+      .slice(0, -1)
+      .every((_, index) => onlyKinds(this.shapes(keys.slice(0, index + 1).join('.')), 'object', 'null'))
     if (!safe && throughObjects) return keys.reduce((value, key) => value(key), doc)
     let value: RDatum = doc(keys[0]!).default(null)
     for (const key of keys.slice(1)) {
       // Bracket on a string or number is a query error, not a missing field: guard the type.
-      value = value.do((parent: RDatum) => this.r.branch(parent.typeOf().eq('OBJECT'), parent(key).default(null), null)) as RDatum
+      value = value.do((parent: RDatum) =>
+        this.r.branch(parent.typeOf().eq('OBJECT'), parent(key).default(null), null)
+      ) as RDatum
     }
     return value
   }
@@ -110,7 +122,9 @@ export class ReqlCompiler {
       case 'in':
       case 'nin': {
         const hasNull = filter.values.includes(null)
-        const member = r.expr(filter.values).contains(this.read(doc, filter.field, !strict || hasNull || filter.op === 'nin') as never)
+        const member = r
+          .expr(filter.values)
+          .contains(this.read(doc, filter.field, !strict || hasNull || filter.op === 'nin') as never)
         return filter.op === 'in' ? member : member.not()
       }
       case 'search': {
@@ -135,7 +149,11 @@ export class ReqlCompiler {
    * is left out when the field can hold no other kind, and null (or a missing field read as null)
    * cannot pass the comparison either.
    */
-  private range(filter: Extract<Filter, { op: 'lt' | 'lte' | 'gt' | 'gte' }>, doc: RDatum, strict: boolean): RDatum<boolean> {
+  private range(
+    filter: Extract<Filter, { op: 'lt' | 'lte' | 'gt' | 'gte' }>,
+    doc: RDatum,
+    strict: boolean
+  ): RDatum<boolean> {
     const bound = filter.value
     if (bound === null) return this.r.expr(false)
     const kind = typeof bound as 'number' | 'string' | 'boolean'
@@ -163,8 +181,12 @@ export class ReqlCompiler {
    * Numbers, strings and null (missing first) are in the same order in both: those sort natively.
    */
   sortKey(path: string): string | ((doc: RDatum) => RDatum) {
-    if (onlyKinds(this.shapes(path), 'number', 'string', 'null')) return path.includes('.') ? (doc) => this.read(doc, path, true) : path
-    return (doc) => this.read(doc, path, true).do((value: RDatum) => this.r.expr([this.r.expr(TYPE_RANKS)(value.typeOf()).default(OTHER_RANK), value])) as RDatum
+    if (onlyKinds(this.shapes(path), 'number', 'string', 'null'))
+      return path.includes('.') ? (doc) => this.read(doc, path, true) : path
+    return (doc) =>
+      this.read(doc, path, true).do((value: RDatum) =>
+        this.r.expr([this.r.expr(TYPE_RANKS)(value.typeOf()).default(OTHER_RANK), value])
+      ) as RDatum
   }
 }
 
@@ -198,7 +220,11 @@ export function selection(select: readonly string[], idField: string): MultiFiel
 }
 
 /** Skip, limit and select on top of an already ordered sequence. */
-export function skipLimitSelect<T>(sequence: RStream<T>, query: Pick<StoreQuery, 'skip' | 'limit' | 'select'>, idField: string): RStream<T> {
+export function skipLimitSelect<T>(
+  sequence: RStream<T>,
+  query: Pick<StoreQuery, 'skip' | 'limit' | 'select'>,
+  idField: string
+): RStream<T> {
   let result = sequence
   if (query.skip > 0) result = result.skip(query.skip)
   if (query.limit !== undefined) result = result.limit(query.limit)

@@ -45,9 +45,10 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
   constructor(protected override readonly options: RethinkDbConnectionSessionsOptions) {
     super(options)
     this.tableName = options.table ?? 'plumage_connection_sessions'
-    this.key = options.secret === undefined
-      ? randomBytes(32)
-      : Buffer.from(hkdfSync('sha256', options.secret, '', 'plumage connection sessions', 32))
+    this.key =
+      options.secret === undefined
+        ? randomBytes(32)
+        : Buffer.from(hkdfSync('sha256', options.secret, '', 'plumage connection sessions', 32))
   }
 
   async save(session: ConnectionSession): Promise<void> {
@@ -65,9 +66,10 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
 
   async load(sessionId: string): Promise<ConnectionSession | undefined> {
     const id = hashOf(sessionId)
-    const row = await this.run('load a connection session', () => this.table().get(id).run()) as Row | null
+    const row = (await this.run('load a connection session', () => this.table().get(id).run())) as Row | null
     if (!row) return undefined
-    if (row.disconnectedAt !== undefined && row.disconnectedAt + this.options.windowMs < this.options.clock.now()) return undefined
+    if (row.disconnectedAt !== undefined && row.disconnectedAt + this.options.windowMs < this.options.clock.now())
+      return undefined
     const session: ConnectionSession = { id: sessionId, connectionId: row.connectionId }
     if (row.authentication !== undefined) {
       const authentication = this.open(row.authentication, id)
@@ -86,10 +88,16 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
 
   /** The table and its `disconnectedAt` index. */
   protected async create(): Promise<void> {
-    await ensureTable(this.r(), {
-      db: this.options.db, name: this.tableName, primaryKey: 'id',
-      indexes: [{ name: 'disconnectedAt', fields: ['disconnectedAt'] }]
-    }, this.logger)
+    await ensureTable(
+      this.r(),
+      {
+        db: this.options.db,
+        name: this.tableName,
+        primaryKey: 'id',
+        indexes: [{ name: 'disconnectedAt', fields: ['disconnectedAt'] }]
+      },
+      this.logger
+    )
     await this.table().indexWait().run()
   }
 
@@ -101,9 +109,14 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
     this.purgedAt = this.options.clock.now()
     const r = this.r()
     try {
-      await this.table().between(r.minval, this.purgedAt - this.options.windowMs, { index: 'disconnectedAt' }).delete({ durability: 'soft' }).run()
+      await this.table()
+        .between(r.minval, this.purgedAt - this.options.windowMs, { index: 'disconnectedAt' })
+        .delete({ durability: 'soft' })
+        .run()
     } catch (error) {
-      this.logger.debug('RethinkDB connection sessions: purging expired ones failed; the next save tries again', { error: String(error) })
+      this.logger.debug('RethinkDB connection sessions: purging expired ones failed; the next save tries again', {
+        error: String(error)
+      })
     }
   }
 

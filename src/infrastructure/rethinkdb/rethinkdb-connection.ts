@@ -35,14 +35,18 @@ export interface RethinkDbTls {
 export const DEFAULT_RETHINKDB_PORT = 28015
 
 const SCHEME = 'rethinkdb://'
-const URL_FORM = 'must look like rethinkdb://[user:password@]host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster'
+const URL_FORM =
+  'must look like rethinkdb://[user:password@]host:28015/db, or rethinkdb://host1:28015,host2:28015/db for a cluster'
 
 /**
  * A RethinkDB URL that cannot be used. `problem` completes "the URL …" (so a setting can name its
  * variable); the message shows the URL with its password replaced by `***`.
  */
 export class InvalidRethinkDbUrl extends BadRequest {
-  constructor(readonly redactedUrl: string, readonly problem: string) {
+  constructor(
+    readonly redactedUrl: string,
+    readonly problem: string
+  ) {
     super(`Invalid RethinkDB URL '${redactedUrl}': it ${problem}`)
   }
 }
@@ -152,7 +156,10 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
     ...(address.user ? { user: address.user } : {}),
     ...(password ? { password } : {})
   }
-  const servers = address.servers.map((server) => ({ ...server, ...(options.tls ? { tls: true as const, ...options.tls } : {}) }))
+  const servers = address.servers.map((server) => ({
+    ...server,
+    ...(options.tls ? { tls: true as const, ...options.tls } : {})
+  }))
   const pool = await r.connectPool({
     servers,
     ...(address.db ? { db: address.db } : {}),
@@ -182,7 +189,9 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
   while (!pool.isHealthy) {
     if (Date.now() >= deadline || options.signal?.aborted) {
       await pool.drain().catch(() => undefined)
-      throw new Unavailable(`Cannot reach RethinkDB at ${where} (waited ${Math.round(timeoutMs / 1000)} s; set RETHINKDB_TIMEOUT to wait longer)`)
+      throw new Unavailable(
+        `Cannot reach RethinkDB at ${where} (waited ${Math.round(timeoutMs / 1000)} s; set RETHINKDB_TIMEOUT to wait longer)`
+      )
     }
     if (Date.now() >= nextDiagnosis) {
       const problem = await whyUnreachable(r, servers, credentials)
@@ -193,12 +202,19 @@ export async function connectRethinkDb(url: string, options: ConnectOptions = {}
       }
       if (problem !== undefined && !announced && !pool.isHealthy) {
         announced = true
-        logger.warn(`waiting for RethinkDB at ${where} (up to ${Math.round(timeoutMs / 1000)} s)`, { reason: problem.reason })
+        logger.warn(`waiting for RethinkDB at ${where} (up to ${Math.round(timeoutMs / 1000)} s)`, {
+          reason: problem.reason
+        })
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  logger.info('Connected to RethinkDB', { servers: where, db: address.db, user: address.user ?? 'admin', tls: options.tls !== undefined })
+  logger.info('Connected to RethinkDB', {
+    servers: where,
+    db: address.db,
+    user: address.user ?? 'admin',
+    tls: options.tls !== undefined
+  })
   return {
     r,
     ...(address.db ? { db: address.db } : {}),
@@ -225,7 +241,11 @@ interface Unreachable {
  * certificate the CA did not sign), from one plain connection attempt to each; undefined as soon
  * as one attempt succeeds.
  */
-async function whyUnreachable(r: R, servers: RServerConnectionOptions[], credentials: { user?: string; password?: string }): Promise<Unreachable | undefined> {
+async function whyUnreachable(
+  r: R,
+  servers: RServerConnectionOptions[],
+  credentials: { user?: string; password?: string }
+): Promise<Unreachable | undefined> {
   const reasons: string[] = []
   let refusal: Refusal | undefined
   for (const server of servers) {
@@ -234,7 +254,8 @@ async function whyUnreachable(r: R, servers: RServerConnectionOptions[], credent
       await connection.close().catch(() => undefined)
       return undefined
     } catch (driverError) {
-      const error = refusalOf(driverError, '') === undefined && server.tls ? await tlsAlert(server) ?? driverError : driverError
+      const error =
+        refusalOf(driverError, '') === undefined && server.tls ? ((await tlsAlert(server)) ?? driverError) : driverError
       const reason = oneLine(driverMessage(error))
       reasons.push(`${describeServers([server as RethinkDbServer])}: ${reason}`)
       refusal ??= refusalOf(error, reason)
@@ -282,7 +303,12 @@ function refusalOf(error: unknown, reason: string): Refusal | undefined {
   return { kind: 'tls', reason: typeof openSsl === 'string' ? openSsl : reason, code }
 }
 
-function refusalMessage({ kind, reason, code = '' }: Refusal, where: string, user = 'admin', redactedUrl: string): string {
+function refusalMessage(
+  { kind, reason, code = '' }: Refusal,
+  where: string,
+  user = 'admin',
+  redactedUrl: string
+): string {
   if (kind === 'login') {
     return `RethinkDB at ${where} refused the login of user '${user}': ${reason} (check the user and password of RETHINKDB_URL ${redactedUrl}, or RETHINKDB_PASSWORD_FILE)`
   }
@@ -291,12 +317,19 @@ function refusalMessage({ kind, reason, code = '' }: Refusal, where: string, use
 
 /** What to change for each kind of TLS failure. */
 function tlsHint(code: string): string {
-  if (/ALTNAME|HOSTNAME/.test(code)) return 'the server\'s certificate does not name the host of RETHINKDB_URL: set RETHINKDB_TLS_SERVERNAME to a name it carries'
-  if (/CERTIFICATE_REQUIRED|ALERT_(BAD|UNKNOWN)_CERTIFICATE|ALERT_CERTIFICATE/.test(code)) return 'the server wants a client certificate it trusts: set RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY'
-  if (code.startsWith('ERR_SSL_')) return 'does the server serve TLS on its driver port (--driver-tls-key, --driver-tls-cert)?'
-  return 'RETHINKDB_TLS_CA must be the CA that signed the server\'s certificate'
+  if (/ALTNAME|HOSTNAME/.test(code))
+    return "the server's certificate does not name the host of RETHINKDB_URL: set RETHINKDB_TLS_SERVERNAME to a name it carries"
+  if (/CERTIFICATE_REQUIRED|ALERT_(BAD|UNKNOWN)_CERTIFICATE|ALERT_CERTIFICATE/.test(code))
+    return 'the server wants a client certificate it trusts: set RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY'
+  if (code.startsWith('ERR_SSL_'))
+    return 'does the server serve TLS on its driver port (--driver-tls-key, --driver-tls-cert)?'
+  return "RETHINKDB_TLS_CA must be the CA that signed the server's certificate"
 }
 
 function oneLine(text: string): string {
-  return text.split('\n').map((line) => line.trim()).filter(Boolean).join(' ')
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ')
 }

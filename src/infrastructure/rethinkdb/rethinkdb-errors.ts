@@ -22,7 +22,8 @@ const isRethinkDBError = (error: unknown): error is RethinkDBError => rethinkdbD
  * could be completed", "primary replica for shard … not available", "lost contact with primary replica"
  * while a cluster fails over).
  */
-const UNAVAILABLE_MESSAGES = /none of the pools|connection was closed|connection is closed|not available|lost contact|ECONNREFUSED|ECONNRESET/i
+const UNAVAILABLE_MESSAGES =
+  /none of the pools|connection was closed|connection is closed|not available|lost contact|ECONNREFUSED|ECONNRESET/i
 
 /** The driver's own message, without the query backtrace it appends to `message`. */
 export function driverMessage(error: unknown): string {
@@ -61,7 +62,12 @@ export function toStoreError(error: unknown, logger: Logger, operation: string):
  * Runs a query once `ready` (the adapter's table setup) has settled, and maps whatever it throws to
  * the domain errors: the shared shape of the small RethinkDB port adapters (sessions, attempts…).
  */
-export async function runQuery<T>(ready: () => Promise<void>, logger: Logger, operation: string, query: () => Promise<T>): Promise<T> {
+export async function runQuery<T>(
+  ready: () => Promise<void>,
+  logger: Logger,
+  operation: string,
+  query: () => Promise<T>
+): Promise<T> {
   await ready()
   try {
     return await query()

@@ -93,7 +93,9 @@ export class RethinkDbEventHistory implements EventHistory {
       const entry = this.entries[index]!
       if (!before(place, entry)) break
       const { path, event, data, context, offset: at } = entry
-      events.push(context === undefined ? { path, event, data, offset: at } : { path, event, data, context, offset: at })
+      events.push(
+        context === undefined ? { path, event, data, offset: at } : { path, event, data, context, offset: at }
+      )
     }
     return events.reverse()
   }
@@ -117,7 +119,10 @@ export class RethinkDbEventHistory implements EventHistory {
 
   private prune(): void {
     const oldest = this.options.clock.now() - this.options.retentionMs
-    while (this.start < this.entries.length && (this.entries.length - this.start > this.maxEvents || this.entries[this.start]!.at < oldest)) {
+    while (
+      this.start < this.entries.length &&
+      (this.entries.length - this.start > this.maxEvents || this.entries[this.start]!.at < oldest)
+    ) {
       const { seq, rank } = this.entries[this.start]!
       this.pruned = { seq, rank }
       this.start++

@@ -40,13 +40,28 @@ export class RethinkDbLoginAttempts extends TableOwner implements LoginAttempts 
     const r = this.r()
     const id = keyId('login', key)
     const fresh = { id, count: 1, firstAt: now, lastAt: now }
-    const result = await this.run('count a failed login', () => this.table().get(id).replace(
-      (row: RDatum<AttemptRow | null>) => r.branch(row.eq(null).or(row('firstAt').le(now - windowMs)), fresh, row.merge({ count: row('count').add(1), lastAt: now })),
-      { returnChanges: 'always' }
-    ).run())
+    const result = await this.run('count a failed login', () =>
+      this.table()
+        .get(id)
+        .replace(
+          (row: RDatum<AttemptRow | null>) =>
+            r.branch(
+              row.eq(null).or(row('firstAt').le(now - windowMs)),
+              fresh,
+              row.merge({ count: row('count').add(1), lastAt: now })
+            ),
+          { returnChanges: 'always' }
+        )
+        .run()
+    )
     if (now - this.purgedAt > PURGE_EVERY_MS) {
       this.purgedAt = now
-      await this.run('purge login attempts', () => this.table().between(r.minval, now - windowMs, { index: 'lastAt' }).delete().run())
+      await this.run('purge login attempts', () =>
+        this.table()
+          .between(r.minval, now - windowMs, { index: 'lastAt' })
+          .delete()
+          .run()
+      )
     }
     const row = (result.changes?.[0] as { new_val?: AttemptRow } | undefined)?.new_val ?? fresh
     return { count: row.count, firstAt: row.firstAt, lastAt: row.lastAt }
@@ -58,7 +73,16 @@ export class RethinkDbLoginAttempts extends TableOwner implements LoginAttempts 
 
   /** The counters' table and its `lastAt` index. */
   protected async create(): Promise<void> {
-    await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id', indexes: [{ name: 'lastAt', fields: ['lastAt'] }] }, this.logger)
+    await ensureTable(
+      this.r(),
+      {
+        db: this.options.db,
+        name: this.tableName,
+        primaryKey: 'id',
+        indexes: [{ name: 'lastAt', fields: ['lastAt'] }]
+      },
+      this.logger
+    )
     await this.table().indexWait().run()
   }
 

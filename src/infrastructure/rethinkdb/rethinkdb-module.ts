@@ -24,7 +24,8 @@ import { RethinkDbUniqueKeys } from './rethinkdb-unique-keys.js'
 /**
  * `STORE=rethinkdb`: collections, unique keys, sessions, login counters and what connection recovery
  * needs (the event history over the event log, connection sessions) in the database that
- * RETHINKDB_URL names, shared by every instance on it: a client resumes on any of them. The settings are read (and a bad one refused)
+ * RETHINKDB_URL names, shared by every instance on it: a client resumes on any of them. The settings are read (and a
+ * bad one refused)
  * when the module is built, before anything connects.
  *
  * rethinkdb-ts keeps one connection pool, module-level, which the store factory opens when it is
@@ -35,32 +36,79 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
   const settings = readRethinkDbSettings(env)
   return new ContainerModule(({ bind }) => {
     bind<RethinkDbSettings>(RethinkDbSettings).toConstantValue(settings)
-    bind(RethinkDbStoreFactory).toResolvedValue((options: RethinkDbSettings, logger: Logger, metrics: Metrics, tracer: Tracer) => new RethinkDbStoreFactory(options.url, {
-      logger,
-      metrics,
-      timeoutMs: options.timeoutMs,
-      directWrites: options.directWrites,
-      ...(options.password !== undefined ? { password: options.password } : {}),
-      ...(options.tls ? { tls: options.tls } : {}),
-      ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
-      ...(options.shards !== undefined ? { shards: options.shards } : {}),
-      ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
-    }), [RethinkDbSettings, Logger, Metrics, Tracer]).inSingletonScope()
-    bind<StoreFactory>(StoreFactory).toResolvedValue((factory: RethinkDbStoreFactory) => factory, [RethinkDbStoreFactory]).inSingletonScope()
-    bind<EventHistory>(EventHistory).toResolvedValue((factory: RethinkDbStoreFactory, clock: Clock, { windowMs }: RecoverySettings) => {
-      const log = factory.eventLog()
-      const retentionMs = historyRetentionMs(windowMs)
-      // Without the event log (no watch) there is no shared order: the history stays in this process.
-      return log ? new RethinkDbEventHistory({ log, clock, retentionMs }) : new InMemoryEventHistory(clock, retentionMs)
-    }, [RethinkDbStoreFactory, Clock, RecoverySettings]).inSingletonScope()
-    bind<ConnectionSessions>(ConnectionSessions).toResolvedValue((options: RethinkDbSettings, config: Config, clock: Clock, { windowMs }: RecoverySettings, logger: Logger, _pool: StoreFactory) =>
-      new RethinkDbConnectionSessions({ db: options.db, clock, windowMs, logger, ...(config.authSecret !== undefined ? { secret: config.authSecret } : {}) }),
-    [RethinkDbSettings, Config, Clock, RecoverySettings, Logger, StoreFactory]).inSingletonScope()
-    bind<UniqueKeys>(UniqueKeys).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
-      new RethinkDbUniqueKeys({ db: options.db, logger }), [RethinkDbSettings, Logger, StoreFactory]).inSingletonScope()
-    bind<SessionStore>(SessionStore).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
-      new RethinkDbSessionStore({ db: options.db, logger }), [RethinkDbSettings, Logger, StoreFactory]).inSingletonScope()
-    bind<LoginAttempts>(LoginAttempts).toResolvedValue((options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
-      new RethinkDbLoginAttempts({ db: options.db, logger }), [RethinkDbSettings, Logger, StoreFactory]).inSingletonScope()
+    bind(RethinkDbStoreFactory)
+      .toResolvedValue(
+        (options: RethinkDbSettings, logger: Logger, metrics: Metrics, tracer: Tracer) =>
+          new RethinkDbStoreFactory(options.url, {
+            logger,
+            metrics,
+            timeoutMs: options.timeoutMs,
+            directWrites: options.directWrites,
+            ...(options.password !== undefined ? { password: options.password } : {}),
+            ...(options.tls ? { tls: options.tls } : {}),
+            ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
+            ...(options.shards !== undefined ? { shards: options.shards } : {}),
+            ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
+          }),
+        [RethinkDbSettings, Logger, Metrics, Tracer]
+      )
+      .inSingletonScope()
+    bind<StoreFactory>(StoreFactory)
+      .toResolvedValue((factory: RethinkDbStoreFactory) => factory, [RethinkDbStoreFactory])
+      .inSingletonScope()
+    bind<EventHistory>(EventHistory)
+      .toResolvedValue(
+        (factory: RethinkDbStoreFactory, clock: Clock, { windowMs }: RecoverySettings) => {
+          const log = factory.eventLog()
+          const retentionMs = historyRetentionMs(windowMs)
+          // Without the event log (no watch) there is no shared order: the history stays in this process.
+          return log
+            ? new RethinkDbEventHistory({ log, clock, retentionMs })
+            : new InMemoryEventHistory(clock, retentionMs)
+        },
+        [RethinkDbStoreFactory, Clock, RecoverySettings]
+      )
+      .inSingletonScope()
+    bind<ConnectionSessions>(ConnectionSessions)
+      .toResolvedValue(
+        (
+          options: RethinkDbSettings,
+          config: Config,
+          clock: Clock,
+          { windowMs }: RecoverySettings,
+          logger: Logger,
+          _pool: StoreFactory
+        ) =>
+          new RethinkDbConnectionSessions({
+            db: options.db,
+            clock,
+            windowMs,
+            logger,
+            ...(config.authSecret !== undefined ? { secret: config.authSecret } : {})
+          }),
+        [RethinkDbSettings, Config, Clock, RecoverySettings, Logger, StoreFactory]
+      )
+      .inSingletonScope()
+    bind<UniqueKeys>(UniqueKeys)
+      .toResolvedValue(
+        (options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
+          new RethinkDbUniqueKeys({ db: options.db, logger }),
+        [RethinkDbSettings, Logger, StoreFactory]
+      )
+      .inSingletonScope()
+    bind<SessionStore>(SessionStore)
+      .toResolvedValue(
+        (options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
+          new RethinkDbSessionStore({ db: options.db, logger }),
+        [RethinkDbSettings, Logger, StoreFactory]
+      )
+      .inSingletonScope()
+    bind<LoginAttempts>(LoginAttempts)
+      .toResolvedValue(
+        (options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
+          new RethinkDbLoginAttempts({ db: options.db, logger }),
+        [RethinkDbSettings, Logger, StoreFactory]
+      )
+      .inSingletonScope()
   })
 }

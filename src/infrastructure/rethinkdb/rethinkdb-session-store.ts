@@ -51,10 +51,16 @@ export class RethinkDbSessionStore extends TableOwner implements SessionStore {
 
   async useRefreshToken(id: string, now: number): Promise<RefreshTokenUse> {
     const r = this.r()
-    const result = await this.run('use a refresh token', () => this.refresh().get(id).update(
-      (row: RDatum<RefreshTokenRecord | null>) => r.branch(row('usedAt').eq(null).and(row('revokedAt').eq(null)), { usedAt: now }, {}),
-      { returnChanges: 'always' }
-    ).run())
+    const result = await this.run('use a refresh token', () =>
+      this.refresh()
+        .get(id)
+        .update(
+          (row: RDatum<RefreshTokenRecord | null>) =>
+            r.branch(row('usedAt').eq(null).and(row('revokedAt').eq(null)), { usedAt: now }, {}),
+          { returnChanges: 'always' }
+        )
+        .run()
+    )
     const change = result.changes?.[0] as { old_val?: RefreshTokenRecord | null } | undefined
     const record = change?.old_val
     if (!record) return { outcome: 'unknown' }
@@ -63,13 +69,25 @@ export class RethinkDbSessionStore extends TableOwner implements SessionStore {
   }
 
   async revokeFamily(family: string, now: number): Promise<void> {
-    await this.run('revoke a session', () => this.refresh().getAll(family, { index: 'family' })
-      .filter((row) => row('revokedAt').eq(null)).update({ revokedAt: now }).run())
+    await this.run('revoke a session', () =>
+      this.refresh()
+        .getAll(family, { index: 'family' })
+        .filter((row) => row('revokedAt').eq(null))
+        .update({ revokedAt: now })
+        .run()
+    )
   }
 
   async revokeUser(userId: Id, now: number, except?: string): Promise<string[]> {
-    const result = await this.run('revoke a user\'s sessions', () => this.refresh().getAll(userId, { index: 'userId' })
-      .filter((row) => except === undefined ? row('revokedAt').eq(null) : row('revokedAt').eq(null).and(row('family').ne(except))).update({ revokedAt: now }, { returnChanges: true }).run())
+    const result = await this.run("revoke a user's sessions", () =>
+      this.refresh()
+        .getAll(userId, { index: 'userId' })
+        .filter((row) =>
+          except === undefined ? row('revokedAt').eq(null) : row('revokedAt').eq(null).and(row('family').ne(except))
+        )
+        .update({ revokedAt: now }, { returnChanges: true })
+        .run()
+    )
     const families = new Set<string>()
     for (const change of (result.changes ?? []) as { new_val?: RefreshTokenRecord | null }[]) {
       if (change.new_val && change.new_val.expiresAt > now) families.add(change.new_val.family)
@@ -82,7 +100,11 @@ export class RethinkDbSessionStore extends TableOwner implements SessionStore {
     const at = r.now().toEpochTime().mul(1000)
     await this.run('revoke access tokens', async () => {
       if (revocations.length > 0) {
-        await this.revocations().insert(revocations.map(({ key, expiresAt }) => ({ id: key, expiresAt, at })) as unknown as RevocationRow[], { conflict: 'update' }).run()
+        await this.revocations()
+          .insert(revocations.map(({ key, expiresAt }) => ({ id: key, expiresAt, at })) as unknown as RevocationRow[], {
+            conflict: 'update'
+          })
+          .run()
       }
       await this.revocations().between(r.minval, now, { index: 'expiresAt' }).delete().run()
     })
@@ -92,10 +114,14 @@ export class RethinkDbSessionStore extends TableOwner implements SessionStore {
     const r = this.r()
     const table = this.revocations()
     const rows = typeof cursor === 'number' ? table.between(cursor, r.maxval, { index: 'at' }) : table
-    const result = await this.run('read revocations', () => r.expr({
-      now: r.now().toEpochTime().mul(1000),
-      rows: rows.coerceTo('array')
-    }).run()) as unknown as { now: number; rows: RevocationRow[] }
+    const result = (await this.run('read revocations', () =>
+      r
+        .expr({
+          now: r.now().toEpochTime().mul(1000),
+          rows: rows.coerceTo('array')
+        })
+        .run()
+    )) as unknown as { now: number; rows: RevocationRow[] }
     return {
       revocations: result.rows.map(({ id, expiresAt }) => ({ key: id, expiresAt })),
       cursor: result.now - CURSOR_OVERLAP_MS
@@ -104,20 +130,41 @@ export class RethinkDbSessionStore extends TableOwner implements SessionStore {
 
   async purgeExpired(now: number): Promise<void> {
     const r = this.r()
-    await this.run('purge refresh tokens', () => this.refresh().between(r.minval, now, { index: 'expiresAt' }).delete().run())
+    await this.run('purge refresh tokens', () =>
+      this.refresh().between(r.minval, now, { index: 'expiresAt' }).delete().run()
+    )
   }
 
   /** Both tables and their indexes. */
   protected async create(): Promise<void> {
     const { db } = this.options
-    await ensureTable(this.r(), {
-      db, name: this.refreshTable, primaryKey: 'id',
-      indexes: [{ name: 'family', fields: ['family'] }, { name: 'userId', fields: ['userId'] }, { name: 'expiresAt', fields: ['expiresAt'] }]
-    }, this.logger)
-    await ensureTable(this.r(), {
-      db, name: this.revocationTable, primaryKey: 'id',
-      indexes: [{ name: 'at', fields: ['at'] }, { name: 'expiresAt', fields: ['expiresAt'] }]
-    }, this.logger)
+    await ensureTable(
+      this.r(),
+      {
+        db,
+        name: this.refreshTable,
+        primaryKey: 'id',
+        indexes: [
+          { name: 'family', fields: ['family'] },
+          { name: 'userId', fields: ['userId'] },
+          { name: 'expiresAt', fields: ['expiresAt'] }
+        ]
+      },
+      this.logger
+    )
+    await ensureTable(
+      this.r(),
+      {
+        db,
+        name: this.revocationTable,
+        primaryKey: 'id',
+        indexes: [
+          { name: 'at', fields: ['at'] },
+          { name: 'expiresAt', fields: ['expiresAt'] }
+        ]
+      },
+      this.logger
+    )
     await this.refresh().indexWait().run()
     await this.revocations().indexWait().run()
   }

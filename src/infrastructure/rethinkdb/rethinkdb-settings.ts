@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { createSecureContext, type SecureContextOptions } from 'node:tls'
 import { ConfigError, flag, integer, optionalInteger, type Env } from '../config/environment.js'
-import { InvalidRethinkDbUrl, parseRethinkDbUrl, type RethinkDbAddress, type RethinkDbTls } from './rethinkdb-connection.js'
+import {
+  InvalidRethinkDbUrl,
+  parseRethinkDbUrl,
+  type RethinkDbAddress,
+  type RethinkDbTls
+} from './rethinkdb-connection.js'
 
 /** The RethinkDB store's own settings, read by its module when STORE=rethinkdb. */
 export interface RethinkDbSettings {
@@ -68,7 +73,9 @@ function passwordFile(env: Env, address: RethinkDbAddress): string | undefined {
   const path = env.RETHINKDB_PASSWORD_FILE
   if (!path) return undefined
   if (address.password !== undefined) {
-    throw new ConfigError('RETHINKDB_URL holds a password and RETHINKDB_PASSWORD_FILE is set: give the password in one of them only')
+    throw new ConfigError(
+      'RETHINKDB_URL holds a password and RETHINKDB_PASSWORD_FILE is set: give the password in one of them only'
+    )
   }
   const password = readSetting('RETHINKDB_PASSWORD_FILE', path).replace(/\r?\n$/, '')
   if (password === '') throw new ConfigError(`RETHINKDB_PASSWORD_FILE names an empty file ('${path}')`)
@@ -80,18 +87,37 @@ function passwordFile(env: Env, address: RethinkDbAddress): string | undefined {
  * check the server's certificate.
  */
 function readTls(env: Env): RethinkDbTls | undefined {
-  const [ca, cert, key, servername] = [env.RETHINKDB_TLS_CA, env.RETHINKDB_TLS_CERT, env.RETHINKDB_TLS_KEY, env.RETHINKDB_TLS_SERVERNAME]
+  const [ca, cert, key, servername] = [
+    env.RETHINKDB_TLS_CA,
+    env.RETHINKDB_TLS_CERT,
+    env.RETHINKDB_TLS_KEY,
+    env.RETHINKDB_TLS_SERVERNAME
+  ]
   if (!ca && !cert && !key && !servername) return undefined
-  if (!cert !== !key) throw new ConfigError('RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY go together: set both (a client certificate and its key) or neither')
+  if (!cert !== !key)
+    throw new ConfigError(
+      'RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY go together: set both (a client certificate and its key) or neither'
+    )
   const tls = {
     ...(ca ? { ca: readSetting('RETHINKDB_TLS_CA', ca) } : {}),
-    ...(cert && key ? { cert: readSetting('RETHINKDB_TLS_CERT', cert), key: readSetting('RETHINKDB_TLS_KEY', key) } : {}),
+    ...(cert && key
+      ? { cert: readSetting('RETHINKDB_TLS_CERT', cert), key: readSetting('RETHINKDB_TLS_KEY', key) }
+      : {}),
     ...(servername ? { servername } : {})
   }
   // Node takes a CA file without any certificate silently (and then trusts nothing); a bad client
   // certificate or key would only fail at the first connection.
-  if (tls.ca !== undefined) checkPem('RETHINKDB_TLS_CA must name a PEM certificate', { ca: tls.ca }, tls.ca.includes('-----BEGIN CERTIFICATE-----'))
-  if (tls.cert !== undefined) checkPem('RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY must name a PEM certificate and its private key', { cert: tls.cert, key: tls.key })
+  if (tls.ca !== undefined)
+    checkPem(
+      'RETHINKDB_TLS_CA must name a PEM certificate',
+      { ca: tls.ca },
+      tls.ca.includes('-----BEGIN CERTIFICATE-----')
+    )
+  if (tls.cert !== undefined)
+    checkPem('RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY must name a PEM certificate and its private key', {
+      cert: tls.cert,
+      key: tls.key
+    })
   return tls
 }
 

@@ -6,7 +6,13 @@ import type { Store } from '../../domain/store/store.js'
 import type { StoreFactory, StoreHealth, StoreOptions } from '../../domain/store/store-factory.js'
 import { EventLog } from './event-log.js'
 import { rethinkdbDriver } from './rethinkdb-driver.js'
-import { connectRethinkDb, describeServers, parseRethinkDbUrl, type RethinkDbConnection, type RethinkDbTls } from './rethinkdb-connection.js'
+import {
+  connectRethinkDb,
+  describeServers,
+  parseRethinkDbUrl,
+  type RethinkDbConnection,
+  type RethinkDbTls
+} from './rethinkdb-connection.js'
 import { RethinkDbStore } from './rethinkdb-store.js'
 
 export interface RethinkDbStoreFactoryOptions {
@@ -49,7 +55,10 @@ export class RethinkDbStoreFactory implements StoreFactory {
   private readonly stopping = new AbortController()
   private events?: EventLog
 
-  constructor(url: string, private readonly options: RethinkDbStoreFactoryOptions = {}) {
+  constructor(
+    url: string,
+    private readonly options: RethinkDbStoreFactoryOptions = {}
+  ) {
     const { db, servers } = parseRethinkDbUrl(url)
     this.db = db ?? 'test'
     this.where = describeServers(servers)
@@ -97,7 +106,9 @@ export class RethinkDbStoreFactory implements StoreFactory {
   eventLog(): EventLog | undefined {
     if (!(this.options.watch ?? true)) return undefined
     return (this.events ??= new EventLog({
-      r: rethinkdbDriver().r, db: this.db, logger: this.logger,
+      r: rethinkdbDriver().r,
+      db: this.db,
+      logger: this.logger,
       ...(this.options.metrics ? { metrics: this.options.metrics } : {}),
       ...(this.options.eventRetentionMs !== undefined ? { retentionMs: this.options.eventRetentionMs } : {}),
       ...(this.options.traceparent ? { traceparent: this.options.traceparent } : {}),
@@ -114,7 +125,13 @@ export class RethinkDbStoreFactory implements StoreFactory {
   async health(timeoutMs = 2000): Promise<StoreHealth> {
     let timer: ReturnType<typeof setTimeout> | undefined
     const timedOut = new Promise<StoreHealth>((resolve) => {
-      timer = setTimeout(() => resolve(this.report({ reachable: false }, [`RethinkDB at ${this.where} did not answer within ${timeoutMs} ms`])), timeoutMs)
+      timer = setTimeout(
+        () =>
+          resolve(
+            this.report({ reachable: false }, [`RethinkDB at ${this.where} did not answer within ${timeoutMs} ms`])
+          ),
+        timeoutMs
+      )
     })
     try {
       return await Promise.race([this.check(), timedOut])
@@ -135,23 +152,46 @@ export class RethinkDbStoreFactory implements StoreFactory {
     const connection = await this.connection.catch(() => undefined)
     if (!connection) return this.report({ reachable: false }, [`RethinkDB at ${this.where} cannot be reached`])
     const { r } = connection
-    const tables = [...new Set([...this.stores.map((store) => store.tableName), ...(this.events ? [this.events.tableName] : [])])]
+    const tables = [
+      ...new Set([...this.stores.map((store) => store.tableName), ...(this.events ? [this.events.tableName] : [])])
+    ]
     let statuses: { name: string; writable: boolean }[]
     try {
-      statuses = await r.expr(tables).map((name) => r.db(this.db).table(name).status().do((status: RDatum<any>) => ({
-        name, writable: status('status')('ready_for_writes')
-      }))).run() as { name: string; writable: boolean }[]
+      statuses = (await r
+        .expr(tables)
+        .map((name) =>
+          r
+            .db(this.db)
+            .table(name)
+            .status()
+            .do((status: RDatum<any>) => ({
+              name,
+              writable: status('status')('ready_for_writes')
+            }))
+        )
+        .run()) as { name: string; writable: boolean }[]
     } catch {
       // Reachable or not: a trivial query tells (a missing table also fails the status query).
-      const reachable = await r.expr(1).run().then(() => true, () => false)
-      return this.report({ reachable, writable: false }, [reachable ? `RethinkDB tables of ${this.db} are not ready` : `RethinkDB at ${this.where} cannot be reached`])
+      const reachable = await r
+        .expr(1)
+        .run()
+        .then(
+          () => true,
+          () => false
+        )
+      return this.report({ reachable, writable: false }, [
+        reachable ? `RethinkDB tables of ${this.db} are not ready` : `RethinkDB at ${this.where} cannot be reached`
+      ])
     }
     const problems: string[] = []
     const notWritable = statuses.filter((status) => !status.writable).map((status) => status.name)
     if (notWritable.length > 0) problems.push(`RethinkDB tables do not accept writes yet: ${notWritable.join(', ')}`)
     const notLive = this.stores.filter((store) => !store.isWatching).map((store) => store.tableName)
     if (notLive.length > 0) problems.push(`RethinkDB change feeds are re-opening: ${notLive.join(', ')}`)
-    return this.report({ reachable: true, writable: notWritable.length === 0, ...(this.events ? { feeds: notLive.length === 0 } : {}) }, problems)
+    return this.report(
+      { reachable: true, writable: notWritable.length === 0, ...(this.events ? { feeds: notLive.length === 0 } : {}) },
+      problems
+    )
   }
 
   private report(checks: Record<string, boolean>, problems: string[]): StoreHealth {

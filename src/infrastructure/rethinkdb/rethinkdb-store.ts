@@ -10,7 +10,15 @@ import { isRecord } from '../../domain/objects.js'
 import { QueryPlanner } from './query-plan.js'
 import { ReqlCompiler } from './reql-compiler.js'
 import { GroupCommit } from './group-commit.js'
-import { candidateKeys, customBase, insertError, isStorableKey, splitInsert, withoutKey, type InsertOutcome } from './record-keys.js'
+import {
+  candidateKeys,
+  customBase,
+  insertError,
+  isStorableKey,
+  splitInsert,
+  withoutKey,
+  type InsertOutcome
+} from './record-keys.js'
 import { driverMessage, toStoreError } from './rethinkdb-errors.js'
 import { ensureTable, type IndexSpec } from './rethinkdb-tables.js'
 import type { RethinkDbStoreOptions } from './rethinkdb-store-options.js'
@@ -77,7 +85,8 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   /** The table as a ReQL term, in `db` when one was given. */
   table(): RTable<Data> {
     // Terms are immutable: one is built once and reused by every query (as hand-written code does).
-    return (this.tableTerm ??= this.db === undefined ? this.r.table<Data>(this.tableName) : this.r.db(this.db).table<Data>(this.tableName))
+    return (this.tableTerm ??=
+      this.db === undefined ? this.r.table<Data>(this.tableName) : this.r.db(this.db).table<Data>(this.tableName))
   }
 
   /**
@@ -86,14 +95,20 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
    * duplicate tables; waits until the table accepts writes.
    */
   async init(options: { primaryKey?: string } = {}): Promise<void> {
-    await this.run('init', () => ensureTable(this.r, {
-      db: this.database(),
-      name: this.tableName,
-      primaryKey: options.primaryKey ?? this.id,
-      indexes: this.indexes,
-      ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
-      ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
-    }, this.logger))
+    await this.run('init', () =>
+      ensureTable(
+        this.r,
+        {
+          db: this.database(),
+          name: this.tableName,
+          primaryKey: options.primaryKey ?? this.id,
+          indexes: this.indexes,
+          ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
+          ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
+        },
+        this.logger
+      )
+    )
     await this.run('init', () => this.events?.setup() ?? Promise.resolve())
   }
 
@@ -130,10 +145,14 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     return this.planner.matching(query.filter)
   }
 
-  /** The ReQL that `find` runs for this query (to read or explain it): planned on the table, or on `params.rethinkdb`. */
+  /**
+   * The ReQL that `find` runs for this query (to read or explain it): planned on the table, or on `params.rethinkdb`.
+   */
   findQuery(query: StoreQuery, params?: Params): RStream<Data> {
     const custom = customBase(params)
-    return custom ? this.compiler.page(this.compiler.filter(custom, query.filter), query, this.id) : this.planner.find(query)
+    return custom
+      ? this.compiler.page(this.compiler.filter(custom, query.filter), query, this.id)
+      : this.planner.find(query)
   }
 
   async find(query: StoreQuery, params?: Params): Promise<T[]> {
@@ -159,7 +178,9 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     if (exact === undefined || !isStorableKey(exact)) return null
     const table = this.table()
     // get answers null for a missing key, and default() then looks up the other form.
-    let term = (other === undefined ? table.get(exact) : table.get(exact).default(table.get(other))) as unknown as RDatum
+    let term = (other === undefined
+      ? table.get(exact)
+      : table.get(exact).default(table.get(other))) as unknown as RDatum
     if (!isMatchAll(query.filter)) {
       const test = this.compiler.predicate(query.filter)
       term = term.do((doc: RDatum) => this.r.branch(doc.eq(null), null, test(doc), doc, null))
@@ -187,7 +208,10 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     if (!selection) return null
     const body = withoutKey(data, this.id)
     // A get of a missing key replaces null: leave it null (nothing is written).
-    const replace = selection.replace((row: RDatum<Data>) => this.r.branch(row.eq(null), null, this.r.expr(body).merge({ [this.id]: row(this.id) })), { returnChanges: 'always' })
+    const replace = selection.replace(
+      (row: RDatum<Data>) => this.r.branch(row.eq(null), null, this.r.expr(body).merge({ [this.id]: row(this.id) })),
+      { returnChanges: 'always' }
+    )
     const result = await this.write('update', replace, 'updated')
     this.assertWritten(result, 'update')
     const record = result.changes?.[0]?.new_val ?? null
@@ -195,20 +219,28 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   }
 
   async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
-    const selection = id === null ? this.planner.matching(query.filter) as RSelection<Data> : this.byId(id, query.filter)
+    const selection =
+      id === null ? (this.planner.matching(query.filter) as RSelection<Data>) : this.byId(id, query.filter)
     if (!selection) return []
     const body = this.patchBody(data)
     const result = await this.write('patch', selection.update(body, { returnChanges: 'always' }), 'patched')
     this.assertWritten(result, 'patch')
-    return this.rows((result.changes ?? []).flatMap((change) => (change.new_val ? [change.new_val] : [])), query.select)
+    return this.rows(
+      (result.changes ?? []).flatMap((change) => (change.new_val ? [change.new_val] : [])),
+      query.select
+    )
   }
 
   async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
-    const selection = id === null ? this.planner.matching(query.filter) as RSelection<Data> : this.byId(id, query.filter)
+    const selection =
+      id === null ? (this.planner.matching(query.filter) as RSelection<Data>) : this.byId(id, query.filter)
     if (!selection) return []
     const result = await this.write('remove', selection.delete({ returnChanges: true }), 'removed')
     this.assertWritten(result, 'remove')
-    return this.rows((result.changes ?? []).flatMap((change) => (change.old_val ? [change.old_val] : [])), query.select)
+    return this.rows(
+      (result.changes ?? []).flatMap((change) => (change.old_val ? [change.old_val] : [])),
+      query.select
+    )
   }
 
   /** Rows of the table are this store's records; `select` projects rows that come back whole (write results). */
@@ -270,9 +302,12 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     if (created.length > 0) {
       const keys = created.map((record) => record[this.id])
       // Through the event log: whoever saw the records created sees them removed.
-      const undo = this.table().getAll(this.r.args(keys as (string | number)[])).delete({ returnChanges: true })
+      const undo = this.table()
+        .getAll(this.r.args(keys as (string | number)[]))
+        .delete({ returnChanges: true })
       await this.write('undo insert', undo, 'removed').catch((error: unknown) =>
-        this.logger.error('RethinkDB could not undo a failed insert', { error: driverMessage(error), keys }))
+        this.logger.error('RethinkDB could not undo a failed insert', { error: driverMessage(error), keys })
+      )
     }
     throw insertError(message, this.id)
   }
@@ -292,4 +327,3 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     }
   }
 }
-

@@ -64,13 +64,17 @@ export async function ensureTable(r: R, spec: TableSpec, logger: Logger, timeout
       // Another process is creating, renaming or dropping the same table, or a replica is moving:
       // try again shortly. Refusals (records in duplicates, a wrong primary key) are final.
       if (!TRANSIENT.test(driverMessage(error)) || error instanceof GeneralError || Date.now() > deadline) throw error
-      logger.debug(`RethinkDB table ${spec.db}.${spec.name} not ready yet; trying again`, { error: driverMessage(error), attempt })
+      logger.debug(`RethinkDB table ${spec.db}.${spec.name} not ready yet; trying again`, {
+        error: driverMessage(error),
+        attempt
+      })
       await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 1_000)))
     }
   }
 }
 
-const TRANSIENT = /not available|ambiguous|does not exist|lost contact|connection was closed|none of the pools|being (created|deleted|dropped)|index `[^`]*` was not found/i
+const TRANSIENT =
+  /not available|ambiguous|does not exist|lost contact|connection was closed|none of the pools|being (created|deleted|dropped)|index `[^`]*` was not found/i
 
 async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<void> {
   await ensureDatabase(r, spec.db)
@@ -86,22 +90,32 @@ async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<v
   const table = r.db(spec.db).table(spec.name)
   // The repair reads and writes the system tables, which only the admin user may: a user granted
   // only on its database gets there only when the name really is ambiguous or duplicates are left.
-  const ambiguous = await table.wait({ waitFor: 'ready_for_writes' }).run().then(() => false, (error: unknown) => {
-    if (/ambiguous/i.test(driverMessage(error))) return true
-    throw error
-  })
+  const ambiguous = await table
+    .wait({ waitFor: 'ready_for_writes' })
+    .run()
+    .then(
+      () => false,
+      (error: unknown) => {
+        if (/ambiguous/i.test(driverMessage(error))) return true
+        throw error
+      }
+    )
   if (ambiguous || names.some((name) => duplicatePattern(spec.name).test(name))) {
     await repairDuplicates(r, spec, logger).catch((error: unknown) => {
       const refused = refusedPermission(error)
       if (!refused) throw error
-      throw new GeneralError(`RethinkDB table ${spec.db}.${spec.name} was created more than once (instances started at the same moment), and user ` +
-        `'${refused.user}' may not repair it: that takes the admin user (it renames tables in rethinkdb.table_config). Start one instance as admin once.`)
+      throw new GeneralError(
+        `RethinkDB table ${spec.db}.${spec.name} was created more than once (instances started at the same moment), and user ` +
+          `'${refused.user}' may not repair it: that takes the admin user (it renames tables in rethinkdb.table_config). Start one instance as admin once.`
+      )
     })
     await table.wait({ waitFor: 'ready_for_writes' }).run()
   }
-  const config = await table.config().run() as unknown as TableConfigRow
+  const config = (await table.config().run()) as unknown as TableConfigRow
   if (config.primary_key !== spec.primaryKey) {
-    throw new GeneralError(`Table '${spec.name}' has primary key '${config.primary_key}', but the store's id field is '${spec.primaryKey}'`)
+    throw new GeneralError(
+      `Table '${spec.name}' has primary key '${config.primary_key}', but the store's id field is '${spec.primaryKey}'`
+    )
   }
   await reconfigure(r, spec, config, logger)
   await ensureIndexes(r, spec)
@@ -111,9 +125,11 @@ async function ensureTableOnce(r: R, spec: TableSpec, logger: Logger): Promise<v
   // then sit on the table that lost it. Start over on the one that holds it. (The name's config,
   // not the system tables, which a user granted only on its database may not read; a name held
   // twice answers "ambiguous", which is retried with the repair.)
-  const holder = await table.config().run() as unknown as TableConfigRow
+  const holder = (await table.config().run()) as unknown as TableConfigRow
   if (holder.id !== config.id) {
-    throw new Error(`RethinkDB table ${spec.db}.${spec.name} is being created by another process too; indexing the one that keeps the name`)
+    throw new Error(
+      `RethinkDB table ${spec.db}.${spec.name} is being created by another process too; indexing the one that keeps the name`
+    )
   }
 }
 
@@ -129,8 +145,10 @@ export async function ensureDatabase(r: R, db: string): Promise<void> {
   } catch (error) {
     const refused = refusedPermission(error)
     if (refused) {
-      throw new GeneralError(`RethinkDB user '${refused.user}' may not create database '${db}' (that needs the \`config\` permission on the server): ` +
-        `create it as admin with r.dbCreate('${db}'), then ${grant(db, refused.user)}`)
+      throw new GeneralError(
+        `RethinkDB user '${refused.user}' may not create database '${db}' (that needs the \`config\` permission on the server): ` +
+          `create it as admin with r.dbCreate('${db}'), then ${grant(db, refused.user)}`
+      )
     }
     if (!isAlreadyExists(error)) throw error
   }
@@ -140,11 +158,19 @@ async function repairDuplicates(r: R, spec: TableSpec, logger: Logger): Promise<
   const configs = r.db('rethinkdb').table<TableConfigRow>('table_config')
   const rows = (await configs.filter({ db: spec.db, name: spec.name }).run()).sort((a, b) => a.id.localeCompare(b.id))
   if (rows.length > 1) {
-    logger.warn(`RethinkDB table ${spec.db}.${spec.name} exists ${rows.length} times (created concurrently); keeping one and repairing the others`, {
-      kept: rows[0]!.id, duplicates: rows.slice(1).map((row) => row.id)
-    })
+    logger.warn(
+      `RethinkDB table ${spec.db}.${spec.name} exists ${rows.length} times (created concurrently); keeping one and repairing the others`,
+      {
+        kept: rows[0]!.id,
+        duplicates: rows.slice(1).map((row) => row.id)
+      }
+    )
     // Racing processes rename to the same names, so this converges whoever runs first.
-    for (const row of rows.slice(1)) await configs.get(row.id).update({ name: duplicateName(spec.name, row.id) }).run()
+    for (const row of rows.slice(1))
+      await configs
+        .get(row.id)
+        .update({ name: duplicateName(spec.name, row.id) })
+        .run()
   }
   const pattern = duplicatePattern(spec.name)
   const duplicates = (await r.db(spec.db).tableList().run()).filter((name) => pattern.test(name))
@@ -163,9 +189,14 @@ async function repairDuplicates(r: R, spec: TableSpec, logger: Logger): Promise<
   }
   for (const name of duplicates) if (counts.get(name) === 0) await configs.filter({ db: spec.db, name }).delete().run()
   if (holding.length > 1) {
-    throw new GeneralError(`RethinkDB table ${spec.db}.${spec.name} has duplicates that hold records: ` +
-      `${holding.filter((name) => name !== spec.name).map((name) => `${spec.db}.${name} (${counts.get(name)} record${counts.get(name) === 1 ? '' : 's'})`).join(', ')}. ` +
-      `Move what you need into ${spec.db}.${spec.name} and drop them, then start again.`)
+    throw new GeneralError(
+      `RethinkDB table ${spec.db}.${spec.name} has duplicates that hold records: ` +
+        `${holding
+          .filter((name) => name !== spec.name)
+          .map((name) => `${spec.db}.${name} (${counts.get(name)} record${counts.get(name) === 1 ? '' : 's'})`)
+          .join(', ')}. ` +
+        `Move what you need into ${spec.db}.${spec.name} and drop them, then start again.`
+    )
   }
 }
 
@@ -218,11 +249,15 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
-/** The user and the permission of "User `app` does not have the required `config` permission."; undefined for other errors. */
+/**
+ * The user and the permission of "User `app` does not have the required `config` permission."; undefined for other
+ * errors.
+ */
 function refusedPermission(error: unknown): { user: string; permission: string } | undefined {
   const { isRethinkDBError, RethinkDBErrorType } = rethinkdbDriver()
   if (!isRethinkDBError(error) || error.type !== RethinkDBErrorType.PERMISSION_ERROR) return undefined
-  const [, user = 'admin', permission = 'config'] = /User `([^`]*)` does not have the required `(\w+)` permission/.exec(driverMessage(error)) ?? []
+  const [, user = 'admin', permission = 'config'] =
+    /User `([^`]*)` does not have the required `(\w+)` permission/.exec(driverMessage(error)) ?? []
   return { user, permission }
 }
 
@@ -237,6 +272,8 @@ function grant(db: string, user: string): string {
 function missingPermission(error: unknown, spec: TableSpec): FeathersError | undefined {
   const refused = refusedPermission(error)
   if (!refused) return undefined
-  return new GeneralError(`RethinkDB user '${refused.user}' lacks the \`${refused.permission}\` permission on database '${spec.db}' ` +
-    `(needed to create and check its tables at startup; grant it with ${grant(spec.db, refused.user)})`)
+  return new GeneralError(
+    `RethinkDB user '${refused.user}' lacks the \`${refused.permission}\` permission on database '${spec.db}' ` +
+      `(needed to create and check its tables at startup; grant it with ${grant(spec.db, refused.user)})`
+  )
 }

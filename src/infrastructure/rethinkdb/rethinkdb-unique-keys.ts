@@ -41,7 +41,9 @@ export class RethinkDbUniqueKeys extends TableOwner implements UniqueKeys {
   async claim(scope: string, key: string): Promise<boolean> {
     await this.setup()
     try {
-      const result = await this.table().insert({ id: keyId(scope, key), scope, key }, { conflict: 'error' }).run()
+      const result = await this.table()
+        .insert({ id: keyId(scope, key), scope, key }, { conflict: 'error' })
+        .run()
       if (result.inserted === 1) return true
       if (result.errors > 0 && /duplicate primary key/i.test(result.first_error ?? '')) return false
       throw new GeneralError(`Claiming a unique key failed: ${result.first_error ?? 'nothing was inserted'}`)

@@ -6,7 +6,10 @@ import { runQuery, toStoreError } from './rethinkdb-errors.js'
 export interface TableOwnerOptions {
   db: string
   logger?: Logger
-  /** The driver's `r` with its connection pool (default: rethinkdb-ts's module-level one, which the store factory connects). */
+  /**
+   * The driver's `r` with its connection pool (default: rethinkdb-ts's module-level one, which the store factory
+   * connects).
+   */
   r?: R
 }
 

@@ -39,7 +39,11 @@ export class TableWatch {
   constructor(private readonly options: TableWatchOptions) {
     const { events, directWrites } = options
     if (directWrites) {
-      const direct = new DirectWrites({ idField: options.idField, logIsLive: () => events.isLive, publish: (change) => this.emit(change) })
+      const direct = new DirectWrites({
+        idField: options.idField,
+        logIsLive: () => events.isLive,
+        publish: (change) => this.emit(change)
+      })
       this.direct = direct
       this.tableFeed = new LiveFeed({
         name: `${options.tableName} table`,
@@ -73,7 +77,10 @@ export class TableWatch {
         listener(change)
       } catch (error) {
         // A failing listener must not keep the others from the event.
-        this.options.logger.error('RethinkDB change listener failed', { event: change.event, error: driverMessage(error) })
+        this.options.logger.error('RethinkDB change listener failed', {
+          event: change.event,
+          error: driverMessage(error)
+        })
       }
     }
   }
@@ -89,7 +96,15 @@ export class TableWatch {
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeoutMs = this.options.timeoutMs ?? 30_000
     const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Unavailable(`The RethinkDB change feeds of ${this.options.tableName} did not go live within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs)
+      timer = setTimeout(
+        () =>
+          reject(
+            new Unavailable(
+              `The RethinkDB change feeds of ${this.options.tableName} did not go live within ${Math.round(timeoutMs / 1000)} s`
+            )
+          ),
+        timeoutMs
+      )
     })
     try {
       await Promise.race([feeds, timedOut])

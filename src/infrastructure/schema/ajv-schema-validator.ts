@@ -45,25 +45,52 @@ export class AjvSchemaValidator implements SchemaValidator {
 
 /** One Ajv error as `{ field, rule, message }`, the message naming the field and the rule. */
 export function toIssue(error: ErrorObject): SchemaIssue {
-  const path = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
   const params = error.params as Record<string, unknown>
   const at = (child: unknown) => [...path, String(child)].join('.')
   const field = path.join('.')
   switch (error.keyword) {
     case 'required':
-      return { field: at(params.missingProperty), rule: 'required', message: `${describeField(at(params.missingProperty))} is required` }
+      return {
+        field: at(params.missingProperty),
+        rule: 'required',
+        message: `${describeField(at(params.missingProperty))} is required`
+      }
     case 'additionalProperties':
-      return { field: at(params.additionalProperty), rule: 'additionalProperties', message: `${describeField(at(params.additionalProperty))} is not an allowed field` }
+      return {
+        field: at(params.additionalProperty),
+        rule: 'additionalProperties',
+        message: `${describeField(at(params.additionalProperty))} is not an allowed field`
+      }
     case 'false schema':
       return { field, rule: 'readOnly', message: `${describeField(field)} is set by the server and may not be sent` }
     case 'minLength':
-      return { field, rule: 'minLength', message: `${describeField(field)} must have at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'}` }
+      return {
+        field,
+        rule: 'minLength',
+        message: `${describeField(field)} must have at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'}`
+      }
     case 'maxLength':
-      return { field, rule: 'maxLength', message: `${describeField(field)} must have at most ${String(params.limit)} characters` }
+      return {
+        field,
+        rule: 'maxLength',
+        message: `${describeField(field)} must have at most ${String(params.limit)} characters`
+      }
     case 'format':
-      return { field, rule: 'format', message: `${describeField(field)} must be ${FORMAT_NAMES[String(params.format)] ?? `in the format "${String(params.format)}"`}` }
+      return {
+        field,
+        rule: 'format',
+        message: `${describeField(field)} must be ${FORMAT_NAMES[String(params.format)] ?? `in the format "${String(params.format)}"`}`
+      }
     case 'type':
-      return { field, rule: 'type', message: `${describeField(field)} must be ${String(params.type).replace(/,/g, ' or ')}` }
+      return {
+        field,
+        rule: 'type',
+        message: `${describeField(field)} must be ${String(params.type).replace(/,/g, ' or ')}`
+      }
     default:
       return { field, rule: error.keyword, message: `${describeField(field)} ${error.message ?? 'is invalid'}` }
   }

@@ -13,20 +13,37 @@ export class OpenTelemetryTracer implements Tracer {
   readonly enabled = true
   private readonly kinds: Record<SpanKind, OpenTelemetry.SpanKind>
 
-  constructor(private readonly api: OpenTelemetryApi, private readonly tracer: OpenTelemetry.Tracer) {
+  constructor(
+    private readonly api: OpenTelemetryApi,
+    private readonly tracer: OpenTelemetry.Tracer
+  ) {
     const { SpanKind } = api
-    this.kinds = { internal: SpanKind.INTERNAL, server: SpanKind.SERVER, client: SpanKind.CLIENT, producer: SpanKind.PRODUCER, consumer: SpanKind.CONSUMER }
+    this.kinds = {
+      internal: SpanKind.INTERNAL,
+      server: SpanKind.SERVER,
+      client: SpanKind.CLIENT,
+      producer: SpanKind.PRODUCER,
+      consumer: SpanKind.CONSUMER
+    }
   }
 
   run<T>(name: string, options: SpanOptions, fn: (span: Span) => T): T {
     const { api } = this
-    const parent = options.parent === undefined ? api.context.active()
-      : options.parent === null ? api.ROOT_CONTEXT : this.extract(options.parent)
-    const span = this.tracer.startSpan(name, {
-      kind: this.kinds[options.kind ?? 'internal'],
-      ...(options.attributes ? { attributes: defined(options.attributes) } : {}),
-      ...(options.links?.length ? { links: this.links(options.links) } : {})
-    }, parent)
+    const parent =
+      options.parent === undefined
+        ? api.context.active()
+        : options.parent === null
+          ? api.ROOT_CONTEXT
+          : this.extract(options.parent)
+    const span = this.tracer.startSpan(
+      name,
+      {
+        kind: this.kinds[options.kind ?? 'internal'],
+        ...(options.attributes ? { attributes: defined(options.attributes) } : {}),
+        ...(options.links?.length ? { links: this.links(options.links) } : {})
+      },
+      parent
+    )
     const handle = new OpenTelemetrySpan(span, api)
     const failed = (error: unknown) => {
       if (options.isError?.(error) ?? true) handle.fail(error)
@@ -45,13 +62,16 @@ export class OpenTelemetryTracer implements Tracer {
         span.end()
         return result
       }
-      return result.then((value: unknown) => {
-        span.end()
-        return value
-      }, (error: unknown) => {
-        failed(error)
-        throw error
-      }) as T
+      return result.then(
+        (value: unknown) => {
+          span.end()
+          return value
+        },
+        (error: unknown) => {
+          failed(error)
+          throw error
+        }
+      ) as T
     })
   }
 
@@ -81,7 +101,10 @@ export class OpenTelemetryTracer implements Tracer {
 }
 
 class OpenTelemetrySpan implements Span {
-  constructor(private readonly span: OpenTelemetry.Span, private readonly api: OpenTelemetryApi) {}
+  constructor(
+    private readonly span: OpenTelemetry.Span,
+    private readonly api: OpenTelemetryApi
+  ) {}
 
   setAttributes(attributes: SpanAttributes): void {
     this.span.setAttributes(defined(attributes))
@@ -90,7 +113,10 @@ class OpenTelemetrySpan implements Span {
   fail(error: unknown): void {
     this.span.setAttribute('error.type', errorType(error))
     if (error instanceof Error) this.span.recordException(error)
-    this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, ...(error instanceof Error ? { message: error.message } : {}) })
+    this.span.setStatus({
+      code: this.api.SpanStatusCode.ERROR,
+      ...(error instanceof Error ? { message: error.message } : {})
+    })
   }
 }
 

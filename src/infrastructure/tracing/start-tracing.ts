@@ -25,7 +25,12 @@ const SHUTDOWN_WAIT_MS = 5_000
  * server without an OTLP endpoint never loads them.
  */
 export async function startTracing(settings: TracingSettings): Promise<Tracing> {
-  const [api, { NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { defaultResource, resourceFromAttributes }] = await Promise.all([
+  const [
+    api,
+    { NodeTracerProvider, BatchSpanProcessor },
+    { OTLPTraceExporter },
+    { defaultResource, resourceFromAttributes }
+  ] = await Promise.all([
     import('@opentelemetry/api') as Promise<OpenTelemetryApi>,
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
@@ -41,7 +46,10 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
     tracer: new OpenTelemetryTracer(api, provider.getTracer('plumage')),
     reportTo(logger) {
       warn = (message, details) => logger.warn(`OpenTelemetry: ${message}`, details)
-      api.diag.setLogger({ error: (message) => warn(message), warn: (message) => warn(message), info() {}, debug() {}, verbose() {} }, api.DiagLogLevel.WARN)
+      api.diag.setLogger(
+        { error: (message) => warn(message), warn: (message) => warn(message), info() {}, debug() {}, verbose() {} },
+        api.DiagLogLevel.WARN
+      )
     },
     async shutdown() {
       let timer: ReturnType<typeof setTimeout> | undefined
@@ -51,7 +59,11 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
           resolve()
         }, SHUTDOWN_WAIT_MS)
       })
-      const exported = provider.shutdown().catch((error: unknown) => warn('the last spans could not be exported', { error: (error as Error)?.message ?? String(error) }))
+      const exported = provider
+        .shutdown()
+        .catch((error: unknown) =>
+          warn('the last spans could not be exported', { error: (error as Error)?.message ?? String(error) })
+        )
       await Promise.race([exported, waited])
       clearTimeout(timer)
     }

@@ -16,7 +16,8 @@ export function tracedStoreFactory(factory: StoreFactory, tracer: Tracer, system
   return new Proxy(factory, {
     get(target, key, receiver) {
       if (key !== 'create') return Reflect.get(target, key, receiver) as unknown
-      return <T extends Data>(...args: Parameters<StoreFactory['create']>) => tracedStore(target.create<T>(...args), tracer, system, args[0])
+      return <T extends Data>(...args: Parameters<StoreFactory['create']>) =>
+        tracedStore(target.create<T>(...args), tracer, system, args[0])
     }
   })
 }
@@ -29,9 +30,15 @@ function tracedStore<T extends Data>(store: Store<T>, tracer: Tracer, system: st
       if (typeof key !== 'string' || !QUERIES.has(key) || typeof value !== 'function') return value
       let traced = wrapped.get(key)
       if (!traced) {
-        const attributes = { 'db.system.name': system, 'db.system': system, 'db.operation.name': key, 'db.collection.name': collection }
+        const attributes = {
+          'db.system.name': system,
+          'db.system': system,
+          'db.operation.name': key,
+          'db.collection.name': collection
+        }
         // Called on the store itself: a query that calls another method of its store is one span.
-        traced = (...args: unknown[]) => tracer.run(`${key} ${collection}`, { kind: 'client', attributes }, () => value.apply(target, args) as unknown)
+        traced = (...args: unknown[]) =>
+          tracer.run(`${key} ${collection}`, { kind: 'client', attributes }, () => value.apply(target, args) as unknown)
         wrapped.set(key, traced)
       }
       return traced

@@ -18,9 +18,12 @@ export function readTracingSettings(env: Env): TracingSettings | undefined {
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || undefined
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined
   if (traces === undefined && base === undefined) return undefined
-  const [name, value] = traces !== undefined ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces] : ['OTEL_EXPORTER_OTLP_ENDPOINT', base!]
+  const [name, value] =
+    traces !== undefined ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces] : ['OTEL_EXPORTER_OTLP_ENDPOINT', base!]
   if (!/^https?:$/.test(protocolOf(value))) {
-    throw new ConfigError(`${name} must be an http:// or https:// URL such as http://127.0.0.1:4318 (got '${withoutCredentials(value)}')`)
+    throw new ConfigError(
+      `${name} must be an http:// or https:// URL such as http://127.0.0.1:4318 (got '${withoutCredentials(value)}')`
+    )
   }
   return {
     tracesUrl: traces !== undefined ? traces : `${value.replace(/\/+$/, '')}/v1/traces`,

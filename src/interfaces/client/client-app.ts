@@ -51,7 +51,10 @@ export class ClientApp extends Emitter {
   }
 
   service(path: string): RemoteService {
-    const name = path.split('/').filter((segment) => segment.length > 0).join('/')
+    const name = path
+      .split('/')
+      .filter((segment) => segment.length > 0)
+      .join('/')
     let service = this.services.get(name)
     if (!service) this.services.set(name, (service = new RemoteService(name, this)))
     return service
@@ -78,7 +81,9 @@ export class ClientApp extends Emitter {
       if (context.result !== undefined) return
       const transport = this.current
       if (!transport) {
-        throw new Error(`No transport is configured: call client.configure(rest(url).fetch(fetch)) or a socket transport before using '${context.path}'`)
+        throw new Error(
+          `No transport is configured: call client.configure(rest(url).fetch(fetch)) or a socket transport before using '${context.path}'`
+        )
       }
       const { path, method, id, data, params } = context
       context.result = await transport.call({ path, method, id, data, params })

@@ -31,7 +31,9 @@ export class Emitter {
   off(event: string, listener?: Listener): this {
     const list = this.listeners.get(event)
     if (!list) return this
-    const index = list.findIndex((entry) => entry === listener || (entry as { original?: Listener }).original === listener)
+    const index = list.findIndex(
+      (entry) => entry === listener || (entry as { original?: Listener }).original === listener
+    )
     if (listener === undefined) list.length = 0
     else if (index >= 0) list.splice(index, 1)
     if (list.length === 0) {

@@ -15,7 +15,10 @@ type CustomMethods<N extends string> = Record<N, (data?: unknown, params?: Param
 export class RemoteService<T = Data> extends Emitter {
   private readonly subscriptions = new Map<string, () => void>()
 
-  constructor(readonly path: string, private readonly app: ClientApp) {
+  constructor(
+    readonly path: string,
+    private readonly app: ClientApp
+  ) {
     super({ onFirst: (event) => this.subscribe(event), onLast: (event) => this.unsubscribe(event) })
   }
 
@@ -48,7 +51,8 @@ export class RemoteService<T = Data> extends Emitter {
   /** Adds custom methods `name(data, params)` (REST: POST with `X-Service-Method: name`). */
   methods<N extends string>(...names: N[]): this & CustomMethods<N> {
     const self = this as unknown as Record<string, unknown>
-    for (const name of names) self[name] = (data?: unknown, params: Params = {}) => this.call(name, undefined, data, params)
+    for (const name of names)
+      self[name] = (data?: unknown, params: Params = {}) => this.call(name, undefined, data, params)
     return this as this & CustomMethods<N>
   }
 
@@ -78,7 +82,11 @@ export class RemoteService<T = Data> extends Emitter {
 
   private subscribe(event: string): void {
     const subscribe = this.app.transport?.subscribe
-    if (subscribe) this.subscriptions.set(event, subscribe.call(this.app.transport, this.path, event, (data) => this.emit(event, data)))
+    if (subscribe)
+      this.subscriptions.set(
+        event,
+        subscribe.call(this.app.transport, this.path, event, (data) => this.emit(event, data))
+      )
     else this.subscriptions.set(event, () => {})
   }
 

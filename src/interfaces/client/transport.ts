@@ -29,12 +29,20 @@ export interface Transport {
  * Fills `:placeholders` of a service path from `params.route` (`users/:userId/posts` →
  * `users/7/posts`). REST passes `encodeURIComponent` as `encode`; sockets send values as they are.
  */
-export function fillRoute(path: string, route: Record<string, string> | undefined, encode: (value: string) => string = String): string {
+export function fillRoute(
+  path: string,
+  route: Record<string, string> | undefined,
+  encode: (value: string) => string = String
+): string {
   if (!path.includes(':')) return path
-  return path.split('/').map((segment) => {
-    if (!segment.startsWith(':')) return segment
-    const value = route?.[segment.slice(1)]
-    if (value === undefined) throw new Error(`params.route.${segment.slice(1)} is required for the service path '${path}'`)
-    return encode(String(value))
-  }).join('/')
+  return path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment
+      const value = route?.[segment.slice(1)]
+      if (value === undefined)
+        throw new Error(`params.route.${segment.slice(1)} is required for the service path '${path}'`)
+      return encode(String(value))
+    })
+    .join('/')
 }

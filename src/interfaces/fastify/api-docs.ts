@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { API_DOCS_PAGE, apiDocsPaths, queryOf, swaggerUiDirectory, type ApiDocsOptions } from '../http/api-docs-page.js'
 
-type WithSendFile = FastifyReply & { sendFile(path: string, root: string, options: Record<string, unknown>): FastifyReply }
+type WithSendFile = FastifyReply & {
+  sendFile(path: string, root: string, options: Record<string, unknown>): FastifyReply
+}
 
 /**
  * The API docs (src/interfaces/http/api-docs-page.ts) as fastify routes; swagger-ui-dist's assets go
@@ -12,7 +14,8 @@ export async function apiDocsRoutes(http: FastifyInstance, options: ApiDocsOptio
   let assets: string | undefined
   http.get(specPath, async (_request, reply) => reply.header('Cache-Control', 'no-cache').send(options.document()))
   http.get(uiPath, async (request, reply) => reply.redirect(`${uiPath}/${queryOf(request.url)}`, 301))
-  const page = async (_request: unknown, reply: FastifyReply) => reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(API_DOCS_PAGE)
+  const page = async (_request: unknown, reply: FastifyReply) =>
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(API_DOCS_PAGE)
   http.get(`${uiPath}/`, page)
   http.get(`${uiPath}/index.html`, page)
   http.get(`${uiPath}/init.js`, async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(init))

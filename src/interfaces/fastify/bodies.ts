@@ -25,12 +25,21 @@ function clientError(status: number, message: string, type: string): Error {
 export function decompressed(headers: IncomingHttpHeaders, payload: Readable): Readable {
   const encoding = (headers['content-encoding'] ?? 'identity').toLowerCase()
   if (encoding === 'identity') return payload
-  const inflate = encoding === 'gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined
+  const inflate =
+    encoding === 'gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined
   if (!inflate) throw clientError(415, `unsupported content encoding "${encoding}"`, 'encoding.unsupported')
   const counted = Object.assign(inflate, { receivedEncodedLength: 0 })
   // Registered first, so the error reaches the parser already marked as the client's (body-parser's 400).
   inflate.on('error', (error) => Object.assign(error, { status: 400, expose: true }))
-  payload.on('data', (chunk: Buffer) => { counted.receivedEncodedLength += chunk.length })
+  payload.on('data', (chunk: Buffer) => {
+    counted.receivedEncodedLength += chunk.length
+  })
   payload.on('error', (error) => inflate.destroy(error))
   return payload.pipe(counted)
 }
@@ -44,14 +53,19 @@ function charsetOf(contentType: string | undefined): string | undefined {
 /** A JSON body's text: any utf-* charset (body-parser reads them with iconv), utf-8 by default; 415 otherwise. */
 export function jsonText(body: Buffer, contentType: string | undefined): string {
   const charset = charsetOf(contentType) ?? 'utf-8'
-  if (!charset.startsWith('utf-')) throw clientError(415, `unsupported charset "${charset.toUpperCase()}"`, 'charset.unsupported')
+  if (!charset.startsWith('utf-'))
+    throw clientError(415, `unsupported charset "${charset.toUpperCase()}"`, 'charset.unsupported')
   return decode(body, charset)
 }
 
 /** An urlencoded body's text and charset: utf-8 (default) or iso-8859-1, as body-parser accepts; 415 otherwise. */
-export function formText(body: Buffer, contentType: string | undefined): { text: string; charset: 'utf-8' | 'iso-8859-1' } {
+export function formText(
+  body: Buffer,
+  contentType: string | undefined
+): { text: string; charset: 'utf-8' | 'iso-8859-1' } {
   const charset = charsetOf(contentType) ?? 'utf-8'
-  if (charset !== 'utf-8' && charset !== 'iso-8859-1') throw clientError(415, `unsupported charset "${charset.toUpperCase()}"`, 'charset.unsupported')
+  if (charset !== 'utf-8' && charset !== 'iso-8859-1')
+    throw clientError(415, `unsupported charset "${charset.toUpperCase()}"`, 'charset.unsupported')
   return { text: body.toString(charset === 'utf-8' ? 'utf8' : 'latin1'), charset }
 }
 
@@ -113,13 +127,20 @@ const DEPTH = 32
 export function parseFormBody(text: string, charset: 'utf-8' | 'iso-8859-1' = 'utf-8'): Record<string, unknown> {
   if (text.length === 0) return {}
   let count = 0
-  for (let index = -1; ; ) {
+  for (let index = -1; ;) {
     if (++count > PARAMETER_LIMIT) throw new PayloadTooLarge('too many parameters')
     index = text.indexOf('&', index + 1)
     if (index < 0) break
   }
   try {
-    return qs.parse(text, { allowPrototypes: true, arrayLimit: Math.max(100, count), depth: DEPTH, parameterLimit: PARAMETER_LIMIT, strictDepth: true, charset })
+    return qs.parse(text, {
+      allowPrototypes: true,
+      arrayLimit: Math.max(100, count),
+      depth: DEPTH,
+      parameterLimit: PARAMETER_LIMIT,
+      strictDepth: true,
+      charset
+    })
   } catch (error) {
     if (error instanceof RangeError) throw new BadRequest('The input exceeded the depth')
     throw error

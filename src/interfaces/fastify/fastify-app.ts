@@ -60,14 +60,20 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 8192 },
     // Malformed percent-encoding in the path: answered like any other request (400 for an id, else 404).
     frameworkErrors: (_error, request, reply) => {
-      Promise.resolve().then(() => notFound(request, reply)).catch((thrown: unknown) => fail(thrown, request, reply))
+      Promise.resolve()
+        .then(() => notFound(request, reply))
+        .catch((thrown: unknown) => fail(thrown, request, reply))
     },
     return503OnClosing: false,
     // Traced, each request is a server span around fastify's own handling (src/interfaces/http/traced-requests.ts).
-    ...(app.tracer.enabled ? { serverFactory: (handler: RequestListener) => createServer(tracedRequests(app, handler)) } : {})
+    ...(app.tracer.enabled
+      ? { serverFactory: (handler: RequestListener) => createServer(tracedRequests(app, handler)) }
+      : {})
   })
   const fail = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, headers, body } = errorResponse(toFeathersError(thrown, logger, `${request.method} ${pathOf(request.url)}`))
+    const { status, headers, body } = errorResponse(
+      toFeathersError(thrown, logger, `${request.method} ${pathOf(request.url)}`)
+    )
     return reply.code(status).headers(headers).send(body)
   }
   http.setErrorHandler(fail)
@@ -96,14 +102,24 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
   }
   if (options.apiDocs) {
     const { specPath, uiPath, ...document } = options.apiDocs
-    http.register(apiDocsRoutes, { document: () => openApiDocument(app, document), specPath, uiPath, logLevel: 'silent' })
+    http.register(apiDocsRoutes, {
+      document: () => openApiDocument(app, document),
+      specPath,
+      uiPath,
+      logLevel: 'silent'
+    })
   }
   const services = serviceHandler(gateway, options, notFound)
   http.register(async (scope) => {
     const origins = options.corsOrigins ?? []
     if (origins.length > 0) {
       // Like the cors middleware: every OPTIONS is a preflight, answered 204 before the services.
-      await scope.register(import('@fastify/cors'), { origin: origins.includes('*') ? true : origins, credentials: true, strictPreflight: false, methods: CORS_METHODS })
+      await scope.register(import('@fastify/cors'), {
+        origin: origins.includes('*') ? true : origins,
+        credentials: true,
+        strictPreflight: false,
+        methods: CORS_METHODS
+      })
     }
     if (options.compression) await scope.register(import('@fastify/compress'), { global: true, threshold: 1024 })
     const methods = http.supportedMethods.filter((method) => !(method === 'OPTIONS' && origins.length > 0))
@@ -130,7 +146,11 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
 }
 
 /** The handler of the catch-all route: the service the URL names, or static files, or 404. */
-function serviceHandler(gateway: Gateway, options: FastifyAppOptions, notFound: (request: FastifyRequest, reply: FastifyReply) => unknown) {
+function serviceHandler(
+  gateway: Gateway,
+  options: FastifyAppOptions,
+  notFound: (request: FastifyRequest, reply: FastifyReply) => unknown
+) {
   const { formatter, staticDir } = options
   const bodyParsed = options.bodyParsers ?? true
   return async function services(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -141,7 +161,13 @@ function serviceHandler(gateway: Gateway, options: FastifyAppOptions, notFound: 
     }
     markRoute(reply.raw, route.target)
     reply.header('Allow', route.allow)
-    const input = { method: request.method, headers: request.headers, body: request.body, address: request.socket.remoteAddress, query: request.query as Record<string, unknown> }
+    const input = {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      address: request.socket.remoteAddress,
+      query: request.query as Record<string, unknown>
+    }
     const { status, location, result } = await restCall(gateway, route, input, bodyParsed)
     reply.code(status)
     if (location !== undefined) return reply.header('Location', location).send()
@@ -173,7 +199,8 @@ function bodyParsers(scope: FastifyInstance, parse: boolean): void {
   if (parse) {
     // Inflated only for the types body-parser reads: other bodies are never looked at.
     scope.addHook('preParsing', (request, _reply, payload, done) => {
-      if (request.headers['content-encoding'] === undefined || !PARSED.test(request.headers['content-type'] ?? '')) return done(null, payload)
+      if (request.headers['content-encoding'] === undefined || !PARSED.test(request.headers['content-type'] ?? ''))
+        return done(null, payload)
       try {
         done(null, decompressed(request.headers, payload))
       } catch (error) {
@@ -208,7 +235,10 @@ type LogControllerClass = typeof import('fastify').LogController
  * No logger unless request logs are asked for; then the app's pino, or fastify's own on stdout, with
  * one line per request when it completed, as pino-http writes it (fastify's default is two lines).
  */
-function loggerOptions(LogController: LogControllerClass, requestLog: HttpAppOptions['requestLog']): Pick<FastifyServerOptions, 'logger' | 'loggerInstance' | 'logController'> {
+function loggerOptions(
+  LogController: LogControllerClass,
+  requestLog: HttpAppOptions['requestLog']
+): Pick<FastifyServerOptions, 'logger' | 'loggerInstance' | 'logController'> {
   if (!requestLog) return { logger: false }
   class OneLinePerRequest extends LogController {
     override incomingRequest(): void {}
@@ -218,7 +248,10 @@ function loggerOptions(LogController: LogControllerClass, requestLog: HttpAppOpt
       else reply.log.info(line, 'request completed')
     }
   }
-  return { ...(requestLog === true ? { logger: true } : { loggerInstance: requestLog }), logController: new OneLinePerRequest() }
+  return {
+    ...(requestLog === true ? { logger: true } : { loggerInstance: requestLog }),
+    logController: new OneLinePerRequest()
+  }
 }
 
 function pathOf(url: string): string {
@@ -234,7 +267,13 @@ export function fastifyEngine(app: App, options: FastifyAppOptions = {}): HttpEn
     async listen(port, host) {
       await http.ready()
       const running = await serve(http.server, port, host)
-      return { ...running, close: async () => { await running.close(); await http.close() } }
+      return {
+        ...running,
+        close: async () => {
+          await running.close()
+          await http.close()
+        }
+      }
     }
   }
 }

@@ -6,7 +6,14 @@ import type { Logger } from '../../domain/logger.js'
  * Errors of the HTTP libraries that are the client's fault: body-parser/raw-body's carry `type`,
  * `status` and `expose` (their messages are safe); fastify's carry a `FST_…` `code` and `statusCode`.
  */
-interface HttpLibraryError { type?: unknown; status?: unknown; expose?: unknown; code?: unknown; statusCode?: unknown; message: string }
+interface HttpLibraryError {
+  type?: unknown
+  status?: unknown
+  expose?: unknown
+  code?: unknown
+  statusCode?: unknown
+  message: string
+}
 
 /** Both engines' "body too large" answer with Feathers' error and express's message. */
 const TOO_LARGE = new Set(['entity.too.large', 'FST_ERR_CTP_BODY_TOO_LARGE'])
@@ -19,8 +26,10 @@ const TOO_LARGE = new Set(['entity.too.large', 'FST_ERR_CTP_BODY_TOO_LARGE'])
 export function toFeathersError(thrown: unknown, logger: Logger, where: string): FeathersError {
   if (thrown instanceof FeathersError) return thrown
   // Not `instanceof Error`: errors of node's own streams (zlib) may come from another realm (jest's VM).
-  const candidate = typeof thrown === 'object' && thrown !== null && typeof (thrown as HttpLibraryError).message === 'string'
-    ? (thrown as HttpLibraryError) : undefined
+  const candidate =
+    typeof thrown === 'object' && thrown !== null && typeof (thrown as HttpLibraryError).message === 'string'
+      ? (thrown as HttpLibraryError)
+      : undefined
   const status = clientStatus(candidate)
   if (candidate && status !== undefined) {
     if (TOO_LARGE.has(String(candidate.type ?? candidate.code))) return new PayloadTooLarge('request entity too large')
@@ -38,9 +47,11 @@ export function toFeathersError(thrown: unknown, logger: Logger, where: string):
 /** The 4xx status of a library error whose message may reach the client, or undefined. */
 function clientStatus(candidate: HttpLibraryError | undefined): number | undefined {
   if (!candidate) return undefined
-  if (candidate.expose === true && typeof candidate.status === 'number' && candidate.status < 500) return candidate.status
+  if (candidate.expose === true && typeof candidate.status === 'number' && candidate.status < 500)
+    return candidate.status
   const fastify = typeof candidate.code === 'string' && candidate.code.startsWith('FST_')
-  if (fastify && typeof candidate.statusCode === 'number' && candidate.statusCode >= 400 && candidate.statusCode < 500) return candidate.statusCode
+  if (fastify && typeof candidate.statusCode === 'number' && candidate.statusCode >= 400 && candidate.statusCode < 500)
+    return candidate.statusCode
   return undefined
 }
 

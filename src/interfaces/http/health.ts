@@ -23,8 +23,15 @@ export interface HealthReport {
  * instance that would lose real-time events, without restarting a process that recovers by itself.
  * No authentication: it reveals nothing but readiness and the version. Sent with `Cache-Control: no-store`.
  */
-export async function healthReport({ version, check }: HealthOptions): Promise<{ status: 200 | 503; report: HealthReport }> {
-  const health = await check().catch((): StoreHealth => ({ ready: false, checks: { reachable: false }, problems: ['the store did not answer'] }))
+export async function healthReport({
+  version,
+  check
+}: HealthOptions): Promise<{ status: 200 | 503; report: HealthReport }> {
+  const health = await check().catch((): StoreHealth => ({
+    ready: false,
+    checks: { reachable: false },
+    problems: ['the store did not answer']
+  }))
   const report: HealthReport = { status: health.ready ? 'ok' : 'degraded', store: health.checks, version }
   if (!health.ready) report.problems = health.problems
   return { status: health.ready ? 200 : 503, report }

@@ -24,7 +24,9 @@ export interface HttpAppOptions {
   logger?: Logger
   /** Size limit of JSON and urlencoded bodies, e.g. '100kb' (413 above it). */
   bodyLimit?: string
-  /** Register the JSON and urlencoded parsers (default true); off, create/update/patch answer the 400s for missing data. */
+  /**
+   * Register the JSON and urlencoded parsers (default true); off, create/update/patch answer the 400s for missing data.
+   */
   bodyParsers?: boolean
   /** Allowed CORS origins; empty or absent = no CORS; ['*'] = any origin. */
   corsOrigins?: string[]

@@ -24,16 +24,19 @@ export function listen(handler: RequestListener, port: number, host: string, gra
 export function serve(server: Server, port: number, host: string, graceMs = 10_000): Promise<RunningServer> {
   let closing: Promise<void> | undefined
   // A keep-alive connection that just finished its response must not keep the server open.
-  server.on('request', (_req, res) => res.on('finish', () => closing && setImmediate(() => server.closeIdleConnections())))
-  const close = () => closing ??= new Promise<void>((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), graceMs)
-    force.unref()
-    server.close(() => {
-      clearTimeout(force)
-      resolve()
-    })
-    server.closeIdleConnections()
-  })
+  server.on('request', (_req, res) =>
+    res.on('finish', () => closing && setImmediate(() => server.closeIdleConnections()))
+  )
+  const close = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      const force = setTimeout(() => server.closeAllConnections(), graceMs)
+      force.unref()
+      server.close(() => {
+        clearTimeout(force)
+        resolve()
+      })
+      server.closeIdleConnections()
+    }))
   return new Promise((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => {

@@ -33,7 +33,7 @@ type Marked = ServerResponse & { [TARGET]?: Target; [START]?: number }
 
 /** A service answers this response: its route template labels the request (set by the engines' service handlers). */
 export function markRoute(res: ServerResponse, target: Target): void {
-  (res as Marked)[TARGET] = target
+  ;(res as Marked)[TARGET] = target
 }
 
 /** `/messages` and `/messages/:id` (`/users/:userId/posts/:id`), per registered path: one string each. */
@@ -74,7 +74,11 @@ export function observeRequests(server: Server, metrics: Metrics, routes: readon
 }
 
 /** The fixed paths an engine serves itself, from its options: each is its own `http_route`. */
-export function ownRoutes(options: { health?: unknown; metrics?: MetricsOptions; apiDocs?: { specPath?: string; uiPath?: string } }): string[] {
+export function ownRoutes(options: {
+  health?: unknown
+  metrics?: MetricsOptions
+  apiDocs?: { specPath?: string; uiPath?: string }
+}): string[] {
   const routes: string[] = []
   if (options.health) routes.push('/health')
   if (options.metrics) routes.push(options.metrics.path ?? '/metrics')
@@ -92,9 +96,14 @@ export interface MetricsAnswer {
 }
 
 /** What `GET /metrics` answers: the text format, or 401 without the right bearer token. */
-export async function metricsAnswer(options: MetricsOptions, authorization: string | undefined): Promise<MetricsAnswer> {
+export async function metricsAnswer(
+  options: MetricsOptions,
+  authorization: string | undefined
+): Promise<MetricsAnswer> {
   if (options.token !== undefined && !bearerMatches(authorization, options.token)) {
-    const { status, headers, body } = errorResponse(new NotAuthenticated('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>'))
+    const { status, headers, body } = errorResponse(
+      new NotAuthenticated('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>')
+    )
     return { status, headers: { ...headers, 'WWW-Authenticate': 'Bearer realm="metrics"' }, body }
   }
   try {

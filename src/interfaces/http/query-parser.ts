@@ -12,7 +12,9 @@ const OPTIONS: qs.IParseOptions = {
   allowPrototypes: false
 }
 
-/** `search` is what follows `?`; express hands null for a URL without one (its `req.query` getter, read by pino-http). */
+/**
+ * `search` is what follows `?`; express hands null for a URL without one (its `req.query` getter, read by pino-http).
+ */
 export function parseQueryString(search: string | null): Record<string, unknown> {
   return !search ? {} : qs.parse(search, OPTIONS)
 }

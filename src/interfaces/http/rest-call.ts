@@ -60,7 +60,12 @@ export function restRoute(gateway: Gateway, url: string): RestRoute | undefined 
  * `bodyParsed`: without body parsers the body stays undefined and create/update/patch get the 400s
  * of docs/wire-protocol.md, Service calls; with them a missing body is `{}`.
  */
-export async function restCall(gateway: Gateway, route: RestRoute, request: RestRequest, bodyParsed: boolean): Promise<RestOutcome> {
+export async function restCall(
+  gateway: Gateway,
+  route: RestRoute,
+  request: RestRequest,
+  bodyParsed: boolean
+): Promise<RestOutcome> {
   const { target } = route
   const id = target.id === undefined ? null : decodeSegment(target.id)
   const method = methodFor(request, id)
@@ -90,7 +95,9 @@ export async function restCall(gateway: Gateway, route: RestRoute, request: Rest
 /** The service method a verb calls (`X-Service-Method` names a custom one on POST). */
 export function methodFor(request: Pick<RestRequest, 'method' | 'headers'>, id: NullableId): string {
   switch (request.method) {
-    case 'GET': case 'HEAD': return id === null ? 'find' : 'get'
+    case 'GET':
+    case 'HEAD':
+      return id === null ? 'find' : 'get'
     case 'POST': {
       const custom = request.headers['x-service-method']
       if (custom === undefined) return 'create'
@@ -99,10 +106,14 @@ export function methodFor(request: Pick<RestRequest, 'method' | 'headers'>, id: 
       }
       return custom
     }
-    case 'PUT': return 'update'
-    case 'PATCH': return 'patch'
-    case 'DELETE': return 'remove'
-    default: throw new MethodNotAllowed(`Method ${request.method} not allowed`)
+    case 'PUT':
+      return 'update'
+    case 'PATCH':
+      return 'patch'
+    case 'DELETE':
+      return 'remove'
+    default:
+      throw new MethodNotAllowed(`Method ${request.method} not allowed`)
   }
 }
 
@@ -123,7 +134,10 @@ export function allowHeader(methods: readonly string[]): string {
   return allow
 }
 
-/** Clients encode ids with encodeURIComponent; hand the service what the caller meant (docs/wire-protocol.md, Paths and ids). */
+/**
+ * Clients encode ids with encodeURIComponent; hand the service what the caller meant (docs/wire-protocol.md, Paths and
+ * ids).
+ */
 export function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment
   try {

@@ -25,25 +25,30 @@ export function tracedRequests(app: App, listener: RequestListener): RequestList
     const route = routeTemplate(gateway, url)
     const method = KNOWN_METHODS.has(req.method ?? '') ? req.method! : '_OTHER'
     const traceparent = req.headers.traceparent
-    void tracer.run(route === undefined ? (method === '_OTHER' ? 'HTTP' : method) : `${method} ${route}`, {
-      kind: 'server',
-      parent: typeof traceparent === 'string' ? traceparent : null,
-      attributes: {
-        'http.request.method': method,
-        ...(method === '_OTHER' ? { 'http.request.method_original': req.method } : {}),
-        'http.route': route,
-        'url.path': path,
-        'url.scheme': 'http',
-        'user_agent.original': req.headers['user-agent']
-      }
-    }, (span) => new Promise<void>((resolve) => {
-      res.once('close', () => {
-        span.setAttributes({ 'http.response.status_code': res.statusCode })
-        if (res.statusCode >= 500) span.fail(String(res.statusCode))
-        resolve()
-      })
-      listener(req, res)
-    }))
+    void tracer.run(
+      route === undefined ? (method === '_OTHER' ? 'HTTP' : method) : `${method} ${route}`,
+      {
+        kind: 'server',
+        parent: typeof traceparent === 'string' ? traceparent : null,
+        attributes: {
+          'http.request.method': method,
+          ...(method === '_OTHER' ? { 'http.request.method_original': req.method } : {}),
+          'http.route': route,
+          'url.path': path,
+          'url.scheme': 'http',
+          'user_agent.original': req.headers['user-agent']
+        }
+      },
+      (span) =>
+        new Promise<void>((resolve) => {
+          res.once('close', () => {
+            span.setAttributes({ 'http.response.status_code': res.statusCode })
+            if (res.statusCode >= 500) span.fail(String(res.statusCode))
+            resolve()
+          })
+          listener(req, res)
+        })
+    )
   }
 }
 

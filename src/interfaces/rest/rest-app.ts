@@ -34,7 +34,8 @@ function bodyParser(limit: string): RequestHandler {
   const json = express.json({ limit })
   const form = express.urlencoded({ extended: true, limit })
   return (req, res, next) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE' || req.method === 'OPTIONS') return next()
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE' || req.method === 'OPTIONS')
+      return next()
     json(req, res, (error?: unknown) => (error ? next(error) : form(req, res, next)))
   }
 }
@@ -61,12 +62,16 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   if (options.requestLog) {
     const { pinoHttp: requestLogger } = optional('pino-http') as { pinoHttp: typeof pinoHttp }
     // A logger of its own never writes the bearer token or cookies (the app's pino redacts them too).
-    const redact = { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '***' }
+    const redact = {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      censor: '***'
+    }
     http.use(requestLogger(options.requestLog === true ? { redact } : { logger: options.requestLog }))
   }
   if (options.compression) http.use((optional('compression') as typeof compression)())
   const origins = options.corsOrigins ?? []
-  if (origins.length > 0) http.use((optional('cors') as typeof cors)({ origin: origins.includes('*') ? true : origins, credentials: true }))
+  if (origins.length > 0)
+    http.use((optional('cors') as typeof cors)({ origin: origins.includes('*') ? true : origins, credentials: true }))
   if (bodyParsers) http.use(bodyParser(limit))
   for (const middleware of options.middleware ?? []) http.use(middleware)
   http.use(serviceMiddleware(app.gateway(), { logger, formatter: options.formatter, bodyParsed: bodyParsers }))

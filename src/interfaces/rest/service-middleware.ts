@@ -12,7 +12,10 @@ export type Formatter = (req: Request, res: Response & { data?: unknown }) => vo
 export interface ServiceMiddlewareOptions {
   logger: Logger
   formatter?: Formatter
-  /** Without body parsers `req.body` stays undefined and create/update/patch get the 400s of docs/wire-protocol.md, Service calls. */
+  /**
+   * Without body parsers `req.body` stays undefined and create/update/patch get the 400s of docs/wire-protocol.md,
+   * Service calls.
+   */
   bodyParsed: boolean
 }
 
@@ -28,7 +31,12 @@ export function serviceMiddleware(gateway: Gateway, options: ServiceMiddlewareOp
     markRoute(res, route.target)
     res.setHeader('Allow', route.allow)
     try {
-      const request = { method: req.method, headers: req.headers, body: req.body as unknown, address: req.socket.remoteAddress }
+      const request = {
+        method: req.method,
+        headers: req.headers,
+        body: req.body as unknown,
+        address: req.socket.remoteAddress
+      }
       const { status, location, result } = await restCall(gateway, route, request, bodyParsed)
       res.statusCode = status
       if (location !== undefined) {

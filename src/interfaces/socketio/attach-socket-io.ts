@@ -31,11 +31,20 @@ export interface SocketIoOptions {
 
 type Ack = (...args: unknown[]) => void
 
-/** The event that hands a client an offset when no service event did (docs/wire-protocol.md, Connection state recovery). */
+/**
+ * The event that hands a client an offset when no service event did (docs/wire-protocol.md, Connection state recovery).
+ */
 export const OFFSET_EVENT = 'plumage:offset'
 
 /** socket.io's disconnect reasons after which the client may come back (the others are a deliberate disconnect). */
-const LOST_REASONS = new Set(['transport error', 'transport close', 'forced close', 'ping timeout', 'server shutting down', 'forced server close'])
+const LOST_REASONS = new Set([
+  'transport error',
+  'transport close',
+  'forced close',
+  'ping timeout',
+  'server shutting down',
+  'forced server close'
+])
 
 /**
  * The socket.io transport on an existing HTTP server (the one REST listens on): Feathers socket
@@ -46,7 +55,7 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
   const logger = options.logger ?? silentLogger
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 100
   const gateway = app.gateway(options.clock ? { clock: options.clock } : {})
-  const windowMs = gateway.recovers ? options.recoveryWindowMs ?? 0 : 0
+  const windowMs = gateway.recovers ? (options.recoveryWindowMs ?? 0) : 0
   const connections = new WeakMap<Socket, Connection>()
   const sockets = new WeakMap<Connection, Socket>()
   /** Sockets closed because their session was resumed by a new socket: their session lives on. */
@@ -57,20 +66,22 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     serveClient: false,
     ...options.server,
     maxHttpBufferSize: options.maxMessageSize ?? 1e6,
-    ...(windowMs > 0 ? {
-      connectionStateRecovery: { maxDisconnectionDuration: windowMs, skipMiddlewares: true },
-      adapter: recoveryAdapter({
-        restore: async (pid, offset) => {
-          const restorable = await gateway.restorable(pid, offset, 'socketio')
-          return restorable && { sid: restorable.session.connectionId, data: { restorable } }
-        },
-        replace: (stale) => {
-          const socket = stale as Socket
-          replaced.add(socket)
-          socket.disconnect(true)
+    ...(windowMs > 0
+      ? {
+          connectionStateRecovery: { maxDisconnectionDuration: windowMs, skipMiddlewares: true },
+          adapter: recoveryAdapter({
+            restore: async (pid, offset) => {
+              const restorable = await gateway.restorable(pid, offset, 'socketio')
+              return restorable && { sid: restorable.session.connectionId, data: { restorable } }
+            },
+            replace: (stale) => {
+              const socket = stale as Socket
+              replaced.add(socket)
+              socket.disconnect(true)
+            }
+          })
         }
-      })
-    } : {})
+      : {})
   })
   const batch = new WriteBatch()
 
@@ -87,13 +98,17 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     const connection = connectionOf(socket)
     // The session is stored before socket.io sends the client its ids: a client that reconnects at once finds it.
     tracedHandshake(gateway, socket.handshake.headers, () => gateway.handshake(connection))
-      .then(() => windowMs > 0 ? remember(socket, connection) : undefined)
-      .then(() => next(), (thrown: unknown) => {
-        const error = convertError(thrown)
-        if (!(thrown instanceof FeathersError)) logger.error('socket handshake authentication failed', { error: thrown })
-        // socket.io sends `message` and `data` to the client as its `connect_error`.
-        next(Object.assign(new Error(error.message), { data: error.data }))
-      })
+      .then(() => (windowMs > 0 ? remember(socket, connection) : undefined))
+      .then(
+        () => next(),
+        (thrown: unknown) => {
+          const error = convertError(thrown)
+          if (!(thrown instanceof FeathersError))
+            logger.error('socket handshake authentication failed', { error: thrown })
+          // socket.io sends `message` and `data` to the client as its `connect_error`.
+          next(Object.assign(new Error(error.message), { data: error.data }))
+        }
+      )
   })
 
   io.on('connection', (socket) => {
@@ -105,11 +120,14 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     if (restorable) {
       socket.data = {}
       restoring.add(socket.id)
-      restored = gateway.restore(connection, restorable).catch((error: unknown) => {
-        // The client must not go on as if it had everything: dropping the transport makes it reconnect and try again.
-        logger.error('could not restore a socket connection', { error })
-        socket.conn.close()
-      }).finally(() => restoring.delete(socket.id))
+      restored = gateway
+        .restore(connection, restorable)
+        .catch((error: unknown) => {
+          // The client must not go on as if it had everything: dropping the transport makes it reconnect and try again.
+          logger.error('could not restore a socket connection', { error })
+          socket.conn.close()
+        })
+        .finally(() => restoring.delete(socket.id))
     } else {
       // Before the connection joins any channel: no event can reach it first with a later offset.
       if (windowMs > 0) socket.emit(OFFSET_EVENT, gateway.head())
@@ -121,24 +139,35 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     socket.onAny((event: unknown, ...args: unknown[]) => {
       const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
       if (inFlight >= maxConcurrentCalls) {
-        const error = new TooManyRequests(`Too many concurrent calls on this connection (limit ${maxConcurrentCalls}); wait for answers before sending more`)
+        const error = new TooManyRequests(
+          `Too many concurrent calls on this connection (limit ${maxConcurrentCalls}); wait for answers before sending more`
+        )
         return answer(ack, error.toJSON())
       }
       inFlight++
-      const run = () => event === 'authenticate' ? gateway.authenticate(connection, args[0])
-        : event === 'logout' ? gateway.logout(connection)
-          : dispatchCall(gateway, connection, event, args[0], args.slice(1))
+      const run = () =>
+        event === 'authenticate'
+          ? gateway.authenticate(connection, args[0])
+          : event === 'logout'
+            ? gateway.logout(connection)
+            : dispatchCall(gateway, connection, event, args[0], args.slice(1))
       // Unexpected errors are logged inside the call's span, so the line carries its trace id. Calls
       // sent as soon as a recovered socket opened run once it is restored (logged in, channels joined).
-      const traced = () => tracedCall(gateway, event, args[0], () => run().catch((thrown: unknown) => {
-        if (!(thrown instanceof FeathersError)) logger.error('socket call failed', { event: String(event), error: thrown })
-        throw thrown
-      }))
+      const traced = () =>
+        tracedCall(gateway, event, args[0], () =>
+          run().catch((thrown: unknown) => {
+            if (!(thrown instanceof FeathersError))
+              logger.error('socket call failed', { event: String(event), error: thrown })
+            throw thrown
+          })
+        )
       const call = restored ? restored.then(traced) : traced()
-      call.then(
-        (result) => answer(ack, null, result === undefined ? null : result),
-        (thrown: unknown) => answer(ack, convertError(thrown).toJSON())
-      ).finally(() => inFlight--)
+      call
+        .then(
+          (result) => answer(ack, null, result === undefined ? null : result),
+          (thrown: unknown) => answer(ack, convertError(thrown).toJSON())
+        )
+        .finally(() => inFlight--)
     })
   })
 
@@ -156,7 +185,8 @@ export function attachSocketIo(app: App, httpServer: HttpServer, options: Socket
     if (ids.length === 0) return
     try {
       // The offset goes last: socket.io clients keep the last string argument of an event as the offset to resume from.
-      if (windowMs > 0 && delivery.offset !== undefined) io.to(ids).emit(`${delivery.path} ${delivery.event}`, delivery.data, delivery.offset)
+      if (windowMs > 0 && delivery.offset !== undefined)
+        io.to(ids).emit(`${delivery.path} ${delivery.event}`, delivery.data, delivery.offset)
       else io.to(ids).emit(`${delivery.path} ${delivery.event}`, delivery.data)
     } catch (error) {
       logger.error('could not send an event to sockets', { path: delivery.path, event: delivery.event, error })

@@ -9,7 +9,13 @@ import type { Gateway } from '../../application/transport/index.js'
  * place of params (docs/wire-protocol.md, Method calls). Every malformed frame becomes a framework
  * error here, never an exception elsewhere.
  */
-export async function dispatchCall(gateway: Gateway, connection: Connection, method: unknown, path: unknown, args: unknown[]): Promise<unknown> {
+export async function dispatchCall(
+  gateway: Gateway,
+  connection: Connection,
+  method: unknown,
+  path: unknown,
+  args: unknown[]
+): Promise<unknown> {
   if (typeof path !== 'string') throw new NotFound('Invalid service path')
   const target = gateway.resolve(path)
   if (!target) throw new NotFound(`Service '${path}' not found`)
@@ -20,10 +26,14 @@ export async function dispatchCall(gateway: Gateway, connection: Connection, met
   const query = last ?? {}
   if (extra > 0) throw new BadRequest(`Too many arguments for '${method}' method`)
   if (typeof query !== 'object' || query === null || Array.isArray(query)) {
-    throw new BadRequest(`The query of '${method}' must be an object (got ${Array.isArray(query) ? 'an array' : typeof query})`)
+    throw new BadRequest(
+      `The query of '${method}' must be an object (got ${Array.isArray(query) ? 'an array' : typeof query})`
+    )
   }
   if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') {
-    throw new BadRequest(`The id of '${method}' must be a string or a number (got ${Array.isArray(id) ? 'an array' : typeof id})`)
+    throw new BadRequest(
+      `The id of '${method}' must be a string or a number (got ${Array.isArray(id) ? 'an array' : typeof id})`
+    )
   }
   const params = gateway.connectionParams(connection, { ...(query as Query) }, target.route)
   return (await gateway.call({ path: target.path, method, id, data, params })).result

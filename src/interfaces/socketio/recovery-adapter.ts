@@ -7,7 +7,9 @@ export interface SessionRestorer {
    * its `data`), or undefined when the session cannot be resumed from `offset`.
    */
   restore(pid: string, offset: string): Promise<{ sid: string; data: unknown } | undefined>
-  /** A socket still open under a session that is resumed elsewhere: its client is gone and comes back as the new one. */
+  /**
+   * A socket still open under a session that is resumed elsewhere: its client is gone and comes back as the new one.
+   */
   replace(stale: { id: string }): void
 }
 
@@ -23,7 +25,8 @@ export function recoveryAdapter(restorer: SessionRestorer): typeof Adapter {
   return class RecoveryAdapter extends Adapter {
     override async restoreSession(pid: PrivateSessionId, offset: string): Promise<Session> {
       const found = await restorer.restore(pid, offset)
-      // socket.io's own typing says Session, yet it treats a null answer as "not restored" (as the base Adapter returns).
+      // socket.io's own typing says Session, yet it treats a null answer as "not restored" (as the base Adapter
+      // returns).
       if (!found) return null as unknown as Session
       // A reconnection can come before the server noticed the old connection died: that socket holds
       // the same id, and closing it later would take the new one out of its room.

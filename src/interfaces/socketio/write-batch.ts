@@ -6,7 +6,7 @@ type Corkable = { cork(): void; uncork(): void; destroyed?: boolean }
 function tcpSocketOf(socket: Socket): Corkable | undefined {
   const transport = socket.conn.transport as { name?: string; socket?: { _socket?: Partial<Corkable> } }
   const tcp = transport.name === 'websocket' ? transport.socket?._socket : undefined
-  return typeof tcp?.cork === 'function' && typeof tcp.uncork === 'function' ? tcp as Corkable : undefined
+  return typeof tcp?.cork === 'function' && typeof tcp.uncork === 'function' ? (tcp as Corkable) : undefined
 }
 
 /**

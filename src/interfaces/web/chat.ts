@@ -11,12 +11,24 @@ import { socketio } from '../client/socket/socketio-transport.js'
  * One socket.io connection carries everything: login, history, posting and live `created` events
  * (REST would do for the calls, but only a socket receives other people's messages).
  */
-interface Message { id: string | number; text: string; userId?: string | number; createdAt?: string }
+interface Message {
+  id: string | number
+  text: string
+  userId?: string | number
+  createdAt?: string
+}
 /** `password` is only ever sent (signing up); the server never returns it. `name` is optional. */
-interface User { id: string | number; email: string; name?: string; password?: string }
+interface User {
+  id: string | number
+  email: string
+  name?: string
+  password?: string
+}
 
 const SESSION_EXPIRED_MESSAGE = 'Your session expired, please log in again.'
-/** How long to wait before the first attempt to reconnect after the server closed the connection (doubling, up to 10 s). */
+/**
+ * How long to wait before the first attempt to reconnect after the server closed the connection (doubling, up to 10 s).
+ */
 const RECONNECT_DELAY = 500
 const RECONNECT_MAX_DELAY = 10_000
 
@@ -52,7 +64,10 @@ const displayName = (user: User) => user.name || user.email
  */
 function showError(error: unknown): void {
   const { name, message, errors } = error as Partial<FeathersError>
-  const fieldMessages = typeof errors === 'object' && errors !== null ? Object.values(errors).filter((text) => typeof text === 'string') : []
+  const fieldMessages =
+    typeof errors === 'object' && errors !== null
+      ? Object.values(errors).filter((text) => typeof text === 'string')
+      : []
   errorBox.replaceChildren()
   if (name === 'Timeout') errorBox.textContent = 'The server did not answer. Is it running? Try again in a moment.'
   else if (fieldMessages.length > 0) {
@@ -75,7 +90,10 @@ function clearError(): void {
 function authorOf(userId: Message['userId']): Promise<string> {
   if (userId === undefined) return Promise.resolve('someone')
   if (!authors.has(userId)) {
-    authors.set(userId, users.get(userId).then(displayName, () => `user ${userId}`))
+    authors.set(
+      userId,
+      users.get(userId).then(displayName, () => `user ${userId}`)
+    )
   }
   return authors.get(userId)!
 }
@@ -105,7 +123,9 @@ function render(message: Message, atTop = false): void {
   const time = document.createElement('time')
   const text = document.createElement('span')
   author.textContent = '…'
-  void authorOf(message.userId).then((name) => { author.textContent = name })
+  void authorOf(message.userId).then((name) => {
+    author.textContent = name
+  })
   if (message.createdAt) {
     time.dateTime = message.createdAt
     time.textContent = when(message.createdAt)
@@ -123,7 +143,9 @@ function render(message: Message, atTop = false): void {
 
 /** The next page back in time: newest first from the server, so each is prepended. */
 async function loadOlder(): Promise<void> {
-  const page = await messages.find({ query: { $sort: { createdAt: -1 }, $limit: PAGE_SIZE, $skip: shown.size } }) as Paginated<Message>
+  const page = (await messages.find({
+    query: { $sort: { createdAt: -1 }, $limit: PAGE_SIZE, $skip: shown.size }
+  })) as Paginated<Message>
   for (const message of page.data) render(message, true)
   older.hidden = shown.size >= page.total
   updateEmpty()
@@ -154,7 +176,9 @@ function leave(): void {
   statusBox.textContent = ''
 }
 
-/** The server no longer accepts this login (logged out elsewhere, or it forgot the user): back to the form, saying why. */
+/**
+ * The server no longer accepts this login (logged out elsewhere, or it forgot the user): back to the form, saying why.
+ */
 function sessionExpired(): void {
   leave()
   showError({ message: SESSION_EXPIRED_MESSAGE })

@@ -17,9 +17,13 @@ export interface MessagesOptions {
  * author may change a message, and create takes an array. Registered on `app` with its schemas and hooks.
  */
 export function useMessages(app: App, { stores, clock, authentication }: MessagesOptions): void {
-  app.use('messages', new AdapterService(stores.create('messages'), {
-    paginate: { default: 10, max: 50 },
-    multi: ['create', 'patch', 'remove']
-  }), { schemas: messageSchemas })
+  app.use(
+    'messages',
+    new AdapterService(stores.create('messages'), {
+      paginate: { default: 10, max: 50 },
+      multi: ['create', 'patch', 'remove']
+    }),
+    { schemas: messageSchemas }
+  )
   app.service('messages').hooks(messagesHooks({ clock, authentication }))
 }

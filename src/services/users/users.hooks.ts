@@ -34,12 +34,20 @@ export function usersHooks({ uniqueKeys, authentication }: UsersHooksOptions): H
   return {
     before: {
       all: [forbidQueryOn('password')],
-      find: [...login, validate, email.lookup], get: [...login, validate], remove: [...login, ...itself, validate],
+      find: [...login, validate, email.lookup],
+      get: [...login, validate],
+      remove: [...login, ...itself, validate],
       create: [validate, email.before, ...hash],
       update: [...login, ...itself, validate, email.before, ...hash],
       patch: [...login, ...itself, validate, email.before, ...hash]
     },
-    after: { all: [protect('password')], create: [email.after], update: [email.after], patch: [email.after], remove: [email.after] },
+    after: {
+      all: [protect('password')],
+      create: [email.after],
+      update: [email.after],
+      patch: [email.after],
+      remove: [email.after]
+    },
     error: { all: [email.error] }
   }
 }

@@ -19,8 +19,12 @@ export interface UsersOptions {
  * only update, patch or remove themselves. Registered on `app` with its schemas and hooks.
  */
 export function useUsers(app: App, { stores, uniqueKeys, authentication }: UsersOptions): void {
-  app.use('users', new AdapterService(stores.create('users'), {
-    paginate: { default: 10, max: 50 }
-  }), { schemas: userSchemas })
+  app.use(
+    'users',
+    new AdapterService(stores.create('users'), {
+      paginate: { default: 10, max: 50 }
+    }),
+    { schemas: userSchemas }
+  )
   app.service('users').hooks(usersHooks({ uniqueKeys, authentication }))
 }

@@ -6,14 +6,19 @@ import type { Params } from '../../../src/domain/service/service.js'
 import { authTestApp, bearer, REST } from '../../support/auth-test-app.js'
 
 async function failure(promise: Promise<unknown>): Promise<{ name: string; message: string; code: number }> {
-  const error = await promise.then(() => undefined, (thrown: unknown) => thrown)
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown
+  )
   expect(error).toBeInstanceOf(NotAuthenticated)
   return error as { name: string; message: string; code: number }
 }
 
 async function withUser() {
   const setup = await authTestApp()
-  const user = await setup.app.service('users').create({ email: 'a@x.io', password: 'secret', name: 'Alice' }) as Record<string, unknown>
+  const user = (await setup.app
+    .service('users')
+    .create({ email: 'a@x.io', password: 'secret', name: 'Alice' })) as Record<string, unknown>
   const login = (data: Record<string, unknown>, params: Params = REST) =>
     setup.auth.create({ strategy: 'local', ...data }, params)
   return { ...setup, user, login }
@@ -26,7 +31,12 @@ describe('authentication service: local login', () => {
     expect(Object.keys(result)).toEqual(['accessToken', 'authentication', 'user'])
     expect(result.user).toEqual({ email: 'a@x.io', name: 'Alice', id: 0 })
     expect(result.authentication).toEqual({ strategy: 'local', payload: await tokens.verify(result.accessToken!) })
-    expect(result.authentication.payload).toMatchObject({ sub: '0', userId: 0, aud: 'https://yourdomain.com', iss: 'feathers' })
+    expect(result.authentication.payload).toMatchObject({
+      sub: '0',
+      userId: 0,
+      aud: 'https://yourdomain.com',
+      iss: 'feathers'
+    })
   })
 
   it('gives the same "Invalid login" for an unknown user and a wrong password, comparing one hash each time', async () => {
@@ -43,27 +53,38 @@ describe('authentication service: local login', () => {
 
   it('answers "Invalid login" when the username or password is missing, empty or not a string', async () => {
     const { login } = await withUser()
-    for (const data of [{}, { email: 'a@x.io' }, { password: 'secret' }, { email: '', password: 'secret' },
-      { email: { $ne: '' }, password: 'secret' }, { email: 'a@x.io', password: 42 }]) {
+    for (const data of [
+      {},
+      { email: 'a@x.io' },
+      { password: 'secret' },
+      { email: '', password: 'secret' },
+      { email: { $ne: '' }, password: 'secret' },
+      { email: 'a@x.io', password: 42 }
+    ]) {
       expect((await failure(login(data))).message).toBe('Invalid login')
     }
   })
 
   it('uses the strategies: missing, unknown and not allowed strategies are refused with the v5 messages', async () => {
     const { auth } = await withUser()
-    expect((await failure(auth.create({ email: 'a@x.io', password: 'secret' }, REST))).message)
-      .toBe('Invalid authentication information (no `strategy` set)')
-    expect((await failure(auth.create({}, REST))).message).toBe('Invalid authentication information (no `strategy` set)')
-    expect((await failure(auth.create({ strategy: 'github' }, REST))).message)
-      .toBe('Invalid authentication information (strategy not allowed in authStrategies)')
+    expect((await failure(auth.create({ email: 'a@x.io', password: 'secret' }, REST))).message).toBe(
+      'Invalid authentication information (no `strategy` set)'
+    )
+    expect((await failure(auth.create({}, REST))).message).toBe(
+      'Invalid authentication information (no `strategy` set)'
+    )
+    expect((await failure(auth.create({ strategy: 'github' }, REST))).message).toBe(
+      'Invalid authentication information (strategy not allowed in authStrategies)'
+    )
     expect((await failure(auth.create({ strategy: 'jwt' }, REST))).message).toBe('No access token')
   })
 
   it('refuses strategies left out of authStrategies', async () => {
     const { app, auth } = await authTestApp({ authStrategies: ['jwt'] })
     await app.service('users').create({ email: 'a@x.io', password: 'secret' })
-    expect((await failure(auth.create({ strategy: 'local', email: 'a@x.io', password: 'secret' }, REST))).message)
-      .toBe('Invalid authentication information (strategy not allowed in authStrategies)')
+    expect((await failure(auth.create({ strategy: 'local', email: 'a@x.io', password: 'secret' }, REST))).message).toBe(
+      'Invalid authentication information (strategy not allowed in authStrategies)'
+    )
   })
 
   it('gives internal callers the entity as stored', async () => {
@@ -79,7 +100,11 @@ describe('authentication service: jwt re-authentication and logout', () => {
     const { accessToken } = await login({ email: 'a@x.io', password: 'secret' })
     const again = await auth.create({ strategy: 'jwt', accessToken }, REST)
     expect(again.accessToken).toBe(accessToken)
-    expect(again.authentication).toEqual({ strategy: 'jwt', accessToken, payload: expect.objectContaining({ sub: '0' }) })
+    expect(again.authentication).toEqual({
+      strategy: 'jwt',
+      accessToken,
+      payload: expect.objectContaining({ sub: '0' })
+    })
     expect(again.user).toEqual({ email: 'a@x.io', name: 'Alice', id: 0 })
   })
 
@@ -97,7 +122,9 @@ describe('authentication service: jwt re-authentication and logout', () => {
     const { accessToken } = await login({ email: 'a@x.io', password: 'secret' })
     expect((await failure(auth.remove('other', bearer(accessToken!)))).message).toBe('Invalid access token')
     expect((await failure(auth.remove(accessToken!, REST))).message).toBe('Invalid access token')
-    expect((await failure(auth.remove(null, REST))).message).toBe('Invalid authentication information (no `strategy` set)')
+    expect((await failure(auth.remove(null, REST))).message).toBe(
+      'Invalid authentication information (no `strategy` set)'
+    )
   })
 
   it('emits login and logout app events with provider and connection, and never publishes service events', async () => {
@@ -106,12 +133,21 @@ describe('authentication service: jwt re-authentication and logout', () => {
     app.on('login', (...args: unknown[]) => seen.push(['login', ...args]))
     app.on('logout', (...args: unknown[]) => seen.push(['logout', ...args]))
     const serviceEvents: unknown[] = []
-    for (const event of ['created', 'removed']) app.service('authentication').on(event, (data) => serviceEvents.push(data))
+    for (const event of ['created', 'removed'])
+      app.service('authentication').on(event, (data) => serviceEvents.push(data))
     const connection = { provider: 'socketio' }
     const result = await login({ email: 'a@x.io', password: 'secret' }, { provider: 'socketio', connection })
-    await auth.remove(null, { provider: 'socketio', connection, authentication: { strategy: 'jwt', accessToken: result.accessToken } })
-    expect(seen.map(([name, authResult, meta]) => [name, (authResult as AuthenticationResult).accessToken, meta]))
-      .toEqual([['login', result.accessToken, { provider: 'socketio', connection }], ['logout', result.accessToken, { provider: 'socketio', connection }]])
+    await auth.remove(null, {
+      provider: 'socketio',
+      connection,
+      authentication: { strategy: 'jwt', accessToken: result.accessToken }
+    })
+    expect(
+      seen.map(([name, authResult, meta]) => [name, (authResult as AuthenticationResult).accessToken, meta])
+    ).toEqual([
+      ['login', result.accessToken, { provider: 'socketio', connection }],
+      ['logout', result.accessToken, { provider: 'socketio', connection }]
+    ])
     expect((seen[0]![3] as HookContext).method).toBe('create')
     expect(serviceEvents).toEqual([])
   })
@@ -138,7 +174,9 @@ describe('jwt strategy', () => {
     const { login, app, clock } = await withUser()
     const { accessToken } = await login({ email: 'a@x.io', password: 'secret' })
     await app.service('messages').find(bearer(accessToken!))
-    const store = (app.service('users') as unknown as { store: { remove(id: number, query: object): Promise<unknown> } }).store
+    const store = (
+      app.service('users') as unknown as { store: { remove(id: number, query: object): Promise<unknown> } }
+    ).store
     await store.remove(0, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })
     await expect(app.service('messages').find(bearer(accessToken!))).resolves.toEqual([])
     clock.advance(2001)
@@ -149,7 +187,15 @@ describe('jwt strategy', () => {
     const { login, app } = await withUser()
     const { accessToken } = await login({ email: 'a@x.io', password: 'secret' })
     let user: unknown
-    app.service('messages').hooks({ before: { find: [(context: HookContext) => { user = context.params.user }] } })
+    app.service('messages').hooks({
+      before: {
+        find: [
+          (context: HookContext) => {
+            user = context.params.user
+          }
+        ]
+      }
+    })
     await app.service('messages').find(bearer(accessToken!))
     expect(user).toMatchObject({ name: 'Alice' })
     await app.service('users').patch(0, { name: 'Alicia' })
@@ -161,7 +207,9 @@ describe('jwt strategy', () => {
     const { app, auth } = await authTestApp({ jwt: { entityCacheTtl: 0 } })
     await app.service('users').create({ email: 'a@x.io', password: 'secret' })
     const { accessToken } = await auth.create({ strategy: 'local', email: 'a@x.io', password: 'secret' }, REST)
-    const store = (app.service('users') as unknown as { store: { remove(id: number, query: object): Promise<unknown> } }).store
+    const store = (
+      app.service('users') as unknown as { store: { remove(id: number, query: object): Promise<unknown> } }
+    ).store
     await app.service('messages').find(bearer(accessToken!))
     await store.remove(0, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })
     expect((await failure(app.service('messages').find(bearer(accessToken!)))).code).toBe(401)

@@ -10,17 +10,30 @@ import { authTestApp, REST } from '../../support/auth-test-app.js'
 
 describe('local strategy options (each changed from its default)', () => {
   it('name, entity, service, usernameField and passwordField', async () => {
-    const options = { name: 'password', entity: 'account', service: 'accounts', usernameField: 'username', passwordField: 'pass' }
+    const options = {
+      name: 'password',
+      entity: 'account',
+      service: 'accounts',
+      usernameField: 'username',
+      passwordField: 'pass'
+    }
     const { app, auth, tokens } = await authTestApp({
-      service: 'accounts', local: options, jwt: { entity: 'account', service: 'accounts' }, authStrategies: ['jwt', 'password']
+      service: 'accounts',
+      local: options,
+      jwt: { entity: 'account', service: 'accounts' },
+      authStrategies: ['jwt', 'password']
     })
     await app.service('accounts').create({ username: 'ann', pass: 'pw', role: 'admin' })
     const result = await auth.create({ strategy: 'password', username: 'ann', pass: 'pw' }, REST)
     expect(result.account).toEqual({ username: 'ann', role: 'admin', id: 0 })
     expect(result.authentication.strategy).toBe('password')
     expect(await tokens.verify(result.accessToken!)).toMatchObject({ sub: '0', accountId: 0 })
-    await expect(auth.create({ strategy: 'local', email: 'ann', password: 'pw' }, REST)).rejects.toThrow('strategy not allowed')
-    await expect(auth.create({ strategy: 'password', email: 'ann', password: 'pw' }, REST)).rejects.toThrow('Invalid login')
+    await expect(auth.create({ strategy: 'local', email: 'ann', password: 'pw' }, REST)).rejects.toThrow(
+      'strategy not allowed'
+    )
+    await expect(auth.create({ strategy: 'password', email: 'ann', password: 'pw' }, REST)).rejects.toThrow(
+      'Invalid login'
+    )
     const again = await auth.create({ strategy: 'jwt', accessToken: result.accessToken }, REST)
     expect(again.account).toEqual({ username: 'ann', role: 'admin', id: 0 })
   })
@@ -51,8 +64,12 @@ describe('local strategy options (each changed from its default)', () => {
   it('the built-in Verifier also works with passReqToCallback false', async () => {
     const { app, auth } = await authTestApp({ local: { passReqToCallback: false } })
     await app.service('users').create({ email: 'a@x.io', password: 'secret' })
-    await expect(auth.create({ strategy: 'local', email: 'a@x.io', password: 'secret' }, REST)).resolves.toHaveProperty('accessToken')
-    await expect(auth.create({ strategy: 'local', email: 'a@x.io', password: 'nope' }, REST)).rejects.toThrow('Invalid login')
+    await expect(auth.create({ strategy: 'local', email: 'a@x.io', password: 'secret' }, REST)).resolves.toHaveProperty(
+      'accessToken'
+    )
+    await expect(auth.create({ strategy: 'local', email: 'a@x.io', password: 'nope' }, REST)).rejects.toThrow(
+      'Invalid login'
+    )
   })
 
   it('session: true is refused with a message saying why', () => {
@@ -72,7 +89,9 @@ describe('local strategy options (each changed from its default)', () => {
     const result = await auth.create({ strategy: 'local', email: 'seven@x.io', password: 'team-pass' }, REST)
     expect(await tokens.verify(result.accessToken!)).toMatchObject({ team: 'blue', userId: 7, sub: '7' })
     expect(result.authentication.payload).toMatchObject({ team: 'blue' })
-    await expect(auth.create({ strategy: 'local', email: 'seven@x.io', password: 'x' }, REST)).rejects.toThrow('Invalid login')
+    await expect(auth.create({ strategy: 'local', email: 'seven@x.io', password: 'x' }, REST)).rejects.toThrow(
+      'Invalid login'
+    )
   })
 
   it('a Verifier error other than a failed login reaches the caller as is', async () => {
@@ -91,16 +110,30 @@ describe('Verifier', () => {
     const app = new App()
     app.use('users', new AdapterService(new InMemoryStore(), paginate ? { paginate: { default: 10 } } : {}))
     const hasher = new FakePasswordHasher()
-    return { app, hasher, verifier: new Verifier(app, { entity: 'user', service: 'users', usernameField: 'email', passwordField: 'password', hasher }) }
+    return {
+      app,
+      hasher,
+      verifier: new Verifier(app, {
+        entity: 'user',
+        service: 'users',
+        usernameField: 'email',
+        passwordField: 'password',
+        hasher
+      })
+    }
   }
 
   function verify(subject: Verifier, username: string, password: string) {
-    return new Promise<unknown[]>((resolve) => subject.verify({ body: {}, query: {}, headers: {}, params: {} }, username, password, (...args) => resolve(args)))
+    return new Promise<unknown[]>((resolve) =>
+      subject.verify({ body: {}, query: {}, headers: {}, params: {} }, username, password, (...args) => resolve(args))
+    )
   }
 
   it('_normalizeResult takes the first entity of a page or an array and rejects when there is none', async () => {
     const { verifier: subject } = verifier()
-    await expect(subject._normalizeResult({ total: 1, limit: 1, skip: 0, data: [{ id: 1 }] })).resolves.toEqual({ id: 1 })
+    await expect(subject._normalizeResult({ total: 1, limit: 1, skip: 0, data: [{ id: 1 }] })).resolves.toEqual({
+      id: 1
+    })
     await expect(subject._normalizeResult([{ id: 2 }, { id: 3 }])).resolves.toEqual({ id: 2 })
     await expect(subject._normalizeResult([])).rejects.toBeInstanceOf(NotAuthenticated)
   })
@@ -117,7 +150,11 @@ describe('Verifier', () => {
     for (const paginate of [true, false]) {
       const { app, verifier: subject, hasher } = verifier(paginate)
       await app.service('users').create({ email: 'a@x.io', password: 'fake$pw' })
-      expect(await verify(subject, 'a@x.io', 'pw')).toEqual([null, { email: 'a@x.io', password: 'fake$pw', id: 0 }, { userId: 0 }])
+      expect(await verify(subject, 'a@x.io', 'pw')).toEqual([
+        null,
+        { email: 'a@x.io', password: 'fake$pw', id: 0 },
+        { userId: 0 }
+      ])
       expect(await verify(subject, 'a@x.io', 'bad')).toEqual([null, false, { message: 'Invalid login' }])
       expect(await verify(subject, 'b@x.io', 'pw')).toEqual([null, false, { message: 'Invalid login' }])
       expect(hasher.verified).toHaveLength(3)

@@ -13,7 +13,10 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve))
 }
 
-/** Each check takes a turn of the event loop (so many overlap), counts how many ran at once, and can fail as a database would. */
+/**
+ * Each check takes a turn of the event loop (so many overlap), counts how many ran at once, and can fail as a database
+ * would.
+ */
 class SlowHasher extends FakePasswordHasher {
   running = 0
   most = 0
@@ -40,7 +43,11 @@ describe('login throttling', () => {
     await signUp('a@x.io')
     for (let i = 0; i < 3; i++) expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 401 })
     // The 4th attempt must wait 1 s — even with the right password (else the 429 would be an oracle).
-    expect(await failure(login('a@x.io', 'password-1'))).toMatchObject({ code: 429, name: 'TooManyRequests', data: { retryAfter: 1 } })
+    expect(await failure(login('a@x.io', 'password-1'))).toMatchObject({
+      code: 429,
+      name: 'TooManyRequests',
+      data: { retryAfter: 1 }
+    })
     clock.advance(1000)
     expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 401 })
     expect(await failure(login('a@x.io', 'wrong-pass'))).toMatchObject({ code: 429, data: { retryAfter: 2 } })
@@ -61,10 +68,12 @@ describe('login throttling', () => {
     const locked = await failure(login('a@x.io', 'password-1', from('10.0.2.1')))
     expect(locked).toMatchObject({ code: 429, data: { retryAfter: 250 } })
     clock.advance(250_000)
-    await expect(login('a@x.io', 'password-1', from('10.0.2.1'))).resolves.toMatchObject({ accessToken: expect.any(String) })
+    await expect(login('a@x.io', 'password-1', from('10.0.2.1'))).resolves.toMatchObject({
+      accessToken: expect.any(String)
+    })
   })
 
-  it('a correct login resets the account\'s count', async () => {
+  it("a correct login resets the account's count", async () => {
     const { signUp, login, attempts } = await sessionsApp()
     await signUp('a@x.io')
     for (let i = 0; i < 2; i++) await failure(login('a@x.io', 'wrong-pass'))
@@ -109,7 +118,9 @@ describe('login throttling', () => {
     const hasher = new SlowHasher()
     const { signUp, login, attempts } = await sessionsApp({ hasher })
     await signUp('a@x.io')
-    const results = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => login('a@x.io', 'wrong-pass', from(`10.1.${i >> 8}.${i & 255}`))))
+    const results = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) => login('a@x.io', 'wrong-pass', from(`10.1.${i >> 8}.${i & 255}`)))
+    )
     const codes = results.map((result) => (result as PromiseRejectedResult).reason.code as number)
     expect(hasher.verified.length).toBeLessThanOrEqual(10)
     expect(codes.filter((code) => code === 401)).toHaveLength(hasher.verified.length)
@@ -123,12 +134,19 @@ describe('login throttling', () => {
     const { signUp, login } = await sessionsApp({ hasher, attempts, maxFailures: 2 })
     await signUp('a@x.io')
     let check!: () => void
-    hasher.gate = new Promise<void>((resolve) => { check = resolve })
-    const guesses = [failure(login('a@x.io', 'wrong-pass', from('10.2.0.1'))), failure(login('a@x.io', 'wrong-pass', from('10.2.0.2')))]
+    hasher.gate = new Promise<void>((resolve) => {
+      check = resolve
+    })
+    const guesses = [
+      failure(login('a@x.io', 'wrong-pass', from('10.2.0.1'))),
+      failure(login('a@x.io', 'wrong-pass', from('10.2.0.2')))
+    ]
     await until(() => hasher.running === 2)
     // A third attempt reads the count now, before those two failures are counted, and gets the answer after.
     let answer!: () => void
-    const answered = new Promise<void>((resolve) => { answer = resolve })
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve
+    })
     const get = attempts.get.bind(attempts)
     let reading = 0
     attempts.get = async (key) => {
@@ -178,7 +196,11 @@ describe('login throttling', () => {
     const results = await Promise.allSettled(Array.from({ length: 1100 }, () => login('a@x.io', 'password-1')))
     const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected')
     expect(refused).toHaveLength(90)
-    expect(refused[0]!.reason).toMatchObject({ code: 429, message: 'Too many logins at once; try again in 1 s', data: { retryAfter: 1 } })
+    expect(refused[0]!.reason).toMatchObject({
+      code: 429,
+      message: 'Too many logins at once; try again in 1 s',
+      data: { retryAfter: 1 }
+    })
   })
 
   it('counts nothing when the check fails for another reason than the password (database down: 503)', async () => {
@@ -221,10 +243,15 @@ describe('login throttling', () => {
     await signUp('a@x.io')
     await failure(login('a@x.io', 'wrong-pass'))
     expect(await failure(login('a@x.io', 'password-1'))).toMatchObject({ code: 429 })
-    await expect(app.service('authentication').create({ strategy: 'local', email: 'a@x.io', password: 'password-1' })).resolves.toBeDefined()
+    await expect(
+      app.service('authentication').create({ strategy: 'local', email: 'a@x.io', password: 'password-1' })
+    ).resolves.toBeDefined()
     clock.advance(15 * 60_000)
     const { accessToken } = await login('a@x.io', 'password-1')
-    for (let i = 0; i < 3; i++) await failure(app.service('authentication').create({ strategy: 'jwt', accessToken: 'bad' }, from('10.0.0.1')))
-    await expect(app.service('authentication').create({ strategy: 'jwt', accessToken }, from('10.0.0.1'))).resolves.toBeDefined()
+    for (let i = 0; i < 3; i++)
+      await failure(app.service('authentication').create({ strategy: 'jwt', accessToken: 'bad' }, from('10.0.0.1')))
+    await expect(
+      app.service('authentication').create({ strategy: 'jwt', accessToken }, from('10.0.0.1'))
+    ).resolves.toBeDefined()
   })
 })

@@ -11,7 +11,12 @@ async function messagesApp() {
   const owner = restrictToOwner({ ownerField: 'userId' })
   app.service('messages').hooks({ before: { update: [owner], patch: [owner], remove: [owner] } })
   const messages = app.service('messages')
-  for (const data of [{ text: 'a1', userId: 1 }, { text: 'a2', userId: 1 }, { text: 'b1', userId: 2 }, { text: 'orphan' }]) {
+  for (const data of [
+    { text: 'a1', userId: 1 },
+    { text: 'a2', userId: 1 },
+    { text: 'b1', userId: 2 },
+    { text: 'orphan' }
+  ]) {
     await messages.create(data)
   }
   return { app, messages }
@@ -23,14 +28,22 @@ describe('restrictToOwner hook', () => {
   it('lets the owner patch, update and remove a record by id', async () => {
     const { messages } = await messagesApp()
     await expect(messages.patch(0, { text: 'a1!' }, as(1))).resolves.toEqual({ id: 0, text: 'a1!', userId: 1 })
-    await expect(messages.update(0, { text: 'a1?', userId: 1 }, as(1))).resolves.toEqual({ id: 0, text: 'a1?', userId: 1 })
+    await expect(messages.update(0, { text: 'a1?', userId: 1 }, as(1))).resolves.toEqual({
+      id: 0,
+      text: 'a1?',
+      userId: 1
+    })
     await expect(messages.remove(0, as(1))).resolves.toMatchObject({ id: 0 })
   })
 
   it("answers 403 Forbidden for someone else's record and for a record without owner, and changes nothing", async () => {
     const { messages } = await messagesApp()
     for (const id of [2, 3]) {
-      await expect(messages.patch(id, { text: 'x' }, as(1))).rejects.toMatchObject({ name: 'Forbidden', code: 403, message: "You can only patch your own records in 'messages'" })
+      await expect(messages.patch(id, { text: 'x' }, as(1))).rejects.toMatchObject({
+        name: 'Forbidden',
+        code: 403,
+        message: "You can only patch your own records in 'messages'"
+      })
       await expect(messages.update(id, { text: 'x' }, as(1))).rejects.toMatchObject({ code: 403 })
       await expect(messages.remove(id, as(1))).rejects.toMatchObject({ code: 403 })
     }
@@ -43,15 +56,15 @@ describe('restrictToOwner hook', () => {
     await expect(messages.patch(99, { text: 'x' }, as(1))).rejects.toMatchObject({ name: 'NotFound', code: 404 })
   })
 
-  it('narrows multi patch and remove to the caller\'s own records, ANDed with the query and any $and', async () => {
+  it("narrows multi patch and remove to the caller's own records, ANDed with the query and any $and", async () => {
     const { messages } = await messagesApp()
-    const patched = await messages.patch(null, { seen: true }, as(2)) as unknown[]
+    const patched = (await messages.patch(null, { seen: true }, as(2))) as unknown[]
     expect(patched).toEqual([{ id: 2, text: 'b1', userId: 2, seen: true }])
     const none = await messages.remove(null, as(2, { text: 'a1' }))
     expect(none).toEqual([])
-    const some = await messages.remove(null, as(1, { $and: [{ text: { $in: ['a2', 'b1'] } }] })) as unknown[]
+    const some = (await messages.remove(null, as(1, { $and: [{ text: { $in: ['a2', 'b1'] } }] }))) as unknown[]
     expect(some).toEqual([{ id: 1, text: 'a2', userId: 1 }])
-    expect((await messages.find() as { id: number }[]).map((record) => record.id)).toEqual([0, 2, 3])
+    expect(((await messages.find()) as { id: number }[]).map((record) => record.id)).toEqual([0, 2, 3])
   })
 
   it('cannot be bypassed with a query naming another owner', async () => {
@@ -63,7 +76,10 @@ describe('restrictToOwner hook', () => {
   it('trusts internal calls without a user and refuses external calls without one', async () => {
     const { messages } = await messagesApp()
     await expect(messages.patch(2, { text: 'by the server' })).resolves.toMatchObject({ text: 'by the server' })
-    await expect(messages.remove(2, { provider: 'rest' })).rejects.toMatchObject({ name: 'NotAuthenticated', code: 401 })
+    await expect(messages.remove(2, { provider: 'rest' })).rejects.toMatchObject({
+      name: 'NotAuthenticated',
+      code: 401
+    })
   })
 
   it('compares ids by their string form, so a store with string ids and REST ids agree', async () => {

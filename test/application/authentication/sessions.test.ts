@@ -34,7 +34,10 @@ describe('sessions: login and refresh rotation', () => {
     expect(second.user).toEqual({ id: user.id, email: 'a@x.io' })
     expect((await tokens.verify(second.accessToken)).sid).toBe((await tokens.verify(first.accessToken)).sid)
     await expect(messages(second.accessToken)).resolves.toBeDefined()
-    expect(await failure(refresh(first.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token already used: the session has been revoked' })
+    expect(await failure(refresh(first.refreshToken))).toMatchObject({
+      code: 401,
+      message: 'Refresh token already used: the session has been revoked'
+    })
   })
 
   it('revokes the whole family when a dead refresh token is used again (a stolen token)', async () => {
@@ -63,7 +66,9 @@ describe('sessions: login and refresh rotation', () => {
   it('refuses unknown and missing refresh tokens', async () => {
     const { refresh, app } = await sessionsApp()
     expect(await failure(refresh('not-a-token'))).toMatchObject({ code: 401, message: 'Invalid refresh token' })
-    expect(await failure(app.service('authentication').create({ strategy: 'refresh' }, { provider: 'rest' }))).toMatchObject({ code: 401, message: 'No refresh token' })
+    expect(
+      await failure(app.service('authentication').create({ strategy: 'refresh' }, { provider: 'rest' }))
+    ).toMatchObject({ code: 401, message: 'No refresh token' })
   })
 
   it('lets access tokens expire after 15 minutes and refresh tokens after 30 days (fake clock)', async () => {
@@ -78,11 +83,13 @@ describe('sessions: login and refresh rotation', () => {
     expect(await failure(refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token expired' })
   })
 
-  it('keeps a jwt re-authentication (the official clients\' reAuthenticate) answering the same token and no refresh token', async () => {
+  it("keeps a jwt re-authentication (the official clients' reAuthenticate) answering the same token and no refresh token", async () => {
     const { signUp, login, app } = await sessionsApp()
     await signUp('a@x.io')
     const { accessToken } = await login('a@x.io', 'password-1')
-    const again = await app.service('authentication').create({ strategy: 'jwt', accessToken }, { provider: 'rest' }) as Record<string, unknown>
+    const again = (await app
+      .service('authentication')
+      .create({ strategy: 'jwt', accessToken }, { provider: 'rest' })) as Record<string, unknown>
     expect(again.accessToken).toBe(accessToken)
     expect(again).not.toHaveProperty('refreshToken')
   })
@@ -106,7 +113,8 @@ describe('sessions: revocation', () => {
     const session = await login('a@x.io', 'password-1')
     await logout(session.accessToken)
     expect((await store.revocationsSince(undefined)).revocations.map((entry) => entry.key).sort()).toEqual([
-      expect.stringMatching(/^jti:/), expect.stringMatching(/^sid:/)
+      expect.stringMatching(/^jti:/),
+      expect.stringMatching(/^sid:/)
     ])
     clock.advance(15 * MINUTE + 1)
     await store.addRevocations([], clock.now())
@@ -117,7 +125,12 @@ describe('sessions: revocation', () => {
     const { signUp, login, refresh, messages, app, bearer } = await sessionsApp()
     const user = await signUp('a@x.io')
     await signUp('b@x.io')
-    const [one, two, three, bob] = [await login('a@x.io', 'password-1'), await login('a@x.io', 'password-1'), await login('a@x.io', 'password-1'), await login('b@x.io', 'password-1')]
+    const [one, two, three, bob] = [
+      await login('a@x.io', 'password-1'),
+      await login('a@x.io', 'password-1'),
+      await login('a@x.io', 'password-1'),
+      await login('b@x.io', 'password-1')
+    ]
     // A change of something else revokes nothing.
     await app.service('users').patch(user.id, { email: 'a2@x.io' }, bearer(two.accessToken))
     await expect(messages(two.accessToken)).resolves.toBeDefined()
@@ -127,7 +140,10 @@ describe('sessions: revocation', () => {
     await expect(messages(renewed.accessToken)).resolves.toBeDefined()
     for (const session of [two, three]) {
       expect(await failure(messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
-      expect(await failure(refresh(session.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+      expect(await failure(refresh(session.refreshToken))).toMatchObject({
+        code: 401,
+        message: 'Refresh token revoked'
+      })
     }
     await expect(messages(bob.accessToken)).resolves.toBeDefined()
     await expect(login('a2@x.io', 'password-2')).resolves.toMatchObject({ accessToken: expect.any(String) })
@@ -178,7 +194,10 @@ describe('sessions: two instances on one store', () => {
     a.clock.advance(1000)
     expect(await failure(b.messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
     // And the refresh token is dead for both.
-    expect(await failure(b.refresh(session.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+    expect(await failure(b.refresh(session.refreshToken))).toMatchObject({
+      code: 401,
+      message: 'Refresh token revoked'
+    })
   })
 
   it('sees a password change on the other instance within 1 s, though the user is in its entity cache', async () => {

@@ -34,9 +34,18 @@ async function recoveringApp(history?: (inner: EventHistory) => EventHistory) {
   const sessions = new InMemoryConnectionSessions(clock, WINDOW)
   const app = new App({ recovery: { history: history ? history(inner) : inner, sessions } })
   app.use('users', new AdapterService(new InMemoryStore()))
-  app.service('users').hooks({ before: { create: [hashPassword('password', { strategy: 'local' })] }, after: { all: [protect('password')] } })
+  app.service('users').hooks({
+    before: { create: [hashPassword('password', { strategy: 'local' })] },
+    after: { all: [protect('password')] }
+  })
   const tokens = new JsonWebTokenService({ secret: 'unit-test-secret-0123456789', expiresIn: '30s' }, clock)
-  app.use('authentication', new AuthenticationService({ tokens, clock }).register(new JwtStrategy(), new LocalStrategy(new FakePasswordHasher())))
+  app.use(
+    'authentication',
+    new AuthenticationService({ tokens, clock }).register(
+      new JwtStrategy(),
+      new LocalStrategy(new FakePasswordHasher())
+    )
+  )
   app.use('messages', new AdapterService(new InMemoryStore()))
   app.use('notes', new AdapterService(new InMemoryStore()))
   app.on('connection', (connection: Connection) => app.channel('anonymous').join(connection))
@@ -53,16 +62,20 @@ async function recoveringApp(history?: (inner: EventHistory) => EventHistory) {
   app.service('messages').publish(() => app.channel('authenticated'))
   app.service('notes').publish('created', (data, context) => {
     const { params, app: contextApp } = context as { params: { user?: { id: number } }; app: App }
-    return contextApp.channel('authenticated').filter((connection) => connection.user?.id === params.user?.id)
+    return contextApp
+      .channel('authenticated')
+      .filter((connection) => connection.user?.id === params.user?.id)
       .send({ ...(data as object), for: params.user?.id })
   })
   await app.setup()
-  for (const email of ['ann@example.com', 'bob@example.com']) await app.service('users').create({ email, password: 'secret' })
+  for (const email of ['ann@example.com', 'bob@example.com'])
+    await app.service('users').create({ email, password: 'secret' })
   const gateway = app.gateway({ clock })
   gateways.push(gateway)
   const received = new Map<Connection, string[]>()
   const offsets = new Map<Connection, string>()
-  const record = (connection: Connection, entry: string) => received.set(connection, [...received.get(connection) ?? [], entry])
+  const record = (connection: Connection, entry: string) =>
+    received.set(connection, [...(received.get(connection) ?? []), entry])
   gateway.onDelivery((delivery: Delivery) => {
     for (const connection of delivery.connections) {
       record(connection, `${delivery.path} ${delivery.event} ${JSON.stringify(delivery.data)}`)
@@ -82,7 +95,9 @@ async function recoveringApp(history?: (inner: EventHistory) => EventHistory) {
     return connection
   }
   const asUser = async (email: string) => {
-    const login = await app.service('authentication').create({ strategy: 'local', email, password: 'secret' }) as { user: { id: number } }
+    const login = (await app.service('authentication').create({ strategy: 'local', email, password: 'secret' })) as {
+      user: { id: number }
+    }
     return { provider: 'rest', user: login.user, authenticated: true }
   }
   return { app, clock, gateway, connect, received, offsets, asUser }
@@ -180,14 +195,16 @@ describe('ConnectionRecovery', () => {
     const { app, gateway, connect, offsets } = await recoveringApp((inner) => ({
       append: (event) => inner.append(event),
       head: () => inner.head(),
-      since: async (offset) => pruned ? 'unknown' : inner.since(offset)
+      since: async (offset) => (pruned ? 'unknown' : inner.since(offset))
     }))
     const ann = await connect('p', 'ann@example.com')
     gateway.close(ann, 'lost')
     await app.service('messages').create({ text: 'missed' })
     const restorable = await gateway.restorable('p', offsets.get(ann)!, 'socketio')
     pruned = true
-    await expect(gateway.restore({ provider: 'socketio', headers: {} }, restorable!)).rejects.toThrow('The event history dropped events the restored connection missed')
+    await expect(gateway.restore({ provider: 'socketio', headers: {} }, restorable!)).rejects.toThrow(
+      'The event history dropped events the restored connection missed'
+    )
   })
 
   it('does not restore a session whose login expired, one closed on purpose, or from an offset the history does not know', async () => {

@@ -17,7 +17,9 @@ function messagesApp() {
   const app = new App()
   app.use('messages', new AdapterService(new InMemoryStore()), { methods: ['find', 'get', 'create'] })
   app.use('users/:userId/posts', {
-    async find(params: { route?: Record<string, string> }) { return { route: params.route } }
+    async find(params: { route?: Record<string, string> }) {
+      return { route: params.route }
+    }
   })
   app.on('connection', (connection: Connection) => app.channel('everyone').join(connection))
   app.publish(() => app.channel('everyone'))
@@ -30,13 +32,27 @@ function open(app: App): Gateway {
   return gateway
 }
 
-const connection = (name: string, headers: Record<string, unknown> = {}): Connection => ({ provider: 'socketio', name, headers })
+const connection = (name: string, headers: Record<string, unknown> = {}): Connection => ({
+  provider: 'socketio',
+  name,
+  headers
+})
 
 describe('Gateway: calls', () => {
   it('resolves a path to its service, with the trailing id only when asked for', () => {
     const gateway = open(messagesApp())
-    expect(gateway.resolve('/messages')).toEqual({ path: 'messages', methods: ['find', 'get', 'create'], route: {}, id: undefined })
-    expect(gateway.resolve('/messages/7', { id: true })).toEqual({ path: 'messages', methods: ['find', 'get', 'create'], route: {}, id: '7' })
+    expect(gateway.resolve('/messages')).toEqual({
+      path: 'messages',
+      methods: ['find', 'get', 'create'],
+      route: {},
+      id: undefined
+    })
+    expect(gateway.resolve('/messages/7', { id: true })).toEqual({
+      path: 'messages',
+      methods: ['find', 'get', 'create'],
+      route: {},
+      id: '7'
+    })
     expect(gateway.resolve('/messages/7')).toBeUndefined()
     expect(gateway.resolve('/users/3/posts')).toMatchObject({ path: 'users/:userId/posts', route: { userId: '3' } })
     expect(gateway.resolve('/nothing', { id: true })).toBeUndefined()
@@ -44,23 +60,47 @@ describe('Gateway: calls', () => {
 
   it('runs a call through the hooks and answers its result', async () => {
     const app = messagesApp()
-    app.service('messages').hooks({ before: { create: [(context) => { context.data = { ...context.data as object, stamped: true } }] } })
+    app.service('messages').hooks({
+      before: {
+        create: [
+          (context) => {
+            context.data = { ...(context.data as object), stamped: true }
+          }
+        ]
+      }
+    })
     const gateway = open(app)
-    await expect(gateway.call({ path: 'messages', method: 'create', data: { text: 'hi' }, params: { provider: 'test' } }))
-      .resolves.toEqual({ result: { text: 'hi', stamped: true, id: 0 }, status: undefined, location: undefined })
-    await expect(gateway.call({ path: 'messages', method: 'get', id: 0, params: { provider: 'test' } }))
-      .resolves.toMatchObject({ result: { text: 'hi', id: 0 } })
-    await expect(gateway.call({ path: 'users/:userId/posts', method: 'find', params: { provider: 'test', route: { userId: '3' } } }))
-      .resolves.toMatchObject({ result: { route: { userId: '3' } } })
+    await expect(
+      gateway.call({ path: 'messages', method: 'create', data: { text: 'hi' }, params: { provider: 'test' } })
+    ).resolves.toEqual({ result: { text: 'hi', stamped: true, id: 0 }, status: undefined, location: undefined })
+    await expect(
+      gateway.call({ path: 'messages', method: 'get', id: 0, params: { provider: 'test' } })
+    ).resolves.toMatchObject({ result: { text: 'hi', id: 0 } })
+    await expect(
+      gateway.call({
+        path: 'users/:userId/posts',
+        method: 'find',
+        params: { provider: 'test', route: { userId: '3' } }
+      })
+    ).resolves.toMatchObject({ result: { route: { userId: '3' } } })
   })
 
   it('answers the dispatched copy, and the status and location hooks set', async () => {
     const app = messagesApp()
     app.service('messages').hooks({
-      after: { create: [(context) => { context.dispatch = { id: 'public' }; context.http.status = 202; context.http.location = '/elsewhere' }] }
+      after: {
+        create: [
+          (context) => {
+            context.dispatch = { id: 'public' }
+            context.http.status = 202
+            context.http.location = '/elsewhere'
+          }
+        ]
+      }
     })
-    await expect(open(app).call({ path: 'messages', method: 'create', data: { secret: 1 }, params: { provider: 'test' } }))
-      .resolves.toEqual({ result: { id: 'public' }, status: 202, location: '/elsewhere' })
+    await expect(
+      open(app).call({ path: 'messages', method: 'create', data: { secret: 1 }, params: { provider: 'test' } })
+    ).resolves.toEqual({ result: { id: 'public' }, status: 202, location: '/elsewhere' })
   })
 
   it('rejects with NotFound for a path no service is registered at, and MethodNotAllowed for a method not exposed', async () => {
@@ -68,14 +108,23 @@ describe('Gateway: calls', () => {
     const unknown = gateway.call({ path: 'nothing', method: 'find', params: { provider: 'test' } })
     await expect(unknown).rejects.toBeInstanceOf(NotFound)
     await expect(unknown).rejects.toThrow("Service 'nothing' not found")
-    await expect(gateway.call({ path: 'messages', method: 'remove', id: 0, params: { provider: 'test' } })).rejects.toBeInstanceOf(MethodNotAllowed)
+    await expect(
+      gateway.call({ path: 'messages', method: 'remove', id: 0, params: { provider: 'test' } })
+    ).rejects.toBeInstanceOf(MethodNotAllowed)
   })
 
   it('gives the params of a call on a connection: query, route, the connection and its members', () => {
     const gateway = open(messagesApp())
     const member = { ...connection('a'), user: { id: 1 } }
-    expect(gateway.connectionParams(member, { a: '1' }, { userId: '3' }))
-      .toEqual({ query: { a: '1' }, route: { userId: '3' }, connection: member, provider: 'socketio', name: 'a', headers: {}, user: { id: 1 } })
+    expect(gateway.connectionParams(member, { a: '1' }, { userId: '3' })).toEqual({
+      query: { a: '1' },
+      route: { userId: '3' },
+      connection: member,
+      provider: 'socketio',
+      name: 'a',
+      headers: {},
+      user: { id: 1 }
+    })
     expect(gateway.connectionParams(member)).toMatchObject({ query: {}, route: {} })
   })
 })
@@ -132,11 +181,18 @@ describe('Gateway: connections', () => {
     const gateway = open(app)
     const deliveries: Delivery[] = []
     gateway.onDelivery((delivery) => deliveries.push(delivery))
-    const [good, bad, anonymous] = [connection('good', { authorization: 'Bearer good' }), connection('bad', { authorization: 'Bearer bad' }), connection('anonymous')]
+    const [good, bad, anonymous] = [
+      connection('good', { authorization: 'Bearer good' }),
+      connection('bad', { authorization: 'Bearer bad' }),
+      connection('anonymous')
+    ]
     await expect(gateway.handshake(good)).resolves.toBeUndefined()
     await expect(gateway.handshake(bad)).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'jwt malformed' })
     await expect(gateway.handshake(anonymous)).resolves.toBeUndefined()
-    expect(logins).toEqual([{ strategy: 'jwt', accessToken: 'good' }, { strategy: 'jwt', accessToken: 'bad' }])
+    expect(logins).toEqual([
+      { strategy: 'jwt', accessToken: 'good' },
+      { strategy: 'jwt', accessToken: 'bad' }
+    ])
     // A failed handshake leaves the connection unknown to the gateway: nothing is delivered to it.
     app.channel('room').join(good, bad)
     app.publish('created', () => app.channel('room'))
@@ -162,7 +218,9 @@ describe('Gateway: deliveries', () => {
     await app.service('messages').create({ text: 'to everyone' })
     app.publish('created', () => app.channel('theirs').join(theirs))
     await app.service('messages').create({ text: 'to theirs only' })
-    expect(received).toEqual([{ path: 'messages', event: 'created', data: { text: 'to everyone', id: 0 }, connections: [mine] }])
+    expect(received).toEqual([
+      { path: 'messages', event: 'created', data: { text: 'to everyone', id: 0 }, connections: [mine] }
+    ])
   })
 
   it('hands over a delivery of only its own connections whole; a transport without connections gets nothing', async () => {

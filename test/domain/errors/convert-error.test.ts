@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals'
 import { INTERNAL_ERROR_MESSAGE, convertError, errorFromJson } from '../../../src/domain/errors/convert-error.js'
-import { BadRequest, Conflict, FeathersError, GeneralError, NotAuthenticated, NotFound } from '../../../src/domain/errors/errors.js'
+import {
+  BadRequest,
+  Conflict,
+  FeathersError,
+  GeneralError,
+  NotAuthenticated,
+  NotFound
+} from '../../../src/domain/errors/errors.js'
 
 describe('convertError', () => {
   it('passes framework errors through unchanged', () => {
@@ -16,7 +23,13 @@ describe('convertError', () => {
   ])('turns %s into a GeneralError that says nothing of it', (_name, thrown) => {
     const error = convertError(thrown)
     expect(error).toBeInstanceOf(GeneralError)
-    expect(error.toJSON()).toEqual({ name: 'GeneralError', message: INTERNAL_ERROR_MESSAGE, code: 500, className: 'general-error', errors: {} })
+    expect(error.toJSON()).toEqual({
+      name: 'GeneralError',
+      message: INTERNAL_ERROR_MESSAGE,
+      code: 500,
+      className: 'general-error',
+      errors: {}
+    })
     expect(INTERNAL_ERROR_MESSAGE).toBe('Internal server error')
   })
 
@@ -41,14 +54,25 @@ describe('errorFromJson (clients rebuilding wire errors)', () => {
   })
 
   it('round-trips errors with and without data', () => {
-    for (const original of [new NotAuthenticated('Not authenticated'), new NotAuthenticated('Session revoked', { name: 'SessionRevoked' }), new Conflict('taken', { errors: { email: 'taken' } })]) {
+    for (const original of [
+      new NotAuthenticated('Not authenticated'),
+      new NotAuthenticated('Session revoked', { name: 'SessionRevoked' }),
+      new Conflict('taken', { errors: { email: 'taken' } })
+    ]) {
       expect(errorFromJson(original.toJSON()).toJSON()).toEqual(original.toJSON())
     }
   })
 
   it('keeps data that is not an object (a string, an array) as it came', () => {
     for (const data of ['email', ['email', 'name']]) {
-      const wire = { name: 'Conflict', message: 'taken', code: 409, className: 'conflict', data, errors: { email: 'taken' } }
+      const wire = {
+        name: 'Conflict',
+        message: 'taken',
+        code: 409,
+        className: 'conflict',
+        data,
+        errors: { email: 'taken' }
+      }
       const error = errorFromJson(wire)
       expect(error).toBeInstanceOf(Conflict)
       expect(error.data).toEqual(data)
@@ -57,15 +81,41 @@ describe('errorFromJson (clients rebuilding wire errors)', () => {
   })
 
   it('keeps the fields of an unknown error on a plain FeathersError', () => {
-    const error = errorFromJson({ name: 'Teapot', message: 'short and stout', code: 418, className: 'teapot', data: { spout: true }, errors: { a: 1 } })
+    const error = errorFromJson({
+      name: 'Teapot',
+      message: 'short and stout',
+      code: 418,
+      className: 'teapot',
+      data: { spout: true },
+      errors: { a: 1 }
+    })
     expect(error).toBeInstanceOf(FeathersError)
     expect(error).not.toBeInstanceOf(GeneralError)
-    expect(error.toJSON()).toEqual({ name: 'Teapot', message: 'short and stout', code: 418, className: 'teapot', data: { spout: true }, errors: { a: 1 } })
+    expect(error.toJSON()).toEqual({
+      name: 'Teapot',
+      message: 'short and stout',
+      code: 418,
+      className: 'teapot',
+      data: { spout: true },
+      errors: { a: 1 }
+    })
   })
 
   it('uses the fallback code, GeneralError and general-error for what the body does not say', () => {
-    expect(errorFromJson({ name: 'Odd', message: 'm' }, 502).toJSON()).toEqual({ name: 'Odd', message: 'm', code: 502, className: 'general-error', errors: {} })
-    expect(errorFromJson(null).toJSON()).toEqual({ name: 'GeneralError', message: 'Error', code: 500, className: 'general-error', errors: {} })
+    expect(errorFromJson({ name: 'Odd', message: 'm' }, 502).toJSON()).toEqual({
+      name: 'Odd',
+      message: 'm',
+      code: 502,
+      className: 'general-error',
+      errors: {}
+    })
+    expect(errorFromJson(null).toJSON()).toEqual({
+      name: 'GeneralError',
+      message: 'Error',
+      code: 500,
+      className: 'general-error',
+      errors: {}
+    })
     expect(errorFromJson(undefined, 503).code).toBe(503)
   })
 })

@@ -1,8 +1,27 @@
 import { describe, expect, it } from '@jest/globals'
 import {
-  BadGateway, BadRequest, Conflict, FeathersError, Forbidden, GeneralError, Gone, LengthRequired, MethodNotAllowed,
-  NotAcceptable, NotAuthenticated, NotFound, NotImplemented, PayloadTooLarge, PaymentError, Timeout, TooManyRequests,
-  Unavailable, Unprocessable, errorForCode, errorsByName, type FeathersErrorClass
+  BadGateway,
+  BadRequest,
+  Conflict,
+  FeathersError,
+  Forbidden,
+  GeneralError,
+  Gone,
+  LengthRequired,
+  MethodNotAllowed,
+  NotAcceptable,
+  NotAuthenticated,
+  NotFound,
+  NotImplemented,
+  PayloadTooLarge,
+  PaymentError,
+  Timeout,
+  TooManyRequests,
+  Unavailable,
+  Unprocessable,
+  errorForCode,
+  errorsByName,
+  type FeathersErrorClass
 } from '../../../src/domain/errors/errors.js'
 
 /** Feathers' error family as docs/wire-protocol.md, Errors, lists it: name, code, className. */
@@ -28,15 +47,23 @@ const FAMILY: [ErrorType: FeathersErrorClass, name: string, code: number, classN
 ]
 
 describe('the error classes', () => {
-  it.each(FAMILY)('%p is %s, %i, %s, an Error and a FeathersError, and named for stack traces', (ErrorType, name, code, className) => {
-    const error = new ErrorType('went wrong')
-    expect(error).toBeInstanceOf(ErrorType)
-    expect(error).toBeInstanceOf(FeathersError)
-    expect(error).toBeInstanceOf(Error)
-    expect({ name: error.name, code: error.code, className: error.className, message: error.message }).toEqual({ name, code, className, message: 'went wrong' })
-    expect(ErrorType.name).toBe(name)
-    expect(error.stack).toMatch(new RegExp(`^${name}: went wrong`))
-  })
+  it.each(FAMILY)(
+    '%p is %s, %i, %s, an Error and a FeathersError, and named for stack traces',
+    (ErrorType, name, code, className) => {
+      const error = new ErrorType('went wrong')
+      expect(error).toBeInstanceOf(ErrorType)
+      expect(error).toBeInstanceOf(FeathersError)
+      expect(error).toBeInstanceOf(Error)
+      expect({ name: error.name, code: error.code, className: error.className, message: error.message }).toEqual({
+        name,
+        code,
+        className,
+        message: 'went wrong'
+      })
+      expect(ErrorType.name).toBe(name)
+      expect(error.stack).toMatch(new RegExp(`^${name}: went wrong`))
+    }
+  )
 
   it('are distinct classes: a NotFound is no BadRequest', () => {
     expect(new NotFound()).not.toBeInstanceOf(BadRequest)
@@ -83,19 +110,38 @@ describe('message and data', () => {
 describe('toJSON (the wire form)', () => {
   it('is name, message, code, className and errors — errors always present, in that order', () => {
     const json = new NotFound('No record found for id 7').toJSON()
-    expect(json).toEqual({ name: 'NotFound', message: 'No record found for id 7', code: 404, className: 'not-found', errors: {} })
+    expect(json).toEqual({
+      name: 'NotFound',
+      message: 'No record found for id 7',
+      code: 404,
+      className: 'not-found',
+      errors: {}
+    })
     expect(Object.keys(json)).toEqual(['name', 'message', 'code', 'className', 'errors'])
   })
 
   it('puts data before errors when there is data', () => {
     const json = new BadRequest('Invalid data', { errors: { email: 'required' }, field: 'email' }).toJSON()
     expect(Object.keys(json)).toEqual(['name', 'message', 'code', 'className', 'data', 'errors'])
-    expect(json).toEqual({ name: 'BadRequest', message: 'Invalid data', code: 400, className: 'bad-request', data: { field: 'email' }, errors: { email: 'required' } })
+    expect(json).toEqual({
+      name: 'BadRequest',
+      message: 'Invalid data',
+      code: 400,
+      className: 'bad-request',
+      data: { field: 'email' },
+      errors: { email: 'required' }
+    })
   })
 
   it('is what JSON.stringify writes: no stack', () => {
     const text = JSON.stringify(new Forbidden('no'))
-    expect(JSON.parse(text)).toEqual({ name: 'Forbidden', message: 'no', code: 403, className: 'forbidden', errors: {} })
+    expect(JSON.parse(text)).toEqual({
+      name: 'Forbidden',
+      message: 'no',
+      code: 403,
+      className: 'forbidden',
+      errors: {}
+    })
   })
 })
 

@@ -22,7 +22,8 @@ function badRequest(raw: unknown, message: string | RegExp, options?: ParseOptio
 }
 
 /** An object with keys '0'..'n-1', as qs makes of an array longer than its arrayLimit. */
-const indexed = (values: unknown[]): Record<string, unknown> => Object.fromEntries(values.map((value, index) => [String(index), value]))
+const indexed = (values: unknown[]): Record<string, unknown> =>
+  Object.fromEntries(values.map((value, index) => [String(index), value]))
 
 describe('parseQuery', () => {
   describe('the query object', () => {
@@ -76,7 +77,10 @@ describe('parseQuery', () => {
     it('combines several fields with and, in key order', () => {
       expect(filterOf({ name: 'Ann', age: 30 })).toEqual({
         op: 'and',
-        filters: [{ op: 'eq', field: 'name', value: 'Ann' }, { op: 'eq', field: 'age', value: 30 }]
+        filters: [
+          { op: 'eq', field: 'name', value: 'Ann' },
+          { op: 'eq', field: 'age', value: 30 }
+        ]
       })
     })
   })
@@ -94,7 +98,10 @@ describe('parseQuery', () => {
     it('combines several operators on one field with and, in key order', () => {
       expect(filterOf({ age: { $gt: 18, $lt: 30 } })).toEqual({
         op: 'and',
-        filters: [{ op: 'gt', field: 'age', value: 18 }, { op: 'lt', field: 'age', value: 30 }]
+        filters: [
+          { op: 'gt', field: 'age', value: 18 },
+          { op: 'lt', field: 'age', value: 30 }
+        ]
       })
     })
 
@@ -132,7 +139,11 @@ describe('parseQuery', () => {
     it('turns an object with keys exactly 0..n-1 (qs over its arrayLimit) into a list in index order', () => {
       const values = Array.from({ length: 25 }, (_, index) => `v${index}`)
       expect(filterOf({ name: { $in: indexed(values) } })).toEqual({ op: 'in', field: 'name', values })
-      expect(filterOf({ name: { $nin: indexed(['a', 'b']) } })).toEqual({ op: 'nin', field: 'name', values: ['a', 'b'] })
+      expect(filterOf({ name: { $nin: indexed(['a', 'b']) } })).toEqual({
+        op: 'nin',
+        field: 'name',
+        values: ['a', 'b']
+      })
     })
 
     it('rejects any other object with the containing object as data', () => {
@@ -158,7 +169,11 @@ describe('parseQuery', () => {
     })
 
     it('parses $search when listed', () => {
-      expect(filterOf({ name: { $search: '(?i)ann' } }, EXTRA)).toEqual({ op: 'search', field: 'name', pattern: '(?i)ann' })
+      expect(filterOf({ name: { $search: '(?i)ann' } }, EXTRA)).toEqual({
+        op: 'search',
+        field: 'name',
+        pattern: '(?i)ann'
+      })
     })
 
     it('rejects a $search pattern that is not a string', () => {
@@ -199,7 +214,22 @@ describe('parseQuery', () => {
     })
 
     it.each(['$limit', '$skip'])('rejects negative, fractional and non-numeric %s with a message naming it', (name) => {
-      for (const value of [-1, '-1', 1.5, '1.5', 'abc', '', ' 5', '1e3', true, null, [5], { n: 5 }, Number.NaN, Infinity]) {
+      for (const value of [
+        -1,
+        '-1',
+        1.5,
+        '1.5',
+        'abc',
+        '',
+        ' 5',
+        '1e3',
+        true,
+        null,
+        [5],
+        { n: 5 },
+        Number.NaN,
+        Infinity
+      ]) {
         badRequest({ [name]: value }, new RegExp(`\\${name}`))
       }
     })
@@ -207,13 +237,24 @@ describe('parseQuery', () => {
 
   describe('$sort', () => {
     it('keeps the key order as priority', () => {
-      expect(parseQuery({ $sort: { age: -1, name: 1 } }).sort).toEqual([['age', -1], ['name', 1]])
-      expect(parseQuery({ $sort: { name: 1, age: -1 } }).sort).toEqual([['name', 1], ['age', -1]])
+      expect(parseQuery({ $sort: { age: -1, name: 1 } }).sort).toEqual([
+        ['age', -1],
+        ['name', 1]
+      ])
+      expect(parseQuery({ $sort: { name: 1, age: -1 } }).sort).toEqual([
+        ['name', 1],
+        ['age', -1]
+      ])
     })
 
     it('accepts 1, -1, "1", "-1", "asc" and "desc"', () => {
       expect(parseQuery({ $sort: { a: 1, b: -1, c: '1', d: '-1', e: 'asc', f: 'desc' } }).sort).toEqual([
-        ['a', 1], ['b', -1], ['c', 1], ['d', -1], ['e', 1], ['f', -1]
+        ['a', 1],
+        ['b', -1],
+        ['c', 1],
+        ['d', -1],
+        ['e', 1],
+        ['f', -1]
       ])
     })
 
@@ -261,14 +302,20 @@ describe('parseQuery', () => {
     it('parses $or as any of its criteria', () => {
       expect(filterOf({ $or: [{ name: 'Ann' }, { age: { $gt: 30 } }] })).toEqual({
         op: 'or',
-        filters: [{ op: 'eq', field: 'name', value: 'Ann' }, { op: 'gt', field: 'age', value: 30 }]
+        filters: [
+          { op: 'eq', field: 'name', value: 'Ann' },
+          { op: 'gt', field: 'age', value: 30 }
+        ]
       })
     })
 
     it('parses $and as all of its criteria', () => {
       expect(filterOf({ $and: [{ name: 'Ann' }, { age: 30 }] })).toEqual({
         op: 'and',
-        filters: [{ op: 'eq', field: 'name', value: 'Ann' }, { op: 'eq', field: 'age', value: 30 }]
+        filters: [
+          { op: 'eq', field: 'name', value: 'Ann' },
+          { op: 'eq', field: 'age', value: 30 }
+        ]
       })
     })
 
@@ -276,7 +323,13 @@ describe('parseQuery', () => {
       expect(filterOf({ $or: [{ name: 'Ann', age: 30 }, { name: 'Bob' }] })).toEqual({
         op: 'or',
         filters: [
-          { op: 'and', filters: [{ op: 'eq', field: 'name', value: 'Ann' }, { op: 'eq', field: 'age', value: 30 }] },
+          {
+            op: 'and',
+            filters: [
+              { op: 'eq', field: 'name', value: 'Ann' },
+              { op: 'eq', field: 'age', value: 30 }
+            ]
+          },
           { op: 'eq', field: 'name', value: 'Bob' }
         ]
       })
@@ -285,7 +338,10 @@ describe('parseQuery', () => {
     it('combines $or with top-level fields with and', () => {
       expect(filterOf({ city: 'Rome', $or: [{ name: 'Ann' }] })).toEqual({
         op: 'and',
-        filters: [{ op: 'eq', field: 'city', value: 'Rome' }, { op: 'or', filters: [{ op: 'eq', field: 'name', value: 'Ann' }] }]
+        filters: [
+          { op: 'eq', field: 'city', value: 'Rome' },
+          { op: 'or', filters: [{ op: 'eq', field: 'name', value: 'Ann' }] }
+        ]
       })
     })
 
@@ -293,7 +349,13 @@ describe('parseQuery', () => {
       expect(filterOf({ $or: [{ $or: [{ name: 'Ann' }, { name: 'Bob' }] }, { $and: [{ age: 1 }] }] })).toEqual({
         op: 'or',
         filters: [
-          { op: 'or', filters: [{ op: 'eq', field: 'name', value: 'Ann' }, { op: 'eq', field: 'name', value: 'Bob' }] },
+          {
+            op: 'or',
+            filters: [
+              { op: 'eq', field: 'name', value: 'Ann' },
+              { op: 'eq', field: 'name', value: 'Bob' }
+            ]
+          },
           { op: 'and', filters: [{ op: 'eq', field: 'age', value: 1 }] }
         ]
       })
@@ -302,9 +364,15 @@ describe('parseQuery', () => {
     it('turns an object with keys exactly 0..n-1 into the list of criteria', () => {
       expect(filterOf({ $or: indexed([{ name: 'Ann' }, { name: 'Bob' }]) })).toEqual({
         op: 'or',
-        filters: [{ op: 'eq', field: 'name', value: 'Ann' }, { op: 'eq', field: 'name', value: 'Bob' }]
+        filters: [
+          { op: 'eq', field: 'name', value: 'Ann' },
+          { op: 'eq', field: 'name', value: 'Bob' }
+        ]
       })
-      expect(filterOf({ $and: indexed([{ name: 'Ann' }]) })).toEqual({ op: 'and', filters: [{ op: 'eq', field: 'name', value: 'Ann' }] })
+      expect(filterOf({ $and: indexed([{ name: 'Ann' }]) })).toEqual({
+        op: 'and',
+        filters: [{ op: 'eq', field: 'name', value: 'Ann' }]
+      })
     })
 
     it('rejects a value that is not a list of criteria objects', () => {
@@ -320,7 +388,10 @@ describe('parseQuery', () => {
       const nested = badRequest({ $and: [{ name: { $regex: 'A' } }] }, 'Invalid query parameter $regex')
       expect(nested.data).toEqual({ $regex: 'A' })
       badRequest({ $or: [{ name: { $search: 'A' } }] }, 'Invalid query parameter $search')
-      expect(filterOf({ $or: [{ name: { $search: 'A' } }] }, EXTRA)).toEqual({ op: 'or', filters: [{ op: 'search', field: 'name', pattern: 'A' }] })
+      expect(filterOf({ $or: [{ name: { $search: 'A' } }] }, EXTRA)).toEqual({
+        op: 'or',
+        filters: [{ op: 'search', field: 'name', pattern: 'A' }]
+      })
     })
 
     it('keeps fields named message and errors in the data of the error', () => {
@@ -330,7 +401,8 @@ describe('parseQuery', () => {
     })
 
     it('rejects $limit, $skip, $sort and $select inside criteria', () => {
-      for (const key of ['$limit', '$skip', '$sort', '$select']) badRequest({ $or: [{ [key]: 1 }] }, `Invalid query parameter ${key}`)
+      for (const key of ['$limit', '$skip', '$sort', '$select'])
+        badRequest({ $or: [{ [key]: 1 }] }, `Invalid query parameter ${key}`)
     })
   })
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
 import {
-  RESERVED_METHODS, STANDARD_EVENTS, STANDARD_METHODS, fromArguments, isStandardMethod, layoutOf, toArguments
+  RESERVED_METHODS,
+  STANDARD_EVENTS,
+  STANDARD_METHODS,
+  fromArguments,
+  isStandardMethod,
+  layoutOf,
+  toArguments
 } from '../../../src/domain/service/method-layout.js'
 
 const params = { query: { read: false } }
@@ -34,7 +40,8 @@ describe('layoutOf', () => {
   })
 
   it('does not mistake members of Object.prototype for methods', () => {
-    for (const name of ['toString', 'constructor', 'hasOwnProperty', '__proto__']) expect(layoutOf(name)).toEqual({ id: false, data: true })
+    for (const name of ['toString', 'constructor', 'hasOwnProperty', '__proto__'])
+      expect(layoutOf(name)).toEqual({ id: false, data: true })
   })
 
   it('lists the standard methods and their events', () => {
@@ -46,7 +53,8 @@ describe('layoutOf', () => {
   })
 
   it('reserves the names a handle or the app uses for itself', () => {
-    for (const name of ['setup', 'teardown', 'hooks', 'on', 'emit', 'publish', 'constructor']) expect(RESERVED_METHODS.has(name)).toBe(true)
+    for (const name of ['setup', 'teardown', 'hooks', 'on', 'emit', 'publish', 'constructor'])
+      expect(RESERVED_METHODS.has(name)).toBe(true)
     for (const name of [...STANDARD_METHODS, 'shout']) expect(RESERVED_METHODS.has(name)).toBe(false)
   })
 })
@@ -67,7 +75,10 @@ describe('fromArguments', () => {
   it.each(TABLE)('%s: reads id, data and the last argument back, with nothing extra', (method, args) => {
     const layout = layoutOf(method)
     expect(fromArguments(method, args)).toEqual({
-      id: layout.id ? 7 : undefined, data: layout.data ? data : undefined, last: params, extra: 0
+      id: layout.id ? 7 : undefined,
+      data: layout.data ? data : undefined,
+      last: params,
+      extra: 0
     })
   })
 

@@ -12,12 +12,18 @@ function service(options: Partial<ConstructorParameters<typeof JsonWebTokenServi
 }
 
 function decodeParts(token: string) {
-  const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>)
+  const [header, payload] = token
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>)
   return { header: header!, payload: payload! }
 }
 
 async function rejection(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (thrown: unknown) => thrown)
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown
+  )
   expect(error).toBeInstanceOf(NotAuthenticated)
   return error as InstanceType<typeof NotAuthenticated>
 }
@@ -44,7 +50,9 @@ describe('JsonWebTokenService', () => {
 
   it('ignores registered claims in the payload instead of clashing with its own', async () => {
     const { tokens } = service()
-    const { payload } = decodeParts(await tokens.sign({ aud: 'evil', iss: 'evil', exp: 1, sub: 'x', custom: true }, { subject: '7' }))
+    const { payload } = decodeParts(
+      await tokens.sign({ aud: 'evil', iss: 'evil', exp: 1, sub: 'x', custom: true }, { subject: '7' })
+    )
     expect(payload).toMatchObject({ aud: 'https://yourdomain.com', iss: 'feathers', sub: '7', custom: true })
     expect(Number(payload.exp)).toBeGreaterThan(1)
   })
@@ -64,7 +72,9 @@ describe('JsonWebTokenService', () => {
   it('refuses a tampered payload with "invalid signature"', async () => {
     const { tokens } = service()
     const [header, , signature] = (await tokens.sign({ admin: false }, { subject: '1' })).split('.')
-    const forged = Buffer.from(JSON.stringify({ admin: true, sub: '1', aud: 'https://yourdomain.com', iss: 'feathers' })).toString('base64url')
+    const forged = Buffer.from(
+      JSON.stringify({ admin: true, sub: '1', aud: 'https://yourdomain.com', iss: 'feathers' })
+    ).toString('base64url')
     expect((await rejection(tokens.verify(`${header}.${forged}.${signature}`))).message).toBe('invalid signature')
   })
 
@@ -80,25 +90,37 @@ describe('JsonWebTokenService', () => {
   })
 
   it('refuses an HS512 token signed with the right secret with "invalid algorithm"', async () => {
-    const token = jwt.sign({ sub: '0' }, secret, { algorithm: 'HS512', audience: 'https://yourdomain.com', issuer: 'feathers' })
+    const token = jwt.sign({ sub: '0' }, secret, {
+      algorithm: 'HS512',
+      audience: 'https://yourdomain.com',
+      issuer: 'feathers'
+    })
     expect((await rejection(service().tokens.verify(token))).message).toBe('invalid algorithm')
   })
 
   it('refuses a wrong or missing audience and issuer with the v5 messages', async () => {
     const { tokens } = service()
     const sign = (options: jwt.SignOptions) => jwt.sign({ sub: '0' }, secret, options)
-    expect((await rejection(tokens.verify(sign({ audience: 'https://else.example', issuer: 'feathers' })))).message)
-      .toBe('jwt audience invalid. expected: https://yourdomain.com')
-    expect((await rejection(tokens.verify(sign({ issuer: 'feathers' })))).message).toBe('jwt audience invalid. expected: https://yourdomain.com')
-    expect((await rejection(tokens.verify(sign({ audience: 'https://yourdomain.com', issuer: 'someone' })))).message)
-      .toBe('jwt issuer invalid. expected: feathers')
+    expect(
+      (await rejection(tokens.verify(sign({ audience: 'https://else.example', issuer: 'feathers' })))).message
+    ).toBe('jwt audience invalid. expected: https://yourdomain.com')
+    expect((await rejection(tokens.verify(sign({ issuer: 'feathers' })))).message).toBe(
+      'jwt audience invalid. expected: https://yourdomain.com'
+    )
+    expect(
+      (await rejection(tokens.verify(sign({ audience: 'https://yourdomain.com', issuer: 'someone' })))).message
+    ).toBe('jwt issuer invalid. expected: feathers')
   })
 
   it('refuses malformed tokens with "jwt malformed" and the error name in data', async () => {
     const error = await rejection(service().tokens.verify('Bearer'))
     expect(error.toJSON()).toEqual({
-      name: 'NotAuthenticated', message: 'jwt malformed', code: 401, className: 'not-authenticated',
-      data: { name: 'JsonWebTokenError' }, errors: {}
+      name: 'NotAuthenticated',
+      message: 'jwt malformed',
+      code: 401,
+      className: 'not-authenticated',
+      data: { name: 'JsonWebTokenError' },
+      errors: {}
     })
   })
 
@@ -115,9 +137,15 @@ describe('JsonWebTokenService', () => {
       clock.advance(3600 * 1000 - 1000)
       await expect(tokens.verify(token)).resolves.toBeDefined()
       clock.advance(1000)
-      expect((await rejection(tokens.verify(token))).data).toEqual({ name: 'TokenExpiredError', expiredAt: expect.any(Date) })
+      expect((await rejection(tokens.verify(token))).data).toEqual({
+        name: 'TokenExpiredError',
+        expiredAt: expect.any(Date)
+      })
       const now = Math.floor(clock.now() / 1000)
-      const later = jwt.sign({ sub: '0', nbf: now + 60 }, secret, { audience: 'https://yourdomain.com', issuer: 'feathers' })
+      const later = jwt.sign({ sub: '0', nbf: now + 60 }, secret, {
+        audience: 'https://yourdomain.com',
+        issuer: 'feathers'
+      })
       expect((await rejection(tokens.verify(later))).message).toBe('jwt not active')
       clock.advance(60_000)
       await expect(tokens.verify(later)).resolves.toMatchObject({ sub: '0' })
@@ -130,7 +158,9 @@ describe('JsonWebTokenService', () => {
       const token = await tokens.sign({ admin: false }, { subject: '1' })
       await tokens.verify(token)
       const [header, payload] = token.split('.')
-      expect((await rejection(tokens.verify(`${header}.${payload}.${'A'.repeat(43)}`))).message).toBe('invalid signature')
+      expect((await rejection(tokens.verify(`${header}.${payload}.${'A'.repeat(43)}`))).message).toBe(
+        'invalid signature'
+      )
     })
 
     it('hands out a copy: a caller changing its payload does not change what the next caller gets', async () => {

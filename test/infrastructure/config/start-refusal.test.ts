@@ -9,7 +9,9 @@ import { buildMain } from '../../support/built-server.js'
  */
 let built: { main: string; outDir: string }
 
-beforeAll(async () => { built = await buildMain('config') }, 60_000)
+beforeAll(async () => {
+  built = await buildMain('config')
+}, 60_000)
 afterAll(() => rm(built.outDir, { recursive: true, force: true }))
 
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -24,7 +26,9 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stdo
     stdout += String(chunk)
     if (stdout.includes('plumage started')) child.kill('SIGKILL')
   })
-  child.stderr.on('data', (chunk) => { stderr += String(chunk) })
+  child.stderr.on('data', (chunk) => {
+    stderr += String(chunk)
+  })
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })))
 }
 
@@ -33,7 +37,10 @@ describe('starting with a bad setting', () => {
     [{ PORT: 'eighty' }, "plumage failed to start: PORT must be an integer from 0 to 65535 (got 'eighty')"],
     [{ STORE: 'mongodb' }, "plumage failed to start: STORE must be one of memory, rethinkdb (got 'mongodb')"],
     [{ NODE_ENV: 'production' }, 'plumage failed to start: AUTH_SECRET must be set when NODE_ENV=production'],
-    [{ LOG_LEVEL: 'loud' }, "plumage failed to start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'loud')"]
+    [
+      { LOG_LEVEL: 'loud' },
+      "plumage failed to start: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'loud')"
+    ]
   ])('%j exits 1 with one line naming the variable', async (env, line) => {
     const { code, stdout, stderr } = await start(env)
     expect(code).toBe(1)

@@ -23,7 +23,13 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true })
 })
 
-interface Outcome { code: number | null; stdout: string; stderr: string; url?: string; home?: { status: number; text: string } }
+interface Outcome {
+  code: number | null
+  stdout: string
+  stderr: string
+  url?: string
+  home?: { status: number; text: string }
+}
 
 /**
  * Starts the built server; when it does start, fetches `/` and stops it. `asNobody` runs it as the
@@ -32,7 +38,19 @@ interface Outcome { code: number | null; stdout: string; stderr: string; url?: s
 function start(env: Record<string, string>, cwd = process.cwd(), asNobody = false): Promise<Outcome> {
   const environment = { PATH: process.env.PATH ?? '', PORT: '0', NODE_ENV: 'test', ...env }
   const child = asNobody
-    ? spawn('runuser', ['-u', 'nobody', '--', 'env', ...Object.entries(environment).map(([name, value]) => `${name}=${value}`), process.execPath, built.main], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn(
+        'runuser',
+        [
+          '-u',
+          'nobody',
+          '--',
+          'env',
+          ...Object.entries(environment).map(([name, value]) => `${name}=${value}`),
+          process.execPath,
+          built.main
+        ],
+        { cwd, stdio: ['ignore', 'pipe', 'pipe'] }
+      )
     : spawn(process.execPath, [built.main], { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'] })
   const outcome: Outcome = { code: null, stdout: '', stderr: '' }
   child.stdout.on('data', (chunk) => {
@@ -40,18 +58,24 @@ function start(env: Record<string, string>, cwd = process.cwd(), asNobody = fals
     const started = /"url":"([^"]+)".*"msg":"plumage started"/.exec(outcome.stdout)
     if (started && outcome.url === undefined) {
       outcome.url = started[1]!
-      void fetch(`${outcome.url}/`).then(async (response) => {
-        outcome.home = { status: response.status, text: await response.text() }
-      }).finally(() => child.kill('SIGTERM'))
+      void fetch(`${outcome.url}/`)
+        .then(async (response) => {
+          outcome.home = { status: response.status, text: await response.text() }
+        })
+        .finally(() => child.kill('SIGTERM'))
     }
   })
-  child.stderr.on('data', (chunk) => { outcome.stderr += String(chunk) })
+  child.stderr.on('data', (chunk) => {
+    outcome.stderr += String(chunk)
+  })
   return new Promise((resolve) => child.once('close', (code) => resolve({ ...outcome, code })))
 }
 
 function occupiedPort(): Promise<{ server: Server; port: number }> {
   return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port }))
+    const server = createServer().listen(0, '127.0.0.1', () =>
+      resolve({ server, port: (server.address() as { port: number }).port })
+    )
   })
 }
 
@@ -71,14 +95,18 @@ describe('a start the machine refuses', () => {
   it('says in one line that HOST is not a known host name', async () => {
     const { code, stderr } = await start({ HOST: 'no-such-host.invalid' })
     expect(code).toBe(1)
-    expect(stderr).toMatch(/^plumage failed to start: HOST no-such-host\.invalid is not a known host name \(getaddrinfo (ENOTFOUND|EAI_AGAIN)\): set HOST to an address of this machine, e\.g\. 127\.0\.0\.1, or 0\.0\.0\.0 for all\n$/)
+    expect(stderr).toMatch(
+      /^plumage failed to start: HOST no-such-host\.invalid is not a known host name \(getaddrinfo (ENOTFOUND|EAI_AGAIN)\): set HOST to an address of this machine, e\.g\. 127\.0\.0\.1, or 0\.0\.0\.0 for all\n$/
+    )
   })
 
   it('says in one line that HOST is not an address of this machine', async () => {
     // 192.0.2.0/24 is reserved for documentation: no machine has it.
     const { code, stderr } = await start({ HOST: '192.0.2.1' })
     expect(code).toBe(1)
-    expect(stderr).toBe('plumage failed to start: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses, e.g. 127.0.0.1, or 0.0.0.0 for all\n')
+    expect(stderr).toBe(
+      'plumage failed to start: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses, e.g. 127.0.0.1, or 0.0.0.0 for all\n'
+    )
   })
 
   it('says in one line that STATIC_DIR is not a folder', async () => {
@@ -86,7 +114,9 @@ describe('a start the machine refuses', () => {
     await writeFile(file, '<!doctype html>')
     const { code, stdout, stderr } = await start({ STATIC_DIR: file })
     expect(code).toBe(1)
-    expect(stderr).toBe(`plumage failed to start: STATIC_DIR ${file} is not a folder: set STATIC_DIR to a folder, or empty to serve no files\n`)
+    expect(stderr).toBe(
+      `plumage failed to start: STATIC_DIR ${file} is not a folder: set STATIC_DIR to a folder, or empty to serve no files\n`
+    )
     expect(stdout).not.toContain('plumage started')
   })
 
@@ -94,8 +124,20 @@ describe('a start the machine refuses', () => {
   // nobody must also be able to read the checkout (the bundle loads its packages from node_modules):
   // a clone inside a private folder (mktemp -d is 0700) cannot run as nobody at all.
   const root = process.getuid?.() === 0
-  const canTest = !root || spawnSync('runuser', ['-u', 'nobody', '--', 'test', '-r', join(process.cwd(), 'node_modules', 'pino', 'package.json')]).status === 0
-  if (!canTest) console.warn('STATIC_DIR permission test SKIPPED: running as root and the user nobody cannot read this checkout, so no unprivileged server can be started from it')
+  const canTest =
+    !root ||
+    spawnSync('runuser', [
+      '-u',
+      'nobody',
+      '--',
+      'test',
+      '-r',
+      join(process.cwd(), 'node_modules', 'pino', 'package.json')
+    ]).status === 0
+  if (!canTest)
+    console.warn(
+      'STATIC_DIR permission test SKIPPED: running as root and the user nobody cannot read this checkout, so no unprivileged server can be started from it'
+    )
   ;(canTest ? it : it.skip)('says in one line that STATIC_DIR cannot be read', async () => {
     const locked = join(scratch, 'locked')
     await mkdir(locked, { recursive: true })
@@ -105,7 +147,9 @@ describe('a start the machine refuses', () => {
     try {
       const { code, stderr } = await start({ STATIC_DIR: locked }, process.cwd(), root)
       expect(code).toBe(1)
-      expect(stderr).toBe(`plumage failed to start: STATIC_DIR ${locked} cannot be read (EACCES): give the server's user read access, or set STATIC_DIR to another folder\n`)
+      expect(stderr).toBe(
+        `plumage failed to start: STATIC_DIR ${locked} cannot be read (EACCES): give the server's user read access, or set STATIC_DIR to another folder\n`
+      )
     } finally {
       await chmod(locked, 0o755)
     }
@@ -127,9 +171,17 @@ describe('STATIC_DIR', () => {
     const { code, stdout, stderr, home } = await start({ STATIC_DIR: missing })
     expect(stderr).toBe('')
     expect(code).toBe(0)
-    const warning = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string })
+    const warning = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
       .find((entry) => entry.msg.startsWith('STATIC_DIR'))
-    expect(warning).toEqual(expect.objectContaining({ level: 40, msg: `STATIC_DIR ${missing} does not exist: no static files are served (set STATIC_DIR to a folder, or empty to turn this off)` }))
+    expect(warning).toEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: `STATIC_DIR ${missing} does not exist: no static files are served (set STATIC_DIR to a folder, or empty to turn this off)`
+      })
+    )
     expect(home?.status).toBe(404)
   })
 })

@@ -19,7 +19,9 @@ const records: Doc[] = [
 ]
 /** Names of the records `filter` matches, in record order. */
 const matching = (filter: Filter, pool: Doc[] = records): string[] =>
-  pool.filter(compileFilter(filter, (pattern) => (text) => new RegExp(pattern).test(text))).map((record) => String(record.name))
+  pool
+    .filter(compileFilter(filter, (pattern) => (text) => new RegExp(pattern).test(text)))
+    .map((record) => String(record.name))
 
 describe('fieldGetter', () => {
   it('reads own properties only', () => {
@@ -48,14 +50,25 @@ describe('fieldGetter', () => {
 describe('compileFilter', () => {
   it('matches null and missing fields, and nothing falsy, with equality to null', () => {
     expect(matching({ op: 'eq', field: 'v', value: null })).toEqual(['null', 'missing'])
-    expect(matching({ op: 'ne', field: 'v', value: null })).toEqual(['num', 'text', 'zero', 'empty', 'false', 'true', 'array', 'object'])
+    expect(matching({ op: 'ne', field: 'v', value: null })).toEqual([
+      'num',
+      'text',
+      'zero',
+      'empty',
+      'false',
+      'true',
+      'array',
+      'object'
+    ])
   })
 
   it('compares scalars with strict types', () => {
     expect(matching({ op: 'eq', field: 'v', value: 5 })).toEqual(['num'])
     expect(matching({ op: 'eq', field: 'v', value: '5' })).toEqual(['text'])
     expect(matching({ op: 'eq', field: 'v', value: false })).toEqual(['false'])
-    expect(matching({ op: 'ne', field: 'v', value: 5 })).toEqual(records.map((record) => record.name).filter((name) => name !== 'num'))
+    expect(matching({ op: 'ne', field: 'v', value: 5 })).toEqual(
+      records.map((record) => record.name).filter((name) => name !== 'num')
+    )
   })
 
   it('compares arrays and objects deeply: array order counts, key order does not', () => {
@@ -66,7 +79,7 @@ describe('compileFilter', () => {
     expect(matching({ op: 'ne', field: 'v', value: { a: 1, b: [2] } })).not.toContain('object')
   })
 
-  it('compares only values of the bound\'s type with range operators', () => {
+  it("compares only values of the bound's type with range operators", () => {
     expect(matching({ op: 'gte', field: 'v', value: 0 })).toEqual(['num', 'zero'])
     expect(matching({ op: 'lt', field: 'v', value: 10 })).toEqual(['num', 'zero'])
     expect(matching({ op: 'lt', field: 'v', value: '9' })).toEqual(['text', 'empty'])
@@ -86,7 +99,9 @@ describe('compileFilter', () => {
     expect(matching({ op: 'in', field: 'v', values: [null] })).toEqual(['null', 'missing'])
     expect(matching({ op: 'in', field: 'v', values: [] })).toEqual([])
     expect(matching({ op: 'nin', field: 'v', values: [] })).toHaveLength(records.length)
-    expect(matching({ op: 'nin', field: 'v', values: [null, 0, '', false, true, 5, '5', [1, 'a']] })).toEqual(['object'])
+    expect(matching({ op: 'nin', field: 'v', values: [null, 0, '', false, true, 5, '5', [1, 'a']] })).toEqual([
+      'object'
+    ])
   })
 
   it('matches $contains on array fields only, by deep equality', () => {
@@ -102,7 +117,11 @@ describe('compileFilter', () => {
   })
 
   it('reads dotted fields as paths for every operator', () => {
-    const pool: Doc[] = [{ name: 'rome', address: { city: 'Rome', zip: 100 } }, { name: 'flat', address: 'Rome' }, { name: 'none' }]
+    const pool: Doc[] = [
+      { name: 'rome', address: { city: 'Rome', zip: 100 } },
+      { name: 'flat', address: 'Rome' },
+      { name: 'none' }
+    ]
     expect(matching({ op: 'eq', field: 'address.city', value: 'Rome' }, pool)).toEqual(['rome'])
     expect(matching({ op: 'eq', field: 'address.city', value: null }, pool)).toEqual(['flat', 'none'])
     expect(matching({ op: 'gt', field: 'address.zip', value: 50 }, pool)).toEqual(['rome'])
@@ -114,7 +133,13 @@ describe('compileFilter', () => {
     const filter: Filter = {
       op: 'or',
       filters: [
-        { op: 'and', filters: [{ op: 'gte', field: 'v', value: 0 }, { op: 'lt', field: 'v', value: 1 }] },
+        {
+          op: 'and',
+          filters: [
+            { op: 'gte', field: 'v', value: 0 },
+            { op: 'lt', field: 'v', value: 1 }
+          ]
+        },
         { op: 'eq', field: 'name', value: 'true' }
       ]
     }

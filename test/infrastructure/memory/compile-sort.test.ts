@@ -1,7 +1,8 @@
 import { compareValues, compileSort } from '../../../src/infrastructure/memory/compile-sort.js'
 import type { Doc } from '../../../src/infrastructure/memory/field-getter.js'
 
-const sorted = (records: Doc[], sort: Parameters<typeof compileSort>[0]): unknown[] => [...records].sort(compileSort(sort)).map((record) => record.name)
+const sorted = (records: Doc[], sort: Parameters<typeof compileSort>[0]): unknown[] =>
+  [...records].sort(compileSort(sort)).map((record) => record.name)
 
 describe('compareValues', () => {
   it('orders mixed types null/missing < numbers < strings < booleans < dates < arrays < objects', () => {
@@ -40,18 +41,33 @@ describe('compileSort', () => {
     expect(sorted(people, [['age', -1]])).toEqual(['Eve', 'Cid', 'Bob', 'Ann', 'Dan'])
   })
 
-  it('keeps the input order of ties (the store\'s order)', () => {
+  it("keeps the input order of ties (the store's order)", () => {
     expect(sorted(people, [['age', 1]]).slice(2, 4)).toEqual(['Cid', 'Bob'])
     expect(sorted([...people].reverse(), [['age', 1]]).slice(2, 4)).toEqual(['Bob', 'Cid'])
   })
 
   it('gives the first key priority and applies each direction to its own key', () => {
-    expect(sorted(people, [['age', -1], ['name', 1]])).toEqual(['Eve', 'Bob', 'Cid', 'Ann', 'Dan'])
-    expect(sorted(people, [['age', 1], ['name', -1]])).toEqual(['Dan', 'Ann', 'Cid', 'Bob', 'Eve'])
+    expect(
+      sorted(people, [
+        ['age', -1],
+        ['name', 1]
+      ])
+    ).toEqual(['Eve', 'Bob', 'Cid', 'Ann', 'Dan'])
+    expect(
+      sorted(people, [
+        ['age', 1],
+        ['name', -1]
+      ])
+    ).toEqual(['Dan', 'Ann', 'Cid', 'Bob', 'Eve'])
   })
 
   it('sorts by nested fields, reading paths through non-objects as missing', () => {
-    expect(sorted(people, [['address.city', 1], ['name', 1]])).toEqual(['Bob', 'Dan', 'Eve', 'Cid', 'Ann'])
+    expect(
+      sorted(people, [
+        ['address.city', 1],
+        ['name', 1]
+      ])
+    ).toEqual(['Bob', 'Dan', 'Eve', 'Cid', 'Ann'])
   })
 
   it('compares nothing without keys', () => {

@@ -4,7 +4,8 @@ import { InMemoryEventHistory } from '../../../src/infrastructure/memory/in-memo
 import { FakeClock } from '../../support/fake-clock.js'
 
 const created = (n: number) => ({ path: 'messages', event: 'created', data: { id: n } })
-const ids = (events: RecordedEvent[] | 'unknown') => events === 'unknown' ? events : events.map((event) => (event.data as { id: number }).id)
+const ids = (events: RecordedEvent[] | 'unknown') =>
+  events === 'unknown' ? events : events.map((event) => (event.data as { id: number }).id)
 
 describe('InMemoryEventHistory', () => {
   it('answers the events after an offset, in order, each with its own offset', async () => {
@@ -16,14 +17,20 @@ describe('InMemoryEventHistory', () => {
     expect(ids(await history.since(offsets[0]!))).toEqual([2, 3])
     expect(await history.since(offsets[2]!)).toEqual([])
     expect(history.head()).toBe(offsets[2])
-    const [second] = await history.since(offsets[0]!) as RecordedEvent[]
+    const [second] = (await history.since(offsets[0]!)) as RecordedEvent[]
     expect(second).toEqual({ ...created(2), offset: offsets[1] })
   })
 
   it('keeps the context a publisher needs', async () => {
     const history = new InMemoryEventHistory(new FakeClock(), 60_000)
     const start = history.head()
-    const context = { path: 'messages', method: 'create', event: 'created', result: { id: 1 }, params: { provider: 'rest', user: { id: 7 } } }
+    const context = {
+      path: 'messages',
+      method: 'create',
+      event: 'created',
+      result: { id: 1 },
+      params: { provider: 'rest', user: { id: 7 } }
+    }
     history.append({ ...created(1), context })
     expect(await history.since(start)).toEqual([{ ...created(1), context, offset: expect.any(String) }])
   })

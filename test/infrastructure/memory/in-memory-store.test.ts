@@ -4,7 +4,8 @@ import type { Data, Id } from '../../../src/domain/service/service.js'
 import type { StoreChange } from '../../../src/domain/store/store.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 
-// The store contract runs on this adapter once, through its factory: test/docs/store-contract-example.test.ts (README's example).
+// The store contract runs on this adapter once, through its factory: test/docs/store-contract-example.test.ts (README's
+// example).
 
 const q = (raw: Record<string, unknown> = {}): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 const idOf = (record: Data | null | undefined): Id => record?.id as Id
@@ -29,7 +30,10 @@ describe('InMemoryStore', () => {
 
     it('publishes one created change per record, in input order', async () => {
       const created = await store.create([{ name: 'Ann' }, { name: 'Bob' }], q())
-      expect(changes).toEqual([{ event: 'created', record: created[0] }, { event: 'created', record: created[1] }])
+      expect(changes).toEqual([
+        { event: 'created', record: created[0] },
+        { event: 'created', record: created[1] }
+      ])
     })
 
     it('publishes created with the whole record even when the result is projected', async () => {
@@ -46,7 +50,14 @@ describe('InMemoryStore', () => {
     })
 
     it('publishes one patched change per patched record', async () => {
-      await store.create([{ name: 'Ann', team: 'a' }, { name: 'Bob', team: 'a' }, { name: 'Cid', team: 'b' }], q())
+      await store.create(
+        [
+          { name: 'Ann', team: 'a' },
+          { name: 'Bob', team: 'a' },
+          { name: 'Cid', team: 'b' }
+        ],
+        q()
+      )
       changes.length = 0
       await store.patch(null, { score: 1 }, q({ team: 'a' }))
       expect(changes.map((change) => change.event)).toEqual(['patched', 'patched'])
@@ -59,7 +70,9 @@ describe('InMemoryStore', () => {
       changes.length = 0
       await store.remove(null, q({ $select: ['id'] }))
       expect(changes.map((change) => change.event)).toEqual(['removed', 'removed'])
-      expect(changes.map((change) => change.record).sort((a, b) => String(a.name).localeCompare(String(b.name)))).toEqual(created)
+      expect(
+        changes.map((change) => change.record).sort((a, b) => String(a.name).localeCompare(String(b.name)))
+      ).toEqual(created)
     })
 
     it('publishes nothing when a call changes nothing', async () => {
@@ -117,7 +130,12 @@ describe('InMemoryStore', () => {
       const patch: Data = { meta: { level: [1] } }
       await store.patch(idOf(ann), patch, q())
       ;((patch.meta as Data).level as number[]).push(2)
-      expect(await store.get(idOf(ann), q())).toEqual({ id: idOf(ann), name: 'Ann', address: { city: 'Milan' }, meta: { level: [1] } })
+      expect(await store.get(idOf(ann), q())).toEqual({
+        id: idOf(ann),
+        name: 'Ann',
+        address: { city: 'Milan' },
+        meta: { level: [1] }
+      })
     })
 
     it('deep-copies nested output of every method', async () => {
@@ -150,7 +168,13 @@ describe('InMemoryStore', () => {
     })
 
     it('generates ids that skip ids already taken', async () => {
-      await store.create([{ id: 0, name: 'Zero' }, { id: 1, name: 'One' }], q())
+      await store.create(
+        [
+          { id: 0, name: 'Zero' },
+          { id: 1, name: 'One' }
+        ],
+        q()
+      )
       const [generated] = await store.create([{ name: 'New' }], q())
       expect([0, 1]).not.toContain(generated!.id)
       expect(await store.count(q().filter)).toBe(3)
@@ -158,7 +182,10 @@ describe('InMemoryStore', () => {
 
     it('rejects a duplicate id with Conflict and creates nothing from that call', async () => {
       await store.create([{ id: 'taken', name: 'First' }], q())
-      await expect(store.create([{ id: 'fresh' }, { id: 'taken' }], q())).rejects.toMatchObject({ name: 'Conflict', code: 409 })
+      await expect(store.create([{ id: 'fresh' }, { id: 'taken' }], q())).rejects.toMatchObject({
+        name: 'Conflict',
+        code: 409
+      })
       await expect(store.create([{ id: 'twice' }, { id: 'twice' }], q())).rejects.toMatchObject({ name: 'Conflict' })
       expect((await store.find(q())).map(idOf)).toEqual(['taken'])
     })

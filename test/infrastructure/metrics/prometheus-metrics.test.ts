@@ -33,8 +33,14 @@ describe('PrometheusMetrics', () => {
     metrics.feedState('plumage_events', 'stopped')
     const scraped = await scrape(metrics)
     const state = (table: string, name: string) => valueOf(scraped, 'plumage_feed_state', { table, state: name })
-    expect([state('messages', 'connecting'), state('messages', 'live'), state('messages', 'stopped')]).toEqual([0, 1, 0])
-    expect([state('plumage_events', 'connecting'), state('plumage_events', 'live'), state('plumage_events', 'stopped')]).toEqual([0, 0, 1])
+    expect([state('messages', 'connecting'), state('messages', 'live'), state('messages', 'stopped')]).toEqual([
+      0, 1, 0
+    ])
+    expect([
+      state('plumage_events', 'connecting'),
+      state('plumage_events', 'live'),
+      state('plumage_events', 'stopped')
+    ]).toEqual([0, 0, 1])
   })
 
   it('keeps one child per label combination: repeated observations add up', async () => {
@@ -45,9 +51,28 @@ describe('PrometheusMetrics', () => {
     metrics.connectionOpened('socketio')
     metrics.connectionClosed('socketio')
     const scraped = await scrape(metrics)
-    expect(valueOf(scraped, 'http_server_request_duration_seconds_count', { http_request_method: 'GET', http_route: '/messages', http_response_status_code: '200' })).toBe(3)
-    expect(valueOf(scraped, 'http_server_request_duration_seconds_bucket', { http_request_method: 'GET', http_route: '/messages', http_response_status_code: '200', le: '0.005' })).toBe(3)
-    expect(valueOf(scraped, 'http_server_request_duration_seconds_count', { http_request_method: 'GET', http_route: '/messages', http_response_status_code: '404' })).toBe(1)
+    expect(
+      valueOf(scraped, 'http_server_request_duration_seconds_count', {
+        http_request_method: 'GET',
+        http_route: '/messages',
+        http_response_status_code: '200'
+      })
+    ).toBe(3)
+    expect(
+      valueOf(scraped, 'http_server_request_duration_seconds_bucket', {
+        http_request_method: 'GET',
+        http_route: '/messages',
+        http_response_status_code: '200',
+        le: '0.005'
+      })
+    ).toBe(3)
+    expect(
+      valueOf(scraped, 'http_server_request_duration_seconds_count', {
+        http_request_method: 'GET',
+        http_route: '/messages',
+        http_response_status_code: '404'
+      })
+    ).toBe(1)
     expect(valueOf(scraped, 'plumage_connections_open', { transport: 'socketio' })).toBe(1)
   })
 
@@ -60,7 +85,8 @@ describe('PrometheusMetrics', () => {
     expect(await plain.find(query)).toHaveLength(1)
     expect(await plain.update(404, { text: 'b' }, query)).toBeNull()
     const failing: StoreFactory = {
-      create: () => ({ id: 'id', operators: [], find: () => Promise.reject(new Error('down')), watch: () => () => {} }) as never,
+      create: () =>
+        ({ id: 'id', operators: [], find: () => Promise.reject(new Error('down')), watch: () => () => {} }) as never,
       close: async () => {},
       health: async () => ({ ready: true, checks: {}, problems: [] })
     }
@@ -68,8 +94,18 @@ describe('PrometheusMetrics', () => {
     expect(live.watch).toEqual(expect.any(Function))
     await expect(live.find(query)).rejects.toThrow('down')
     const scraped = await scrape(metrics)
-    const count = (system: string, operation: string) => valueOf(scraped, 'db_client_operation_duration_seconds_count', { db_system_name: system, db_collection_name: 'notes', db_operation_name: operation })
-    expect([count('memory', 'create'), count('memory', 'find'), count('memory', 'update'), count('fake', 'find')]).toEqual([1, 1, 1, 1])
+    const count = (system: string, operation: string) =>
+      valueOf(scraped, 'db_client_operation_duration_seconds_count', {
+        db_system_name: system,
+        db_collection_name: 'notes',
+        db_operation_name: operation
+      })
+    expect([
+      count('memory', 'create'),
+      count('memory', 'find'),
+      count('memory', 'update'),
+      count('fake', 'find')
+    ]).toEqual([1, 1, 1, 1])
   })
 
   it('labels failed calls by the Feathers error name, unexpected errors as GeneralError', () => {

@@ -9,8 +9,19 @@ const settle = (ms = DELAY * 3) => new Promise((resolve) => setTimeout(resolve, 
 function harness() {
   const published: StoreChange<Data>[] = []
   let logLive = true
-  const direct = new DirectWrites({ idField: 'id', delayMs: DELAY, logIsLive: () => logLive, publish: (change) => published.push(change) })
-  return { direct, published, setLogLive: (live: boolean) => { logLive = live } }
+  const direct = new DirectWrites({
+    idField: 'id',
+    delayMs: DELAY,
+    logIsLive: () => logLive,
+    publish: (change) => published.push(change)
+  })
+  return {
+    direct,
+    published,
+    setLogLive: (live: boolean) => {
+      logLive = live
+    }
+  }
 }
 
 describe('DirectWrites', () => {

@@ -37,7 +37,7 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20))
 }
 
-withServer('the event log\'s one order', () => {
+withServer("the event log's one order", () => {
   it('two instances writing concurrently publish every event once, numbered without gaps, in the same order', async () => {
     const logTable = `events_${randomBytes(4).toString('hex')}`
     const table = `items_${randomBytes(4).toString('hex')}`
@@ -54,7 +54,9 @@ withServer('the event log\'s one order', () => {
     // An offset from a means the same place on b.
     expect(b.offsets).toEqual(a.offsets)
     const later = await b.history.since(a.offsets[29]!)
-    expect(later === 'unknown' ? later : later.map((event) => (event.data as Data).n)).toEqual(a.seen.slice(30).map((event) => (event.record as Data).n))
+    expect(later === 'unknown' ? later : later.map((event) => (event.data as Data).n)).toEqual(
+      a.seen.slice(30).map((event) => (event.record as Data).n)
+    )
     a.stop()
     b.stop()
     await Promise.all([a.log.stop(), b.log.stop()])
@@ -65,7 +67,17 @@ withServer('the event log\'s one order', () => {
     const table = `items_${randomBytes(4).toString('hex')}`
     const a = await instance(logTable, table)
     await a.store.create([{ id: 'taken', n: -1 }], {})
-    const calls = Array.from({ length: 20 }, (_, n) => a.store.create(n === 7 ? [{ id: `own-${n}`, n }, { id: 'taken', n }] : [{ n }, { n: n + 100 }], {}))
+    const calls = Array.from({ length: 20 }, (_, n) =>
+      a.store.create(
+        n === 7
+          ? [
+              { id: `own-${n}`, n },
+              { id: 'taken', n }
+            ]
+          : [{ n }, { n: n + 100 }],
+        {}
+      )
+    )
     const outcomes = await Promise.allSettled(calls)
     for (const [n, outcome] of outcomes.entries()) {
       if (n === 7) {

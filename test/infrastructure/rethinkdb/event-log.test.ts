@@ -12,19 +12,30 @@ const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
 const insert = () => r.db('app').table('messages').insert({ text: 'hi' }, { returnChanges: true })
 
 describe('the event log and trace context', () => {
-  it('logs the writer\'s traceparent with each event, in the write\'s own query', () => {
+  it("logs the writer's traceparent with each event, in the write's own query", () => {
     const log = new EventLog({ r, db: 'app', logger: silentLogger, traceparent: () => TRACEPARENT })
     expect(log.recording(insert(), 'messages', 'created').toString()).toContain(`trace: "${TRACEPARENT}"`)
   })
 
   it('logs no trace field when tracing is off or no span is active', () => {
-    expect(new EventLog({ r, db: 'app', logger: silentLogger }).recording(insert(), 'messages', 'created').toString()).not.toContain('trace')
-    expect(new EventLog({ r, db: 'app', logger: silentLogger, traceparent: () => undefined }).recording(insert(), 'messages', 'created').toString()).not.toContain('trace')
+    expect(
+      new EventLog({ r, db: 'app', logger: silentLogger }).recording(insert(), 'messages', 'created').toString()
+    ).not.toContain('trace')
+    expect(
+      new EventLog({ r, db: 'app', logger: silentLogger, traceparent: () => undefined })
+        .recording(insert(), 'messages', 'created')
+        .toString()
+    ).not.toContain('trace')
   })
 
   it('hands the logged traceparent on with the change', () => {
     let deliver: (event: LoggedEvent) => void = () => undefined
-    const events = { subscribe: (_table: string, listener: typeof deliver) => { deliver = listener; return () => undefined } } as unknown as EventLog
+    const events = {
+      subscribe: (_table: string, listener: typeof deliver) => {
+        deliver = listener
+        return () => undefined
+      }
+    } as unknown as EventLog
     const watch = new TableWatch({ tableName: 'messages', idField: 'id', events, logger: silentLogger })
     const changes: StoreChange[] = []
     watch.subscribe((change) => changes.push(change))
@@ -37,13 +48,19 @@ describe('the event log and trace context', () => {
   })
 })
 
-describe('the event log\'s numbering', () => {
-  it('numbers a write\'s events from the counter row and logs them under those numbers, in the write\'s own query', () => {
-    const term = new EventLog({ r, db: 'app', logger: silentLogger }).recording(insert(), 'messages', 'created').toString()
+describe("the event log's numbering", () => {
+  it("numbers a write's events from the counter row and logs them under those numbers, in the write's own query", () => {
+    const term = new EventLog({ r, db: 'app', logger: silentLogger })
+      .recording(insert(), 'messages', 'created')
+      .toString()
     // One atomic update takes as many numbers as there are events…
-    expect(term).toMatch(/table\("plumage_events"\)\.get\("counter"\)\.update\(\(var_\d+\) => \{ seq: var_\d+\("seq"\)\.add\(var_\d+\) \}/)
+    expect(term).toMatch(
+      /table\("plumage_events"\)\.get\("counter"\)\.update\(\(var_\d+\) => \{ seq: var_\d+\("seq"\)\.add\(var_\d+\) \}/
+    )
     // …and the events are inserted under them (the last number taken minus the count, plus the rank, plus one)…
-    expect(term).toMatch(/insert\(r\.range\(var_\d+\)\.map\(\(var_\d+\) => var_\d+\.nth\(var_\d+\)\.merge\(\{ id: var_\d+\.sub\(var_\d+\)\.add\(var_\d+\)\.add\(1\) \}\)\)\)/)
+    expect(term).toMatch(
+      /insert\(r\.range\(var_\d+\)\.map\(\(var_\d+\) => var_\d+\.nth\(var_\d+\)\.merge\(\{ id: var_\d+\.sub\(var_\d+\)\.add\(var_\d+\)\.add\(1\) \}\)\)\)/
+    )
     // …a number taken twice fails the query instead of losing an event, and the answer is the write's own.
     expect(term).toContain('("errors").eq(0).branch(')
     expect(term.startsWith('r.db("app").table("messages").insert(')).toBe(true)

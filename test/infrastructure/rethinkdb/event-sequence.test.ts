@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
 import { EventSequence } from '../../../src/infrastructure/rethinkdb/event-sequence.js'
 
-interface Row { id: number }
+interface Row {
+  id: number
+}
 
 function sequence(gapMs = 100) {
   const released: string[] = []
@@ -14,11 +16,17 @@ function sequence(gapMs = 100) {
   return { seq, released, skipped }
 }
 
-const add = (seq: EventSequence<Row>, ...ids: number[]) => { for (const id of ids) seq.add({ id }) }
+const add = (seq: EventSequence<Row>, ...ids: number[]) => {
+  for (const id of ids) seq.add({ id })
+}
 
 describe('EventSequence', () => {
-  beforeEach(() => { jest.useFakeTimers() })
-  afterEach(() => { jest.useRealTimers() })
+  beforeEach(() => {
+    jest.useFakeTimers()
+  })
+  afterEach(() => {
+    jest.useRealTimers()
+  })
 
   it('hands out nothing before its start, then the numbers after the starting point in order', () => {
     const { seq, released } = sequence()
@@ -82,7 +90,10 @@ describe('EventSequence', () => {
     jest.advanceTimersByTime(100)
     expect(released).toEqual(['3'])
     jest.advanceTimersByTime(100)
-    expect(skipped).toEqual([[1, 2], [4, 5]])
+    expect(skipped).toEqual([
+      [1, 2],
+      [4, 5]
+    ])
     expect(released).toEqual(['3', '6'])
   })
 

@@ -1,22 +1,29 @@
 import { onlyKinds, shapesFromSchema, UNKNOWN_SHAPES } from '../../../src/infrastructure/rethinkdb/field-shapes.js'
 import { candidateKeys } from '../../../src/infrastructure/rethinkdb/record-keys.js'
 
-const shapes = shapesFromSchema({
-  type: 'object',
-  required: ['age', 'address', 'tags', 'maybe'],
-  properties: {
-    age: { type: 'integer' },
-    nick: { type: ['string', 'null'] },
-    role: { enum: ['admin', 'user', null] },
-    level: { const: 3 },
-    tags: { type: 'array', items: { type: 'string' } },
-    anything: {},
-    flag: true,
-    address: { type: 'object', required: ['city'], properties: { city: { type: 'string' }, zip: { type: 'string' } } },
-    maybe: { type: ['object', 'null'], required: ['x'], properties: { x: { type: 'number' } } },
-    text: { type: 'string' }
-  }
-}, 'id')
+const shapes = shapesFromSchema(
+  {
+    type: 'object',
+    required: ['age', 'address', 'tags', 'maybe'],
+    properties: {
+      age: { type: 'integer' },
+      nick: { type: ['string', 'null'] },
+      role: { enum: ['admin', 'user', null] },
+      level: { const: 3 },
+      tags: { type: 'array', items: { type: 'string' } },
+      anything: {},
+      flag: true,
+      address: {
+        type: 'object',
+        required: ['city'],
+        properties: { city: { type: 'string' }, zip: { type: 'string' } }
+      },
+      maybe: { type: ['object', 'null'], required: ['x'], properties: { x: { type: 'number' } } },
+      text: { type: 'string' }
+    }
+  },
+  'id'
+)
 
 describe('shapesFromSchema', () => {
   it('reads kinds from type (integer is a number), enum and const, and presence from required', () => {
@@ -44,7 +51,10 @@ describe('shapesFromSchema', () => {
   })
 
   it('counts the id field as present in every record', () => {
-    expect(shapesFromSchema({ properties: { id: { type: 'string' } } }, 'id')('id')).toEqual({ kinds: new Set(['string']), required: true })
+    expect(shapesFromSchema({ properties: { id: { type: 'string' } } }, 'id')('id')).toEqual({
+      kinds: new Set(['string']),
+      required: true
+    })
   })
 
   it('tells whether every present value is of the given kinds', () => {

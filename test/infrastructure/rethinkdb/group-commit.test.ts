@@ -4,9 +4,10 @@ import { GroupCommit } from '../../../src/infrastructure/rethinkdb/group-commit.
 /** A query runner the test finishes by hand: each run waits until `finish` is called for it. */
 function runner() {
   const runs: { calls: number[][]; finish(fail?: Error): void }[] = []
-  const run = (calls: number[][]) => new Promise<string[]>((resolve, reject) => {
-    runs.push({ calls, finish: (fail) => (fail ? reject(fail) : resolve(calls.map((items) => items.join('+')))) })
-  })
+  const run = (calls: number[][]) =>
+    new Promise<string[]>((resolve, reject) => {
+      runs.push({ calls, finish: (fail) => (fail ? reject(fail) : resolve(calls.map((items) => items.join('+')))) })
+    })
   return { runs, run }
 }
 

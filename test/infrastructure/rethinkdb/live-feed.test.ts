@@ -25,7 +25,11 @@ class FakeCursor extends EventEmitter {
   }
 }
 
-interface LogEntry { level: keyof Logger; message: string; details?: Record<string, unknown> }
+interface LogEntry {
+  level: keyof Logger
+  message: string
+  details?: Record<string, unknown>
+}
 
 function harness(options: { failOpens?: number } = {}) {
   const changes: FeedRow[] = []
@@ -134,9 +138,12 @@ describe('LiveFeed', () => {
     expect(lost()).toBe(2)
     const warnings = logs.filter((entry) => entry.level === 'warn')
     expect(warnings.map((entry) => entry.message)).toEqual([
-      'RethinkDB messages table change feed failed; re-opening', 'RethinkDB messages table change feed ended; re-opening'
+      'RethinkDB messages table change feed failed; re-opening',
+      'RethinkDB messages table change feed ended; re-opening'
     ])
-    expect(warnings[0]!.details).toMatchObject({ error: 'The connection was closed before the query could be completed' })
+    expect(warnings[0]!.details).toMatchObject({
+      error: 'The connection was closed before the query could be completed'
+    })
     await feed.stop()
   })
 
@@ -190,7 +197,11 @@ describe('LiveFeed', () => {
     const cursor = await next
     cursor.row({ error: 'Changefeed cache over array size limit, skipped 12 elements.' })
     expect(changes).toEqual([])
-    expect(logs).toContainEqual({ level: 'warn', message: 'RethinkDB messages table change feed skipped changes', details: { error: 'Changefeed cache over array size limit, skipped 12 elements.' } })
+    expect(logs).toContainEqual({
+      level: 'warn',
+      message: 'RethinkDB messages table change feed skipped changes',
+      details: { error: 'Changefeed cache over array size limit, skipped 12 elements.' }
+    })
     await feed.stop()
   })
 
@@ -200,7 +211,12 @@ describe('LiveFeed', () => {
     const cursor = new FakeCursor()
     const feed = new LiveFeed<{ id: string }>({
       name: 'messages table',
-      logger: { debug() {}, info() {}, warn() {}, error: (message, details) => logs.push({ level: 'error', message, details }) },
+      logger: {
+        debug() {},
+        info() {},
+        warn() {},
+        error: (message, details) => logs.push({ level: 'error', message, details })
+      },
       open: async () => cursor,
       onRow: (row) => {
         seen.push(row.new_val!.id)
@@ -212,7 +228,9 @@ describe('LiveFeed', () => {
     cursor.row({ type: 'add', old_val: null, new_val: { id: 'bad' } })
     cursor.row({ type: 'add', old_val: null, new_val: { id: 'good' } })
     expect(seen).toEqual(['bad', 'good'])
-    expect(logs).toEqual([{ level: 'error', message: 'RethinkDB messages table change listener failed', details: { error: 'listener bug' } }])
+    expect(logs).toEqual([
+      { level: 'error', message: 'RethinkDB messages table change listener failed', details: { error: 'listener bug' } }
+    ])
     await feed.stop()
   })
 })

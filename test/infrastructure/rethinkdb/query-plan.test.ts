@@ -12,8 +12,12 @@ import type { IndexSpec } from '../../../src/infrastructure/rethinkdb/rethinkdb-
 
 const MAX = '1.7976931348623157e+308'
 const indexes: IndexSpec[] = [
-  { name: 'city', fields: ['city'] }, { name: 'age', fields: ['age'] }, { name: 'score', fields: ['score'] },
-  { name: 'zip', fields: ['address.zip'] }, { name: 'city_score', fields: ['city', 'score'] }, { name: 'city_age', fields: ['city', 'age'] }
+  { name: 'city', fields: ['city'] },
+  { name: 'age', fields: ['age'] },
+  { name: 'score', fields: ['score'] },
+  { name: 'zip', fields: ['address.zip'] },
+  { name: 'city_score', fields: ['city', 'score'] },
+  { name: 'city_age', fields: ['city', 'age'] }
 ]
 /** Every record has a numeric id, age and score; city, name and zip may be anything or missing. */
 const schema: JsonSchemaObject = {
@@ -23,27 +27,41 @@ const schema: JsonSchemaObject = {
 }
 const plannerFor = (withSchema: boolean, list = indexes): QueryPlanner => {
   const shapes = shapesFromSchema(withSchema ? schema : undefined, 'id')
-  return new QueryPlanner(r, () => r.table('t') as unknown as RTable<Data>, new ReqlCompiler(r, shapes), shapes, 'id', list)
+  return new QueryPlanner(
+    r,
+    () => r.table('t') as unknown as RTable<Data>,
+    new ReqlCompiler(r, shapes),
+    shapes,
+    'id',
+    list
+  )
 }
 const typed = plannerFor(true)
 const untyped = plannerFor(false)
 const find = (raw: Record<string, unknown>, planner = typed): string => planner.find(parseQuery(raw)).toString()
-const matching = (raw: Record<string, unknown>, planner = typed): string => planner.matching(parseQuery(raw).filter).toString()
+const matching = (raw: Record<string, unknown>, planner = typed): string =>
+  planner.matching(parseQuery(raw).filter).toString()
 const table = 'r.expr("t").table()'
 
 describe('equality and $in', () => {
   it('looks up equality and $in (without repeated values) in an index', () => {
     expect(matching({ city: 'Rome' })).toBe(`${table}.getAll(r.args(["Rome"]), { index: "city" })`)
-    expect(matching({ city: { $in: ['Rome', 'Oslo', 'Rome'] } })).toBe(`${table}.getAll(r.args(["Rome", "Oslo"]), { index: "city" })`)
+    expect(matching({ city: { $in: ['Rome', 'Oslo', 'Rome'] } })).toBe(
+      `${table}.getAll(r.args(["Rome", "Oslo"]), { index: "city" })`
+    )
     expect(matching({ 'address.zip': 7 })).toBe(`${table}.getAll(r.args([7]), { index: "zip" })`)
   })
 
   it('looks up the id field by primary key, whatever the indexes', () => {
-    expect(matching({ id: { $in: [1, 2] }, city: 'Rome' })).toBe(`${table}.getAll(r.args([1, 2])).filter({ city: "Rome" })`)
+    expect(matching({ id: { $in: [1, 2] }, city: 'Rome' })).toBe(
+      `${table}.getAll(r.args([1, 2])).filter({ city: "Rome" })`
+    )
   })
 
   it('filters what the index does not answer', () => {
-    expect(matching({ city: 'Rome', name: { $ne: 'x' } })).toBe(`${table}.getAll(r.args(["Rome"]), { index: "city" }).filter((var_1) => var_1("name").default(null).ne("x"))`)
+    expect(matching({ city: 'Rome', name: { $ne: 'x' } })).toBe(
+      `${table}.getAll(r.args(["Rome"]), { index: "city" }).filter((var_1) => var_1("name").default(null).ne("x"))`
+    )
   })
 
   it('never looks up null (no index holds null or missing fields), nor objects', () => {
@@ -53,7 +71,9 @@ describe('equality and $in', () => {
   })
 
   it('looks up every combination of equalities on a compound index, within a limit', () => {
-    expect(matching({ city: { $in: ['Rome', 'Oslo'] }, score: 5 })).toBe(`${table}.getAll(r.args([["Rome", 5], ["Oslo", 5]]), { index: "city_score" })`)
+    expect(matching({ city: { $in: ['Rome', 'Oslo'] }, score: 5 })).toBe(
+      `${table}.getAll(r.args([["Rome", 5], ["Oslo", 5]]), { index: "city_score" })`
+    )
     const many = Array.from({ length: 9 }, (_, n) => n)
     expect(matching({ city: { $in: many.map(String) }, score: { $in: many } })).toContain('{ index: "city" }')
   })
@@ -61,51 +81,79 @@ describe('equality and $in', () => {
 
 describe('ranges', () => {
   it('reads a range of numbers between bounds that hold every number and nothing else', () => {
-    expect(matching({ age: { $gte: 30 } })).toBe(`${table}.between(30, ${MAX}, { index: "age", leftBound: "closed", rightBound: "closed" })`)
-    expect(matching({ age: { $gt: 1, $lt: 30 } })).toBe(`${table}.between(1, 30, { index: "age", leftBound: "open", rightBound: "open" })`)
-    expect(matching({ age: { $lte: 30 } })).toBe(`${table}.between(-${MAX}, 30, { index: "age", leftBound: "closed", rightBound: "closed" })`)
+    expect(matching({ age: { $gte: 30 } })).toBe(
+      `${table}.between(30, ${MAX}, { index: "age", leftBound: "closed", rightBound: "closed" })`
+    )
+    expect(matching({ age: { $gt: 1, $lt: 30 } })).toBe(
+      `${table}.between(1, 30, { index: "age", leftBound: "open", rightBound: "open" })`
+    )
+    expect(matching({ age: { $lte: 30 } })).toBe(
+      `${table}.between(-${MAX}, 30, { index: "age", leftBound: "closed", rightBound: "closed" })`
+    )
   })
 
   it('reads a range of strings up to the largest value (strings sort last)', () => {
-    expect(matching({ city: { $gt: 'M' } })).toBe(`${table}.between("M", r.maxval, { index: "city", leftBound: "open", rightBound: "closed" })`)
-    expect(matching({ city: { $lt: 'M' } })).toBe(`${table}.between("", "M", { index: "city", leftBound: "closed", rightBound: "open" })`)
+    expect(matching({ city: { $gt: 'M' } })).toBe(
+      `${table}.between("M", r.maxval, { index: "city", leftBound: "open", rightBound: "closed" })`
+    )
+    expect(matching({ city: { $lt: 'M' } })).toBe(
+      `${table}.between("", "M", { index: "city", leftBound: "closed", rightBound: "open" })`
+    )
   })
 
   it('keeps null and boolean bounds, and a second bound of another kind, to the filter', () => {
     expect(matching({ age: { $gt: true } })).not.toContain('between')
-    expect(matching({ age: { $gt: 1, $lt: 'x' } })).toBe(`${table}.between(1, ${MAX}, { index: "age", leftBound: "open", rightBound: "closed" }).filter((var_1) => var_1("age").typeOf().eq("STRING").and(var_1("age").lt("x")))`)
+    expect(matching({ age: { $gt: 1, $lt: 'x' } })).toBe(
+      `${table}.between(1, ${MAX}, { index: "age", leftBound: "open", rightBound: "closed" }).filter((var_1) => var_1("age").typeOf().eq("STRING").and(var_1("age").lt("x")))`
+    )
   })
 
   it('reads a compound index with equality on its first fields and a range on the next', () => {
-    expect(matching({ city: 'Rome', age: { $lt: 30 } })).toBe(`${table}.between(["Rome", -${MAX}], ["Rome", 30], { index: "city_age", leftBound: "closed", rightBound: "open" })`)
+    expect(matching({ city: 'Rome', age: { $lt: 30 } })).toBe(
+      `${table}.between(["Rome", -${MAX}], ["Rome", 30], { index: "city_age", leftBound: "closed", rightBound: "open" })`
+    )
   })
 
   it('reads a compound index by its first fields only when every record holds the others', () => {
-    const cityName = plannerFor(true, [{ name: 'city_name', fields: ['city', 'name'] }, { name: 'city_score', fields: ['city', 'score'] }])
-    expect(matching({ city: 'Rome' }, cityName)).toBe(`${table}.between(["Rome", r.minval], ["Rome", r.maxval], { index: "city_score", leftBound: "closed", rightBound: "closed" })`)
-    expect(matching({ city: 'Rome' }, plannerFor(false, [{ name: 'city_score', fields: ['city', 'score'] }]))).toBe(`${table}.filter({ city: "Rome" })`)
+    const cityName = plannerFor(true, [
+      { name: 'city_name', fields: ['city', 'name'] },
+      { name: 'city_score', fields: ['city', 'score'] }
+    ])
+    expect(matching({ city: 'Rome' }, cityName)).toBe(
+      `${table}.between(["Rome", r.minval], ["Rome", r.maxval], { index: "city_score", leftBound: "closed", rightBound: "closed" })`
+    )
+    expect(matching({ city: 'Rome' }, plannerFor(false, [{ name: 'city_score', fields: ['city', 'score'] }]))).toBe(
+      `${table}.filter({ city: "Rome" })`
+    )
   })
 })
 
 describe('sorting from an index', () => {
   it('reads the index in sort order when every record holds a number or string there, and stops at the limit', () => {
     expect(find({ $sort: { score: -1 }, $limit: 5 })).toBe(`${table}.orderBy({ index: r.desc("score") }).limit(5)`)
-    expect(find({ name: 'x', $sort: { score: 1 }, $skip: 2, $limit: 5 })).toBe(`${table}.orderBy({ index: r.asc("score") }).filter({ name: "x" }).skip(2).limit(5)`)
+    expect(find({ name: 'x', $sort: { score: 1 }, $skip: 2, $limit: 5 })).toBe(
+      `${table}.orderBy({ index: r.asc("score") }).filter({ name: "x" }).skip(2).limit(5)`
+    )
   })
 
   it('takes ties of the index in primary-key order, in the direction it is read', () => {
-    expect(find({ $sort: { score: -1, id: -1, name: 1 }, $limit: 5 })).toBe(`${table}.orderBy({ index: r.desc("score") }).limit(5)`)
+    expect(find({ $sort: { score: -1, id: -1, name: 1 }, $limit: 5 })).toBe(
+      `${table}.orderBy({ index: r.desc("score") }).limit(5)`
+    )
     expect(find({ $sort: { score: -1, id: 1 }, $limit: 5 })).toContain('.do(')
   })
 
   it('reads a compound index under equality on its first fields, dropping sort keys the filter fixes', () => {
-    expect(find({ city: 'Paris', $sort: { city: -1, score: 1, id: 1 }, $limit: 25 }))
-      .toBe(`${table}.between(["Paris", r.minval], ["Paris", r.maxval], { index: "city_score", leftBound: "closed", rightBound: "closed" }).orderBy({ index: r.asc("city_score") }).limit(25)`)
+    expect(find({ city: 'Paris', $sort: { city: -1, score: 1, id: 1 }, $limit: 25 })).toBe(
+      `${table}.between(["Paris", r.minval], ["Paris", r.maxval], { index: "city_score", leftBound: "closed", rightBound: "closed" }).orderBy({ index: r.asc("city_score") }).limit(25)`
+    )
   })
 
   it('sorts the records that tie on the index value by the other keys, in the same round trip', () => {
     const term = find({ age: { $gte: 30 }, city: { $in: ['Rome', 'Oslo'] }, $sort: { age: -1, name: 1 }, $limit: 10 })
-    expect(term).toMatch(/^r\.expr\("t"\)\.table\(\)\.between\(30, .*\.orderBy\(\{ index: r\.desc\("age"\) \}\)\.filter\(/)
+    expect(term).toMatch(
+      /^r\.expr\("t"\)\.table\(\)\.between\(30, .*\.orderBy\(\{ index: r\.desc\("age"\) \}\)\.filter\(/
+    )
     expect(term).toContain('.limit(10).coerceTo("array").do(')
     expect(term).toContain('getAll(var_2("age"), { index: "age" })')
   })
@@ -115,13 +163,22 @@ describe('sorting from an index', () => {
     expect(find({ $sort: { city: 1 }, $limit: 5 })).not.toContain('index: r.asc')
     expect(find({ $sort: { age: 1 }, $limit: 5 }, untyped)).not.toContain('index: r.asc')
     // ...unless the filter holds the sorted field to numbers.
-    expect(find({ age: { $gt: 0 }, $sort: { age: 1 }, $limit: 5 }, untyped)).toContain('orderBy({ index: r.asc("age") })')
+    expect(find({ age: { $gt: 0 }, $sort: { age: 1 }, $limit: 5 }, untyped)).toContain(
+      'orderBy({ index: r.asc("age") })'
+    )
     // Without a limit nothing stops early: the filter's index, then a sort.
     expect(find({ $sort: { score: 1 } })).toBe(`${table}.orderBy(r.asc("score"))`)
   })
 
   it('prefers an equality lookup to reading a whole index in order', () => {
-    expect(find({ city: 'Rome', $sort: { age: 1 }, $limit: 5 }, plannerFor(true, indexes.filter((index) => index.name !== 'city_age'))))
-      .toBe(`${table}.getAll(r.args(["Rome"]), { index: "city" }).orderBy(r.asc("age")).limit(5)`)
+    expect(
+      find(
+        { city: 'Rome', $sort: { age: 1 }, $limit: 5 },
+        plannerFor(
+          true,
+          indexes.filter((index) => index.name !== 'city_age')
+        )
+      )
+    ).toBe(`${table}.getAll(r.args(["Rome"]), { index: "city" }).orderBy(r.asc("age")).limit(5)`)
   })
 })

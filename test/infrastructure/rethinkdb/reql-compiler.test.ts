@@ -33,7 +33,11 @@ const safe = (name: string): string => `var_1("${name}").default(null)`
 const query = (overrides: Partial<StoreQuery>): StoreQuery => ({ filter: MATCH_ALL, sort: [], skip: 0, ...overrides })
 
 describe('field access', () => {
-  const read = (path: string, isSafe: boolean, compiler = untyped): string => r.expr({}).do((doc: RDatum) => compiler.read(doc, path, isSafe)).toString()
+  const read = (path: string, isSafe: boolean, compiler = untyped): string =>
+    r
+      .expr({})
+      .do((doc: RDatum) => compiler.read(doc, path, isSafe))
+      .toString()
 
   it('reads a plain name directly, and as null when missing only where asked to', () => {
     expect(read('name', false)).toBe('r.expr({}).do((var_1) => var_1("name"))')
@@ -41,7 +45,8 @@ describe('field access', () => {
   })
 
   it('walks a dotted name through objects only, null through anything else', () => {
-    const guarded = 'r.expr({}).do((var_1) => var_1("address").default(null)' +
+    const guarded =
+      'r.expr({}).do((var_1) => var_1("address").default(null)' +
       '.do((var_2) => var_2.typeOf().eq("OBJECT").branch(var_2("city").default(null), null)))'
     expect(read('address.city', true)).toBe(guarded)
     expect(read('address.city', false)).toBe(guarded)
@@ -59,19 +64,38 @@ describe('filters', () => {
   })
 
   it('turns equalities of plain names with strings, numbers and booleans into one object filter', () => {
-    const filter: Filter = { op: 'and', filters: [{ op: 'eq', field: 'name', value: 'Alice' }, { op: 'eq', field: 'age', value: 19 }, { op: 'eq', field: 'done', value: false }] }
+    const filter: Filter = {
+      op: 'and',
+      filters: [
+        { op: 'eq', field: 'name', value: 'Alice' },
+        { op: 'eq', field: 'age', value: 19 },
+        { op: 'eq', field: 'done', value: false }
+      ]
+    }
     expect(where(filter)).toBe('r.expr("items").table().filter({ name: "Alice", age: 19, done: false })')
   })
 
   it('keeps null, objects, dotted names and a second equality of one field out of the object filter', () => {
     expect(where({ op: 'eq', field: 'city', value: null })).toBe(fn(`${safe('city')}.eq(null)`))
     expect(where({ op: 'eq', field: 'tags', value: { a: [1, 'x'] } })).toBe(fn(`${at('tags')}.eq({ a: [1, "x"] })`))
-    const twice: Filter = { op: 'and', filters: [{ op: 'eq', field: 'age', value: 1 }, { op: 'eq', field: 'age', value: 2 }] }
+    const twice: Filter = {
+      op: 'and',
+      filters: [
+        { op: 'eq', field: 'age', value: 1 },
+        { op: 'eq', field: 'age', value: 2 }
+      ]
+    }
     expect(where(twice)).toBe(`r.expr("items").table().filter({ age: 1 }).filter((var_1) => ${at('age')}.eq(2))`)
   })
 
   it('reads without default(null) in strict positions only: under $or every read defaults', () => {
-    const filter: Filter = { op: 'or', filters: [{ op: 'eq', field: 'name', value: 'Bob' }, { op: 'in', field: 'age', values: [19] }] }
+    const filter: Filter = {
+      op: 'or',
+      filters: [
+        { op: 'eq', field: 'name', value: 'Bob' },
+        { op: 'in', field: 'age', values: [19] }
+      ]
+    }
     expect(where(filter)).toBe(fn(`${safe('name')}.eq("Bob").or(r.expr([19]).contains(${safe('age')}))`))
   })
 
@@ -80,26 +104,47 @@ describe('filters', () => {
     expect(where({ op: 'ne', field: 'city', value: null })).toBe(fn(`${safe('city')}.ne(null)`))
   })
 
-  it.each([['lt', 'lt'], ['lte', 'le'], ['gt', 'gt'], ['gte', 'ge']] as const)('guards $%s (%s) to values of the bound\'s type when the kinds are unknown', (op, reql) => {
+  it.each([
+    ['lt', 'lt'],
+    ['lte', 'le'],
+    ['gt', 'gt'],
+    ['gte', 'ge']
+  ] as const)("guards $%s (%s) to values of the bound's type when the kinds are unknown", (op, reql) => {
     expect(where({ op, field: 'n', value: 5 })).toBe(fn(`${at('n')}.typeOf().eq("NUMBER").and(${at('n')}.${reql}(5))`))
-    expect(where({ op, field: 'n', value: '5' })).toBe(fn(`${at('n')}.typeOf().eq("STRING").and(${at('n')}.${reql}("5"))`))
-    expect(where({ op, field: 'n', value: true })).toBe(fn(`${at('n')}.typeOf().eq("BOOL").and(${at('n')}.${reql}(true))`))
+    expect(where({ op, field: 'n', value: '5' })).toBe(
+      fn(`${at('n')}.typeOf().eq("STRING").and(${at('n')}.${reql}("5"))`)
+    )
+    expect(where({ op, field: 'n', value: true })).toBe(
+      fn(`${at('n')}.typeOf().eq("BOOL").and(${at('n')}.${reql}(true))`)
+    )
   })
 
   it('compares a field of known kind without a guard', () => {
     expect(where({ op: 'gte', field: 'age', value: 30 }, typed)).toBe(fn(`${at('age')}.ge(30)`))
     expect(where({ op: 'lt', field: 'nick', value: 'm' }, typed)).toBe(fn(`${at('nick')}.lt("m")`))
     // A bound of another kind still needs the guard.
-    expect(where({ op: 'lt', field: 'age', value: '30' }, typed)).toBe(fn(`${at('age')}.typeOf().eq("STRING").and(${at('age')}.lt("30"))`))
+    expect(where({ op: 'lt', field: 'age', value: '30' }, typed)).toBe(
+      fn(`${at('age')}.typeOf().eq("STRING").and(${at('age')}.lt("30"))`)
+    )
   })
 
   it('keeps the guard where null, or a missing field read as null, would pass the comparison', () => {
     // null sorts below strings: it passes $lt but never $gt.
-    expect(where({ op: 'lt', field: 'name', value: 'm' }, typed)).toBe(fn(`${at('name')}.typeOf().eq("STRING").and(${at('name')}.lt("m"))`))
+    expect(where({ op: 'lt', field: 'name', value: 'm' }, typed)).toBe(
+      fn(`${at('name')}.typeOf().eq("STRING").and(${at('name')}.lt("m"))`)
+    )
     expect(where({ op: 'gt', field: 'name', value: 'm' }, typed)).toBe(fn(`${at('name')}.gt("m")`))
     // Under $or an optional field reads as null when missing.
-    const or = (field: string): Filter => ({ op: 'or', filters: [{ op: 'lt', field, value: 'm' }, { op: 'eq', field: 'age', value: 1 }] })
-    expect(where(or('nick'), typed)).toBe(fn(`${safe('nick')}.typeOf().eq("STRING").and(${safe('nick')}.lt("m")).or(${safe('age')}.eq(1))`))
+    const or = (field: string): Filter => ({
+      op: 'or',
+      filters: [
+        { op: 'lt', field, value: 'm' },
+        { op: 'eq', field: 'age', value: 1 }
+      ]
+    })
+    expect(where(or('nick'), typed)).toBe(
+      fn(`${safe('nick')}.typeOf().eq("STRING").and(${safe('nick')}.lt("m")).or(${safe('age')}.eq(1))`)
+    )
     // address.city is required all the way down: never null, so no guard even under $or.
     expect(where(or('address.city'), typed)).not.toContain('eq("STRING")')
     expect(where({ op: 'lt', field: 'age', value: 5 }, typed)).toBe(fn(`${at('age')}.lt(5)`))
@@ -110,20 +155,30 @@ describe('filters', () => {
   })
 
   it('compiles $in and $nin to a membership test, defaulting where null or negation needs it', () => {
-    expect(where({ op: 'in', field: 'name', values: ['Alice', 'Bob'] })).toBe(fn(`r.expr(["Alice", "Bob"]).contains(${at('name')})`))
-    expect(where({ op: 'in', field: 'name', values: ['Alice', null] })).toBe(fn(`r.expr(["Alice", null]).contains(${safe('name')})`))
-    expect(where({ op: 'nin', field: 'name', values: ['Alice'] })).toBe(fn(`r.expr(["Alice"]).contains(${safe('name')}).not()`))
+    expect(where({ op: 'in', field: 'name', values: ['Alice', 'Bob'] })).toBe(
+      fn(`r.expr(["Alice", "Bob"]).contains(${at('name')})`)
+    )
+    expect(where({ op: 'in', field: 'name', values: ['Alice', null] })).toBe(
+      fn(`r.expr(["Alice", null]).contains(${safe('name')})`)
+    )
+    expect(where({ op: 'nin', field: 'name', values: ['Alice'] })).toBe(
+      fn(`r.expr(["Alice"]).contains(${safe('name')}).not()`)
+    )
     expect(where({ op: 'in', field: 'name', values: [] })).toBe(fn(`r.expr([]).contains(${at('name')})`))
   })
 
   it('compiles $search to an RE2 match, guarded to strings unless the field holds only strings', () => {
-    expect(where({ op: 'search', field: 'name', pattern: '(?i)^ann' })).toBe(fn(`${at('name')}.typeOf().eq("STRING").and(${at('name')}.match("(?i)^ann").ne(null))`))
+    expect(where({ op: 'search', field: 'name', pattern: '(?i)^ann' })).toBe(
+      fn(`${at('name')}.typeOf().eq("STRING").and(${at('name')}.match("(?i)^ann").ne(null))`)
+    )
     expect(where({ op: 'search', field: 'nick', pattern: 'x' }, typed)).toBe(fn(`${at('nick')}.match("x").ne(null)`))
     expect(where({ op: 'search', field: 'name', pattern: 'x' }, typed)).toContain('typeOf().eq("STRING")')
   })
 
   it('compiles $contains to a membership test, guarded to arrays unless the field holds only arrays', () => {
-    expect(where({ op: 'contains', field: 'tags', value: 'red' })).toBe(fn(`${at('tags')}.typeOf().eq("ARRAY").and(${at('tags')}.contains("red"))`))
+    expect(where({ op: 'contains', field: 'tags', value: 'red' })).toBe(
+      fn(`${at('tags')}.typeOf().eq("ARRAY").and(${at('tags')}.contains("red"))`)
+    )
     expect(where({ op: 'contains', field: 'tags', value: 'red' }, typed)).toBe(fn(`${at('tags')}.contains("red")`))
   })
 
@@ -132,7 +187,18 @@ describe('filters', () => {
       op: 'and',
       filters: [
         { op: 'gt', field: 'age', value: 1 },
-        { op: 'and', filters: [{ op: 'or', filters: [{ op: 'eq', field: 'name', value: 'Bob' }, { op: 'lt', field: 'age', value: 19 }] }] }
+        {
+          op: 'and',
+          filters: [
+            {
+              op: 'or',
+              filters: [
+                { op: 'eq', field: 'name', value: 'Bob' },
+                { op: 'lt', field: 'age', value: 19 }
+              ]
+            }
+          ]
+        }
       ]
     }
     expect(conjuncts(filter)).toHaveLength(2)
@@ -145,7 +211,10 @@ describe('filters', () => {
   })
 
   it('builds a predicate for places that do not skip rows on errors, where every read defaults', () => {
-    const term = r.expr({}).do((doc: RDatum) => typed.predicate({ op: 'gt', field: 'age', value: 3 })(doc)).toString()
+    const term = r
+      .expr({})
+      .do((doc: RDatum) => typed.predicate({ op: 'gt', field: 'age', value: 3 })(doc))
+      .toString()
     expect(term).toBe('r.expr({}).do((var_1) => var_1("age").default(null).gt(3))')
   })
 
@@ -159,19 +228,39 @@ describe('sort, skip, limit and select', () => {
     `(var_1) => ${safe(name)}.do((var_2) => [r.expr({ NULL: 0, NUMBER: 1, STRING: 2, BOOL: 3, PTYPE<TIME>: 4, ARRAY: 5 })(var_2.typeOf()).default(6), var_2])`
 
   it('sorts by [type rank, value] when the kinds are unknown, in the key order of $sort', () => {
-    const ordered = table.orderBy(...untyped.orderings([['age', -1], ['name', 1]])).toString()
+    const ordered = table
+      .orderBy(
+        ...untyped.orderings([
+          ['age', -1],
+          ['name', 1]
+        ])
+      )
+      .toString()
     expect(ordered).toBe(`r.expr("items").table().orderBy(r.desc(${rankOf('age')}), r.asc(${rankOf('name')}))`)
   })
 
   it('sorts numbers, strings and null by their plain value (the same order in both adapters)', () => {
-    expect(table.orderBy(...typed.orderings([['age', -1], ['name', 1]])).toString()).toBe('r.expr("items").table().orderBy(r.desc("age"), r.asc("name"))')
-    expect(table.orderBy(...typed.orderings([['address.city', 1]])).toString()).toContain('r.asc((var_1) => var_1("address").default(null).do(')
+    expect(
+      table
+        .orderBy(
+          ...typed.orderings([
+            ['age', -1],
+            ['name', 1]
+          ])
+        )
+        .toString()
+    ).toBe('r.expr("items").table().orderBy(r.desc("age"), r.asc("name"))')
+    expect(table.orderBy(...typed.orderings([['address.city', 1]])).toString()).toContain(
+      'r.asc((var_1) => var_1("address").default(null).do('
+    )
     // Booleans sort before null in RethinkDB, after it in memory: ranked.
     expect(table.orderBy(...typed.orderings([['done', 1]])).toString()).toContain('PTYPE<TIME>')
   })
 
   it('applies sort, then skip, then limit, then select', () => {
-    const term = untyped.page(table, query({ sort: [['name', 1]], skip: 2, limit: 3, select: ['name'] }), 'id').toString()
+    const term = untyped
+      .page(table, query({ sort: [['name', 1]], skip: 2, limit: 3, select: ['name'] }), 'id')
+      .toString()
     expect(term).toBe(`r.expr("items").table().orderBy(r.asc(${rankOf('name')})).skip(2).limit(3).pluck("name", "id")`)
   })
 

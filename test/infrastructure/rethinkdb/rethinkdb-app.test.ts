@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto'
 import { App } from '../../../src/application/app.js'
 import type { Logger } from '../../../src/domain/logger.js'
 import type { Data } from '../../../src/domain/service/service.js'
-import { connectRethinkDb, type RethinkDbConnection } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import {
+  connectRethinkDb,
+  type RethinkDbConnection
+} from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { service, type RethinkDbService } from '../../../src/infrastructure/rethinkdb/rethinkdb-service.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js'
@@ -34,7 +37,10 @@ function listen(app: App, path: string, events: string[]) {
 
 const logs: string[] = []
 const logger: Logger = {
-  debug: () => {}, info: (message) => logs.push(message), warn: (message) => logs.push(message), error: (message) => logs.push(message)
+  debug: () => {},
+  info: (message) => logs.push(message),
+  warn: (message) => logs.push(message),
+  error: (message) => logs.push(message)
 }
 
 function messagesApp(table: string, options: { events?: string[] } = {}): { app: App; messages: RethinkDbService } {
@@ -64,12 +70,12 @@ afterAll(async () => {
 })
 
 withServer('RethinkDB service in an app', () => {
-  it('emits each change once, from the changefeed, with the method\'s event name', async () => {
+  it("emits each change once, from the changefeed, with the method's event name", async () => {
     const { app } = messagesApp(table())
     await app.setup()
     const events = listen(app, 'messages', ['created', 'updated', 'patched', 'removed'])
     const created = events.next('created')
-    const record = await app.service('messages').create({ text: 'one' }) as Data
+    const record = (await app.service('messages').create({ text: 'one' })) as Data
     expect(await created).toEqual(record)
     const updated = events.next('updated')
     await app.service('messages').update(record.id as string, { text: 'two' })
@@ -100,15 +106,17 @@ withServer('RethinkDB service in an app', () => {
     feed.on('data', (change: { new_val?: Data | null }) => {
       if (change.new_val) app.service('messages').emit('archived', change.new_val)
     })
-    const archived = new Promise<Data>((resolve) => app.service('messages').on('archived', (data) => resolve(data as Data)))
-    const record = await app.service('messages').create({ text: 'old news', archived: false }) as Data
+    const archived = new Promise<Data>((resolve) =>
+      app.service('messages').on('archived', (data) => resolve(data as Data))
+    )
+    const record = (await app.service('messages').create({ text: 'old news', archived: false })) as Data
     await app.service('messages').patch(record.id as string, { archived: true })
     expect(await archived).toEqual({ id: record.id, text: 'old news', archived: true })
     await feed.close()
     await app.teardown()
   })
 
-  it('lets two app instances on one database receive each other\'s events', async () => {
+  it("lets two app instances on one database receive each other's events", async () => {
     const name = table()
     const first = messagesApp(name)
     const second = messagesApp(name)
@@ -117,7 +125,7 @@ withServer('RethinkDB service in an app', () => {
     const secondEvents = listen(second.app, 'messages', ['created'])
     const firstEvents = listen(first.app, 'messages', ['patched'])
     const created = secondEvents.next('created')
-    const record = await first.app.service('messages').create({ text: 'hello from first' }) as Data
+    const record = (await first.app.service('messages').create({ text: 'hello from first' })) as Data
     expect(await created).toEqual(record)
     const patched = firstEvents.next('patched')
     await second.app.service('messages').patch(record.id as string, { text: 'hello from second' })
@@ -136,14 +144,25 @@ withServer('RethinkDB service in an app', () => {
 
     await proxy.cut()
     const started = Date.now()
-    await expect(app.service('messages').find({ paginate: false })).rejects.toMatchObject({ name: 'Unavailable', code: 503 })
+    await expect(app.service('messages').find({ paginate: false })).rejects.toMatchObject({
+      name: 'Unavailable',
+      code: 503
+    })
     expect(Date.now() - started).toBeLessThan(5_000)
     // The feed saw the connection drop and logs that it re-opens (bounded wait for the log line).
     await until(() => logs.some((line) => /change feed .*re-opening/.test(line)))
 
     await proxy.restore()
     // Bounded wait for the pool to reconnect on its own (the pool reconnects by itself, as docs/rethinkdb.md says).
-    await until(() => app.service('messages').find({ paginate: false }).then(() => true, () => false))
+    await until(() =>
+      app
+        .service('messages')
+        .find({ paginate: false })
+        .then(
+          () => true,
+          () => false
+        )
+    )
     await messages.store.whenWatching()
     const created = events.next('created', (data) => data.text === 'after the outage')
     await server!.r.db(server!.db).table(messages.store.tableName).insert({ text: 'after the outage' }).run()

@@ -16,15 +16,26 @@ let tables = 0
 
 withRethinkDb('RethinkDbConnectionSessions', () => {
   const clock = new FakeClock()
-  const make = (options: { table?: string; secret?: string } = {}) => new RethinkDbConnectionSessions({
-    r: server!.r, db: server!.db, clock, windowMs: 1000, table: options.table ?? `sessions_${++tables}`, secret: options.secret ?? SECRET
-  })
+  const make = (options: { table?: string; secret?: string } = {}) =>
+    new RethinkDbConnectionSessions({
+      r: server!.r,
+      db: server!.db,
+      clock,
+      windowMs: 1000,
+      table: options.table ?? `sessions_${++tables}`,
+      secret: options.secret ?? SECRET
+    })
 
   it('saves, loads and removes sessions; every instance with the same secret reads them', async () => {
     const table = `sessions_${++tables}`
     const a = make({ table })
     const b = make({ table })
-    const session = { id: 'p1', connectionId: 's1', authentication: { strategy: 'jwt', accessToken: 'token-1' }, authenticationOffset: 'e.1' }
+    const session = {
+      id: 'p1',
+      connectionId: 's1',
+      authentication: { strategy: 'jwt', accessToken: 'token-1' },
+      authenticationOffset: 'e.1'
+    }
     await a.save(session)
     expect(await b.load('p1')).toEqual(session)
     await b.save({ ...session, disconnectedAt: clock.now() })
@@ -36,7 +47,11 @@ withRethinkDb('RethinkDbConnectionSessions', () => {
 
   it('stores neither the private session id nor the access token in clear', async () => {
     const sessions = make()
-    await sessions.save({ id: 'private-id', connectionId: 's1', authentication: { strategy: 'jwt', accessToken: 'secret-token' } })
+    await sessions.save({
+      id: 'private-id',
+      connectionId: 's1',
+      authentication: { strategy: 'jwt', accessToken: 'secret-token' }
+    })
     const rows = JSON.stringify(await server!.r.db(server!.db).table(sessions.tableName).coerceTo('array').run())
     expect(rows).toContain('s1')
     expect(rows).not.toContain('private-id')
@@ -64,6 +79,6 @@ withRethinkDb('RethinkDbConnectionSessions', () => {
     await sessions.save({ id: 'another', connectionId: 'c' })
     const table = server!.r.db(server!.db).table(sessions.tableName)
     // The purge runs after the save answered: wait for the row to go (the test times out if it never does).
-    while (await table.count().run() !== 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    while ((await table.count().run()) !== 2) await new Promise((resolve) => setTimeout(resolve, 20))
   })
 })

@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
 import type { RecordedEvent } from '../../../src/domain/realtime/event-history.js'
-import { RethinkDbEventHistory, type LogPosition } from '../../../src/infrastructure/rethinkdb/rethinkdb-event-history.js'
+import {
+  RethinkDbEventHistory,
+  type LogPosition
+} from '../../../src/infrastructure/rethinkdb/rethinkdb-event-history.js'
 import { FakeClock } from '../../support/fake-clock.js'
 
 /** The log as the history sees it: numbers handed out one by one, and who is waiting for one. */
@@ -38,16 +41,24 @@ class FakeLog implements LogPosition {
 }
 
 const created = (n: number) => ({ path: 'messages', event: 'created', data: { id: n } })
-const ids = (events: RecordedEvent[] | 'unknown') => events === 'unknown' ? events : events.map((event) => (event.data as { id: number }).id)
+const ids = (events: RecordedEvent[] | 'unknown') =>
+  events === 'unknown' ? events : events.map((event) => (event.data as { id: number }).id)
 
 function setup(options: { retentionMs?: number; maxEvents?: number } = {}) {
   const log = new FakeLog()
   const clock = new FakeClock()
-  const history = new RethinkDbEventHistory({ log, clock, retentionMs: options.retentionMs ?? 60_000, ...(options.maxEvents ? { maxEvents: options.maxEvents } : {}) })
+  const history = new RethinkDbEventHistory({
+    log,
+    clock,
+    retentionMs: options.retentionMs ?? 60_000,
+    ...(options.maxEvents ? { maxEvents: options.maxEvents } : {})
+  })
   /** Delivers log number `seq` and publishes event `n` with it; answers its offset. */
   const logged = (seq: number, n = seq) => {
     let offset = ''
-    log.deliver(seq, () => { offset = history.append(created(n)) })
+    log.deliver(seq, () => {
+      offset = history.append(created(n))
+    })
     return offset
   }
   return { log, clock, history, logged }
@@ -66,7 +77,7 @@ describe('RethinkDbEventHistory', () => {
     expect(ids(await b.history.since(offsets[0]!))).toEqual([12, 13])
     expect(ids(await b.history.since('e1.a'))).toEqual([11, 12, 13])
     expect(await b.history.since(offsets[2]!)).toEqual([])
-    const [event] = await b.history.since(offsets[1]!) as RecordedEvent[]
+    const [event] = (await b.history.since(offsets[1]!)) as RecordedEvent[]
     expect(event).toEqual({ ...created(13), offset: 'e1.d' })
   })
 
@@ -100,9 +111,11 @@ describe('RethinkDbEventHistory', () => {
   it('two events published for one log event (two services on one table) get two offsets', async () => {
     const { log, history } = setup()
     const offsets: string[] = []
-    log.deliver(11, () => { offsets.push(history.append(created(1)), history.append({ ...created(1), path: 'archive' })) })
+    log.deliver(11, () => {
+      offsets.push(history.append(created(1)), history.append({ ...created(1), path: 'archive' }))
+    })
     expect(offsets).toEqual(['e1.b', 'e1.b.1'])
-    expect((await history.since('e1.b') as RecordedEvent[]).map((event) => event.path)).toEqual(['archive'])
+    expect(((await history.since('e1.b')) as RecordedEvent[]).map((event) => event.path)).toEqual(['archive'])
   })
 
   it('does not know offsets of another epoch, from before this process followed the log, or malformed ones', async () => {

@@ -8,7 +8,14 @@ import { service } from '../../../src/infrastructure/rethinkdb/rethinkdb-service
 // rethinkdb-store.test.ts when a RethinkDB is reachable.
 describe('RethinkDB service(options)', () => {
   it('builds an adapter service with the spec options', () => {
-    const messages = service({ Model: r, name: 'messages', db: 'chat', id: '_id', paginate: { default: 10, max: 50 }, events: ['typing'] })
+    const messages = service({
+      Model: r,
+      name: 'messages',
+      db: 'chat',
+      id: '_id',
+      paginate: { default: 10, max: 50 },
+      events: ['typing']
+    })
     expect(messages).toBeInstanceOf(AdapterService)
     expect(messages.id).toBe('_id')
     expect(messages.options.paginate).toEqual({ default: 10, max: 50 })
@@ -22,7 +29,9 @@ describe('RethinkDB service(options)', () => {
 
   it('createQuery applies the common filter criteria from a Feathers query, without pagination', () => {
     const messages = service({ Model: r, name: 'messages', db: 'chat' })
-    const query = messages.createQuery({ read: false, $or: [{ room: 'a' }, { room: 'b' }], $limit: 5, $sort: { at: 1 } }).toString()
+    const query = messages
+      .createQuery({ read: false, $or: [{ room: 'a' }, { room: 'b' }], $limit: 5, $sort: { at: 1 } })
+      .toString()
     expect(query).toContain('r.db("chat").table("messages").filter(')
     expect(query).toContain('filter({ read: false })')
     expect(query).toContain('"room"')
@@ -33,7 +42,9 @@ describe('RethinkDB service(options)', () => {
 
   it('createQuery accepts the adapter operators and rejects unknown ones', () => {
     const messages = service({ Model: r, name: 'messages' })
-    expect(messages.createQuery({ text: { $search: '(?i)hello' }, tags: { $contains: 'x' } }).toString()).toContain('match("(?i)hello")')
+    expect(messages.createQuery({ text: { $search: '(?i)hello' }, tags: { $contains: 'x' } }).toString()).toContain(
+      'match("(?i)hello")'
+    )
     expect(() => messages.createQuery({ text: { $regex: 'x' } })).toThrow('Invalid query parameter $regex')
   })
 

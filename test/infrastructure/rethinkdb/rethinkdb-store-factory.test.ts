@@ -21,7 +21,9 @@ describe('RethinkDbStoreFactory.health', () => {
     const factory = new RethinkDbStoreFactory(`rethinkdb://127.0.0.1:${await closedPort()}/plumage`, { timeoutMs: 500 })
     const health = await factory.health(100)
     expect(health).toMatchObject({ ready: false, checks: { reachable: false } })
-    expect(health.problems[0]).toMatch(/^RethinkDB at 127\.0\.0\.1:\d+ (did not answer within 100 ms|cannot be reached)$/)
+    expect(health.problems[0]).toMatch(
+      /^RethinkDB at 127\.0\.0\.1:\d+ (did not answer within 100 ms|cannot be reached)$/
+    )
     await factory.close()
   })
 })
@@ -41,7 +43,14 @@ withServer('RethinkDbStoreFactory against a server', () => {
       }) as RethinkDbStore
       await store.setup()
       expect((await store.table().indexList().run()).sort()).toEqual(['author', 'room_at'])
-      await store.create([{ room: 'a', at: 2, author: { name: 'Ann' } }, { room: 'a', at: 1 }, { room: 'b', at: 3 }], {})
+      await store.create(
+        [
+          { room: 'a', at: 2, author: { name: 'Ann' } },
+          { room: 'a', at: 1 },
+          { room: 'b', at: 3 }
+        ],
+        {}
+      )
       const query = parseQuery({ room: 'a', $sort: { at: -1 }, $limit: 5, $select: ['at'] })
       expect((await store.find(query)).map((record) => record.at)).toEqual([2, 1])
       expect(await store.table().getAll('Ann', { index: 'author' }).count().run()).toBe(1)
@@ -56,12 +65,15 @@ withServer('RethinkDbStoreFactory against a server', () => {
     const metrics = new PrometheusMetrics({ defaultMetrics: false, now: () => now })
     const scrape = async () => parseExposition((await metrics.render()).body)
     const factory = new RethinkDbStoreFactory(`rethinkdb://${host}:${port}/${db}`, { timeoutMs: 15_000, metrics })
-    const state = (exposition: Awaited<ReturnType<typeof scrape>>, table: string, name: string) => valueOf(exposition, 'plumage_feed_state', { table, state: name })
+    const state = (exposition: Awaited<ReturnType<typeof scrape>>, table: string, name: string) =>
+      valueOf(exposition, 'plumage_feed_state', { table, state: name })
     try {
       const store = factory.create('metrics_probe')
       await store.setup!()
       let unwatch = () => {}
-      const applied = new Promise((resolve) => { unwatch = store.watch!(resolve) })
+      const applied = new Promise((resolve) => {
+        unwatch = store.watch!(resolve)
+      })
       await store.whenWatching!()
       const live = await scrape()
       expect([state(live, 'metrics_probe', 'live'), state(live, 'plumage_events', 'live')]).toEqual([1, 1])
@@ -89,7 +101,11 @@ withServer('RethinkDbStoreFactory against a server', () => {
       await store.setup!()
       const unwatch = store.watch!(() => {})
       await store.whenWatching!()
-      await expect(factory.health(15_000)).resolves.toEqual({ ready: true, checks: { reachable: true, writable: true, feeds: true }, problems: [] })
+      await expect(factory.health(15_000)).resolves.toEqual({
+        ready: true,
+        checks: { reachable: true, writable: true, feeds: true },
+        problems: []
+      })
       unwatch()
     } finally {
       await factory.close()

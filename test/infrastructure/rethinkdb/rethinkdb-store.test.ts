@@ -18,9 +18,16 @@ const tableName = (purpose: string): string => `${purpose}_${randomBytes(4).toSt
 const q = (raw: Record<string, unknown> = {}): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 /** A store over a fresh table of the run's database, created through init(). */
-async function freshStore(options: Omit<RethinkDbStoreOptions, 'r' | 'db' | 'table'> & { table?: string } = {}): Promise<RethinkDbStore> {
+async function freshStore(
+  options: Omit<RethinkDbStoreOptions, 'r' | 'db' | 'table'> & { table?: string } = {}
+): Promise<RethinkDbStore> {
   if (!server) throw new Error('no server')
-  const store = new RethinkDbStore({ r: server.r, db: server.db, table: options.table ?? tableName('items'), ...options })
+  const store = new RethinkDbStore({
+    r: server.r,
+    db: server.db,
+    table: options.table ?? tableName('items'),
+    ...options
+  })
   await store.init()
   return store
 }
@@ -49,7 +56,10 @@ function recorder(store: RethinkDbStore) {
   return { events, next, stop }
 }
 
-const about = (event: StoreChange['event'], name: string) => (change: StoreChange<Data>): boolean => change.event === event && change.record.name === name
+const about =
+  (event: StoreChange['event'], name: string) =>
+  (change: StoreChange<Data>): boolean =>
+    change.event === event && change.record.name === name
 
 afterAll(async () => {
   await server?.stop()
@@ -69,21 +79,47 @@ describe('RethinkDbStore options', () => {
   })
 
   it("sends the hand-written ReQL for reads of fields whose types the records' schema declares", () => {
-    const schema = { type: 'object', required: ['id', 'name', 'age', 'city', 'score'], properties: { id: { type: 'integer' }, name: { type: 'string' }, age: { type: 'integer' }, city: { type: 'string' }, score: { type: 'number' } } } as const
+    const schema = {
+      type: 'object',
+      required: ['id', 'name', 'age', 'city', 'score'],
+      properties: {
+        id: { type: 'integer' },
+        name: { type: 'string' },
+        age: { type: 'integer' },
+        city: { type: 'string' },
+        score: { type: 'number' }
+      }
+    } as const
     const store = new RethinkDbStore({ r, table: 'people', db: 'bench', schema })
     const table = store.table()
-    expect(store.findQuery(q({ city: 'Berlin', $limit: 50 })).toString()).toBe(table.filter({ city: 'Berlin' }).limit(50).toString())
-    expect(store.findQuery(q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1, id: 1 }, $limit: 10 })).toString()).toBe(
-      table.filter((row) => r.expr(['Rome', 'Oslo']).contains(row('city')).and(row('age').ge(30))).orderBy(r.desc('age'), r.asc('name'), r.asc('id')).limit(10).toString())
+    expect(store.findQuery(q({ city: 'Berlin', $limit: 50 })).toString()).toBe(
+      table.filter({ city: 'Berlin' }).limit(50).toString()
+    )
+    expect(
+      store
+        .findQuery(
+          q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1, id: 1 }, $limit: 10 })
+        )
+        .toString()
+    ).toBe(
+      table
+        .filter((row) => r.expr(['Rome', 'Oslo']).contains(row('city')).and(row('age').ge(30)))
+        .orderBy(r.desc('age'), r.asc('name'), r.asc('id'))
+        .limit(10)
+        .toString()
+    )
     expect(store.findQuery(q({ city: 'Paris', $sort: { score: 1, id: 1 }, $limit: 25 })).toString()).toBe(
-      table.filter({ city: 'Paris' }).orderBy(r.asc('score'), r.asc('id')).limit(25).toString())
+      table.filter({ city: 'Paris' }).orderBy(r.asc('score'), r.asc('id')).limit(25).toString()
+    )
   })
 
   it('builds createQuery on the table of its database', () => {
     const store = new RethinkDbStore({ r, table: 'items', db: 'plumage' })
     expect(store.createQuery(q()).toString()).toBe('r.db("plumage").table("items")')
     expect(store.createQuery(q({ age: 3 })).toString()).toBe('r.db("plumage").table("items").filter({ age: 3 })')
-    expect(store.createQuery(q({ age: { $ne: 3 } })).toString()).toBe('r.db("plumage").table("items").filter((var_1) => var_1("age").default(null).ne(3))')
+    expect(store.createQuery(q({ age: { $ne: 3 } })).toString()).toBe(
+      'r.db("plumage").table("items").filter((var_1) => var_1("age").default(null).ne(3))'
+    )
   })
 })
 
@@ -103,16 +139,26 @@ withServer('RethinkDbStore against a real server', () => {
 
     it('lets eight stores race to create the same table and leaves exactly one (processes starting together)', async () => {
       const table = tableName('race')
-      const stores = Array.from({ length: 8 }, () => new RethinkDbStore({ r: server!.r, db: server!.db, table, indexes: [{ name: 'name', fields: ['name'] }] }))
+      const stores = Array.from(
+        { length: 8 },
+        () => new RethinkDbStore({ r: server!.r, db: server!.db, table, indexes: [{ name: 'name', fields: ['name'] }] })
+      )
       await Promise.all(stores.map((store) => store.init()))
-      expect(await server!.r.db('rethinkdb').table('table_config').filter({ db: server!.db, name: table }).count().run()).toBe(1)
+      expect(
+        await server!.r.db('rethinkdb').table('table_config').filter({ db: server!.db, name: table }).count().run()
+      ).toBe(1)
       expect(await stores[0]!.table().indexList().run()).toEqual(['name'])
       await stores[0]!.create([{ name: 'one' }], q())
       expect(names(await stores[7]!.find(q()))).toEqual(['one'])
     })
 
     it('creates indexes on nested fields and waits for them', async () => {
-      const store = new RethinkDbStore({ r: server!.r, db: server!.db, table: tableName('indexed'), indexes: [{ name: 'city', fields: ['address.city'] }] })
+      const store = new RethinkDbStore({
+        r: server!.r,
+        db: server!.db,
+        table: tableName('indexed'),
+        indexes: [{ name: 'city', fields: ['address.city'] }]
+      })
       await store.init()
       await store.create([{ address: { city: 'Oslo' } }, { address: { city: 'Lima' } }], q())
       expect(await store.table().getAll('Lima', { index: 'city' }).count().run()).toBe(1)
@@ -133,7 +179,9 @@ withServer('RethinkDbStore against a real server', () => {
     it('refuses a table whose primary key is not the id field', async () => {
       const table = tableName('keyed')
       await freshStore({ table, id: 'id' })
-      await expect(new RethinkDbStore({ r: server!.r, db: server!.db, table, id: 'uuid' }).init()).rejects.toThrow("has primary key 'id'")
+      await expect(new RethinkDbStore({ r: server!.r, db: server!.db, table, id: 'uuid' }).init()).rejects.toThrow(
+        "has primary key 'id'"
+      )
     })
   })
 
@@ -141,12 +189,15 @@ withServer('RethinkDbStore against a real server', () => {
     let store: RethinkDbStore
     beforeAll(async () => {
       store = await freshStore({ watch: false })
-      await store.create([
-        { name: 'Alice', age: 19, team: 'red' },
-        { name: 'Bob', age: 25, team: 'blue' },
-        { name: 'Cleo', age: 31, team: 'red' },
-        { name: 'Doug', age: 32, team: 'blue' }
-      ], q())
+      await store.create(
+        [
+          { name: 'Alice', age: 19, team: 'red' },
+          { name: 'Bob', age: 25, team: 'blue' },
+          { name: 'Cleo', age: 31, team: 'red' },
+          { name: 'Doug', age: 32, team: 'blue' }
+        ],
+        q()
+      )
     })
 
     it('returns the table filtered by the query, without sort or pagination', async () => {
@@ -177,7 +228,9 @@ withServer('RethinkDbStore against a real server', () => {
     })
 
     it('refuses a params.rethinkdb that is not a query', async () => {
-      await expect(store.find(q(), { rethinkdb: { team: 'red' } })).rejects.toThrow('params.rethinkdb must be a ReQL sequence')
+      await expect(store.find(q(), { rethinkdb: { team: 'red' } })).rejects.toThrow(
+        'params.rethinkdb must be a ReQL sequence'
+      )
     })
   })
 
@@ -185,7 +238,15 @@ withServer('RethinkDbStore against a real server', () => {
     it('answers Conflict to a duplicate id and keeps nothing of that insert', async () => {
       const store = await freshStore({ watch: false })
       await store.create([{ id: 'taken', name: 'first' }], q())
-      await expect(store.create([{ id: 'new', name: 'ok' }, { id: 'taken', name: 'again' }], q())).rejects.toBeInstanceOf(Conflict)
+      await expect(
+        store.create(
+          [
+            { id: 'new', name: 'ok' },
+            { id: 'taken', name: 'again' }
+          ],
+          q()
+        )
+      ).rejects.toBeInstanceOf(Conflict)
       expect(names(await store.find(q({ $sort: { name: 1 } })))).toEqual(['first'])
     })
 
@@ -210,25 +271,42 @@ withServer('RethinkDbStore against a real server', () => {
       await store.whenWatching()
       const table = store.table()
       await table.insert({ id: 'direct', name: 'Direct' }).run()
-      expect(await events.next(about('created', 'Direct'))).toEqual({ event: 'created', record: { id: 'direct', name: 'Direct' } })
+      expect(await events.next(about('created', 'Direct'))).toEqual({
+        event: 'created',
+        record: { id: 'direct', name: 'Direct' }
+      })
       await table.get('direct').update({ age: 3 }).run()
-      expect((await events.next((change) => change.event === 'patched')).record).toEqual({ id: 'direct', name: 'Direct', age: 3 })
+      expect((await events.next((change) => change.event === 'patched')).record).toEqual({
+        id: 'direct',
+        name: 'Direct',
+        age: 3
+      })
       await table.get('direct').delete().run()
-      expect((await events.next((change) => change.event === 'removed')).record).toEqual({ id: 'direct', name: 'Direct', age: 3 })
+      expect((await events.next((change) => change.event === 'removed')).record).toEqual({
+        id: 'direct',
+        name: 'Direct',
+        age: 3
+      })
       events.stop()
       await store.close()
     })
 
-    it('reports update as updated and patch as patched, for the caller\'s own writes', async () => {
+    it("reports update as updated and patch as patched, for the caller's own writes", async () => {
       const store = await freshStore()
       const events = recorder(store)
       await store.whenWatching()
       const [zero] = await store.create([{ id: 0, name: 'Zero' }], q())
       await events.next(about('created', 'Zero'))
       await store.update('0', { name: 'Replaced' }, q())
-      expect(await events.next(about('updated', 'Replaced'))).toEqual({ event: 'updated', record: { id: zero!.id, name: 'Replaced' } })
+      expect(await events.next(about('updated', 'Replaced'))).toEqual({
+        event: 'updated',
+        record: { id: zero!.id, name: 'Replaced' }
+      })
       await store.patch(0, { name: 'Patched' }, q())
-      expect(await events.next(about('patched', 'Patched'))).toEqual({ event: 'patched', record: { id: 0, name: 'Patched' } })
+      expect(await events.next(about('patched', 'Patched'))).toEqual({
+        event: 'patched',
+        record: { id: 0, name: 'Patched' }
+      })
       await store.patch(null, { name: 'Multi' }, q())
       await events.next(about('patched', 'Multi'))
       expect(events.events.map((change) => change.event)).toEqual(['created', 'updated', 'patched', 'patched'])
@@ -245,7 +323,12 @@ withServer('RethinkDbStore against a real server', () => {
       // A last write whose event arrives after every earlier one: then nothing more can be on its way.
       await store.create([{ name: 'marker' }], q())
       await events.next(about('created', 'marker'))
-      expect(events.events.map((change) => `${change.event} ${String(change.record.name)}`).sort()).toEqual(['created a', 'created b', 'created marker', 'removed a'])
+      expect(events.events.map((change) => `${change.event} ${String(change.record.name)}`).sort()).toEqual([
+        'created a',
+        'created b',
+        'created marker',
+        'removed a'
+      ])
       events.stop()
       await store.close()
     })
@@ -255,7 +338,10 @@ withServer('RethinkDbStore against a real server', () => {
       const events = recorder(store)
       await store.whenWatching()
       await store.publish('archived', { id: 'x', name: 'custom' })
-      expect(await events.next(about('archived', 'custom'))).toEqual({ event: 'archived', record: { id: 'x', name: 'custom' } })
+      expect(await events.next(about('archived', 'custom'))).toEqual({
+        event: 'archived',
+        record: { id: 'x', name: 'custom' }
+      })
       await store.create([{ name: 'marker' }], q())
       await events.next(about('created', 'marker'))
       expect(events.events.filter((change) => change.event === 'archived')).toHaveLength(1)
@@ -263,7 +349,7 @@ withServer('RethinkDbStore against a real server', () => {
       await store.close()
     })
 
-    it('lets two app instances on one table see each other\'s changes', async () => {
+    it("lets two app instances on one table see each other's changes", async () => {
       const table = tableName('shared')
       const first = await freshStore({ table })
       const second = new RethinkDbStore({ r: server!.r, db: server!.db, table })
@@ -273,12 +359,14 @@ withServer('RethinkDbStore against a real server', () => {
       const [record] = await first.create([{ name: 'from first' }], q())
       expect((await secondEvents.next(about('created', 'from first'))).record).toEqual(record)
       await second.patch(record!.id as string, { name: 'from second' }, q())
-      expect((await firstEvents.next(about('patched', 'from second'))).record).toEqual({ id: record!.id, name: 'from second' })
+      expect((await firstEvents.next(about('patched', 'from second'))).record).toEqual({
+        id: record!.id,
+        name: 'from second'
+      })
       firstEvents.stop()
       secondEvents.stop()
       await Promise.all([first.close(), second.close()])
     })
-
   })
 })
 

@@ -14,7 +14,8 @@ import { makeCertificates, OPENSSL, SERVER_NAME, type TestCertificates } from '.
  * whose message differs. Certificates come from the `openssl` command line.
  */
 const withOpenssl = OPENSSL ? describe : describe.skip
-if (!OPENSSL) process.stderr.write('\nRethinkDB TLS handshake suite SKIPPED: no openssl command to make certificates with\n\n')
+if (!OPENSSL)
+  process.stderr.write('\nRethinkDB TLS handshake suite SKIPPED: no openssl command to make certificates with\n\n')
 
 let certificates: TestCertificates
 const servers: Server[] = []
@@ -37,10 +38,18 @@ async function listening(server: Server): Promise<number> {
 
 /** A TLS driver port with the server certificate; `clientCertificates` asks every client for one the CA signed. */
 function tlsPort(clientCertificates = false): Promise<number> {
-  return listening(createTlsServer({
-    cert: pem(certificates.serverCert), key: pem(certificates.serverKey), ca: pem(certificates.ca),
-    requestCert: clientCertificates, rejectUnauthorized: clientCertificates
-  }, (socket) => socket.on('error', () => undefined)))
+  return listening(
+    createTlsServer(
+      {
+        cert: pem(certificates.serverCert),
+        key: pem(certificates.serverKey),
+        ca: pem(certificates.ca),
+        requestCert: clientCertificates,
+        rejectUnauthorized: clientCertificates
+      },
+      (socket) => socket.on('error', () => undefined)
+    )
+  )
 }
 
 function refusal(port: number, tls: RethinkDbTls): Promise<string> {
@@ -49,21 +58,33 @@ function refusal(port: number, tls: RethinkDbTls): Promise<string> {
       await connection.close()
       throw new Error('connected, but should have been refused')
     },
-    (error: unknown) => (error as Error).message)
+    (error: unknown) => (error as Error).message
+  )
 }
 
 withOpenssl('connecting with TLS', () => {
-  it('logs in over TLS with the CA and the name in the server\'s certificate, and with a client certificate when the server asks for one', async () => {
+  it("logs in over TLS with the CA and the name in the server's certificate, and with a client certificate when the server asks for one", async () => {
     const serverTls = { cert: pem(certificates.serverCert), key: pem(certificates.serverKey), ca: pem(certificates.ca) }
     const plain = await standInRethinkDb({ password: 'pw', tls: serverTls })
-    const mutual = await standInRethinkDb({ password: 'pw', tls: { ...serverTls, requestCert: true, rejectUnauthorized: true } })
+    const mutual = await standInRethinkDb({
+      password: 'pw',
+      tls: { ...serverTls, requestCert: true, rejectUnauthorized: true }
+    })
     try {
       const tls = { ca: pem(certificates.ca), servername: SERVER_NAME }
-      await (await connectRethinkDb(`rethinkdb://app:pw@127.0.0.1:${plain.port}/app`, { tls, timeoutMs: 20_000 })).close()
-      await (await connectRethinkDb(`rethinkdb://app:pw@127.0.0.1:${mutual.port}/app`, {
-        tls: { ...tls, cert: pem(certificates.clientCert), key: pem(certificates.clientKey) }, timeoutMs: 20_000
-      })).close()
-      expect([plain.accepted, mutual.accepted]).toEqual([expect.arrayContaining(['app']), expect.arrayContaining(['app'])])
+      await (
+        await connectRethinkDb(`rethinkdb://app:pw@127.0.0.1:${plain.port}/app`, { tls, timeoutMs: 20_000 })
+      ).close()
+      await (
+        await connectRethinkDb(`rethinkdb://app:pw@127.0.0.1:${mutual.port}/app`, {
+          tls: { ...tls, cert: pem(certificates.clientCert), key: pem(certificates.clientKey) },
+          timeoutMs: 20_000
+        })
+      ).close()
+      expect([plain.accepted, mutual.accepted]).toEqual([
+        expect.arrayContaining(['app']),
+        expect.arrayContaining(['app'])
+      ])
     } finally {
       plain.close()
       mutual.close()
@@ -72,26 +93,36 @@ withOpenssl('connecting with TLS', () => {
 
   it('refuses a server whose certificate another CA signed, in one line', async () => {
     const port = await tlsPort()
-    expect(await refusal(port, { ca: pem(certificates.otherCa), servername: SERVER_NAME })).toMatch(new RegExp(
-      `^RethinkDB at 127\\.0\\.0\\.1:${port} failed the TLS check: [^\\n]+ \\((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\\); ` +
-      'RETHINKDB_TLS_CA must be the CA that signed the server\'s certificate$'))
+    expect(await refusal(port, { ca: pem(certificates.otherCa), servername: SERVER_NAME })).toMatch(
+      new RegExp(
+        `^RethinkDB at 127\\.0\\.0\\.1:${port} failed the TLS check: [^\\n]+ \\((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\\); ` +
+          "RETHINKDB_TLS_CA must be the CA that signed the server's certificate$"
+      )
+    )
   }, 30_000)
 
   it('refuses a certificate that does not name the host, and says to set RETHINKDB_TLS_SERVERNAME', async () => {
     const port = await tlsPort()
     expect(await refusal(port, { ca: pem(certificates.ca) })).toMatch(
-      /failed the TLS check: .+ \(ERR_TLS_CERT_ALTNAME_INVALID\); the server's certificate does not name the host of RETHINKDB_URL: set RETHINKDB_TLS_SERVERNAME to a name it carries$/)
+      /failed the TLS check: .+ \(ERR_TLS_CERT_ALTNAME_INVALID\); the server's certificate does not name the host of RETHINKDB_URL: set RETHINKDB_TLS_SERVERNAME to a name it carries$/
+    )
   }, 30_000)
 
   it('says the server wants a client certificate when it asks for one and gets none', async () => {
     const port = await tlsPort(true)
     expect(await refusal(port, { ca: pem(certificates.ca), servername: SERVER_NAME })).toMatch(
-      /failed the TLS check: .+ \(ERR_SSL_\w+\); the server wants a client certificate it trusts: set RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY$/)
+      /failed the TLS check: .+ \(ERR_SSL_\w+\); the server wants a client certificate it trusts: set RETHINKDB_TLS_CERT and RETHINKDB_TLS_KEY$/
+    )
   }, 30_000)
 
   it('asks whether the server serves TLS at all when it answers in plain text', async () => {
-    const port = await listening(createTcpServer((socket) => socket.once('data', () => socket.end('ERROR: Received an unsupported protocol version.\0'))))
+    const port = await listening(
+      createTcpServer((socket) =>
+        socket.once('data', () => socket.end('ERROR: Received an unsupported protocol version.\0'))
+      )
+    )
     expect(await refusal(port, { ca: pem(certificates.ca), servername: SERVER_NAME })).toMatch(
-      /failed the TLS check: wrong version number \(ERR_SSL_WRONG_VERSION_NUMBER\); does the server serve TLS on its driver port \(--driver-tls-key, --driver-tls-cert\)\?$/)
+      /failed the TLS check: wrong version number \(ERR_SSL_WRONG_VERSION_NUMBER\); does the server serve TLS on its driver port \(--driver-tls-key, --driver-tls-cert\)\?$/
+    )
   }, 30_000)
 })

@@ -25,19 +25,25 @@ describe('AjvSchemaValidator', () => {
       expect.objectContaining({ field: 'email', rule: 'maxLength' }),
       { field: 'password', rule: 'maxLength', message: "'password' must have at most 128 characters" }
     ])
-    expect(validator.compile(messageSchemas.data)('text')).toEqual([{ field: '', rule: 'type', message: 'the data must be object' }])
+    expect(validator.compile(messageSchemas.data)('text')).toEqual([
+      { field: '', rule: 'type', message: 'the data must be object' }
+    ])
   })
 
   it('normalises with transform before checking: trimmed text, trimmed email in the case typed', () => {
     const message = { text: '   ' }
-    expect(validator.compile(messageSchemas.data)(message)).toEqual([{ field: 'text', rule: 'minLength', message: "'text' must have at least 1 character" }])
+    expect(validator.compile(messageSchemas.data)(message)).toEqual([
+      { field: 'text', rule: 'minLength', message: "'text' must have at least 1 character" }
+    ])
     const user = { email: '  Ann@Example.COM ', password: 'long enough' }
     expect(validator.compile(userSchemas.data)(user)).toEqual([])
     expect(user.email).toBe('Ann@Example.COM')
   })
 
   it('refuses server-owned fields declared false', () => {
-    expect(validator.compile(messageSchemas.data)({ text: 'hi', userId: 1, createdAt: '2100-01-01T00:00:00Z', extra: true })).toEqual([
+    expect(
+      validator.compile(messageSchemas.data)({ text: 'hi', userId: 1, createdAt: '2100-01-01T00:00:00Z', extra: true })
+    ).toEqual([
       { field: 'userId', rule: 'readOnly', message: "'userId' is set by the server and may not be sent" },
       { field: 'createdAt', rule: 'readOnly', message: "'createdAt' is set by the server and may not be sent" }
     ])

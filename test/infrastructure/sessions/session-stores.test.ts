@@ -11,8 +11,12 @@ import { RethinkDbSessionStore } from '../../../src/infrastructure/rethinkdb/ret
 import { discoverRethinkDb, type RethinkDbTestServer } from '../../support/rethinkdb-server.js'
 
 const NOW = Date.UTC(2026, 0, 1)
-const record = (id: string, family: string, userId: string | number = 'u1', expiresAt = NOW + 1000): RefreshTokenRecord =>
-  ({ id, family, userId, createdAt: NOW, expiresAt, usedAt: null, revokedAt: null })
+const record = (
+  id: string,
+  family: string,
+  userId: string | number = 'u1',
+  expiresAt = NOW + 1000
+): RefreshTokenRecord => ({ id, family, userId, createdAt: NOW, expiresAt, usedAt: null, revokedAt: null })
 
 /** The SessionStore contract, run on every adapter. */
 function sessionStoreContract(make: () => SessionStore) {
@@ -32,7 +36,7 @@ function sessionStoreContract(make: () => SessionStore) {
     expect(uses.filter((use) => use.outcome === 'reused')).toHaveLength(19)
   })
 
-  it('revokes a family, and all of a user\'s tokens (answering the live families)', async () => {
+  it("revokes a family, and all of a user's tokens (answering the live families)", async () => {
     const store = make()
     await store.saveRefreshToken(record('a1', 'fa'))
     await store.saveRefreshToken(record('a2', 'fa'))
@@ -46,7 +50,7 @@ function sessionStoreContract(make: () => SessionStore) {
     expect(await store.useRefreshToken('d1', NOW)).toMatchObject({ outcome: 'rotated' })
   })
 
-  it('revokes all of a user\'s tokens but one family (the session that changed the password)', async () => {
+  it("revokes all of a user's tokens but one family (the session that changed the password)", async () => {
     const store = make()
     await store.saveRefreshToken(record('a1', 'fa'))
     await store.saveRefreshToken(record('b1', 'fb'))
@@ -61,13 +65,22 @@ function sessionStoreContract(make: () => SessionStore) {
     const store = make()
     const first = await store.revocationsSince(undefined)
     expect(first.revocations).toEqual([])
-    await store.addRevocations([{ key: 'sid:a', expiresAt: NOW + 1000 }, { key: 'jti:b', expiresAt: NOW + 10 }], NOW)
+    await store.addRevocations(
+      [
+        { key: 'sid:a', expiresAt: NOW + 1000 },
+        { key: 'jti:b', expiresAt: NOW + 10 }
+      ],
+      NOW
+    )
     const second = await store.revocationsSince(first.cursor)
     expect(second.revocations.map((entry) => entry.key).sort()).toEqual(['jti:b', 'sid:a'])
     await store.addRevocations([{ key: 'sid:c', expiresAt: NOW + 1000 }], NOW + 100)
     const third = await store.revocationsSince(second.cursor)
     expect(third.revocations.map((entry) => entry.key)).toContain('sid:c')
-    expect((await store.revocationsSince(undefined)).revocations.map((entry) => entry.key).sort()).toEqual(['sid:a', 'sid:c'])
+    expect((await store.revocationsSince(undefined)).revocations.map((entry) => entry.key).sort()).toEqual([
+      'sid:a',
+      'sid:c'
+    ])
   })
 
   it('purges expired refresh tokens', async () => {
@@ -79,7 +92,7 @@ function sessionStoreContract(make: () => SessionStore) {
     expect(await store.useRefreshToken('new', NOW)).toMatchObject({ outcome: 'rotated' })
   })
 
-  it('carries a revocation from one process\'s Sessions to another\'s within one sync', async () => {
+  it("carries a revocation from one process's Sessions to another's within one sync", async () => {
     const store = make()
     const clock = new FakeClock(NOW)
     const [a, b] = [0, 1].map(() => new Sessions(store, new CryptoSecretTokens(), clock))
@@ -100,15 +113,23 @@ function loginAttemptsContract(make: () => LoginAttempts) {
     expect(await attempts.get('account:a@x.io')).toBeUndefined()
     expect(await attempts.add('account:a@x.io', NOW, 1000)).toEqual({ count: 1, firstAt: NOW, lastAt: NOW })
     expect(await attempts.add('account:a@x.io', NOW + 10, 1000)).toEqual({ count: 2, firstAt: NOW, lastAt: NOW + 10 })
-    expect(await attempts.add('account:a@x.io', NOW + 1000, 1000)).toEqual({ count: 1, firstAt: NOW + 1000, lastAt: NOW + 1000 })
+    expect(await attempts.add('account:a@x.io', NOW + 1000, 1000)).toEqual({
+      count: 1,
+      firstAt: NOW + 1000,
+      lastAt: NOW + 1000
+    })
     await attempts.reset('account:a@x.io')
     expect(await attempts.get('account:a@x.io')).toBeUndefined()
   })
 
   it('counts all of 30 simultaneous attempts', async () => {
     const attempts = make()
-    const counts = await Promise.all(Array.from({ length: 30 }, () => attempts.add(`address:${'1'.repeat(200)}`, NOW, 60_000)))
-    expect(counts.map((entry) => entry.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1))
+    const counts = await Promise.all(
+      Array.from({ length: 30 }, () => attempts.add(`address:${'1'.repeat(200)}`, NOW, 60_000))
+    )
+    expect(counts.map((entry) => entry.count).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 30 }, (_, i) => i + 1)
+    )
   })
 }
 
@@ -126,9 +147,16 @@ const withRethinkDb = server ? describe : describe.skip
 withRethinkDb('RethinkDbSessionStore', () => {
   sessionStoreContract(() => {
     tables++
-    return new RethinkDbSessionStore({ r: server!.r, db: server!.db, refreshTable: `refresh_${tables}`, revocationTable: `revocations_${tables}` })
+    return new RethinkDbSessionStore({
+      r: server!.r,
+      db: server!.db,
+      refreshTable: `refresh_${tables}`,
+      revocationTable: `revocations_${tables}`
+    })
   })
 })
 withRethinkDb('RethinkDbLoginAttempts', () => {
-  loginAttemptsContract(() => new RethinkDbLoginAttempts({ r: server!.r, db: server!.db, table: `attempts_${++tables}` }))
+  loginAttemptsContract(
+    () => new RethinkDbLoginAttempts({ r: server!.r, db: server!.db, table: `attempts_${++tables}` })
+  )
 })

@@ -7,7 +7,13 @@ import { fillRoute } from '../../../src/interfaces/client/transport.js'
 /** A transport that records calls and answers from a function. */
 function fakeTransport(answer: (call: RemoteCall) => unknown = () => ({ ok: true })) {
   const calls: RemoteCall[] = []
-  const transport: Transport = { name: 'fake', async call(call) { calls.push(call); return answer(call) } }
+  const transport: Transport = {
+    name: 'fake',
+    async call(call) {
+      calls.push(call)
+      return answer(call)
+    }
+  }
   return { transport, calls }
 }
 
@@ -19,7 +25,9 @@ describe('client core', () => {
 
   it('hands calls to the configured transport with the server signatures', async () => {
     const { transport, calls } = fakeTransport()
-    const client = createClient().configure((app) => { app.transport = transport })
+    const client = createClient().configure((app) => {
+      app.transport = transport
+    })
     await client.service('messages').patch(1, { a: 1 }, { query: { q: 'x' } })
     expect(calls).toEqual([{ path: 'messages', method: 'patch', id: 1, data: { a: 1 }, params: { query: { q: 'x' } } }])
   })
@@ -30,7 +38,9 @@ describe('client core', () => {
 
   it('checks ids without a request', async () => {
     const { transport, calls } = fakeTransport()
-    const client = createClient().configure((app) => { app.transport = transport })
+    const client = createClient().configure((app) => {
+      app.transport = transport
+    })
     for (const method of ['get', 'update', 'patch', 'remove'] as const) {
       const service = client.service('messages') as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
       await expect(service[method]!('', {})).rejects.toThrow(new BadRequest(`id for .${method} is required`))
@@ -42,10 +52,20 @@ describe('client core', () => {
   it('runs app hooks around every call in registration order; a hook may answer without the transport', async () => {
     const { transport, calls } = fakeTransport()
     const order: string[] = []
-    const client = createClient().configure((app) => { app.transport = transport })
+    const client = createClient().configure((app) => {
+      app.transport = transport
+    })
     client.hooks([
-      async (context, next) => { order.push('outer'); context.params = { ...context.params, headers: { Authorization: 'Bearer t' } }; await next() },
-      async (context, next) => { order.push('inner'); if (context.method === 'get') context.result = { cached: true }; await next() }
+      async (context, next) => {
+        order.push('outer')
+        context.params = { ...context.params, headers: { Authorization: 'Bearer t' } }
+        await next()
+      },
+      async (context, next) => {
+        order.push('inner')
+        if (context.method === 'get') context.result = { cached: true }
+        await next()
+      }
     ])
     await expect(client.service('messages').get(1)).resolves.toEqual({ cached: true })
     await client.service('messages').find()
@@ -56,7 +76,9 @@ describe('client core', () => {
 
   it('emits local events per record when the transport is not real-time', async () => {
     const { transport } = fakeTransport((call) => call.data)
-    const client = createClient().configure((app) => { app.transport = transport })
+    const client = createClient().configure((app) => {
+      app.transport = transport
+    })
     const seen: unknown[] = []
     client.service('messages').once('created', (data) => seen.push(data))
     await client.service('messages').create([{ n: 1 }, { n: 2 }])
@@ -68,7 +90,9 @@ describe('client core', () => {
     const wire = new Map<string, (data: unknown) => void>()
     const transport: Transport = {
       name: 'live',
-      async call(call) { return call.data },
+      async call(call) {
+        return call.data
+      },
       subscribe(path, event, emit) {
         wire.set(`${path} ${event}`, emit)
         return () => wire.delete(`${path} ${event}`)

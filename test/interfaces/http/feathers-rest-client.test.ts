@@ -17,7 +17,9 @@ const connections: [string, Connect][] = [
 ]
 
 /** docs/wire-protocol.md: the official Feathers v5 REST client must work against every engine unchanged. */
-const combinations = ENGINES.flatMap((engine) => connections.map(([library, connect]) => [engine, library, connect] as const))
+const combinations = ENGINES.flatMap((engine) =>
+  connections.map(([library, connect]) => [engine, library, connect] as const)
+)
 
 describe.each(combinations)('@feathersjs/rest-client against %s over %s', (engine, library, connect) => {
   let server: TestServer
@@ -44,8 +46,14 @@ describe.each(combinations)('@feathersjs/rest-client against %s over %s', (engin
 
   it('sends bracket queries the server parses ($or, $in with 500 values, $sort)', async () => {
     const multi = app.service('multi')
-    await multi.create([{ lib: library, name: 'Ann' }, { lib: library, name: 'Bob' }, { lib: library, name: 'Eve' }])
-    const or = await multi.find({ query: { lib: library, $or: [{ name: 'Ann' }, { name: 'Eve' }], $sort: { name: -1 } } })
+    await multi.create([
+      { lib: library, name: 'Ann' },
+      { lib: library, name: 'Bob' },
+      { lib: library, name: 'Eve' }
+    ])
+    const or = await multi.find({
+      query: { lib: library, $or: [{ name: 'Ann' }, { name: 'Eve' }], $sort: { name: -1 } }
+    })
     expect(or.map((r: { name: string }) => r.name)).toEqual(['Eve', 'Ann'])
     const names = Array.from({ length: 499 }, (_, i) => `x${i}`).concat('Bob')
     const inList = await multi.find({ query: { lib: library, name: { $in: names } } })
@@ -58,16 +66,27 @@ describe.each(combinations)('@feathersjs/rest-client against %s over %s', (engin
     await expect(app.service('messages').get(424242)).rejects.toBeInstanceOf(NotFound)
     await expect(app.service('plain').create([{ a: 1 }])).rejects.toBeInstanceOf(MethodNotAllowed)
     const { id } = await app.service('guarded').create({ a: 1 })
-    const refused = await app.service('guarded').remove(id).catch((error: unknown) => error)
+    const refused = await app
+      .service('guarded')
+      .remove(id)
+      .catch((error: unknown) => error)
     expect(refused).toBeInstanceOf(Forbidden)
     expect(refused).toMatchObject({ message: 'Removing is not allowed from outside', data: { provider: 'rest' } })
   })
 
   it('calls custom methods and reaches routed services', async () => {
-    app.use('echo' as never, connection.service('echo' as never) as never, { methods: ['find', 'get', 'shout'] } as never)
-    await expect((app.service('echo') as unknown as { shout(d: unknown): Promise<unknown> }).shout({ text: 'x' }))
-      .resolves.toEqual({ shouted: 'X', query: {} })
-    await expect(app.service('users/:userId/posts').get(3, { route: { userId: '9' } })).resolves.toMatchObject({ id: '3', route: { userId: '9' } })
+    app.use(
+      'echo' as never,
+      connection.service('echo' as never) as never,
+      { methods: ['find', 'get', 'shout'] } as never
+    )
+    await expect(
+      (app.service('echo') as unknown as { shout(d: unknown): Promise<unknown> }).shout({ text: 'x' })
+    ).resolves.toEqual({ shouted: 'X', query: {} })
+    await expect(app.service('users/:userId/posts').get(3, { route: { userId: '9' } })).resolves.toMatchObject({
+      id: '3',
+      route: { userId: '9' }
+    })
     await expect(app.service('echo').get('a b/c')).resolves.toMatchObject({ id: 'a b/c' })
   })
 

@@ -12,22 +12,45 @@ describe.each(ENGINES)('GET /health on %s', (engine) => {
   const start = (health: HealthOptions) => startWith({ health })
 
   it('answers 200 ok with the version while the store is reachable, without a token', async () => {
-    const response = await (await start({ version: '1.2.3', check: async () => ({ ready: true, checks: { reachable: true }, problems: [] }) })).get('/health').expect(200)
+    const response = await (
+      await start({ version: '1.2.3', check: async () => ({ ready: true, checks: { reachable: true }, problems: [] }) })
+    )
+      .get('/health')
+      .expect(200)
     expect(response.body).toEqual({ status: 'ok', store: { reachable: true }, version: '1.2.3' })
     expect(response.headers['cache-control']).toBe('no-store')
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
   })
 
   it('answers 503 degraded when the store is unreachable', async () => {
-    const response = await (await start({ version: '1.2.3', check: async () => ({ ready: false, checks: { reachable: false }, problems: ['RethinkDB does not answer'] }) })).get('/health').expect(503)
-    expect(response.body).toEqual({ status: 'degraded', store: { reachable: false }, version: '1.2.3', problems: ['RethinkDB does not answer'] })
+    const response = await (
+      await start({
+        version: '1.2.3',
+        check: async () => ({ ready: false, checks: { reachable: false }, problems: ['RethinkDB does not answer'] })
+      })
+    )
+      .get('/health')
+      .expect(503)
+    expect(response.body).toEqual({
+      status: 'degraded',
+      store: { reachable: false },
+      version: '1.2.3',
+      problems: ['RethinkDB does not answer']
+    })
   })
 
   it('answers 503 naming the parts that are not ready while the store is reachable', async () => {
-    const check = async () => ({ ready: false, checks: { reachable: true, writable: true, feeds: false }, problems: ['change feeds are not live: messages'] })
+    const check = async () => ({
+      ready: false,
+      checks: { reachable: true, writable: true, feeds: false },
+      problems: ['change feeds are not live: messages']
+    })
     const response = await (await start({ version: '1', check })).get('/health').expect(503)
     expect(response.body).toEqual({
-      status: 'degraded', store: { reachable: true, writable: true, feeds: false }, version: '1', problems: ['change feeds are not live: messages']
+      status: 'degraded',
+      store: { reachable: true, writable: true, feeds: false },
+      version: '1',
+      problems: ['change feeds are not live: messages']
     })
   })
 
@@ -39,7 +62,10 @@ describe.each(ENGINES)('GET /health on %s', (engine) => {
   })
 
   it('answers HEAD like GET and leaves other methods to the rest of the app', async () => {
-    const http = await start({ version: '1', check: async () => ({ ready: true, checks: { reachable: true }, problems: [] }) })
+    const http = await start({
+      version: '1',
+      check: async () => ({ ready: true, checks: { reachable: true }, problems: [] })
+    })
     await http.head('/health').expect(200)
     const post = await http.post('/health').send({}).expect(404)
     expect(post.body.name).toBe('NotFound')

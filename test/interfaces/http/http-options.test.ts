@@ -17,13 +17,13 @@ const csvOf = (data: unknown) => {
 
 /** The same negotiation (JSON by default, CSV on `Accept: text/csv`) written for each engine's formatter. */
 const csvFormatters: { express: Formatter; fastify: FastifyFormatter } = {
-  express: (_req, res) => res.format({
-    'application/json': () => res.json(res.data),
-    'text/csv': () => res.send(csvOf(res.data))
-  }),
-  fastify: (request, reply, data) => request.headers.accept === 'text/csv'
-    ? reply.type('text/csv; charset=utf-8').send(csvOf(data))
-    : data
+  express: (_req, res) =>
+    res.format({
+      'application/json': () => res.json(res.data),
+      'text/csv': () => res.send(csvOf(res.data))
+    }),
+  fastify: (request, reply, data) =>
+    request.headers.accept === 'text/csv' ? reply.type('text/csv; charset=utf-8').send(csvOf(data)) : data
 }
 
 describe.each(ENGINES)('%s options', (engine) => {
@@ -54,8 +54,11 @@ describe.each(ENGINES)('%s options', (engine) => {
 
     it('answers CORS preflights with 204 for configured origins only', async () => {
       const http = await start({ corsOrigins: ['http://app.example'] })
-      const preflight = await http.options('/messages').set('Origin', 'http://app.example')
-        .set('Access-Control-Request-Method', 'PATCH').expect(204)
+      const preflight = await http
+        .options('/messages')
+        .set('Origin', 'http://app.example')
+        .set('Access-Control-Request-Method', 'PATCH')
+        .expect(204)
       expect(preflight.headers['access-control-allow-origin']).toBe('http://app.example')
       expect(preflight.headers['access-control-allow-credentials']).toBe('true')
       expect(preflight.headers['access-control-allow-methods']).toContain('PATCH')
@@ -73,7 +76,11 @@ describe.each(ENGINES)('%s options', (engine) => {
 
     it('compresses large responses when enabled', async () => {
       const http = await start({ compression: true })
-      for (let i = 0; i < 10; i++) await http.post('/messages').send({ text: 'x'.repeat(200) }).expect(201)
+      for (let i = 0; i < 10; i++)
+        await http
+          .post('/messages')
+          .send({ text: 'x'.repeat(200) })
+          .expect(201)
       const res = await http.get('/messages').set('Accept-Encoding', 'gzip').expect(200)
       expect(res.headers['content-encoding']).toBe('gzip')
       expect(res.body.total).toBe(10)
@@ -95,7 +102,11 @@ describe.each(ENGINES)('%s options', (engine) => {
         expect((await http.get('/app%20one.js').expect(200)).text).toBe('one()')
         expect((await http.get('/messages').expect(200)).body).toMatchObject({ total: 0 })
         const missing = await http.get('/missing.css').expect(404)
-        expect(missing.body).toMatchObject({ name: 'NotFound', message: 'Page not found', data: { url: '/missing.css' } })
+        expect(missing.body).toMatchObject({
+          name: 'NotFound',
+          message: 'Page not found',
+          data: { url: '/missing.css' }
+        })
         await http.get('/.secret').expect(404)
         await http.post('/index.html').send({}).expect(404)
       } finally {
@@ -105,28 +116,48 @@ describe.each(ENGINES)('%s options', (engine) => {
 
     it('logs one line per request through pino when enabled', async () => {
       const lines: string[] = []
-      const sink = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done() } })
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk))
+          done()
+        }
+      })
       const http = await start({ requestLog: pino(sink) })
       await http.get('/messages?x=1').expect(200)
       const completed = lines.filter((line) => line.includes('request completed'))
       expect(completed).toHaveLength(1)
-      expect(JSON.parse(completed[0]!)).toMatchObject({ req: { method: 'GET', url: '/messages?x=1' }, res: { statusCode: 200 } })
+      expect(JSON.parse(completed[0]!)).toMatchObject({
+        req: { method: 'GET', url: '/messages?x=1' },
+        res: { statusCode: 200 }
+      })
     })
 
     it('logs requests without a query string too (express reads no query as null)', async () => {
       const lines: string[] = []
-      const sink = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done() } })
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk))
+          done()
+        }
+      })
       const http = await start({ requestLog: pino(sink) })
       await http.post('/messages').send({ text: 'logged' }).expect(201)
       const completed = lines.filter((line) => line.includes('request completed'))
-      expect(completed.map((line) => JSON.parse(line) as unknown)).toMatchObject([{ req: { method: 'POST', url: '/messages' }, res: { statusCode: 201 } }])
+      expect(completed.map((line) => JSON.parse(line) as unknown)).toMatchObject([
+        { req: { method: 'POST', url: '/messages' }, res: { statusCode: 201 } }
+      ])
     })
   })
 
   describe('errors', () => {
     it('logs the real error of an unexpected failure and sends only the generic message', async () => {
       const logged: [string, Record<string, unknown> | undefined][] = []
-      const logger: Logger = { debug() {}, info() {}, warn() {}, error: (message, details) => logged.push([message, details]) }
+      const logger: Logger = {
+        debug() {},
+        info() {},
+        warn() {},
+        error: (message, details) => logged.push([message, details])
+      }
       const http = await start({ logger })
       const res = await http.get('/boom').expect(500)
       expect(JSON.stringify(res.body)).not.toContain('Secret')

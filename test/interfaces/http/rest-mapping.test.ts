@@ -24,19 +24,48 @@ describe.each(ENGINES)('REST on %s', (engine) => {
 
     it('POST /path creates (201), GET /path/:id gets, PUT updates, PATCH patches, DELETE removes', async () => {
       const created = await http.post('/messages').send({ text: 'hello' }).expect(201)
-      expect(created.body).toEqual({ text: 'hello', id: expect.anything(), createdAt: expect.any(String), updatedAt: created.body.createdAt })
+      expect(created.body).toEqual({
+        text: 'hello',
+        id: expect.anything(),
+        createdAt: expect.any(String),
+        updatedAt: created.body.createdAt
+      })
       const { id, createdAt } = created.body
       await http.get(`/messages/${id}`).expect(200, created.body)
       const stamps = { createdAt, updatedAt: expect.any(String) }
-      expect((await http.put(`/messages/${id}`).send({ text: 'replaced', extra: 1 }).expect(200)).body).toEqual({ text: 'replaced', extra: 1, id, ...stamps })
-      expect((await http.patch(`/messages/${id}`).send({ extra: 2 }).expect(200)).body).toEqual({ text: 'replaced', extra: 2, id, ...stamps })
-      expect((await http.delete(`/messages/${id}`).expect(200)).body).toEqual({ text: 'replaced', extra: 2, id, ...stamps })
+      expect((await http.put(`/messages/${id}`).send({ text: 'replaced', extra: 1 }).expect(200)).body).toEqual({
+        text: 'replaced',
+        extra: 1,
+        id,
+        ...stamps
+      })
+      expect((await http.patch(`/messages/${id}`).send({ extra: 2 }).expect(200)).body).toEqual({
+        text: 'replaced',
+        extra: 2,
+        id,
+        ...stamps
+      })
+      expect((await http.delete(`/messages/${id}`).expect(200)).body).toEqual({
+        text: 'replaced',
+        extra: 2,
+        id,
+        ...stamps
+      })
       const missing = await http.get(`/messages/${id}`).expect(404)
-      expect(missing.body).toEqual({ name: 'NotFound', message: `No record found for id '${id}'`, code: 404, className: 'not-found', errors: {} })
+      expect(missing.body).toEqual({
+        name: 'NotFound',
+        message: `No record found for id '${id}'`,
+        code: 404,
+        className: 'not-found',
+        errors: {}
+      })
     })
 
     it('POST with an array creates several records on a multi service', async () => {
-      const res = await http.post('/multi').send([{ n: 1 }, { n: 2 }]).expect(201)
+      const res = await http
+        .post('/multi')
+        .send([{ n: 1 }, { n: 2 }])
+        .expect(201)
       expect(res.body).toHaveLength(2)
       await http.post('/multi').send([]).expect(201, [])
     })
@@ -47,7 +76,14 @@ describe.each(ENGINES)('REST on %s', (engine) => {
     })
 
     it('id-less PATCH and DELETE act on every record matching the URL query', async () => {
-      await http.post('/multi').send([{ city: 'Rome', k: 'x' }, { city: 'Rome', k: 'y' }, { city: 'Oslo', k: 'z' }]).expect(201)
+      await http
+        .post('/multi')
+        .send([
+          { city: 'Rome', k: 'x' },
+          { city: 'Rome', k: 'y' },
+          { city: 'Oslo', k: 'z' }
+        ])
+        .expect(201)
       const patched = await http.patch('/multi?city=Rome').send({ seen: 'yes' }).expect(200)
       expect(patched.body.map((r: { k: string }) => r.k).sort()).toEqual(['x', 'y'])
       expect(patched.body.every((r: { seen: string }) => r.seen === 'yes')).toBe(true)
@@ -63,8 +99,17 @@ describe.each(ENGINES)('REST on %s', (engine) => {
     })
 
     it('multi operations are 405 where the service does not allow them', async () => {
-      expect((await http.post('/plain').send([{ a: 1 }]).expect(405)).body.message).toBe('Can not create multiple entries')
-      expect((await http.patch('/plain').send({ a: 1 }).expect(405)).body.message).toBe('Can not patch multiple entries')
+      expect(
+        (
+          await http
+            .post('/plain')
+            .send([{ a: 1 }])
+            .expect(405)
+        ).body.message
+      ).toBe('Can not create multiple entries')
+      expect((await http.patch('/plain').send({ a: 1 }).expect(405)).body.message).toBe(
+        'Can not patch multiple entries'
+      )
       expect((await http.delete('/plain').expect(405)).body.message).toBe('Can not remove multiple entries')
     })
 
@@ -88,18 +133,27 @@ describe.each(ENGINES)('REST on %s', (engine) => {
   })
 
   describe('status codes and headers', () => {
-    it.each(['zero', 'false', 'empty', 'null', 'undefined'])('answers 204 with no body for the falsy result %s', async (id) => {
-      const res = await http.get(`/echo/${id}`).expect(204)
-      expect(res.text).toBe('')
-      expect(res.headers['content-type']).toBeUndefined()
-    })
+    it.each(['zero', 'false', 'empty', 'null', 'undefined'])(
+      'answers 204 with no body for the falsy result %s',
+      async (id) => {
+        const res = await http.get(`/echo/${id}`).expect(204)
+        expect(res.text).toBe('')
+        expect(res.headers['content-type']).toBeUndefined()
+      }
+    )
 
     it('sends Allow on service responses and on 405s', async () => {
       const res = await http.get('/readonly/1').expect(200)
       expect(res.headers.allow).toBe('GET,HEAD')
       const put = await http.put('/readonly/1').send({}).expect(405)
       expect(put.headers.allow).toBe('GET,HEAD')
-      expect(put.body).toEqual({ name: 'MethodNotAllowed', message: 'Method `update` is not supported by this endpoint.', code: 405, className: 'method-not-allowed', errors: {} })
+      expect(put.body).toEqual({
+        name: 'MethodNotAllowed',
+        message: 'Method `update` is not supported by this endpoint.',
+        code: 405,
+        className: 'method-not-allowed',
+        errors: {}
+      })
       expect((await http.get('/messages').expect(200)).headers.allow).toBe('GET,HEAD,POST,PUT,PATCH,DELETE')
     })
 
@@ -152,7 +206,11 @@ describe.each(ENGINES)('REST on %s', (engine) => {
     })
 
     it.each([
-      ['Bearer abc.def', 'abc.def'], ['bearer abc', 'abc'], ['JWT abc', 'abc'], ['abc.def.ghi', 'abc.def.ghi'], ['Bearer', 'Bearer']
+      ['Bearer abc.def', 'abc.def'],
+      ['bearer abc', 'abc'],
+      ['JWT abc', 'abc'],
+      ['abc.def.ghi', 'abc.def.ghi'],
+      ['Bearer', 'Bearer']
     ])('turns Authorization %j into params.authentication', async (header, token) => {
       const res = await http.get('/echo').set('Authorization', header).expect(200)
       expect(res.body.authentication).toEqual({ strategy: 'jwt', accessToken: token })
@@ -168,8 +226,12 @@ describe.each(ENGINES)('REST on %s', (engine) => {
       const { body } = await http.post('/guarded').send({ a: 1 }).expect(201)
       const res = await http.delete(`/guarded/${body.id}`).expect(403)
       expect(res.body).toEqual({
-        name: 'Forbidden', message: 'Removing is not allowed from outside', code: 403, className: 'forbidden',
-        data: { provider: 'rest' }, errors: {}
+        name: 'Forbidden',
+        message: 'Removing is not allowed from outside',
+        code: 403,
+        className: 'forbidden',
+        data: { provider: 'rest' },
+        errors: {}
       })
       await expect(server.app.service('guarded').remove(body.id)).resolves.toEqual(body)
     })
@@ -178,15 +240,25 @@ describe.each(ENGINES)('REST on %s', (engine) => {
   describe('query strings', () => {
     beforeAll(async () => {
       const people = [
-        { name: 'Ann', city: 'Rome', age: '30' }, { name: 'Bob', city: 'Oslo', age: '40' },
-        { name: 'Eve', city: 'Rome', age: '25' }, { name: 'Dan', city: 'Lima', age: '35' }
+        { name: 'Ann', city: 'Rome', age: '30' },
+        { name: 'Bob', city: 'Oslo', age: '40' },
+        { name: 'Eve', city: 'Rome', age: '25' },
+        { name: 'Dan', city: 'Lima', age: '35' }
       ]
       for (const person of people) await server.app.service('plain').create(person)
     })
 
     it('keeps every leaf a string and nests brackets', async () => {
       const res = await http.get('/echo?a=1&b[c]=2&t=true&n=null&e=&arr[]=x&arr[]=y&r=1&r=2').expect(200)
-      expect(res.body.query).toEqual({ a: '1', b: { c: '2' }, t: 'true', n: 'null', e: '', arr: ['x', 'y'], r: ['1', '2'] })
+      expect(res.body.query).toEqual({
+        a: '1',
+        b: { c: '2' },
+        t: 'true',
+        n: 'null',
+        e: '',
+        arr: ['x', 'y'],
+        r: ['1', '2']
+      })
     })
 
     it('decodes percent-encoded keys as the official client sends them', async () => {
@@ -219,8 +291,15 @@ describe.each(ENGINES)('REST on %s', (engine) => {
     })
 
     it('paginates with $limit and $skip', async () => {
-      await http.post('/plain').send(Array.from({ length: 3 }, () => ({ p: 1 }))).expect(405)
-      for (let i = 0; i < 12; i++) await http.post('/messages').send({ text: `page ${i}`, n: i, tag: 'page' }).expect(201)
+      await http
+        .post('/plain')
+        .send(Array.from({ length: 3 }, () => ({ p: 1 })))
+        .expect(405)
+      for (let i = 0; i < 12; i++)
+        await http
+          .post('/messages')
+          .send({ text: `page ${i}`, n: i, tag: 'page' })
+          .expect(201)
       const res = await http.get('/messages?tag=page&$limit=5&$skip=10').expect(200)
       expect(res.body).toMatchObject({ total: 12, limit: 5, skip: 10 })
       expect(res.body.data).toHaveLength(2)
@@ -242,7 +321,9 @@ describe.each(ENGINES)('REST on %s', (engine) => {
 
     it('treats a missing or non-JSON body as {}', async () => {
       expect((await http.post('/echo').expect(201)).body.data).toEqual({})
-      expect((await http.post('/echo').set('Content-Type', 'text/plain').send('hello').expect(201)).body.data).toEqual({})
+      expect((await http.post('/echo').set('Content-Type', 'text/plain').send('hello').expect(201)).body.data).toEqual(
+        {}
+      )
     })
 
     it('accepts GET with a JSON content type and no body (superagent)', async () => {
@@ -262,40 +343,92 @@ describe.each(ENGINES)('REST on %s', (engine) => {
     })
 
     it('answers bodies above the limit with 413 PayloadTooLarge', async () => {
-      const res = await http.post('/echo').send({ text: 'x'.repeat(2000) }).expect(413)
-      expect(res.body).toEqual({ name: 'PayloadTooLarge', message: 'request entity too large', code: 413, className: 'payload-too-large', errors: {} })
+      const res = await http
+        .post('/echo')
+        .send({ text: 'x'.repeat(2000) })
+        .expect(413)
+      expect(res.body).toEqual({
+        name: 'PayloadTooLarge',
+        message: 'request entity too large',
+        code: 413,
+        className: 'payload-too-large',
+        errors: {}
+      })
     })
 
     it('inflates gzip, deflate and br bodies, within the limit once inflated', async () => {
       const body = JSON.stringify({ text: 'zipped' })
-      for (const [encoding, compress] of [['gzip', gzipSync], ['deflate', deflateSync], ['br', brotliCompressSync]] as const) {
-        const res = await postBytes(server.url, '/echo', { 'content-type': 'application/json', 'content-encoding': encoding }, compress(body))
+      for (const [encoding, compress] of [
+        ['gzip', gzipSync],
+        ['deflate', deflateSync],
+        ['br', brotliCompressSync]
+      ] as const) {
+        const res = await postBytes(
+          server.url,
+          '/echo',
+          { 'content-type': 'application/json', 'content-encoding': encoding },
+          compress(body)
+        )
         expect([encoding, res.status, JSON.parse(res.body).data]).toEqual([encoding, 201, { text: 'zipped' }])
       }
       const bomb = gzipSync(JSON.stringify({ text: 'x'.repeat(5000) }))
       expect(bomb.length).toBeLessThan(1024)
-      expect((await postBytes(server.url, '/echo', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, bomb)).status).toBe(413)
+      expect(
+        (await postBytes(server.url, '/echo', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, bomb))
+          .status
+      ).toBe(413)
     })
 
     it('reads JSON in utf-16 and forms in iso-8859-1, and answers other charsets with 415', async () => {
-      const utf16 = await postBytes(server.url, '/echo', { 'content-type': 'application/json; charset=utf-16le' }, Buffer.from('{"q":"é"}', 'utf16le'))
+      const utf16 = await postBytes(
+        server.url,
+        '/echo',
+        { 'content-type': 'application/json; charset=utf-16le' },
+        Buffer.from('{"q":"é"}', 'utf16le')
+      )
       expect([utf16.status, JSON.parse(utf16.body).data]).toEqual([201, { q: 'é' }])
-      const latin1 = await postBytes(server.url, '/echo', { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }, Buffer.from('name=Jos\u00e9&x=%E9', 'latin1'))
+      const latin1 = await postBytes(
+        server.url,
+        '/echo',
+        { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' },
+        Buffer.from('name=Jos\u00e9&x=%E9', 'latin1')
+      )
       expect([latin1.status, JSON.parse(latin1.body).data]).toEqual([201, { name: 'José', x: 'é' }])
-      const other = await http.post('/echo').set('Content-Type', 'application/json; charset=latin1').send('{}').expect(415)
+      const other = await http
+        .post('/echo')
+        .set('Content-Type', 'application/json; charset=latin1')
+        .send('{}')
+        .expect(415)
       expect(other.body).toMatchObject({ code: 415, message: 'unsupported charset "LATIN1"' })
-      await http.post('/echo').set('Content-Type', 'application/x-www-form-urlencoded; charset=utf-16le').send('a=1').expect(415)
+      await http
+        .post('/echo')
+        .set('Content-Type', 'application/x-www-form-urlencoded; charset=utf-16le')
+        .send('a=1')
+        .expect(415)
     })
 
     it('answers a body that does not inflate with 400 and an unknown encoding with 415', async () => {
-      const broken = await http.post('/echo').set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip').expect(400)
+      const broken = await http
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send('not gzip')
+        .expect(400)
       expect(broken.body).toMatchObject({ name: 'BadRequest', code: 400 })
-      const unknown = await http.post('/echo').set('Content-Type', 'application/json').set('Content-Encoding', 'compress').send('{}').expect(415)
+      const unknown = await http
+        .post('/echo')
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'compress')
+        .send('{}')
+        .expect(415)
       expect(unknown.body).toMatchObject({ code: 415, message: 'unsupported content encoding "compress"' })
     })
 
     it('answers non-object data with the missing-data messages', async () => {
-      const res = await http.patch('/messages/1').send([{ a: 1 }]).expect(400)
+      const res = await http
+        .patch('/messages/1')
+        .send([{ a: 1 }])
+        .expect(400)
       expect(res.body.message).toBe('No data provided')
     })
   })
@@ -303,28 +436,51 @@ describe.each(ENGINES)('REST on %s', (engine) => {
   describe('errors and not found', () => {
     it('hides unexpected errors behind a generic 500 without a stack', async () => {
       const res = await http.get('/boom').expect(500)
-      expect(res.body).toEqual({ name: 'GeneralError', message: 'Internal server error', code: 500, className: 'general-error', errors: {} })
+      expect(res.body).toEqual({
+        name: 'GeneralError',
+        message: 'Internal server error',
+        code: 500,
+        className: 'general-error',
+        errors: {}
+      })
       const thrownString = await http.get('/boom/1').expect(500)
       expect(thrownString.body.message).toBe('Internal server error')
     })
 
     it('answers unknown paths with 404 Page not found including the query string', async () => {
       const res = await http.get('/nope?x=1').expect(404)
-      expect(res.body).toEqual({ name: 'NotFound', message: 'Page not found', code: 404, className: 'not-found', data: { url: '/nope?x=1' }, errors: {} })
+      expect(res.body).toEqual({
+        name: 'NotFound',
+        message: 'Page not found',
+        code: 404,
+        className: 'not-found',
+        data: { url: '/nope?x=1' },
+        errors: {}
+      })
       await http.post('/nope').send({}).expect(404)
     })
   })
 })
 
 /** A POST with a binary body, written as is (supertest would re-encode a Buffer from node's own zlib). */
-function postBytes(url: string, path: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: string }> {
+function postBytes(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Uint8Array
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(url)
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, method: 'POST', path, headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
-      let text = ''
-      res.on('data', (chunk) => { text += String(chunk) })
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }))
-    })
+    const req = httpRequest(
+      { host: hostname, port, method: 'POST', path, headers: { ...headers, 'content-length': String(body.length) } },
+      (res) => {
+        let text = ''
+        res.on('data', (chunk) => {
+          text += String(chunk)
+        })
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+      }
+    )
     req.on('error', reject)
     req.end(body)
   })

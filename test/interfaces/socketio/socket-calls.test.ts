@@ -26,25 +26,58 @@ describe.each(ENGINES)('socket calls on %s', (engine) => {
     it('runs the six methods with the Feathers argument layout', async () => {
       const socket = await open()
       expect(await emitAck(socket, 'create', 'multi', { text: 'a' }, {})).toEqual([null, { text: 'a', id: 0 }])
-      expect(await emitAck(socket, 'create', 'multi', [{ text: 'b' }, { text: 'c' }])).toEqual([null, [{ text: 'b', id: 1 }, { text: 'c', id: 2 }]])
+      expect(await emitAck(socket, 'create', 'multi', [{ text: 'b' }, { text: 'c' }])).toEqual([
+        null,
+        [
+          { text: 'b', id: 1 },
+          { text: 'c', id: 2 }
+        ]
+      ])
       expect(await emitAck(socket, 'get', 'multi', 1, {})).toEqual([null, { text: 'b', id: 1 }])
-      expect(await emitAck(socket, 'find', 'multi', { text: { $in: ['a', 'c'] }, $sort: { id: -1 } })).toEqual([null, [{ text: 'c', id: 2 }, { text: 'a', id: 0 }]])
-      expect(await emitAck(socket, 'update', 'multi', 0, { text: 'A', id: 99 }, {})).toEqual([null, { text: 'A', id: 0 }])
-      expect(await emitAck(socket, 'patch', 'multi', 1, { seen: true }, {})).toEqual([null, { text: 'b', seen: true, id: 1 }])
-      expect(await emitAck(socket, 'patch', 'multi', null, { all: 1 }, { text: { $ne: 'A' } })).toEqual([null, [
-        { text: 'b', seen: true, id: 1, all: 1 }, { text: 'c', id: 2, all: 1 }
-      ]])
+      expect(await emitAck(socket, 'find', 'multi', { text: { $in: ['a', 'c'] }, $sort: { id: -1 } })).toEqual([
+        null,
+        [
+          { text: 'c', id: 2 },
+          { text: 'a', id: 0 }
+        ]
+      ])
+      expect(await emitAck(socket, 'update', 'multi', 0, { text: 'A', id: 99 }, {})).toEqual([
+        null,
+        { text: 'A', id: 0 }
+      ])
+      expect(await emitAck(socket, 'patch', 'multi', 1, { seen: true }, {})).toEqual([
+        null,
+        { text: 'b', seen: true, id: 1 }
+      ])
+      expect(await emitAck(socket, 'patch', 'multi', null, { all: 1 }, { text: { $ne: 'A' } })).toEqual([
+        null,
+        [
+          { text: 'b', seen: true, id: 1, all: 1 },
+          { text: 'c', id: 2, all: 1 }
+        ]
+      ])
       expect(await emitAck(socket, 'remove', 'multi', 2, {})).toEqual([null, { text: 'c', id: 2, all: 1 }])
-      expect(await emitAck(socket, 'remove', 'multi', null, {})).toEqual([null, expect.arrayContaining([{ text: 'A', id: 0 }])])
+      expect(await emitAck(socket, 'remove', 'multi', null, {})).toEqual([
+        null,
+        expect.arrayContaining([{ text: 'A', id: 0 }])
+      ])
       expect(await emitAck(socket, 'find', 'multi')).toEqual([null, []])
     })
 
     it('gives the service socket params: query with JSON types, route, connection, provider, headers', async () => {
       const socket = await open({ extraHeaders: { 'x-test': 'yes' } })
-      const [error, seen] = await emitAck(socket, 'find', '/echo/', { n: 1, b: true, z: null }) as [null, Record<string, unknown>]
+      const [error, seen] = (await emitAck(socket, 'find', '/echo/', { n: 1, b: true, z: null })) as [
+        null,
+        Record<string, unknown>
+      ]
       expect(error).toBeNull()
       expect(seen.keys).toEqual(['query', 'route', 'connection', 'provider', 'headers'])
-      expect(seen).toMatchObject({ query: { n: 1, b: true, z: null }, route: {}, provider: 'socketio', hasConnection: true })
+      expect(seen).toMatchObject({
+        query: { n: 1, b: true, z: null },
+        route: {},
+        provider: 'socketio',
+        hasConnection: true
+      })
       expect((seen.headers as Record<string, string>)['x-test']).toBe('yes')
       expect(await emitAck(socket, 'find', 'users/42/posts', {})).toEqual([null, { userId: '42' }])
       expect(await emitAck(socket, 'get', 'echo', 7)).toEqual([null, { id: 7, query: {} }])
@@ -66,17 +99,41 @@ describe.each(ENGINES)('socket calls on %s', (engine) => {
     const cases: [string, unknown[], Record<string, unknown>][] = [
       ['unknown service', ['find', 'nope', {}], { name: 'NotFound', code: 404, message: "Service 'nope' not found" }],
       ['path that is not a string', ['find', 42, {}], { name: 'NotFound', message: 'Invalid service path' }],
-      ['method of no service', ['hidden', 'multi', {}], { name: 'MethodNotAllowed', code: 405, message: "Method 'hidden' not allowed on service 'multi'" }],
-      ['method this service lacks', ['update', 'custom', 1, {}, {}], { name: 'MethodNotAllowed', message: "Method 'update' not allowed on service 'custom'" }],
-      ['too many arguments', ['get', 'multi', 1, {}, {}], { name: 'BadRequest', code: 400, message: "Too many arguments for 'get' method" }],
+      [
+        'method of no service',
+        ['hidden', 'multi', {}],
+        { name: 'MethodNotAllowed', code: 405, message: "Method 'hidden' not allowed on service 'multi'" }
+      ],
+      [
+        'method this service lacks',
+        ['update', 'custom', 1, {}, {}],
+        { name: 'MethodNotAllowed', message: "Method 'update' not allowed on service 'custom'" }
+      ],
+      [
+        'too many arguments',
+        ['get', 'multi', 1, {}, {}],
+        { name: 'BadRequest', code: 400, message: "Too many arguments for 'get' method" }
+      ],
       ['query that is a string', ['find', 'multi', 'notAnObject'], { name: 'BadRequest', code: 400 }],
       ['query that is an array', ['find', 'multi', [1]], { name: 'BadRequest', code: 400 }],
-      ['data that is a string', ['create', 'multi', 'a string', {}], { name: 'BadRequest', message: "First parameter for 'create' must be an object" }],
-      ['patch data that is an array', ['patch', 'multi', 1, [1], {}], { name: 'BadRequest', message: 'No data provided' }],
+      [
+        'data that is a string',
+        ['create', 'multi', 'a string', {}],
+        { name: 'BadRequest', message: "First parameter for 'create' must be an object" }
+      ],
+      [
+        'patch data that is an array',
+        ['patch', 'multi', 1, [1], {}],
+        { name: 'BadRequest', message: 'No data provided' }
+      ],
       ['update without data', ['update', 'multi', 1], { name: 'BadRequest', message: 'No data provided' }],
       ['an id that is an object', ['get', 'multi', { $gt: 1 }, {}], { name: 'BadRequest', code: 400 }],
       ['a missing record', ['get', 'multi', 999, {}], { name: 'NotFound', message: "No record found for id '999'" }],
-      ['a non-framework error', ['find', 'broken', {}], { name: 'GeneralError', code: 500, message: 'Internal server error' }]
+      [
+        'a non-framework error',
+        ['find', 'broken', {}],
+        { name: 'GeneralError', code: 500, message: 'Internal server error' }
+      ]
     ]
 
     it.each(cases)('acks %s with the error JSON', async (_name, args, expected) => {
@@ -94,7 +151,10 @@ describe.each(ENGINES)('socket calls on %s', (engine) => {
       expect(await created).toMatchObject({ noAck: true })
       socket.emit('find', 'nope', {})
       socket.emit('hidden', 'multi')
-      expect(await emitAck(socket, 'find', 'multi', { noAck: true })).toEqual([null, [expect.objectContaining({ noAck: true })]])
+      expect(await emitAck(socket, 'find', 'multi', { noAck: true })).toEqual([
+        null,
+        [expect.objectContaining({ noAck: true })]
+      ])
     })
 
     it('survives malformed frames and keeps serving', async () => {
@@ -104,9 +164,16 @@ describe.each(ENGINES)('socket calls on %s', (engine) => {
       ;(socket.io.engine as unknown as { write(data: string): void }).write('42garbage[')
       await closed
       const other = await open()
-      ;(other as unknown as { emit(...args: unknown[]): void }).emit(7 as unknown as string, 'multi', (error: unknown) => error)
+      ;(other as unknown as { emit(...args: unknown[]): void }).emit(
+        7 as unknown as string,
+        'multi',
+        (error: unknown) => error
+      )
       other.emit('authenticate', 'not an object', () => {})
-      expect(await emitAck(other, 'find', 'echo', {})).toEqual([null, expect.objectContaining({ provider: 'socketio' })])
+      expect(await emitAck(other, 'find', 'echo', {})).toEqual([
+        null,
+        expect.objectContaining({ provider: 'socketio' })
+      ])
     })
   })
 
@@ -114,11 +181,19 @@ describe.each(ENGINES)('socket calls on %s', (engine) => {
     it('answers calls beyond the per-connection limit with 429 and serves the rest', async () => {
       const socket = await open()
       gate.current = new Gate()
-      const inFlight = [emitAck(socket, 'find', 'slow', {}), emitAck(socket, 'find', 'slow', {}), emitAck(socket, 'find', 'slow', {})]
+      const inFlight = [
+        emitAck(socket, 'find', 'slow', {}),
+        emitAck(socket, 'find', 'slow', {}),
+        emitAck(socket, 'find', 'slow', {})
+      ]
       const [error] = await emitAck(socket, 'find', 'slow', {})
       expect(error).toMatchObject({ name: 'TooManyRequests', code: 429, className: 'too-many-requests' })
       gate.current.open()
-      expect(await Promise.all(inFlight)).toEqual([[null, []], [null, []], [null, []]])
+      expect(await Promise.all(inFlight)).toEqual([
+        [null, []],
+        [null, []],
+        [null, []]
+      ])
       expect(await emitAck(socket, 'find', 'slow', {})).toEqual([null, []])
     })
 

@@ -58,13 +58,22 @@ describe.each(ENGINES)('socket events on %s', (engine) => {
       const created = collect(watcher, 'multi created')
       const patched = collect(watcher, 'multi patched')
       const removed = collect(watcher, 'multi removed')
-      await emitAck(caller, 'create', 'multi', [1, 2, 3, 4, 5].map((n) => ({ n })), {})
+      await emitAck(
+        caller,
+        'create',
+        'multi',
+        [1, 2, 3, 4, 5].map((n) => ({ n })),
+        {}
+      )
       await emitAck(caller, 'patch', 'multi', null, { seen: true }, {})
       await emitAck(caller, 'remove', 'multi', null, { n: { $gt: 3 } })
       await settled(watcher)
       expect(created.map((record) => (record as { n: number }).n)).toEqual([1, 2, 3, 4, 5])
       expect(patched).toHaveLength(5)
-      expect(removed).toEqual([{ n: 4, id: 3, seen: true }, { n: 5, id: 4, seen: true }])
+      expect(removed).toEqual([
+        { n: 4, id: 3, seen: true },
+        { n: 5, id: 4, seen: true }
+      ])
     })
 
     it('delivers custom events declared in the service options', async () => {
@@ -78,7 +87,10 @@ describe.each(ENGINES)('socket events on %s', (engine) => {
       const [caller, watcher] = [await open(true), await open(true)]
       const created = nextEvent(watcher, 'users created')
       const patched = nextEvent(watcher, 'users patched')
-      const [, user] = await emitAck(caller, 'create', 'users', { email: 'b@x.io', password: 'hunter222' }, {}) as [null, { id: number }]
+      const [, user] = (await emitAck(caller, 'create', 'users', { email: 'b@x.io', password: 'hunter222' }, {})) as [
+        null,
+        { id: number }
+      ]
       await emitAck(caller, 'patch', 'users', user.id, { password: 'hunter333' }, {})
       expect(await created).toEqual({ email: 'b@x.io', id: user.id })
       expect(await patched).toEqual({ email: 'b@x.io', id: user.id })
@@ -113,10 +125,17 @@ describe.each(ENGINES)('socket events on %s', (engine) => {
     it('serialises each payload once per event, however many sockets receive it', async () => {
       const watchers = await Promise.all([1, 2, 3].map(() => open(true)))
       let serialised = 0
-      const payload = { toJSON() { serialised++; return { text: 'once' } } }
+      const payload = {
+        toJSON() {
+          serialised++
+          return { text: 'once' }
+        }
+      }
       const sendTo = async (count: number) => {
         const chosen = new Set([...app.channel('authenticated').connections].slice(0, count))
-        app.service('custom').publish('boom', () => app.channel('authenticated').filter((connection) => chosen.has(connection)))
+        app
+          .service('custom')
+          .publish('boom', () => app.channel('authenticated').filter((connection) => chosen.has(connection)))
         const received: unknown[] = []
         for (const socket of watchers) socket.once('custom boom', (data: unknown) => received.push(data))
         serialised = 0

@@ -15,8 +15,15 @@ export interface TestServer {
   close(): Promise<void>
 }
 
-/** The server of an HTTP engine (express unless named) on 127.0.0.1:0, serving `app`, with the socket.io transport attached. */
-export async function startSocketServer(app: App, options: SocketIoOptions = {}, engine: Engine = 'express'): Promise<TestServer> {
+/**
+ * The server of an HTTP engine (express unless named) on 127.0.0.1:0, serving `app`, with the socket.io transport
+ * attached.
+ */
+export async function startSocketServer(
+  app: App,
+  options: SocketIoOptions = {},
+  engine: Engine = 'express'
+): Promise<TestServer> {
   const http = httpEngines[engine](app, {})
   const io = attachSocketIo(app, http.server, options)
   const running = await http.listen(0, '127.0.0.1')
@@ -76,13 +83,17 @@ export function collect(socket: Socket, name: string): unknown[] {
 const PASSWORD = new Set(['password'])
 
 /** Stand-in for `protect('password')`: strips the field from what external callers receive. */
-export const protectPassword = Object.assign((context: HookContext) => {
-  if (!context.params.provider) return
-  const result = context.result as { data?: unknown } | undefined
-  context.dispatch = result && Array.isArray(result.data)
-    ? { ...result, data: withoutFields(result.data, PASSWORD) }
-    : withoutFields(result, PASSWORD)
-}, { [PROTECTED_FIELDS]: ['password'] })
+export const protectPassword = Object.assign(
+  (context: HookContext) => {
+    if (!context.params.provider) return
+    const result = context.result as { data?: unknown } | undefined
+    context.dispatch =
+      result && Array.isArray(result.data)
+        ? { ...result, data: withoutFields(result.data, PASSWORD) }
+        : withoutFields(result, PASSWORD)
+  },
+  { [PROTECTED_FIELDS]: ['password'] }
+)
 
 /**
  * A small stand-in for the authentication service (same contract: create → `{accessToken,
@@ -95,17 +106,23 @@ export function useFakeAuthentication(app: App, options: { lifetimeMs?: number }
     const match = typeof token === 'string' ? /^fake\.(\d+)\.(\d+)$/.exec(token) : null
     if (!match) throw new NotAuthenticated('jwt malformed', { name: 'JsonWebTokenError' })
     if (Number(match[2]) * 1000 < Date.now()) throw new NotAuthenticated('jwt expired', { name: 'TokenExpiredError' })
-    const user = await users().get(Number(match[1])).catch(() => { throw new NotAuthenticated('Not authenticated') })
+    const user = await users()
+      .get(Number(match[1]))
+      .catch(() => {
+        throw new NotAuthenticated('Not authenticated')
+      })
     return { user, payload: { sub: match[1], exp: Number(match[2]) } }
   }
   const result = (accessToken: string, strategy: string, user: Data, payload: Data) => ({
-    accessToken, authentication: { strategy, payload }, user: withoutFields(user, PASSWORD) as Data
+    accessToken,
+    authentication: { strategy, payload },
+    user: withoutFields(user, PASSWORD) as Data
   })
   app.use('authentication', {
     async create(data: Data, params: Params) {
       let answer
       if (data.strategy === 'local') {
-        const found = await users().find({ query: { email: data.email }, paginate: false }) as Data[]
+        const found = (await users().find({ query: { email: data.email }, paginate: false })) as Data[]
         const user = found[0]
         if (!user || user.password !== data.password) throw new NotAuthenticated('Invalid login')
         const exp = Math.floor((Date.now() + (options.lifetimeMs ?? 3_600_000)) / 1000)

@@ -11,13 +11,23 @@ import { useFakeAuthentication } from './support.js'
 /** A gate a slow service waits on, so tests decide when in-flight calls finish. */
 export class Gate {
   private release!: () => void
-  readonly opened = new Promise<void>((resolve) => { this.release = resolve })
-  open(): void { this.release() }
+  readonly opened = new Promise<void>((resolve) => {
+    this.release = resolve
+  })
+  open(): void {
+    this.release()
+  }
 }
 
-/** The reference app (messages, users, default channels) with the fake authentication and the protocol services below. */
+/**
+ * The reference app (messages, users, default channels) with the fake authentication and the protocol services below.
+ */
 export function createSocketTestApp(options: { lifetimeMs?: number } = {}) {
-  const app = createReferenceApp({ stores: new InMemoryStoreFactory(), validator: new AjvSchemaValidator(), uniqueKeys: new InMemoryUniqueKeys() })
+  const app = createReferenceApp({
+    stores: new InMemoryStoreFactory(),
+    validator: new AjvSchemaValidator(),
+    uniqueKeys: new InMemoryUniqueKeys()
+  })
   useFakeAuthentication(app, options)
   const gate = useProtocolServices(app)
   return { app: app as App, gate }
@@ -35,20 +45,45 @@ export function useProtocolServices(app: App): { current: Gate } {
       const { connection: _connection, ...rest } = params
       return { keys: Object.keys(params), ...rest, hasConnection: params.connection !== undefined }
     },
-    async get(id: unknown, params: Params) { return { id, query: params.query } },
-    async remove() { return undefined },
-    async patch() { return 0 }
-  })
-  app.use('custom', {
-    async get(id: unknown) { return { id } },
-    async shout(this: { emit(event: string, data: unknown): boolean }, data: Data) {
-      this.emit('boom', { loud: data.text })
-      return { shouted: true }
+    async get(id: unknown, params: Params) {
+      return { id, query: params.query }
+    },
+    async remove() {
+      return undefined
+    },
+    async patch() {
+      return 0
     }
-  }, { methods: ['get', 'shout'], events: ['boom'] })
-  app.use('broken', { async find() { throw new Error('Secret internal detail') } })
+  })
+  app.use(
+    'custom',
+    {
+      async get(id: unknown) {
+        return { id }
+      },
+      async shout(this: { emit(event: string, data: unknown): boolean }, data: Data) {
+        this.emit('boom', { loud: data.text })
+        return { shouted: true }
+      }
+    },
+    { methods: ['get', 'shout'], events: ['boom'] }
+  )
+  app.use('broken', {
+    async find() {
+      throw new Error('Secret internal detail')
+    }
+  })
   const gate = { current: new Gate() }
-  app.use('slow', { async find() { await gate.current.opened; return [] } })
-  app.use('users/:userId/posts', { async find(params: Params) { return params.route } })
+  app.use('slow', {
+    async find() {
+      await gate.current.opened
+      return []
+    }
+  })
+  app.use('users/:userId/posts', {
+    async find(params: Params) {
+      return params.route
+    }
+  })
   return gate
 }

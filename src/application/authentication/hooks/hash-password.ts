@@ -32,13 +32,19 @@ export function hashPassword(field = 'password', options: HashPasswordOptions = 
   }
 }
 
-function defaultHash(context: HookContext, { authentication = 'authentication', strategy = 'local' }: HashPasswordOptions) {
+function defaultHash(
+  context: HookContext,
+  { authentication = 'authentication', strategy = 'local' }: HashPasswordOptions
+) {
   const found = context.app.paths.includes(authentication)
-    ? context.app.service<AuthenticationService>(authentication).getStrategy(strategy) as { hashPassword?: (plain: string) => Promise<string> } | undefined
+    ? (context.app.service<AuthenticationService>(authentication).getStrategy(strategy) as
+        { hashPassword?: (plain: string) => Promise<string> } | undefined)
     : undefined
   const hashWith = found?.hashPassword
   if (!hashWith) {
-    throw new Error(`hashPassword needs a hash function: pass { hash } or register a '${strategy}' strategy on the '${authentication}' service`)
+    throw new Error(
+      `hashPassword needs a hash function: pass { hash } or register a '${strategy}' strategy on the '${authentication}' service`
+    )
   }
   return (plain: string) => hashWith.call(found, plain)
 }

@@ -13,9 +13,10 @@ export function protect(...fields: string[]): Hook {
     const source = context.dispatch ?? context.result
     if (typeof source !== 'object' || source === null) return
     const page = source as { data?: unknown }
-    context.dispatch = context.method === 'find' && !Array.isArray(source) && Array.isArray(page.data)
-      ? { ...source, data: withoutFields(page.data, hidden) }
-      : withoutFields(source, hidden)
+    context.dispatch =
+      context.method === 'find' && !Array.isArray(source) && Array.isArray(page.data)
+        ? { ...source, data: withoutFields(page.data, hidden) }
+        : withoutFields(source, hidden)
     if (context.params.provider !== undefined) context.result = context.dispatch
   }
   return Object.assign(hook, { [PROTECTED_FIELDS]: fields })

@@ -13,7 +13,7 @@ export function restrictStrategies(...strategies: string[]): Hook {
   if (strategies.length === 0) throw new Error('restrictStrategies needs at least one strategy name')
   return async (context: HookContext) => {
     if (context.type !== 'before' || context.method !== 'create') {
-      throw new NotAuthenticated('restrictStrategies must be a before hook of the authentication service\'s create')
+      throw new NotAuthenticated("restrictStrategies must be a before hook of the authentication service's create")
     }
     const auth = context.service as unknown as AuthenticationService
     const authResult = await auth.authenticate(context.data as AuthenticationRequest, context.params, ...strategies)

@@ -29,7 +29,8 @@ export function restrictToOwner({ ownerField, idField = 'id' }: RestrictToOwnerO
       throw new NotAuthenticated('Not authenticated')
     }
     const owner = user[idField]
-    if (owner === undefined || owner === null) throw new Forbidden(`The logged-in user has no '${idField}' to own records with`)
+    if (owner === undefined || owner === null)
+      throw new Forbidden(`The logged-in user has no '${idField}' to own records with`)
     if (context.id === null || context.id === undefined) {
       const { $and, ...query } = params.query ?? {}
       const mine = { [ownerField]: owner }
@@ -37,7 +38,7 @@ export function restrictToOwner({ ownerField, idField = 'id' }: RestrictToOwnerO
       return
     }
     if (!context.service.get) throw new Error(`restrictToOwner on '${context.path}' needs a service with a get method`)
-    const record = await context.service.get(context.id) as Record<string, unknown>
+    const record = (await context.service.get(context.id)) as Record<string, unknown>
     const actual = Object.hasOwn(record, ownerField) ? record[ownerField] : undefined
     if (actual === undefined || actual === null || String(actual) !== String(owner)) {
       throw new Forbidden(`You can only ${context.method} your own records in '${context.path}'`)

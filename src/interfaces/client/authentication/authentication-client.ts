@@ -35,8 +35,15 @@ const globalTimers: RefreshTimers = {
 }
 
 const DEFAULTS: Omit<AuthenticationClientOptions, 'storage'> = {
-  path: 'authentication', storageKey: 'feathers-jwt', header: 'Authorization', scheme: 'Bearer', jwtStrategy: 'jwt',
-  refreshStorageKey: 'plumage-refresh-token', refreshStrategy: 'refresh', refreshBefore: 60_000, timers: globalTimers
+  path: 'authentication',
+  storageKey: 'feathers-jwt',
+  header: 'Authorization',
+  scheme: 'Bearer',
+  jwtStrategy: 'jwt',
+  refreshStorageKey: 'plumage-refresh-token',
+  refreshStrategy: 'refresh',
+  refreshBefore: 60_000,
+  timers: globalTimers
 }
 /** setTimeout fires at once for delays above 2^31-1 ms. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1
@@ -72,7 +79,10 @@ export class AuthenticationClient {
   private refreshTimer: unknown
   private refreshing: Promise<LoginResult> | null = null
 
-  constructor(private readonly app: ClientApp, options: Partial<AuthenticationClientOptions> = {}) {
+  constructor(
+    private readonly app: ClientApp,
+    options: Partial<AuthenticationClientOptions> = {}
+  ) {
     this.options = { ...DEFAULTS, storage: new MemoryStorage(), ...options }
     this.options.path = this.options.path.split('/').filter(Boolean).join('/')
     app.hooks([(context, next) => this.hook(context, next)])
@@ -115,24 +125,32 @@ export class AuthenticationClient {
         if (isAuthError(error)) this.app.emit(SESSION_EXPIRED, error)
         throw error
       }
-    })().finally(() => { this.refreshing = null })
+    })().finally(() => {
+      this.refreshing = null
+    })
     return this.refreshing
   }
 
   /** `authenticate()` without data is `reAuthenticate()`. */
   authenticate(data?: AuthenticationRequest, params?: Params): Promise<LoginResult> {
     if (!data) return this.reAuthenticate()
-    const attempt = this.app.service(this.options.path).create(data, params).then(async (result) => {
-      const authResult = result as unknown as LoginResult
-      if (typeof authResult?.accessToken !== 'string') throw new NotAuthenticated('The server answered the login without an accessToken')
-      await this.setAccessToken(authResult.accessToken)
-      if (typeof authResult.refreshToken === 'string') await this.options.storage.setItem(this.options.refreshStorageKey, authResult.refreshToken)
-      this.authenticated = true
-      this.schedule(authResult)
-      this.app.emit('login', authResult)
-      this.app.emit('authenticated', authResult)
-      return authResult
-    }).catch((error: unknown) => this.failed(error))
+    const attempt = this.app
+      .service(this.options.path)
+      .create(data, params)
+      .then(async (result) => {
+        const authResult = result as unknown as LoginResult
+        if (typeof authResult?.accessToken !== 'string')
+          throw new NotAuthenticated('The server answered the login without an accessToken')
+        await this.setAccessToken(authResult.accessToken)
+        if (typeof authResult.refreshToken === 'string')
+          await this.options.storage.setItem(this.options.refreshStorageKey, authResult.refreshToken)
+        this.authenticated = true
+        this.schedule(authResult)
+        this.app.emit('login', authResult)
+        this.app.emit('authenticated', authResult)
+        return authResult
+      })
+      .catch((error: unknown) => this.failed(error))
     this.current = attempt
     return attempt
   }
@@ -148,7 +166,9 @@ export class AuthenticationClient {
       return this.authenticate({ strategy, accessToken }).catch((error: unknown) => {
         if (!refreshToken || !isAuthError(error) || strategy !== this.options.jwtStrategy) throw error
         // The failed attempt dropped the stored tokens; the refresh token is still worth a try.
-        return Promise.resolve(this.options.storage.setItem(this.options.refreshStorageKey, refreshToken)).then(() => this.refresh())
+        return Promise.resolve(this.options.storage.setItem(this.options.refreshStorageKey, refreshToken)).then(() =>
+          this.refresh()
+        )
       })
     })
     this.current = attempt
@@ -158,7 +178,7 @@ export class AuthenticationClient {
   async logout(): Promise<LoginResult | null> {
     try {
       await this.current?.catch(() => undefined)
-      const result = await this.app.service(this.options.path).remove(null) as unknown as LoginResult
+      const result = (await this.app.service(this.options.path).remove(null)) as unknown as LoginResult
       await this.removeAccessToken()
       this.reset()
       this.app.emit('logout', result)
@@ -203,11 +223,14 @@ export class AuthenticationClient {
     const at = exp * 1000 - refreshBefore
     const step = (): void => {
       const delay = at - timers.now()
-      this.refreshTimer = timers.setTimeout(() => {
-        if (delay > MAX_TIMER_DELAY) return step()
-        this.refreshTimer = undefined
-        this.refresh().catch(() => undefined)
-      }, Math.max(0, Math.min(delay, MAX_TIMER_DELAY)))
+      this.refreshTimer = timers.setTimeout(
+        () => {
+          if (delay > MAX_TIMER_DELAY) return step()
+          this.refreshTimer = undefined
+          this.refresh().catch(() => undefined)
+        },
+        Math.max(0, Math.min(delay, MAX_TIMER_DELAY))
+      )
       ;(this.refreshTimer as { unref?: () => void } | undefined)?.unref?.()
     }
     step()
@@ -221,7 +244,10 @@ export class AuthenticationClient {
       const accessToken = authResult?.accessToken
       if (accessToken && this.app.transport?.name === 'rest') {
         const { header, scheme } = this.options
-        context.params = { ...context.params, headers: { [header]: `${scheme} ${accessToken}`, ...context.params.headers } }
+        context.params = {
+          ...context.params,
+          headers: { [header]: `${scheme} ${accessToken}`, ...context.params.headers }
+        }
       }
     }
     await next()

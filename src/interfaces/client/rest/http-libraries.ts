@@ -5,8 +5,10 @@ import { parseBody, type HttpRequest, type HttpSend } from './http.js'
  * client imports none of them; the types below are the small structural parts we call.
  */
 
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) =>
-  Promise<{ status: number; text(): Promise<string> }>
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string }
+) => Promise<{ status: number; text(): Promise<string> }>
 
 export function fetchSend(fetch: FetchLike): HttpSend {
   return async ({ url, method, headers, body, connection }) => {
@@ -23,8 +25,14 @@ export function axiosSend(axios: AxiosLike): HttpSend {
   return async ({ url, method, headers, body, connection }) => {
     // Every status resolves and the body stays text: one parsing and error path for all libraries.
     const response = await axios.request({
-      url, method, headers, data: json(body), validateStatus: () => true, responseType: 'text',
-      transformResponse: [(data: unknown) => data], ...connection
+      url,
+      method,
+      headers,
+      data: json(body),
+      validateStatus: () => true,
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      ...connection
     })
     return { status: response.status, body: parseBody(response.data) }
   }
@@ -39,31 +47,55 @@ export type SuperagentLike = (method: string, url: string) => SuperagentRequest
 
 export function superagentSend(superagent: SuperagentLike): HttpSend {
   return async ({ url, method, headers, body }) => {
-    let request = superagent(method, url).set(headers).ok(() => true)
+    let request = superagent(method, url)
+      .set(headers)
+      .ok(() => true)
     if (body !== undefined) request = request.send(json(body)!)
     const response = await request
-    return { status: response.status, body: typeof response.text === 'string' ? parseBody(response.text) : response.body }
+    return {
+      status: response.status,
+      body: typeof response.text === 'string' ? parseBody(response.text) : response.body
+    }
   }
 }
 
-interface JqXhr { status: number; statusText: string; responseText?: string }
+interface JqXhr {
+  status: number
+  statusText: string
+  responseText?: string
+}
 export interface JQueryLike {
-  ajax(settings: Record<string, unknown>): { then(done: (data: unknown, status: string, xhr: JqXhr) => void, fail: (xhr: JqXhr) => void): unknown }
+  ajax(settings: Record<string, unknown>): {
+    then(done: (data: unknown, status: string, xhr: JqXhr) => void, fail: (xhr: JqXhr) => void): unknown
+  }
 }
 
 export function jquerySend($: JQueryLike): HttpSend {
-  return ({ url, method, headers, body, connection }) => new Promise((resolve, reject) => {
-    // dataType 'text': jQuery would otherwise reject empty 204 bodies and non-JSON error pages.
-    $.ajax({ url, type: method, headers, data: json(body), dataType: 'text', processData: false, contentType: false, ...connection }).then(
-      (_data, _status, xhr) => resolve({ status: xhr.status, body: parseBody(xhr.responseText) }),
-      (xhr) => xhr.status === 0
-        ? reject(new Error(xhr.statusText || 'network error'))
-        : resolve({ status: xhr.status, body: parseBody(xhr.responseText) })
-    )
-  })
+  return ({ url, method, headers, body, connection }) =>
+    new Promise((resolve, reject) => {
+      // dataType 'text': jQuery would otherwise reject empty 204 bodies and non-JSON error pages.
+      $.ajax({
+        url,
+        type: method,
+        headers,
+        data: json(body),
+        dataType: 'text',
+        processData: false,
+        contentType: false,
+        ...connection
+      }).then(
+        (_data, _status, xhr) => resolve({ status: xhr.status, body: parseBody(xhr.responseText) }),
+        (xhr) =>
+          xhr.status === 0
+            ? reject(new Error(xhr.statusText || 'network error'))
+            : resolve({ status: xhr.status, body: parseBody(xhr.responseText) })
+      )
+    })
 }
 
-/** The shape of the `request` package's function (or its `defaults(...)`); typed loosely enough that the real one fits. */
+/**
+ * The shape of the `request` package's function (or its `defaults(...)`); typed loosely enough that the real one fits.
+ */
 export type RequestLike = (
   options: { url: string; method: string; headers: Record<string, string>; body?: string },
   callback: (error: unknown, response: { statusCode: number }, body: unknown) => void
@@ -71,12 +103,13 @@ export type RequestLike = (
 
 /** `request` is deprecated upstream: legacy support. Its `defaults` (e.g. basic auth) are kept. */
 export function requestSend(request: RequestLike): HttpSend {
-  return ({ url, method, headers, body, connection }: HttpRequest) => new Promise((resolve, reject) => {
-    request({ url, method, headers, body: json(body), ...connection }, (error, response, text) => {
-      if (error) reject(error)
-      else resolve({ status: response.statusCode, body: parseBody(text) })
+  return ({ url, method, headers, body, connection }: HttpRequest) =>
+    new Promise((resolve, reject) => {
+      request({ url, method, headers, body: json(body), ...connection }, (error, response, text) => {
+        if (error) reject(error)
+        else resolve({ status: response.statusCode, body: parseBody(text) })
+      })
     })
-  })
 }
 
 function json(body: unknown): string | undefined {

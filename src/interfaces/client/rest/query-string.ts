@@ -12,7 +12,8 @@ export function stringifyQuery(query: Record<string, unknown>): string {
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') return
     if (value === null) parts.push(`${encode(key)}=`)
     else if (Array.isArray(value)) value.forEach((item, index) => add(`${key}[${index}]`, item))
-    else if (typeof value === 'object') for (const name of Object.keys(value)) add(`${key}[${name}]`, (value as Record<string, unknown>)[name])
+    else if (typeof value === 'object')
+      for (const name of Object.keys(value)) add(`${key}[${name}]`, (value as Record<string, unknown>)[name])
     else parts.push(`${encode(key)}=${encode(String(value))}`)
   }
   for (const key of Object.keys(query)) add(key, query[key])

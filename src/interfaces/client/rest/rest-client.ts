@@ -6,8 +6,16 @@ import type { ClientApp } from '../client-app.js'
 import { fillRoute, type RemoteCall, type Transport } from '../transport.js'
 import type { HttpRequest, HttpSend } from './http.js'
 import {
-  axiosSend, fetchSend, jquerySend, requestSend, superagentSend,
-  type AxiosLike, type FetchLike, type JQueryLike, type RequestLike, type SuperagentLike
+  axiosSend,
+  fetchSend,
+  jquerySend,
+  requestSend,
+  superagentSend,
+  type AxiosLike,
+  type FetchLike,
+  type JQueryLike,
+  type RequestLike,
+  type SuperagentLike
 } from './http-libraries.js'
 import { stringifyQuery } from './query-string.js'
 
@@ -19,7 +27,12 @@ export interface RestOptions {
 }
 
 const VERBS: Record<string, HttpRequest['method']> = {
-  find: 'GET', get: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', remove: 'DELETE'
+  find: 'GET',
+  get: 'GET',
+  create: 'POST',
+  update: 'PUT',
+  patch: 'PATCH',
+  remove: 'DELETE'
 }
 
 /** The REST transport: docs/wire-protocol.md, REST, seen from the client, over any HttpSend. */
@@ -27,7 +40,11 @@ export class RestTransport implements Transport {
   readonly name = 'rest'
   private readonly base: string
 
-  constructor(base: string, private readonly send: HttpSend, private readonly options: RestOptions = {}) {
+  constructor(
+    base: string,
+    private readonly send: HttpSend,
+    private readonly options: RestOptions = {}
+  ) {
     this.base = base.replace(/\/+$/, '')
   }
 
@@ -74,9 +91,11 @@ type Plugin = (client: ClientApp) => void
  * `.superagent(superagent)`, `.jquery($)`, `.request(request)` (legacy: `request` is deprecated).
  */
 export function rest(baseUrl = '') {
-  const plugin = (send: HttpSend, options?: RestOptions): Plugin => (client) => {
-    client.transport = new RestTransport(baseUrl, send, options)
-  }
+  const plugin =
+    (send: HttpSend, options?: RestOptions): Plugin =>
+    (client) => {
+      client.transport = new RestTransport(baseUrl, send, options)
+    }
   return {
     fetch: (fetch: FetchLike, options?: RestOptions) => plugin(fetchSend(fetch), options),
     axios: (axios: AxiosLike, options?: RestOptions) => plugin(axiosSend(axios), options),

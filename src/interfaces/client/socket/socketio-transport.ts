@@ -33,20 +33,30 @@ export interface SocketioOptions {
 export class SocketioTransport implements Transport {
   readonly name = 'socketio'
 
-  constructor(readonly socket: SocketLike, private readonly options: SocketioOptions = {}) {}
+  constructor(
+    readonly socket: SocketLike,
+    private readonly options: SocketioOptions = {}
+  ) {}
 
   call(call: RemoteCall): Promise<unknown> {
     const path = fillRoute(call.path, call.params.route)
     const timeout = this.options.timeout ?? 5000
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new Timeout(`Timeout of ${timeout}ms exceeded calling ${call.method} on ${path}`, { timeout, method: call.method, path }))
+        reject(
+          new Timeout(`Timeout of ${timeout}ms exceeded calling ${call.method} on ${path}`, {
+            timeout,
+            method: call.method,
+            path
+          })
+        )
       }, timeout)
       // The method's own argument layout, with the query (always sent, `{}` by default) in place of params.
       const args = toArguments(call.method, { id: call.id, data: call.data, last: call.params.query ?? {} })
       this.socket.emit(call.method, path, ...args, (error: unknown, result: unknown) => {
         clearTimeout(timer)
-        if (error !== null && error !== undefined) reject(errorFromJson(typeof error === 'object' ? error : { message: String(error) }))
+        if (error !== null && error !== undefined)
+          reject(errorFromJson(typeof error === 'object' ? error : { message: String(error) }))
         else resolve(result)
       })
     })
@@ -62,7 +72,8 @@ export class SocketioTransport implements Transport {
 
 /** `client.configure(socketio(socket, { timeout }))`: makes the client talk over a socket.io socket. */
 export function socketio(socket: SocketLike, options: SocketioOptions = {}): (client: ClientApp) => void {
-  if (!socket || typeof socket.emit !== 'function') throw new Error('socketio(socket) needs a socket.io-client socket, e.g. io(url)')
+  if (!socket || typeof socket.emit !== 'function')
+    throw new Error('socketio(socket) needs a socket.io-client socket, e.g. io(url)')
   return (client) => {
     client.transport = new SocketioTransport(socket, options)
     let connectedBefore = socket.connected === true

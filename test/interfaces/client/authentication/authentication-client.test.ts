@@ -15,7 +15,8 @@ function fakeTransport(name: string, answer?: (call: RemoteCall) => unknown) {
     async call(call) {
       calls.push(call)
       if (answer) return answer(call)
-      if (call.path === 'authentication') return { accessToken: `token-${calls.length}`, authentication: { strategy: 'local' } }
+      if (call.path === 'authentication')
+        return { accessToken: `token-${calls.length}`, authentication: { strategy: 'local' } }
       return []
     }
   }
@@ -26,7 +27,11 @@ describe('authentication client (fake transports)', () => {
   it('stores the token in the given storage and sends it as a Bearer header on REST calls, not on the login', async () => {
     const storage = new MemoryStorage()
     const { transport, calls } = fakeTransport('rest')
-    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication({ storage }))
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
+      .configure(authentication({ storage }))
     const logins: unknown[] = []
     client.on('login', (result) => logins.push(result))
     await client.authenticate({ strategy: 'local', email: 'a', password: 'b' })
@@ -39,9 +44,20 @@ describe('authentication client (fake transports)', () => {
 
   it('uses the configured header, scheme, storage key and path; a localStorage-like async storage works', async () => {
     const items = new Map<string, string>()
-    const storage = { getItem: async (key: string) => items.get(key) ?? null, setItem: async (key: string, value: string) => { items.set(key, value) }, removeItem: async (key: string) => { items.delete(key) } }
-    const { transport, calls } = fakeTransport('rest', (call) => call.path === 'auth' ? { accessToken: 't' } : [])
-    const client = createClient().configure((app) => { app.transport = transport })
+    const storage = {
+      getItem: async (key: string) => items.get(key) ?? null,
+      setItem: async (key: string, value: string) => {
+        items.set(key, value)
+      },
+      removeItem: async (key: string) => {
+        items.delete(key)
+      }
+    }
+    const { transport, calls } = fakeTransport('rest', (call) => (call.path === 'auth' ? { accessToken: 't' } : []))
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
       .configure(authentication({ storage, storageKey: 'jwt', header: 'X-Token', scheme: 'JWT', path: '/auth/' }))
     await client.authenticate({ strategy: 'local' })
     await client.service('messages').find()
@@ -51,21 +67,35 @@ describe('authentication client (fake transports)', () => {
 
   it('sends no header over a socket transport (the connection is authenticated) and re-authenticates after a disconnect', async () => {
     const { transport, calls } = fakeTransport('socketio')
-    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication())
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
+      .configure(authentication())
     await client.authenticate({ strategy: 'local', email: 'a', password: 'b' })
     await client.service('messages').find()
     expect(calls[1]!.params.headers).toBeUndefined()
     const relogin = new Promise((resolve) => client.once('login', resolve))
     client.emit('disconnect', 'transport close')
     await expect(relogin).resolves.toMatchObject({ accessToken: 'token-3' })
-    expect(calls[2]).toMatchObject({ path: 'authentication', method: 'create', data: { strategy: 'jwt', accessToken: 'token-1' } })
+    expect(calls[2]).toMatchObject({
+      path: 'authentication',
+      method: 'create',
+      data: { strategy: 'jwt', accessToken: 'token-1' }
+    })
   })
 
   it('drops the stored token when the server refuses it (401–407) and says when there is none', async () => {
     const storage = new MemoryStorage()
     storage.setItem('feathers-jwt', 'stale')
-    const { transport } = fakeTransport('rest', () => { throw new NotAuthenticated('jwt expired') })
-    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication({ storage }))
+    const { transport } = fakeTransport('rest', () => {
+      throw new NotAuthenticated('jwt expired')
+    })
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
+      .configure(authentication({ storage }))
     await expect(client.reAuthenticate()).rejects.toThrow('jwt expired')
     expect(storage.getItem('feathers-jwt')).toBeNull()
     await expect(client.reAuthenticate()).rejects.toThrow('No accessToken found in storage')
@@ -74,20 +104,35 @@ describe('authentication client (fake transports)', () => {
   it('keeps the token on other errors', async () => {
     const storage = new MemoryStorage()
     storage.setItem('feathers-jwt', 'kept')
-    const { transport } = fakeTransport('rest', () => { throw new Error('network down') })
-    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication({ storage }))
+    const { transport } = fakeTransport('rest', () => {
+      throw new Error('network down')
+    })
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
+      .configure(authentication({ storage }))
     await expect(client.reAuthenticate()).rejects.toThrow('network down')
     expect(storage.getItem('feathers-jwt')).toBe('kept')
   })
 
   it('makes calls wait for a login in progress', async () => {
     let release!: () => void
-    const gate = new Promise<void>((resolve) => { release = resolve })
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
     const { transport, calls } = fakeTransport('rest', async (call) => {
-      if (call.path === 'authentication') { await gate; return { accessToken: 'late' } }
+      if (call.path === 'authentication') {
+        await gate
+        return { accessToken: 'late' }
+      }
       return []
     })
-    const client = createClient().configure((app) => { app.transport = transport }).configure(authentication())
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
+      .configure(authentication())
     const login = client.authenticate({ strategy: 'local' })
     const find = client.service('messages').find()
     release()
@@ -101,7 +146,11 @@ describe('authentication client against the server over REST', () => {
   let server: AuthServer
   beforeAll(async () => {
     server = await startAuthServer()
-    await fetch(`${server.url}/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'a@x.io', password: 'secret-pw' }) })
+    await fetch(`${server.url}/users`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'a@x.io', password: 'secret-pw' })
+    })
   })
   afterAll(() => server.close())
 
@@ -111,10 +160,19 @@ describe('authentication client against the server over REST', () => {
     const events: string[] = []
     client.on('login', () => events.push('login'))
     client.on('logout', () => events.push('logout'))
-    await expect(client.service('messages').find()).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Not authenticated' })
+    await expect(client.service('messages').find()).rejects.toMatchObject({
+      name: 'NotAuthenticated',
+      message: 'Not authenticated'
+    })
     const result = await client.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret-pw' })
     expect(result.user).toEqual({ email: 'a@x.io', id: 0 })
-    await expect(client.service('messages').create({ text: 'hi' })).resolves.toEqual({ text: 'hi', userId: 0, id: 0, createdAt: expect.any(String), updatedAt: expect.any(String) })
+    await expect(client.service('messages').create({ text: 'hi' })).resolves.toEqual({
+      text: 'hi',
+      userId: 0,
+      id: 0,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String)
+    })
     const again = await client.reAuthenticate(true)
     expect(again.accessToken).toBe(result.accessToken)
     await expect(client.reAuthenticate()).resolves.toBe(again)
@@ -136,7 +194,10 @@ describe('authentication client against the server over REST', () => {
   it('rejects a wrong password with "Invalid login" and keeps no token', async () => {
     const storage = new MemoryStorage()
     const client = createClient().configure(rest(server.url).fetch(fetch)).configure(authentication({ storage }))
-    await expect(client.authenticate({ strategy: 'local', email: 'a@x.io', password: 'nope' })).rejects.toMatchObject({ name: 'NotAuthenticated', message: 'Invalid login' })
+    await expect(client.authenticate({ strategy: 'local', email: 'a@x.io', password: 'nope' })).rejects.toMatchObject({
+      name: 'NotAuthenticated',
+      message: 'Invalid login'
+    })
     expect(storage.getItem('feathers-jwt')).toBeNull()
   })
 })

@@ -43,7 +43,10 @@ describe('socketio client transport', () => {
 
   it('rejects with the server error rebuilt by name', async () => {
     const { client: c } = await client()
-    const error = await c.service('multi').get(999).catch((thrown: unknown) => thrown)
+    const error = await c
+      .service('multi')
+      .get(999)
+      .catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(NotFound)
     expect(error).toMatchObject({ message: "No record found for id '999'", code: 404 })
   })
@@ -62,7 +65,10 @@ describe('socketio client transport', () => {
   it('rejects a call without an answer with a Timeout error after the configured time', async () => {
     gate.current = new Gate()
     const { client: c } = await client({ timeout: 50 })
-    const error = await c.service('slow').find().catch((thrown: unknown) => thrown)
+    const error = await c
+      .service('slow')
+      .find()
+      .catch((thrown: unknown) => thrown)
     gate.current.open()
     expect(error).toBeInstanceOf(Timeout)
     expect((error as Error).message).toBe('Timeout of 50ms exceeded calling find on slow')
