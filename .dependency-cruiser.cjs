@@ -71,6 +71,14 @@ module.exports = {
       to: { path: '^src/infrastructure/' }
     },
     {
+      name: 'application-kernel-one-way',
+      comment:
+        'The app, its registry, hooks, events and gateway import each other one way (app.ts on top), type imports included: the parts call back into the app through AppCore, hooks see it as HookApp.',
+      severity: 'error',
+      from: { path: '^src/application/([^/]+\\.ts$|transport/)' },
+      to: { circular: true }
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

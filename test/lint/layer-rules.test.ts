@@ -107,6 +107,17 @@ describe('layer rules (npm run lint)', () => {
     expect(throughTheSeam.output).not.toContain('transports-use-the-seam')
   })
 
+  it('fails when files of the application kernel import each other both ways, even for types only', async () => {
+    const result = await cruise({
+      'src/application/app.ts':
+        "import type { HookContext } from './hook-context.js'\nexport class App { run(c: HookContext) { return c } }\n",
+      'src/application/hook-context.ts':
+        "import type { App } from './app.js'\nexport interface HookContext { app: App }\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('application-kernel-one-way')
+  })
+
   it('passes a tree that follows the rules', async () => {
     const result = await cruise({
       'src/domain/port.ts': 'export interface Port { x: number }\n',
