@@ -1,7 +1,5 @@
+import { AUTHENTICATES, UNIQUE_FIELD, type App, type ServiceDescription } from '../../application/transport/index.js'
 import type { JsonSchema, JsonSchemaObject, ServiceSchemas } from '../../domain/schema/json-schema.js'
-import type { App, ServiceDescription } from '../app.js'
-import { AUTHENTICATES } from '../authentication/hooks/authenticate.js'
-import { UNIQUE_FIELD } from '../schema/unique-field.js'
 
 export interface OpenApiOptions {
   title: string
