@@ -58,7 +58,8 @@ export interface ServiceCall {
 
 export interface Paginated<T> {
   total: number
-  limit: number
+  /** Absent (as in Feathers) when neither `$limit` nor the service's default or max size bounds the page. */
+  limit?: number
   skip: number
   data: T[]
 }
