@@ -1,10 +1,10 @@
 import type { R, RStream } from 'rethinkdb-ts'
-import { AdapterService, type AdapterServiceOptions } from '../../application/adapter-service.js'
-import type { Logger } from '../../domain/logger.js'
-import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
-import type { Data } from '../../domain/service/service.js'
-import type { StoreIndex } from '../../domain/store/store-factory.js'
-import { RethinkDbStore } from './rethinkdb-store.js'
+import { AdapterService, type AdapterServiceOptions } from '../application/adapter-service.js'
+import type { Logger } from '../domain/logger.js'
+import type { JsonSchemaObject } from '../domain/schema/json-schema.js'
+import type { Data } from '../domain/service/service.js'
+import type { StoreIndex } from '../domain/store/store-factory.js'
+import { RethinkDbStore } from '../infrastructure/rethinkdb/rethinkdb-store.js'
 
 /** The options of `service(options)`, as Feathers database adapters take them (docs/rethinkdb.md). */
 export interface RethinkDbServiceOptions extends AdapterServiceOptions {
