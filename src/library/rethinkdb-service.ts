@@ -28,6 +28,12 @@ export interface RethinkDbServiceOptions extends AdapterServiceOptions {
 /**
  * The RethinkDB adapter as a service: AdapterService semantics plus `init()` and `createQuery()`.
  * `params.rethinkdb` (e.g. built from createQuery in a before hook) replaces the base query of find.
+ *
+ * It lives here, not beside the store in src/infrastructure/rethinkdb: it puts a driven adapter
+ * (the store) together with an application use case (AdapterService), which is composition — the
+ * job of src/container.ts for the server and of these entries for a project that imports plumage.
+ * So driven adapters never build on the application (the `infrastructure-not-application` rule),
+ * with no exception to name.
  */
 export class RethinkDbService<T extends Data = Data> extends AdapterService<T> {
   declare readonly store: RethinkDbStore<T>
