@@ -10,3 +10,12 @@ export {
   type RunOptions,
   type TestApi
 } from './contract.js'
+export {
+  ReceivedEvents,
+  realtimeContractApp,
+  runRealtimeTransportContract,
+  type RealtimeClient,
+  type RealtimeTransportContractOptions,
+  type ReceivedEvent,
+  type RunningRealtimeTransport
+} from './realtime-transport.contract.js'

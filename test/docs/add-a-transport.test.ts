@@ -5,47 +5,46 @@ import { App } from '../../src/application/app.js'
 import type { Connection } from '../../src/domain/service/service.js'
 import {
   ReceivedEvents,
-  realtimeTransportContract,
+  runRealtimeTransportContract,
   type ReceivedEvent,
-  type RealtimeTransportDriver
-} from '../../src/testing/realtime-transport-contract.js'
+  type RealtimeClient
+} from '../../src/testing/realtime-transport.contract.js'
 import { connectNdjson, ndjsonTransport } from '../../examples/add-a-transport.js'
+import { startOnHttpServer } from '../support/realtime-server.js'
 
 /** A client of the example transport for the contract: one ref per call, event lines into `events`. */
-const ndjsonDriver: RealtimeTransportDriver = {
-  provider: 'ndjson',
-  factory: ndjsonTransport,
-  async connect(url, headers) {
-    const client = await connectNdjson(url, headers)
-    const events = new ReceivedEvents()
-    const answers = new Map<unknown, { resolve(result: unknown): void; reject(error: unknown): void }>()
-    void (async () => {
-      for (let line = await client.lines.next(); !line.done; line = await client.lines.next()) {
-        const { ref, result, error } = line.value
-        if (ref === undefined) events.add(line.value as unknown as ReceivedEvent)
-        else if (error !== undefined) answers.get(ref)?.reject(error)
-        else answers.get(ref)?.resolve(result)
-      }
-    })()
-    let refs = 0
-    return {
-      events,
-      closed: new Promise<void>((resolve) => client.socket.once('close', () => resolve())),
-      call: (path, method, { id, data, query } = {}) =>
-        new Promise((resolve, reject) => {
-          const ref = ++refs
-          answers.set(ref, { resolve, reject })
-          client.send({ ref, path, method, id, data, query })
-        }),
-      close: () => client.socket.end()
+async function connectClient(url: string, headers?: Record<string, string>): Promise<RealtimeClient> {
+  const client = await connectNdjson(url, headers)
+  const events = new ReceivedEvents()
+  const answers = new Map<unknown, { resolve(result: unknown): void; reject(error: unknown): void }>()
+  void (async () => {
+    for (let line = await client.lines.next(); !line.done; line = await client.lines.next()) {
+      const { ref, result, error } = line.value
+      if (ref === undefined) events.add(line.value as unknown as ReceivedEvent)
+      else if (error !== undefined) answers.get(ref)?.reject(error)
+      else answers.get(ref)?.resolve(result)
     }
+  })()
+  let refs = 0
+  return {
+    events,
+    closed: new Promise<void>((resolve) => client.socket.once('close', () => resolve())),
+    call: (path, method, { id, data, query } = {}) =>
+      new Promise((resolve, reject) => {
+        const ref = ++refs
+        answers.set(ref, { resolve, reject })
+        client.send({ ref, path, method, id, data, query })
+      }),
+    close: () => client.socket.end()
   }
 }
 
-realtimeTransportContract(
-  '"Add a transport": newline-delimited JSON over TCP (examples/add-a-transport.ts)',
-  ndjsonDriver
-)
+runRealtimeTransportContract({
+  adapter: '"Add a transport": newline-delimited JSON over TCP (examples/add-a-transport.ts)',
+  cases: 'all',
+  provider: 'ndjson',
+  start: startOnHttpServer(ndjsonTransport, connectClient)
+})
 
 describe('"Add a transport": what only the ndjson wire has', () => {
   it('answers lines that are not JSON objects, or name no method, with a 400 and keeps serving', async () => {
