@@ -31,6 +31,7 @@ const SOURCES: Readonly<Record<string, string | readonly string[]>> = {
   pino: ['src/infrastructure/logging', 'src/infrastructure/config'],
   observe: ['src/infrastructure/metrics', 'src/infrastructure/tracing'],
   container: 'src/container.ts',
+  library: 'src/library',
   infrastructure: 'src/infrastructure',
   application: 'src/application'
 }
