@@ -24,3 +24,12 @@ export {
   type ConnectionSessionsContractOptions,
   type ConnectionSessionsRequest
 } from './connection-sessions.contract.js'
+export {
+  ReceivedEvents,
+  realtimeContractApp,
+  runRealtimeTransportContract,
+  type RealtimeClient,
+  type RealtimeTransportContractOptions,
+  type ReceivedEvent,
+  type RunningRealtimeTransport
+} from './realtime-transport.contract.js'
