@@ -124,6 +124,36 @@ describe('layer rules (npm run lint)', () => {
     )
   })
 
+  it('fails when a driven adapter builds on an application use case; a library entry may compose them', async () => {
+    const files = {
+      'src/application/adapter-service.ts': 'export class AdapterService {}\n',
+      'src/infrastructure/store.ts': 'export class Store {}\n'
+    }
+    const result = await cruise({
+      ...files,
+      'src/infrastructure/store-service.ts':
+        "import { AdapterService } from '../application/adapter-service.js'\nexport class StoreService extends AdapterService {}\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('infrastructure-not-application')
+    const composed = await cruise({
+      ...files,
+      'src/library/store-service.ts':
+        "import { AdapterService } from '../application/adapter-service.js'\nimport { Store } from '../infrastructure/store.js'\nexport const service = () => Object.assign(new AdapterService(), { store: new Store() })\n"
+    })
+    expect(composed.output).not.toContain('error')
+    expect(composed.ok).toBe(true)
+  })
+
+  it('fails when plumage imports one of its own package entries', async () => {
+    const result = await cruise({
+      'src/library/index.ts': 'export const entry = 1\n',
+      'src/application/use-case.ts': "import { entry } from '../library/index.js'\nexport const x = entry\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('library-entries-are-outermost')
+  })
+
   it('passes a tree that follows the rules', async () => {
     const result = await cruise({
       'src/domain/port.ts': 'export interface Port { x: number }\n',
