@@ -104,7 +104,7 @@ describe('plumage as a dependency', () => {
 
   it('resolves every entry of the exports map to built JS and declarations', async () => {
     const entries = Object.entries(exports).filter(([, target]) => typeof target !== 'string')
-    expect(entries.map(([name]) => name)).toEqual(expect.arrayContaining(['.', './memory', './rethinkdb']))
+    expect(entries.map(([name]) => name)).toEqual(expect.arrayContaining(['.', './memory', './rethinkdb', './testing']))
     for (const [name, target] of entries) {
       const { types, default: js } = target as { types: string; default: string }
       await expect(readFile(join(installed, types), 'utf8')).resolves.toContain('export')

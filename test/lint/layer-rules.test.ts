@@ -107,25 +107,25 @@ describe('layer rules (npm run lint)', () => {
     expect(throughTheSeam.output).not.toContain('transports-use-the-seam')
   })
 
-  it('fails when a driven adapter builds on an application use case; a library entry may compose them', async () => {
-    const files = {
-      'src/application/adapter-service.ts': 'export class AdapterService {}\n',
-      'src/infrastructure/store.ts': 'export class Store {}\n'
-    }
+  it('fails when a driven adapter builds on an application use case', async () => {
     const result = await cruise({
-      ...files,
+      'src/application/adapter-service.ts': 'export class AdapterService {}\n',
       'src/infrastructure/store-service.ts':
         "import { AdapterService } from '../application/adapter-service.js'\nexport class StoreService extends AdapterService {}\n"
     })
     expect(result.ok).toBe(false)
     expect(result.output).toContain('infrastructure-not-application')
-    const composed = await cruise({
-      ...files,
+  })
+
+  it('lets a library entry compose an adapter with a use case, as the composition root does', async () => {
+    const result = await cruise({
+      'src/application/adapter-service.ts': 'export class AdapterService {}\n',
+      'src/infrastructure/store.ts': 'export class Store {}\n',
       'src/library/store-service.ts':
         "import { AdapterService } from '../application/adapter-service.js'\nimport { Store } from '../infrastructure/store.js'\nexport const service = () => Object.assign(new AdapterService(), { store: new Store() })\n"
     })
-    expect(composed.output).not.toContain('error')
-    expect(composed.ok).toBe(true)
+    expect(result.output).not.toContain('error')
+    expect(result.ok).toBe(true)
   })
 
   it('fails when plumage imports one of its own package entries', async () => {
@@ -135,6 +135,23 @@ describe('layer rules (npm run lint)', () => {
     })
     expect(result.ok).toBe(false)
     expect(result.output).toContain('library-entries-are-outermost')
+  })
+
+  it('fails when the adapter kit imports an adapter, or code outside tests imports the kit', async () => {
+    const result = await cruise({
+      'src/infrastructure/store.ts': 'export const store = 1\n',
+      'src/testing/store.contract.ts':
+        "import { store } from '../infrastructure/store.js'\nexport const contract = () => store\n",
+      'src/application/use-case.ts':
+        "import { contract } from '../testing/store.contract.js'\nexport const use = () => contract()\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toMatch(
+      /testing-is-a-kit-over-the-core: src\/testing\/store\.contract\.ts → src\/infrastructure\/store\.ts/
+    )
+    expect(result.output).toMatch(
+      /only-tests-use-the-kit: src\/application\/use-case\.ts → src\/testing\/store\.contract\.ts/
+    )
   })
 
   it('passes a tree that follows the rules', async () => {
@@ -147,7 +164,9 @@ describe('layer rules (npm run lint)', () => {
       'src/services/todos/todos.service.ts':
         "import type { Port } from '../../domain/port.js'\nimport { use } from '../../application/use-case.js'\nexport const todos = (p: Port) => use(p)\n",
       'src/container.ts':
-        "import { adapter } from './infrastructure/adapter.js'\nimport { use } from './application/use-case.js'\nexport const value = use(adapter)\n"
+        "import { adapter } from './infrastructure/adapter.js'\nimport { use } from './application/use-case.js'\nexport const value = use(adapter)\n",
+      'src/testing/port.contract.ts':
+        "import type { Port } from '../domain/port.js'\nimport { use } from '../application/use-case.js'\nexport const check = (p: Port) => use(p)\n"
     })
     expect(result.output).not.toContain('error')
     expect(result.ok).toBe(true)

@@ -1,8 +1,6 @@
+import { AUTHENTICATES, UNIQUE_FIELD, type App, type ServiceDescription } from '../../application/transport/index.js'
 import type { JsonSchema, JsonSchemaObject, ServiceSchemas } from '../../domain/schema/json-schema.js'
 import type { PaginationOptions } from '../../domain/service/service.js'
-import type { App, ServiceDescription } from '../app.js'
-import { AUTHENTICATES } from '../authentication/hooks/authenticate.js'
-import { UNIQUE_FIELD } from '../schema/unique-field.js'
 
 export interface OpenApiOptions {
   title: string
