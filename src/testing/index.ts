@@ -19,3 +19,17 @@ export {
 export { runSessionStoreContract, type SessionStoreContractOptions } from './session-store.contract.js'
 export { runLoginAttemptsContract, type LoginAttemptsContractOptions } from './login-attempts.contract.js'
 export { runUniqueKeysContract, type UniqueKeysContractOptions } from './unique-keys.contract.js'
+export {
+  runConnectionSessionsContract,
+  type ConnectionSessionsContractOptions,
+  type ConnectionSessionsRequest
+} from './connection-sessions.contract.js'
+export {
+  ReceivedEvents,
+  realtimeContractApp,
+  runRealtimeTransportContract,
+  type RealtimeClient,
+  type RealtimeTransportContractOptions,
+  type ReceivedEvent,
+  type RunningRealtimeTransport
+} from './realtime-transport.contract.js'
