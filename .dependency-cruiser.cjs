@@ -88,6 +88,13 @@ module.exports = {
       to: { circular: true }
     },
     {
+      name: 'library-entries-are-outermost',
+      comment: 'Nothing in plumage imports its package entries (src/library): they only gather what a project may use.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/library/' },
+      to: { path: '^src/library/' }
+    },
+    {
       name: 'testing-is-a-kit-over-the-core',
       comment:
         'src/testing (the adapter kit) checks adapters through the ports: domain and application only, never an adapter.',
@@ -101,13 +108,6 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(testing|library)/' },
       to: { path: '^src/testing/' }
-    },
-    {
-      name: 'library-entries-are-outermost',
-      comment: 'Nothing in plumage imports its package entries (src/library): they only gather what a project may use.',
-      severity: 'error',
-      from: { path: '^src/', pathNot: '^src/library/' },
-      to: { path: '^src/library/' }
     },
     {
       name: 'no-circular',

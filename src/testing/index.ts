@@ -20,6 +20,11 @@ export { runSessionStoreContract, type SessionStoreContractOptions } from './ses
 export { runLoginAttemptsContract, type LoginAttemptsContractOptions } from './login-attempts.contract.js'
 export { runUniqueKeysContract, type UniqueKeysContractOptions } from './unique-keys.contract.js'
 export {
+  runConnectionSessionsContract,
+  type ConnectionSessionsContractOptions,
+  type ConnectionSessionsRequest
+} from './connection-sessions.contract.js'
+export {
   ReceivedEvents,
   realtimeContractApp,
   runRealtimeTransportContract,

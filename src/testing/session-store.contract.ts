@@ -1,8 +1,8 @@
 import { Sessions } from '../application/authentication/sessions.js'
 import type { SecretTokens } from '../domain/auth/secret-tokens.js'
 import type { RefreshTokenRecord, SessionStore } from '../domain/auth/session-store.js'
-import type { Clock } from '../domain/clock.js'
 import { defineContract } from './contract.js'
+import { SteppedClock } from './stepped-clock.js'
 
 export interface SessionStoreContractOptions {
   /** A store of its own for each case: empty, and not seen by the other cases. */
@@ -16,19 +16,6 @@ const record = (
   userId: string | number = 'u1',
   expiresAt = NOW + 1000
 ): RefreshTokenRecord => ({ id, family, userId, createdAt: NOW, expiresAt, usedAt: null, revokedAt: null })
-
-/** A clock the case moves by hand. */
-class SteppedClock implements Clock {
-  constructor(private current: number) {}
-
-  now(): number {
-    return this.current
-  }
-
-  advance(milliseconds: number): void {
-    this.current += milliseconds
-  }
-}
 
 /** Predictable stand-ins for the random tokens Sessions makes (the cases read none of them). */
 class CountingSecretTokens implements SecretTokens {

@@ -10,6 +10,7 @@ import {
   type RealtimeClient
 } from '../../src/testing/realtime-transport.contract.js'
 import { connectNdjson, ndjsonTransport } from '../../examples/add-a-transport.js'
+import { httpEngines } from '../../src/container.js'
 import { startOnHttpServer } from '../support/realtime-server.js'
 
 /** A client of the example transport for the contract: one ref per call, event lines into `events`. */
@@ -75,4 +76,26 @@ describe('"Add a transport": what only the ndjson wire has', () => {
     await Promise.all([closed, gone])
     await new Promise((resolve) => server.close(resolve))
   })
+
+  it.each(Object.keys(httpEngines) as (keyof typeof httpEngines)[])(
+    'shares the port of the %s engine with REST, as REALTIME would start it',
+    async (engine) => {
+      const app = new App()
+      app.use('echo', {
+        async find() {
+          return 'over both'
+        }
+      })
+      await app.setup()
+      const http = httpEngines[engine](app, {})
+      const transport = ndjsonTransport(app, http.server, {})
+      const running = await http.listen(0, '127.0.0.1')
+      const client = await connectNdjson(running.url)
+      client.send({ ref: 1, path: 'echo', method: 'find' })
+      expect((await client.lines.next()).value).toEqual({ ref: 1, result: 'over both' })
+      expect(await (await fetch(`${running.url}/echo`)).json()).toBe('over both')
+      transport.disconnectAll()
+      await running.close()
+    }
+  )
 })

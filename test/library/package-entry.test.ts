@@ -21,25 +21,20 @@ const installed = join(project, 'node_modules', 'plumage')
 const consumer = `import { AdapterService, App, NotFound, type HookContext, type Paginated } from 'plumage'
 import { InMemoryStore } from 'plumage/memory'
 
-interface Todo extends Record<string, unknown> {
-  id?: number
-  title: string
-}
+type Todo = { id?: number; title: string }
 
-const app = new App().use('todos', new AdapterService<Todo>(new InMemoryStore(), { paginate: { default: 2 } }))
-const todos = app.service<AdapterService<Todo>>('todos')
-todos.hooks({
-  before: {
-    create: [
-      (context: HookContext) => {
-        context.data = { ...(context.data as Todo), title: (context.data as Todo).title.trim() }
-      }
-    ]
-  }
-})
+const app = new App<{ todos: AdapterService<Todo> }>()
+app.use('todos', new AdapterService<Todo>(new InMemoryStore(), { paginate: { default: 2 } }))
+const todos = app.service('todos')
+const trimTitle = (context: HookContext) => {
+  const data = context.data as Todo
+  context.data = { ...data, title: data.title.trim() }
+}
+todos.hooks({ before: { create: [trimTitle] } })
 await app.setup()
-await todos.create({ title: ' write the docs ' })
-await todos._create({ title: ' skip the hooks ' })
+
+await todos.create({ title: ' write the docs ' }) // through the hooks: trimmed
+await todos._create({ title: ' skip the hooks ' }) // hook-less, as in Feathers
 const page = (await todos.find({ query: { $sort: { id: 1 } } })) as Paginated<Todo>
 const missing = await todos.get(99).catch((error: unknown) => error instanceof NotFound)
 console.log(JSON.stringify({ page, missing }))
@@ -104,7 +99,7 @@ describe('plumage as a dependency', () => {
 
   it('resolves every entry of the exports map to built JS and declarations', async () => {
     const entries = Object.entries(exports).filter(([, target]) => typeof target !== 'string')
-    expect(entries.map(([name]) => name)).toEqual(expect.arrayContaining(['.', './memory', './rethinkdb']))
+    expect(entries.map(([name]) => name)).toEqual(expect.arrayContaining(['.', './memory', './rethinkdb', './testing']))
     for (const [name, target] of entries) {
       const { types, default: js } = target as { types: string; default: string }
       await expect(readFile(join(installed, types), 'utf8')).resolves.toContain('export')

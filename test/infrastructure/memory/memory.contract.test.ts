@@ -1,8 +1,10 @@
+import { InMemoryConnectionSessions } from '../../../src/infrastructure/memory/in-memory-connection-sessions.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../../../src/infrastructure/memory/in-memory-session-store.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
 import {
+  runConnectionSessionsContract,
   runLoginAttemptsContract,
   runSessionStoreContract,
   runStoreContract,
@@ -20,3 +22,9 @@ runStoreContract({
 runUniqueKeysContract({ adapter: 'memory', cases: 'all', open: () => new InMemoryUniqueKeys() })
 runSessionStoreContract({ adapter: 'memory', cases: 'all', open: () => new InMemorySessionStore() })
 runLoginAttemptsContract({ adapter: 'memory', cases: 'all', open: () => new InMemoryLoginAttempts() })
+// Kept in this process: the sessions of another instance are not these.
+runConnectionSessionsContract({
+  adapter: 'memory',
+  cases: ['in one process'],
+  open: ({ clock, windowMs }) => new InMemoryConnectionSessions(clock, windowMs)
+})

@@ -1,8 +1,10 @@
+import { RethinkDbConnectionSessions } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection-sessions.js'
 import { RethinkDbLoginAttempts } from '../../../src/infrastructure/rethinkdb/rethinkdb-login-attempts.js'
 import { RethinkDbSessionStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-session-store.js'
 import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { RethinkDbUniqueKeys } from '../../../src/infrastructure/rethinkdb/rethinkdb-unique-keys.js'
 import {
+  runConnectionSessionsContract,
   runLoginAttemptsContract,
   runSessionStoreContract,
   runStoreContract,
@@ -51,5 +53,18 @@ withServer('on a real server', () => {
     adapter: 'rethinkdb',
     cases: 'all',
     open: () => new RethinkDbLoginAttempts({ r: server!.r, db: server!.db, table: `attempts_${++tables}` })
+  })
+  runConnectionSessionsContract({
+    adapter: 'rethinkdb',
+    cases: 'all',
+    open: ({ name, clock, windowMs }) =>
+      new RethinkDbConnectionSessions({
+        r: server!.r,
+        db: server!.db,
+        table: name,
+        clock,
+        windowMs,
+        secret: 'a secret of at least sixteen characters'
+      })
   })
 })
