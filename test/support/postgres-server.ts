@@ -179,6 +179,8 @@ export const SKIP_MESSAGE =
 export interface PostgresTestDatabase {
   /** A URL to a fresh database (`plumage_test_<random>`). */
   url: string
+  /** Creates another database beside it (dropped by stop()) and answers its URL. */
+  fresh(): Promise<string>
   /** The throw-away server, when the run started one (restart tests need it); undefined with POSTGRES_URL. */
   server?: PostgresServer
   /** Drops the database and stops the throw-away server. */
@@ -189,7 +191,7 @@ export interface PostgresTestDatabase {
  * Finds a PostgreSQL for the integration suites: POSTGRES_URL when set, else a throw-away server when
  * the binaries are installed, else nothing — the suites then skip with one loud line, except on CI
  * (`CI=true`), where a missing PostgreSQL fails the run instead. Every test file works in a fresh
- * database that `stop()` drops.
+ * database that `stop()` drops (and `fresh()` makes more).
  */
 export async function discoverPostgres(options: { ownServer?: boolean } = {}): Promise<PostgresTestDatabase | null> {
   const given = process.env.POSTGRES_URL
@@ -205,25 +207,33 @@ export async function discoverPostgres(options: { ownServer?: boolean } = {}): P
     announceSkipOnce()
     return null
   }
-  const name = `plumage_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  try {
-    await admin.query(`CREATE DATABASE ${name}`)
-  } finally {
-    await admin.end()
+  const run = `plumage_test_${randomBytes(6).toString('hex')}`
+  const names: string[] = []
+  const create = async (): Promise<string> => {
+    const name = names.length === 0 ? run : `${run}_${names.length}`
+    const admin = new pg.Client({ connectionString: base })
+    await admin.connect()
+    try {
+      await admin.query(`CREATE DATABASE ${name}`)
+    } finally {
+      await admin.end()
+    }
+    names.push(name)
+    const url = new URL(base)
+    url.pathname = `/${name}`
+    return url.toString()
   }
-  const url = new URL(base)
-  url.pathname = `/${name}`
+  const url = await create()
   return {
-    url: url.toString(),
+    url,
+    fresh: create,
     ...(server ? { server } : {}),
     async stop() {
       if (server) return server.stop()
       const client = new pg.Client({ connectionString: base })
       await client.connect()
       try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+        for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
       } finally {
         await client.end()
       }
