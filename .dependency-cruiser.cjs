@@ -71,6 +71,21 @@ module.exports = {
       to: { path: '^src/infrastructure/' }
     },
     {
+      name: 'testing-is-a-kit-over-the-core',
+      comment:
+        'src/testing (the adapter kit) checks adapters through the ports: domain and application only, never an adapter.',
+      severity: 'error',
+      from: { path: '^src/testing/' },
+      to: { pathNot: '^src/(domain|application|testing)/' }
+    },
+    {
+      name: 'only-tests-use-the-kit',
+      comment: 'The adapter kit is for test suites: nothing in src imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/testing/' },
+      to: { path: '^src/testing/' }
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

@@ -7,7 +7,7 @@
  * 10,000), `BENCH_ROUNDS` the rounds per variant (default 5; each variant's median is reported).
  * A second table compares durable writes: bare single-record inserts against store creates that log
  * their events (the event log's counter and log insert in the same query, group commit), with 1 and
- * 16 writers in flight. Works in a throw-away database that it drops.
+ * 16 writers in flight; `BENCH_ONLY=writes` runs only that table. Works in a throw-away database that it drops.
  */
 import { randomBytes } from 'node:crypto'
 import type { StoreQuery } from '../src/domain/query/ast.js'
@@ -54,9 +54,25 @@ const schema: JsonSchemaObject = {
   }
 }
 
+/** `writes`: only the durable-writes table (the reads take a few minutes). */
+const ONLY = process.env.BENCH_ONLY
+if (ONLY !== undefined && ONLY !== 'writes') throw new Error(`BENCH_ONLY must be 'writes', got '${ONLY}'`)
+
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 try {
+  if (ONLY !== 'writes') await readsAgainstHandWritten()
+  await durableWrites()
+} finally {
+  await r
+    .dbDrop(db)
+    .run()
+    .catch(() => undefined)
+  await connection.close()
+}
+
+/** The store's finds and writes against hand-written queries, without and with a schema and indexes. */
+async function readsAgainstHandWritten(): Promise<void> {
   const untyped = new RethinkDbStore({ r, db, table: 'people', watch: false })
   // The same table, with the records' schema.
   const typed = new RethinkDbStore({ r, db, table: 'people', watch: false, schema })
@@ -182,8 +198,10 @@ try {
     rows
   )
   writeResults(`rethinkdb-${RECORDS}`, rows)
+}
 
-  // Durable writes: what exactly-once costs. Both tables start empty; every write is a new record.
+/** Durable writes: what exactly-once costs. Both tables start empty; every write is a new record. */
+async function durableWrites(): Promise<void> {
   const logged = new RethinkDbStore({ r, db, table: 'writes_logged' })
   await logged.init()
   await r.db(db).tableCreate('writes_bare').run()
@@ -213,12 +231,6 @@ try {
   )
   writeResults('rethinkdb-writes', writeRows)
   await logged.close()
-} finally {
-  await r
-    .dbDrop(db)
-    .run()
-    .catch(() => undefined)
-  await connection.close()
 }
 
 /** Writes per second with `writers` loops each awaiting one write at a time, for about `seconds`. */

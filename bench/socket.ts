@@ -27,7 +27,7 @@ import { AdapterService } from '../src/application/adapter-service.js'
 import { App } from '../src/application/app.js'
 import type { Connection } from '../src/domain/service/service.js'
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
-import { attachSocketIo } from '../src/interfaces/socketio/attach-socket-io.js'
+import { socketIoTransport } from '../src/interfaces/socketio/socketio-transport.js'
 import { printTable, writeResults } from './support/measure.js'
 
 const RECEIVERS = 50
@@ -46,12 +46,13 @@ async function startPlumage(): Promise<Running> {
   app.on('connection', (connection: Connection) => app.channel('authenticated').join(connection))
   app.publish(() => app.channel('authenticated'))
   const http = createServer()
-  const io = attachSocketIo(app, http)
+  const socketIo = socketIoTransport(app, http, {})
   return {
     url: await listen(http),
     close: () =>
       new Promise((resolve) => {
-        void io.close(() => resolve())
+        socketIo.disconnectAll()
+        http.close(() => resolve())
       })
   }
 }

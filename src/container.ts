@@ -1,5 +1,6 @@
 import { Container, ContainerModule } from 'inversify'
 import { existsSync, readFileSync } from 'node:fs'
+import type { Server as HttpServer } from 'node:http'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { App } from './application/app.js'
@@ -42,7 +43,12 @@ import { tracedStoreFactory } from './infrastructure/tracing/traced-store-factor
 import { fastifyEngine } from './interfaces/fastify/fastify-app.js'
 import type { HttpAppOptions, HttpEngine } from './interfaces/http/http-engine.js'
 import { expressEngine } from './interfaces/rest/rest-app.js'
-import type { SocketIoOptions } from './interfaces/socketio/attach-socket-io.js'
+import type {
+  RealtimeOptions,
+  RealtimeTransport,
+  RealtimeTransportFactory
+} from './interfaces/realtime/realtime-transport.js'
+import { socketIoTransport } from './interfaces/socketio/socketio-transport.js'
 import { createReferenceApp } from './reference-app.js'
 
 /**
@@ -288,14 +294,35 @@ export const httpEngines: Readonly<Record<Config['http'], (app: App, options: Ht
   fastify: fastifyEngine
 }
 
-/** The socket.io transport's limits from config (docs/wire-protocol.md, Connection). */
-export function socketIoOptions(config: Config, logger: Logger, clock: Clock): SocketIoOptions {
+/**
+ * The real-time transports REALTIME can name (src/interfaces/socketio), started on the server of the
+ * HTTP engine; `REALTIME=none` starts none. Adding one is a folder under src/interfaces with a
+ * RealtimeTransportFactory, and one line here.
+ */
+export const realtimeTransports: Readonly<Record<Exclude<Config['realtime'], 'none'>, RealtimeTransportFactory>> = {
+  socketio: socketIoTransport
+}
+
+/** Starts the real-time transport REALTIME names on an HTTP engine's `server`; none with `REALTIME=none`. */
+export function startRealtime(
+  config: Config,
+  app: App,
+  server: HttpServer,
+  logger: Logger,
+  clock: Clock
+): RealtimeTransport | undefined {
+  if (config.realtime === 'none') return undefined
+  return realtimeTransports[config.realtime](app, server, realtimeOptions(config, logger, clock))
+}
+
+/** The real-time transport's limits from config (docs/wire-protocol.md, Connection), whichever REALTIME names. */
+export function realtimeOptions(config: Config, logger: Logger, clock: Clock): RealtimeOptions {
   return {
     logger,
     clock,
     maxMessageSize: config.socketMaxMessageSize,
     maxConcurrentCalls: config.socketMaxConcurrentCalls,
     recoveryWindowMs: config.socketRecoveryWindowMs,
-    server: config.corsOrigins.length > 0 ? { cors: { origin: config.corsOrigins } } : {}
+    corsOrigins: config.corsOrigins
   }
 }

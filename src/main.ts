@@ -9,8 +9,7 @@ import { ConfigError, loadConfig } from './infrastructure/config/config.js'
 import { listenFailure, StartupError, staticDirToServe } from './infrastructure/config/startup-checks.js'
 import { startTracing } from './infrastructure/tracing/start-tracing.js'
 import { readTracingSettings } from './infrastructure/tracing/tracing-settings.js'
-import { buildContainer, httpEngines, restAppOptions, socketIoOptions } from './container.js'
-import { attachSocketIo, dropConnections } from './interfaces/socketio/attach-socket-io.js'
+import { buildContainer, httpEngines, restAppOptions, startRealtime } from './container.js'
 
 async function main(): Promise<void> {
   const config = loadConfig()
@@ -28,14 +27,21 @@ async function main(): Promise<void> {
     app,
     restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory), container.get<Metrics>(Metrics))
   )
+  // Attached before the server listens: the first connection finds it.
+  const realtime = startRealtime(config, app, engine.server, logger, container.get<Clock>(Clock))
   const http = await engine.listen(config.port, config.host)
-  const io = attachSocketIo(app, http.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
-  logger.info('plumage started', { url: http.url, http: config.http, store: config.store, services: app.paths })
+  logger.info('plumage started', {
+    url: http.url,
+    http: config.http,
+    realtime: config.realtime,
+    store: config.store,
+    services: app.paths
+  })
   const stop = async (signal: string) => {
     logger.info('shutting down', { signal })
-    // Open websockets would hold the HTTP server open; REST requests in flight still finish. Sockets
+    // Open connections would hold the HTTP server open; REST requests in flight still finish. Clients
     // see their transport close, reconnect by themselves and resume on whichever instance answers.
-    dropConnections(io)
+    realtime?.dropConnections()
     await http.close()
     // Socket calls still running finish before the store closes under them (at most 10 s).
     await app.idle()

@@ -9,7 +9,7 @@ import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-v
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { fastifyEngine } from '../../src/interfaces/fastify/fastify-app.js'
 import { expressEngine } from '../../src/interfaces/rest/rest-app.js'
-import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
+import { socketIoTransport } from '../../src/interfaces/socketio/socketio-transport.js'
 import { messageSchemas } from '../../src/services/messages/messages.schema.js'
 import { announce, seedRecords } from './seed.js'
 import { addAuthentication } from './plumage-auth.js'
@@ -40,7 +40,7 @@ const { server } = await engines[config.http](app, metrics.enabled ? { metrics: 
   0,
   '127.0.0.1'
 )
-attachSocketIo(app, server)
+socketIoTransport(app, server, {})
 announce((server.address() as { port: number }).port)
 // Exit normally on SIGTERM so `node --cpu-prof` writes its profile.
 process.once('SIGTERM', () => process.exit(0))

@@ -5,7 +5,8 @@ import type { Data, Id, NullableId, Paginated, PaginationOptions, Params } from 
 import type { Store, StoreChange } from '../domain/store/store.js'
 
 export interface AdapterServiceOptions {
-  paginate?: PaginationOptions
+  /** Page results (`{ default, max }`; `{}` pages without a default size); false or absent: plain arrays. */
+  paginate?: false | PaginationOptions
   /** Which methods may act on several records: false (default), true, or a list of 'create' | 'patch' | 'remove'. */
   multi?: boolean | string[]
   /** Custom events the service sends. */
@@ -14,9 +15,28 @@ export interface AdapterServiceOptions {
   operators?: string[]
 }
 
+/** The params of an adapter call: besides the usual ones, options for this call only. */
+export interface AdapterParams extends Params {
+  /**
+   * Overrides the service's options for one call, as @feathersjs/adapter-commons does: e.g.
+   * `{ paginate: { default: 3 } }` or `{ multi: ['create'] }`. Set by server code (hooks, other
+   * services); transports build params from scratch, so clients cannot send it.
+   */
+  adapter?: Omit<AdapterServiceOptions, 'events'>
+}
+
+type MultiMethod = 'create' | 'patch' | 'remove'
+
 /**
  * The generic service over a Store: Feathers adapter semantics (pagination, multi, id + query)
  * once, for every store. The store only ever sees the typed query AST, and applies `$select` itself.
+ *
+ * As in Feathers adapters, each method has a hook-less twin (`_find`, `_get`, `_create`, `_update`,
+ * `_patch`, `_remove`). `app.service(path).find(…)` runs the hooks around `find`; `_find` is not a
+ * service method the app wraps, so it reaches the store directly — what a hook or another service
+ * calls to skip the hooks. The public methods only delegate (so overriding `_create` changes both),
+ * except that `create` refuses arrays without `multi`: `_create` takes them, as Feathers' does, while
+ * `_patch` and `_remove` keep their check, since a query with `id` null may touch every record.
  */
 export class AdapterService<T extends Data = Data> {
   readonly events: string[]
@@ -41,33 +61,61 @@ export class AdapterService<T extends Data = Data> {
     return this.store.id
   }
 
-  async find(params: Params = {}): Promise<T[] | Paginated<T>> {
+  find(params: AdapterParams = {}): Promise<T[] | Paginated<T>> {
+    return this._find(params)
+  }
+
+  get(id: Id, params: AdapterParams = {}): Promise<T> {
+    return this._get(id, params)
+  }
+
+  async create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
+    if (Array.isArray(data)) this.assertMulti('create', params)
+    return this._create(data, params)
+  }
+
+  update(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T> {
+    return this._update(id, data, params)
+  }
+
+  patch(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T | T[]> {
+    return this._patch(id, data, params)
+  }
+
+  remove(id: NullableId, params: AdapterParams = {}): Promise<T | T[]> {
+    return this._remove(id, params)
+  }
+
+  /**
+   * A page (`{ total, limit, skip, data }`) when the call's options paginate, else an array. Like
+   * Feathers, a page has no `limit` when neither `$limit` nor a default or max size bounds it.
+   */
+  async _find(params: AdapterParams = {}): Promise<T[] | Paginated<T>> {
     const query = this.parse(params)
-    const paginate = params.paginate !== undefined ? params.paginate : this.options.paginate
-    const max = paginate ? paginate.max : undefined
+    const { paginate } = this.getOptions(params)
     if (paginate) {
-      const limit = Math.min(query.limit ?? paginate.default ?? Infinity, max ?? Infinity)
-      query.limit = Number.isFinite(limit) ? limit : undefined
+      const size = Math.min(query.limit ?? paginate.default ?? Infinity, paginate.max ?? Infinity)
+      query.limit = Number.isFinite(size) ? size : undefined
       if (query.limit === 0) {
         return { total: await this.store.count(query.filter, params), limit: 0, skip: query.skip, data: [] }
       }
       const page = await this.store.page(query, params)
-      return { total: page.total, limit: query.limit ?? page.total, skip: query.skip, data: page.data }
+      const limit = query.limit === undefined ? {} : { limit: query.limit }
+      return { total: page.total, ...limit, skip: query.skip, data: page.data }
     }
     if (query.limit === 0) return []
     return this.store.find(query, params)
   }
 
-  async get(id: Id, params: Params = {}): Promise<T> {
+  async _get(id: Id, params: AdapterParams = {}): Promise<T> {
     const record = await this.store.get(id, this.parse(params), params)
     if (record === null) throw notFound(id)
     return record
   }
 
-  async create(data: Partial<T> | Partial<T>[], params: Params = {}): Promise<T | T[]> {
+  async _create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
     const query = this.parse(params)
     if (Array.isArray(data)) {
-      this.assertMulti('create')
       if (data.length === 0) return []
       return this.store.create(data, query, params)
     }
@@ -75,7 +123,7 @@ export class AdapterService<T extends Data = Data> {
     return record!
   }
 
-  async update(id: NullableId, data: Partial<T>, params: Params = {}): Promise<T> {
+  async _update(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T> {
     if (id === null || Array.isArray(data))
       throw new BadRequest("You can not replace multiple instances. Did you mean 'patch'?")
     const record = await this.store.update(id, data, this.parse(params), params)
@@ -83,10 +131,10 @@ export class AdapterService<T extends Data = Data> {
     return record
   }
 
-  async patch(id: NullableId, data: Partial<T>, params: Params = {}): Promise<T | T[]> {
+  async _patch(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T | T[]> {
     const query = this.parseForWrite(params)
     if (id === null) {
-      this.assertMulti('patch')
+      this.assertMulti('patch', params)
       return this.store.patch(null, data, query, params)
     }
     const [record] = await this.store.patch(id, data, query, params)
@@ -94,10 +142,10 @@ export class AdapterService<T extends Data = Data> {
     return record
   }
 
-  async remove(id: NullableId, params: Params = {}): Promise<T | T[]> {
+  async _remove(id: NullableId, params: AdapterParams = {}): Promise<T | T[]> {
     const query = this.parseForWrite(params)
     if (id === null) {
-      this.assertMulti('remove')
+      this.assertMulti('remove', params)
       return this.store.remove(null, query, params)
     }
     const [record] = await this.store.remove(id, query, params)
@@ -113,25 +161,34 @@ export class AdapterService<T extends Data = Data> {
     await this.store.close?.()
   }
 
-  /** The typed query for `params.query`, with the operators this service allows. */
-  parse(params: Params): StoreQuery {
-    return parseQuery(params.query, { operators: this.options.operators ?? this.store.operators })
+  /**
+   * The options of one call: the service's, then `params.paginate`, then `params.adapter` over them
+   * (the order of @feathersjs/adapter-commons).
+   */
+  getOptions(params: AdapterParams = {}): AdapterServiceOptions {
+    const paginate = params.paginate !== undefined ? params.paginate : this.options.paginate
+    return { ...this.options, paginate, ...params.adapter }
+  }
+
+  /** The typed query for `params.query`, with the operators this call allows. */
+  parse(params: AdapterParams): StoreQuery {
+    return parseQuery(params.query, { operators: this.getOptions(params).operators ?? this.store.operators })
   }
 
   /** `$limit`/`$skip`/`$sort` do not restrict which records patch and remove change. */
-  private parseForWrite(params: Params): StoreQuery {
+  private parseForWrite(params: AdapterParams): StoreQuery {
     const { select, filter } = this.parse(params)
     return { filter, select, sort: [], skip: 0 }
   }
 
-  /** Whether `method` may act on several records (the `multi` option). */
-  allowsMulti(method: 'create' | 'patch' | 'remove'): boolean {
-    const { multi = false } = this.options
+  /** Whether `method` may act on several records in a call with `params` (the `multi` option). */
+  allowsMulti(method: MultiMethod, params: AdapterParams = {}): boolean {
+    const { multi = false } = this.getOptions(params)
     return multi === true || (Array.isArray(multi) && multi.includes(method))
   }
 
-  private assertMulti(method: 'create' | 'patch' | 'remove'): void {
-    if (!this.allowsMulti(method)) throw new MethodNotAllowed(`Can not ${method} multiple entries`)
+  private assertMulti(method: MultiMethod, params: AdapterParams): void {
+    if (!this.allowsMulti(method, params)) throw new MethodNotAllowed(`Can not ${method} multiple entries`)
   }
 }
 

@@ -1,5 +1,7 @@
 import { beforeEach, describe, expect, it } from '@jest/globals'
-import { AdapterService } from '../../src/application/adapter-service.js'
+import { AdapterService, type AdapterParams } from '../../src/application/adapter-service.js'
+import { App } from '../../src/application/app.js'
+import type { HookContext } from '../../src/application/hook-context.js'
 import { BadRequest, MethodNotAllowed, NotFound } from '../../src/domain/errors/errors.js'
 import type { StoreQuery } from '../../src/domain/query/ast.js'
 import type { Data } from '../../src/domain/service/service.js'
@@ -163,5 +165,94 @@ describe('AdapterService methods', () => {
     await expect(restricted.find({ query: { text: { $search: 'a' } } })).rejects.toThrow(
       'Invalid query parameter $search'
     )
+  })
+})
+
+describe('AdapterService per-call options (params.adapter)', () => {
+  it('pages with params.adapter.paginate, over params.paginate and the service option', async () => {
+    const { service } = await seeded({ paginate: { default: 10 } })
+    const page = await service.find({ paginate: { default: 5 }, adapter: { paginate: { default: 3 } } })
+    expect(page).toMatchObject({ total: 30, limit: 3, skip: 0 })
+    await expect(service.find({ adapter: { paginate: false } })).resolves.toHaveLength(30)
+  })
+
+  it('allows several records with params.adapter.multi for that call only', async () => {
+    const { service } = await seeded({ multi: false }, 2)
+    await expect(service.create([{ n: 2 }, { n: 3 }], { adapter: { multi: ['create'] } })).resolves.toHaveLength(2)
+    await expect(service.patch(null, { a: 1 }, { adapter: { multi: ['create'] } })).rejects.toThrow(
+      'Can not patch multiple entries'
+    )
+    await expect(service.remove(null, { adapter: { multi: true } })).resolves.toHaveLength(4)
+    await expect(service.create([{ n: 4 }])).rejects.toBeInstanceOf(MethodNotAllowed)
+  })
+
+  it('narrows the operators with params.adapter.operators', async () => {
+    const { service } = await seeded({}, 2)
+    await expect(service.find({ query: { text: { $search: '1' } } })).resolves.toHaveLength(1)
+    await expect(service.find({ query: { text: { $search: '1' } }, adapter: { operators: [] } })).rejects.toThrow(
+      'Invalid query parameter $search'
+    )
+  })
+
+  it('leaves limit out of a page that nothing bounds, as Feathers does with paginate: {}', async () => {
+    const { service } = await seeded({ paginate: {} }, 3)
+    const page = await service.find()
+    expect(Object.keys(page)).toEqual(['total', 'skip', 'data'])
+    expect(JSON.stringify(page)).not.toContain('limit')
+    await expect(service.find({ query: { $limit: 2 } })).resolves.toMatchObject({ total: 3, limit: 2 })
+  })
+})
+
+describe('AdapterService hook-less methods', () => {
+  /** An app whose `people` service has a before hook on every method that counts the calls it sees. */
+  function hookedApp(options: ConstructorParameters<typeof AdapterService>[1] = {}) {
+    const seen: string[] = []
+    const app = new App().use('people', new AdapterService(new InMemoryStore(), options))
+    const people = app.service<AdapterService>('people')
+    people.hooks({
+      before: {
+        all: [
+          (context: HookContext) => {
+            seen.push(context.method)
+          }
+        ]
+      }
+    })
+    return { people, seen }
+  }
+
+  it('run the same work as the public methods, without the hooks', async () => {
+    const { people, seen } = hookedApp()
+    const ada = (await people._create({ name: 'Ada' })) as Data
+    await expect(people._get(ada.id as number)).resolves.toEqual({ id: 0, name: 'Ada' })
+    await expect(people._find({ query: { name: 'Ada' } })).resolves.toEqual([{ id: 0, name: 'Ada' }])
+    await expect(people._update(0, { name: 'Ada L.' })).resolves.toEqual({ id: 0, name: 'Ada L.' })
+    await expect(people._patch(0, { born: 1815 })).resolves.toEqual({ id: 0, name: 'Ada L.', born: 1815 })
+    await expect(people._remove(0)).resolves.toEqual({ id: 0, name: 'Ada L.', born: 1815 })
+    await expect(people._get(0)).rejects.toBeInstanceOf(NotFound)
+    expect(seen).toEqual([])
+    await people.create({ name: 'Grace' })
+    expect(seen).toEqual(['create'])
+  })
+
+  it('are not methods the transports can reach', () => {
+    expect(hookedApp().people.methods).toEqual(['find', 'get', 'create', 'update', 'patch', 'remove'])
+  })
+
+  it('_create takes arrays without multi, as in Feathers; _patch and _remove keep the check', async () => {
+    const { people } = hookedApp()
+    await expect(people._create([{ n: 1 }, { n: 2 }])).resolves.toHaveLength(2)
+    await expect(people._patch(null, { a: 1 })).rejects.toBeInstanceOf(MethodNotAllowed)
+    await expect(people._remove(null)).rejects.toBeInstanceOf(MethodNotAllowed)
+  })
+
+  it('back the public methods, so a subclass overrides the work once', async () => {
+    class Stamped extends AdapterService {
+      override _create(data: Partial<Data> | Partial<Data>[], params?: AdapterParams) {
+        return super._create(Array.isArray(data) ? data : { ...data, stamped: true }, params)
+      }
+    }
+    const app = new App().use('stamped', new Stamped(new InMemoryStore()))
+    await expect(app.service('stamped').create({ a: 1 })).resolves.toEqual({ id: 0, a: 1, stamped: true })
   })
 })

@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
-import type { Server as SocketServer } from 'socket.io'
 import { App } from '../../src/application/app.js'
-import { buildContainer, restAppOptions, socketIoOptions } from '../../src/container.js'
+import { buildContainer, realtimeOptions, restAppOptions } from '../../src/container.js'
 import { Clock } from '../../src/domain/clock.js'
 import { silentLogger } from '../../src/domain/logger.js'
 import type { Data, Paginated } from '../../src/domain/service/service.js'
@@ -15,7 +14,8 @@ import { StoreFactory } from '../../src/domain/store/store-factory.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { listen, type RunningServer } from '../../src/interfaces/http/http-server.js'
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
-import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
+import type { RealtimeTransport } from '../../src/interfaces/realtime/realtime-transport.js'
+import { socketIoTransport } from '../../src/interfaces/socketio/socketio-transport.js'
 import { CHROMIUM, chromiumAvailable, withChromium } from '../support/chromium.js'
 import { startTcpProxy } from '../support/tcp-proxy.js'
 
@@ -30,7 +30,7 @@ let staticDir: string
 let app: App
 let server: RunningServer
 let browser: Browser
-let io: SocketServer
+let socketIo: RealtimeTransport
 /** Uncaught errors of any page: the script must never throw, whatever the server answers. */
 const pageErrors: Error[] = []
 
@@ -54,7 +54,7 @@ beforeAll(async () => {
     0,
     '127.0.0.1'
   )
-  io = attachSocketIo(app, server.server, socketIoOptions(config, silentLogger, container.get<Clock>(Clock)))
+  socketIo = socketIoTransport(app, server.server, realtimeOptions(config, silentLogger, container.get<Clock>(Clock)))
 
   const { chromium } = await import('playwright-core')
   browser = await chromium.launch({
@@ -73,9 +73,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  io?.disconnectSockets(true)
+  socketIo?.disconnectAll()
   await server?.close()
-  io?.close()
   await app?.teardown()
   if (staticDir) await rm(staticDir, { recursive: true, force: true })
 })
@@ -235,7 +234,7 @@ withChromium('the chat page in Chromium', () => {
     const page = await openPage()
     await signIn(page, 'cy@example.com', 'cy-secret', 'Sign up')
     await page.locator('#chat').waitFor()
-    io.disconnectSockets(true)
+    socketIo.disconnectAll()
     await server.close()
     await page.locator('#offline').waitFor()
     await expect(page.locator('#offline').textContent()).resolves.toContain('Lost the connection')

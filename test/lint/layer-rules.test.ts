@@ -107,6 +107,23 @@ describe('layer rules (npm run lint)', () => {
     expect(throughTheSeam.output).not.toContain('transports-use-the-seam')
   })
 
+  it('fails when the adapter kit imports an adapter, or code outside tests imports the kit', async () => {
+    const result = await cruise({
+      'src/infrastructure/store.ts': 'export const store = 1\n',
+      'src/testing/store.contract.ts':
+        "import { store } from '../infrastructure/store.js'\nexport const contract = () => store\n",
+      'src/application/use-case.ts':
+        "import { contract } from '../testing/store.contract.js'\nexport const use = () => contract()\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toMatch(
+      /testing-is-a-kit-over-the-core: src\/testing\/store\.contract\.ts → src\/infrastructure\/store\.ts/
+    )
+    expect(result.output).toMatch(
+      /only-tests-use-the-kit: src\/application\/use-case\.ts → src\/testing\/store\.contract\.ts/
+    )
+  })
+
   it('passes a tree that follows the rules', async () => {
     const result = await cruise({
       'src/domain/port.ts': 'export interface Port { x: number }\n',
@@ -117,7 +134,9 @@ describe('layer rules (npm run lint)', () => {
       'src/services/todos/todos.service.ts':
         "import type { Port } from '../../domain/port.js'\nimport { use } from '../../application/use-case.js'\nexport const todos = (p: Port) => use(p)\n",
       'src/container.ts':
-        "import { adapter } from './infrastructure/adapter.js'\nimport { use } from './application/use-case.js'\nexport const value = use(adapter)\n"
+        "import { adapter } from './infrastructure/adapter.js'\nimport { use } from './application/use-case.js'\nexport const value = use(adapter)\n",
+      'src/testing/port.contract.ts':
+        "import type { Port } from '../domain/port.js'\nimport { use } from '../application/use-case.js'\nexport const check = (p: Port) => use(p)\n"
     })
     expect(result.output).not.toContain('error')
     expect(result.ok).toBe(true)

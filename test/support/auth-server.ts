@@ -1,5 +1,5 @@
 import { App } from '../../src/application/app.js'
-import { buildContainer, httpEngines, restAppOptions, socketIoOptions } from '../../src/container.js'
+import { buildContainer, httpEngines, restAppOptions, startRealtime } from '../../src/container.js'
 import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
 import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import { Clock } from '../../src/domain/clock.js'
@@ -7,7 +7,6 @@ import { Logger } from '../../src/domain/logger.js'
 import { StoreFactory } from '../../src/domain/store/store-factory.js'
 import { Metrics } from '../../src/domain/metrics.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
-import { attachSocketIo } from '../../src/interfaces/socketio/attach-socket-io.js'
 
 export const AUTH_SECRET = 'e2e-secret-0123456789abcdef'
 
@@ -20,7 +19,8 @@ export interface AuthServer {
 
 /**
  * The real composition root (bcrypt cost 10, jsonwebtoken, reference app) behind REST and socket.io on 127.0.0.1:0,
- * on the HTTP engine `env.HTTP` names (express by default), with `/metrics` unless `env.METRICS` is false.
+ * on the HTTP engine `env.HTTP` names (express by default) with the real-time transport `env.REALTIME` names
+ * (socket.io by default), with `/metrics` unless `env.METRICS` is false.
  * Login throttling is off unless `env` sets LOGIN_MAX_FAILURES: suites log in wrongly many times from
  * one address on purpose. Servers given the same `sessions`/`attempts` stores act as instances of one app.
  * `env` also reaches the store module (STORE=rethinkdb with RETHINKDB_URL); close() closes the store too.
@@ -42,17 +42,18 @@ export async function startAuthServer(
   const container = buildContainer(config, { logger, env: { ...process.env, ...env }, ...overrides })
   const app = container.get<App>(App)
   await app.setup()
-  const running = await httpEngines[config.http](
+  const engine = httpEngines[config.http](
     app,
     restAppOptions(config, logger, undefined, container.get<Metrics>(Metrics))
-  ).listen(0, '127.0.0.1')
-  const io = attachSocketIo(app, running.server, socketIoOptions(config, logger, container.get<Clock>(Clock)))
+  )
+  const realtime = startRealtime(config, app, engine.server, logger, container.get<Clock>(Clock))
+  const running = await engine.listen(0, '127.0.0.1')
   return {
     app,
     url: running.url,
     warnings,
     async close() {
-      io.disconnectSockets(true)
+      realtime?.disconnectAll()
       await running.close()
       // As src/main.ts: socket calls still running end before the store closes.
       await app.idle()

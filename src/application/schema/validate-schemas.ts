@@ -3,6 +3,7 @@ import { coerceQuery } from '../../domain/schema/coerce-query.js'
 import type { SchemaIssue } from '../../domain/schema/json-schema.js'
 import type { Validate } from '../../domain/schema/schema-validator.js'
 import { validationError } from '../../domain/schema/validation-error.js'
+import type { Params } from '../../domain/service/service.js'
 import type { Hook, HookContext } from '../hook-context.js'
 import type { BodyValidators } from './compile-schemas.js'
 import { declaredIdField } from '../id-field.js'
@@ -56,12 +57,12 @@ function checkData(context: HookContext, validators: BodyValidators): unknown {
   }
   const { data } = context
   // An array on a service that cannot create several records: the 405 says more than item errors would.
-  const allowsMulti = (context.service as { allowsMulti?: (method: 'create') => boolean }).allowsMulti
+  const allowsMulti = (context.service as { allowsMulti?: (method: 'create', params: Params) => boolean }).allowsMulti
   if (
     Array.isArray(data) &&
     context.method === 'create' &&
     allowsMulti &&
-    !allowsMulti.call(context.service, 'create')
+    !allowsMulti.call(context.service, 'create', context.params)
   ) {
     throw new MethodNotAllowed('Can not create multiple entries')
   }

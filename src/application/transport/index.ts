@@ -2,9 +2,10 @@
  * The application's public seam for driving adapters. Transports (src/interfaces/rest, socketio,
  * fastify…) import from the application layer only through this module — lint enforces it.
  */
-export type { App } from '../app.js'
+export type { App, ServiceDescription } from '../app.js'
+export { AUTHENTICATES } from '../authentication/hooks/authenticate.js'
 export type { Delivery } from '../channel.js'
-export { openApiDocument, type OpenApiOptions } from '../openapi/openapi-document.js'
+export { UNIQUE_FIELD } from '../schema/unique-field.js'
 export { parseAuthorization } from './authorization-header.js'
 export type { CloseReason, Restorable } from './connection-recovery.js'
 export { Gateway, type CallResult, type ServiceCall, type Target } from './gateway.js'

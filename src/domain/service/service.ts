@@ -42,7 +42,8 @@ export interface Params {
 
 export interface Paginated<T> {
   total: number
-  limit: number
+  /** Absent (as in Feathers) when neither `$limit` nor the service's default or max size bounds the page. */
+  limit?: number
   skip: number
   data: T[]
 }

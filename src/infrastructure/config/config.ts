@@ -14,6 +14,11 @@ export interface Config {
   /** The HTTP engine serving REST and socket.io (HTTP, default `express`); both answer the same wire. */
   http: 'express' | 'fastify'
   /**
+   * The real-time transport on the HTTP engine's server (REALTIME, default `socketio`); `none` serves
+   * REST only: no connections, no live events.
+   */
+  realtime: 'socketio' | 'none'
+  /**
    * The store module to load (default `memory`). Any name is read here; the composition root
    * (src/container.ts) refuses one that is not in its registry of store modules.
    */
@@ -66,6 +71,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 3030, 0, 65535),
     host: env.HOST || '127.0.0.1',
     http: oneOf(env, 'HTTP', ['express', 'fastify'] as const, 'express'),
+    realtime: oneOf(env, 'REALTIME', ['socketio', 'none'] as const, 'socketio'),
     store: env.STORE || 'memory',
     authSecret: env.AUTH_SECRET || undefined,
     jwtExpiresIn: env.JWT_EXPIRES_IN || '15m',

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { Logger as Pino } from 'pino'
-import type { OpenApiOptions } from '../../application/transport/index.js'
+import type { OpenApiOptions } from './openapi-document.js'
 import type { Logger } from '../../domain/logger.js'
 import type { HealthOptions } from './health.js'
 import type { RunningServer } from './http-server.js'

@@ -11,7 +11,10 @@ function runner() {
   return { runs, run }
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve))
+/** A few turns of the event loop: a finished query's callers have answered, and the next query went out. */
+const tick = async () => {
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
+}
 
 describe('GroupCommit', () => {
   it('runs a lone call at once, and the calls that arrive meanwhile together as the next query', async () => {
@@ -27,6 +30,27 @@ describe('GroupCommit', () => {
     expect(runs[1]!.calls).toEqual([[2, 3], [4], [5]])
     runs[1]!.finish()
     expect(await Promise.all(later)).toEqual(['2+3', '4', '5'])
+  })
+
+  it('sends the calls its answered callers make in the same turn together, not the first one alone', async () => {
+    const { runs, run } = runner()
+    const group = new GroupCommit<number, string>({ run })
+    const firsts = [group.submit([1]), group.submit([2])]
+    runs[0]!.finish()
+    await tick()
+    // Writers in a loop: each submits its next call as soon as its last one is answered, some a few awaits later.
+    const nexts = [
+      firsts[0]!.then(() => group.submit([3])),
+      firsts[1]!.then(async () => {
+        for (let hop = 0; hop < 5; hop++) await Promise.resolve()
+        return group.submit([4])
+      })
+    ]
+    runs[1]!.finish()
+    await tick()
+    expect(runs[2]!.calls).toEqual([[3], [4]])
+    runs[2]!.finish()
+    expect(await Promise.all(nexts)).toEqual(['3', '4'])
   })
 
   it('never puts more than maxItems in one query, nor splits a call', async () => {
@@ -57,6 +81,7 @@ describe('GroupCommit', () => {
     // 4 arrived while 1 was in flight: it went out with 2 and 3.
     await expect(after).rejects.toThrow('server gone')
     const next = group.submit([5])
+    await tick()
     runs[2]!.finish()
     expect(await next).toBe('5')
   })

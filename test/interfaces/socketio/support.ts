@@ -6,7 +6,8 @@ import type { HookContext } from '../../../src/application/hook-context.js'
 import { PROTECTED_FIELDS, withoutFields } from '../../../src/application/protected-fields.js'
 import { NotAuthenticated } from '../../../src/domain/errors/errors.js'
 import type { Data, Params } from '../../../src/domain/service/service.js'
-import { attachSocketIo, type SocketIoOptions } from '../../../src/interfaces/socketio/attach-socket-io.js'
+import type { RealtimeOptions } from '../../../src/interfaces/realtime/realtime-transport.js'
+import { socketIoTransport } from '../../../src/interfaces/socketio/socketio-transport.js'
 import type { Engine } from '../http/http-test-server.js'
 
 export interface TestServer {
@@ -21,17 +22,17 @@ export interface TestServer {
  */
 export async function startSocketServer(
   app: App,
-  options: SocketIoOptions = {},
+  options: RealtimeOptions = {},
   engine: Engine = 'express'
 ): Promise<TestServer> {
   const http = httpEngines[engine](app, {})
-  const io = attachSocketIo(app, http.server, options)
+  const socketIo = socketIoTransport(app, http.server, options)
   const running = await http.listen(0, '127.0.0.1')
   return {
     url: running.url,
     http: running.server,
     async close() {
-      io.disconnectSockets(true)
+      socketIo.disconnectAll()
       await running.close()
     }
   }

@@ -1,7 +1,6 @@
+import { AUTHENTICATES, UNIQUE_FIELD, type App, type ServiceDescription } from '../../application/transport/index.js'
 import type { JsonSchema, JsonSchemaObject, ServiceSchemas } from '../../domain/schema/json-schema.js'
-import type { App, ServiceDescription } from '../app.js'
-import { AUTHENTICATES } from '../authentication/hooks/authenticate.js'
-import { UNIQUE_FIELD } from '../schema/unique-field.js'
+import type { PaginationOptions } from '../../domain/service/service.js'
 
 export interface OpenApiOptions {
   title: string
@@ -83,7 +82,9 @@ function serviceOperations(
 ): Record<string, Record<string, Operation>> {
   const { path, schemas = {} } = service
   const name = pascal(path)
-  const options = (service.service as { options?: { paginate?: unknown; multi?: boolean | string[] } }).options ?? {}
+  const options =
+    (service.service as { options?: { paginate?: false | PaginationOptions; multi?: boolean | string[] } }).options ??
+    {}
   const multi = (method: string) =>
     options.multi === true || (Array.isArray(options.multi) && options.multi.includes(method))
   const refs = {
@@ -124,10 +125,12 @@ function serviceOperations(
       ...(authenticated ? { security: [{ bearerAuth: [] }] } : {})
     }
   }
+  // A page has a limit when a size bounds it: the service's default or max, or the query's $limit.
+  const sized = options.paginate && (options.paginate.default !== undefined || options.paginate.max !== undefined)
   const page = options.paginate
     ? {
         type: 'object',
-        required: ['total', 'limit', 'skip', 'data'],
+        required: sized ? ['total', 'limit', 'skip', 'data'] : ['total', 'skip', 'data'],
         properties: {
           total: { type: 'integer' },
           limit: { type: 'integer' },

@@ -1,0 +1,41 @@
+import type { Server } from 'node:http'
+import type { App } from '../../application/transport/index.js'
+import type { Clock } from '../../domain/clock.js'
+import type { Logger } from '../../domain/logger.js'
+
+/**
+ * A real-time transport (socket.io in src/interfaces/socketio, or your own): it keeps connections on
+ * the HTTP engine's server, hands their calls to the app's gateway and delivers the events published
+ * to them. The composition root picks one from the `REALTIME` setting and starts it on the server of
+ * whichever HTTP engine `HTTP` names; it stops (its gateway shut down) when that server closes.
+ */
+export interface RealtimeTransport {
+  /**
+   * Closes every connection's transport as a server that goes away does (SIGTERM): clients
+   * reconnect by themselves, to this instance or another, and resume where the transport can.
+   */
+  dropConnections(): void
+  /** Disconnects every connection on purpose: clients do not come back (tests and tools stopping for good). */
+  disconnectAll(): void
+}
+
+/** The settings every real-time transport honours, built once from configuration (`SOCKET_*`, `CORS_ORIGINS`). */
+export interface RealtimeOptions {
+  logger?: Logger
+  /** Decides when a connection's token expires; the composition root passes the app's Clock. */
+  clock?: Clock
+  /** Largest accepted message in bytes; a bigger one closes the connection. */
+  maxMessageSize?: number
+  /** Calls one connection may have in flight; more are answered with 429 TooManyRequests. */
+  maxConcurrentCalls?: number
+  /**
+   * How long a dropped connection may stay away and be recovered, in ms; 0 or unset: off. It needs
+   * an app that keeps an event history (AppOptions.recovery) and a transport that can resume.
+   */
+  recoveryWindowMs?: number
+  /** Origins allowed to connect from a browser; empty or absent: no CORS, ['*']: any origin. */
+  corsOrigins?: string[]
+}
+
+/** Starts a real-time transport for `app` on an HTTP engine's node server (before or after it listens). */
+export type RealtimeTransportFactory = (app: App, server: Server, options: RealtimeOptions) => RealtimeTransport

@@ -1,0 +1,55 @@
+import type { Server } from 'socket.io'
+import type { Delivery, Gateway } from '../../application/transport/index.js'
+import type { Logger } from '../../domain/logger.js'
+import { offsetRefreshMs } from '../../domain/realtime/recovery-settings.js'
+import type { SocketConnections } from './socket-connections.js'
+import { WriteBatch } from './write-batch.js'
+
+/**
+ * The event that hands a client an offset when no service event did (docs/wire-protocol.md, Connection state recovery).
+ */
+export const OFFSET_EVENT = 'plumage:offset'
+
+/**
+ * Sends every event the gateway delivers to its sockets as `<path> <event>` with the record, and
+ * with recovery on (`windowMs` above 0) the event's offset after it, the offsets the gateway hands
+ * out, and the head of the history to every socket now and then. Returns what stops the latter.
+ */
+export function deliverEvents(
+  io: Server,
+  gateway: Gateway,
+  connections: SocketConnections,
+  { logger, windowMs }: { logger: Logger; windowMs: number }
+): () => void {
+  const batch = new WriteBatch()
+  // One encode per event: socket.io's broadcast serialises the packet (and its websocket frame) once
+  // for all target sockets.
+  gateway.onDelivery((delivery: Delivery) => {
+    const ids: string[] = []
+    const batching = batch.open()
+    for (const connection of delivery.connections) {
+      const socket = connections.socketOf(connection)
+      if (socket === undefined) continue
+      ids.push(socket.id)
+      if (batching) batch.add(socket)
+    }
+    if (ids.length === 0) return
+    try {
+      // The offset goes last: socket.io clients keep the last string argument of an event as the offset to resume from.
+      if (windowMs > 0 && delivery.offset !== undefined)
+        io.to(ids).emit(`${delivery.path} ${delivery.event}`, delivery.data, delivery.offset)
+      else io.to(ids).emit(`${delivery.path} ${delivery.event}`, delivery.data)
+    } catch (error) {
+      logger.error('could not send an event to sockets', { path: delivery.path, event: delivery.event, error })
+    }
+  })
+  if (windowMs === 0) return () => undefined
+  gateway.onOffset((connection, offset) => connections.socketOf(connection)?.emit(OFFSET_EVENT, offset))
+  // A client that receives no event keeps an old offset; the head keeps it within the history.
+  const refresh = setInterval(
+    () => io.except([...connections.restoring]).emit(OFFSET_EVENT, gateway.head()),
+    offsetRefreshMs(windowMs)
+  )
+  refresh.unref()
+  return () => clearInterval(refresh)
+}

@@ -1,0 +1,110 @@
+import type { Socket } from 'socket.io'
+import type { Gateway } from '../../application/transport/index.js'
+import { convertError } from '../../domain/errors/convert-error.js'
+import { BadRequest, FeathersError, MethodNotAllowed, NotFound, TooManyRequests } from '../../domain/errors/errors.js'
+import type { Logger } from '../../domain/logger.js'
+import { fromArguments } from '../../domain/service/method-layout.js'
+import type { Connection, Query } from '../../domain/service/service.js'
+import { tracedCall } from './traced-call.js'
+
+type Ack = (...args: unknown[]) => void
+
+export interface DispatchSettings {
+  gateway: Gateway
+  logger: Logger
+  /** Calls one connection may have in flight; more are answered with 429 TooManyRequests. */
+  maxConcurrentCalls: number
+}
+
+/**
+ * Serves a socket's events as calls: `emit(method, path, ...args, ack)` through the gateway, and
+ * the older `authenticate` and `logout` events; the ack gets `(null, result)` or `(errorEnvelope)`
+ * (docs/wire-protocol.md, Method calls). Calls sent as soon as a recovered socket opened run once
+ * it is `restored`.
+ */
+export function dispatchCalls(
+  socket: Socket,
+  connection: Connection,
+  { gateway, logger, maxConcurrentCalls }: DispatchSettings,
+  restored?: Promise<void>
+): void {
+  let inFlight = 0
+  socket.onAny((event: unknown, ...args: unknown[]) => {
+    const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
+    if (inFlight >= maxConcurrentCalls) {
+      const error = new TooManyRequests(
+        `Too many concurrent calls on this connection (limit ${maxConcurrentCalls}); wait for answers before sending more`
+      )
+      return answer(ack, logger, error.toJSON())
+    }
+    inFlight++
+    const run = () =>
+      event === 'authenticate'
+        ? gateway.authenticate(connection, args[0])
+        : event === 'logout'
+          ? gateway.logout(connection)
+          : dispatchCall(gateway, connection, event, args[0], args.slice(1))
+    // Unexpected errors are logged inside the call's span, so the line carries its trace id.
+    const traced = () =>
+      tracedCall(gateway, event, args[0], () =>
+        run().catch((thrown: unknown) => {
+          if (!(thrown instanceof FeathersError))
+            logger.error('socket call failed', { event: String(event), error: thrown })
+          throw thrown
+        })
+      )
+    const call = restored ? restored.then(traced) : traced()
+    call
+      .then(
+        (result) => answer(ack, logger, null, result === undefined ? null : result),
+        (thrown: unknown) => answer(ack, logger, convertError(thrown).toJSON())
+      )
+      .finally(() => inFlight--)
+  })
+}
+
+/**
+ * Runs `emit(method, path, ...args)` through the gateway and resolves with what the caller
+ * receives. The arguments after the path are laid out as the method's own, with the query in place
+ * of params. Every malformed frame becomes a framework error here, never an exception elsewhere.
+ */
+async function dispatchCall(
+  gateway: Gateway,
+  connection: Connection,
+  method: unknown,
+  path: unknown,
+  args: unknown[]
+): Promise<unknown> {
+  if (typeof path !== 'string') throw new NotFound('Invalid service path')
+  const target = gateway.resolve(path)
+  if (!target) throw new NotFound(`Service '${path}' not found`)
+  if (typeof method !== 'string' || !target.methods.includes(method)) {
+    throw new MethodNotAllowed(`Method '${String(method)}' not allowed on service '${path}'`)
+  }
+  const { id, data, last, extra } = fromArguments<unknown>(method, args)
+  const query = last ?? {}
+  if (extra > 0) throw new BadRequest(`Too many arguments for '${method}' method`)
+  if (typeof query !== 'object' || query === null || Array.isArray(query)) {
+    throw new BadRequest(
+      `The query of '${method}' must be an object (got ${Array.isArray(query) ? 'an array' : typeof query})`
+    )
+  }
+  if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') {
+    throw new BadRequest(
+      `The id of '${method}' must be a string or a number (got ${Array.isArray(id) ? 'an array' : typeof id})`
+    )
+  }
+  const params = gateway.connectionParams(connection, { ...(query as Query) }, target.route)
+  return (await gateway.call({ path: target.path, method, id, data, params })).result
+}
+
+function answer(ack: Ack | undefined, logger: Logger, ...args: unknown[]): void {
+  if (!ack) return
+  try {
+    ack(...args)
+  } catch (error) {
+    // A result socket.io cannot encode (e.g. circular) must not take the process down.
+    logger.error('could not send a socket answer', { error })
+    ack(convertError(error).toJSON())
+  }
+}

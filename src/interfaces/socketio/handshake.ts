@@ -1,0 +1,124 @@
+import type { ServerOptions, Socket } from 'socket.io'
+import type { Gateway, Restorable } from '../../application/transport/index.js'
+import { convertError } from '../../domain/errors/convert-error.js'
+import { FeathersError } from '../../domain/errors/errors.js'
+import type { Logger } from '../../domain/logger.js'
+import type { Connection } from '../../domain/service/service.js'
+import { OFFSET_EVENT } from './delivery.js'
+import { recoveryAdapter } from './recovery-adapter.js'
+import type { SocketConnections } from './socket-connections.js'
+import { tracedHandshake } from './traced-call.js'
+
+/** socket.io's disconnect reasons after which the client may come back (the others are a deliberate disconnect). */
+const LOST_REASONS = new Set([
+  'transport error',
+  'transport close',
+  'forced close',
+  'ping timeout',
+  'server shutting down',
+  'forced server close'
+])
+
+/**
+ * How a socket becomes one of the app's connections and stops being one: the login of its handshake
+ * (an `Authorization` header), its session kept for connection state recovery, a recovered socket
+ * restored (its login, channels and missed events), and the reason it went away.
+ */
+export class Handshake {
+  /** Sockets closed because their session was resumed by a new socket: their session lives on. */
+  private readonly replaced = new WeakSet<Socket>()
+
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly connections: SocketConnections,
+    private readonly logger: Logger,
+    /** The recovery window in ms; 0: connections are not recovered. */
+    private readonly windowMs: number
+  ) {}
+
+  /**
+   * socket.io's options for connection state recovery, with the app's sessions and event history
+   * (through the gateway) instead of socket.io's in-process store; none when recovery is off.
+   */
+  serverOptions(): Partial<ServerOptions> {
+    if (this.windowMs === 0) return {}
+    return {
+      connectionStateRecovery: { maxDisconnectionDuration: this.windowMs, skipMiddlewares: true },
+      adapter: recoveryAdapter({
+        restore: async (pid, offset) => {
+          const restorable = await this.gateway.restorable(pid, offset, 'socketio')
+          return restorable && { sid: restorable.session.connectionId, data: { restorable } }
+        },
+        replace: (stale) => {
+          const socket = stale as Socket
+          this.replaced.add(socket)
+          socket.disconnect(true)
+        }
+      })
+    }
+  }
+
+  /**
+   * The socket.io middleware of a new socket (a recovered one skips it): logs it in when it brought
+   * an `Authorization` header, and stores its session before socket.io sends the client its ids, so
+   * a client that reconnects at once finds it. A failed login refuses the socket with the error's
+   * `message` and `data` (the client's `connect_error`).
+   */
+  readonly authenticate = (socket: Socket, next: (error?: Error) => void): void => {
+    const connection = this.connections.add(socket)
+    tracedHandshake(this.gateway, socket.handshake.headers, () => this.gateway.handshake(connection))
+      .then(() => (this.windowMs > 0 ? this.remember(socket, connection) : undefined))
+      .then(
+        () => next(),
+        (thrown: unknown) => {
+          const error = convertError(thrown)
+          if (!(thrown instanceof FeathersError))
+            this.logger.error('socket handshake authentication failed', { error: thrown })
+          next(Object.assign(new Error(error.message), { data: error.data }))
+        }
+      )
+  }
+
+  /**
+   * A socket socket.io accepted: a new one opens (channels pick it up), a recovered one is restored
+   * by the gateway. Resolves `restored` once a recovered socket may run calls (logged in, channels
+   * joined); its end is reported with why it went away.
+   */
+  open(socket: Socket): { connection: Connection; restored?: Promise<void> } {
+    const restorable = socket.recovered ? (socket.data as { restorable?: Restorable }).restorable : undefined
+    const connection = restorable ? this.connections.add(socket) : this.connections.connectionOf(socket)!
+    socket.on('disconnect', (reason) => {
+      const why = this.replaced.has(socket) ? 'replaced' : LOST_REASONS.has(reason) ? 'lost' : 'closed'
+      this.gateway.close(connection, why)
+    })
+    if (!restorable) {
+      // Before the connection joins any channel: no event can reach it first with a later offset.
+      if (this.windowMs > 0) socket.emit(OFFSET_EVENT, this.gateway.head())
+      this.gateway.open(connection)
+      return { connection }
+    }
+    socket.data = {}
+    const { restoring } = this.connections
+    restoring.add(socket.id)
+    const restored = this.gateway
+      .restore(connection, restorable)
+      .catch((error: unknown) => {
+        // The client must not go on as if it had everything: dropping the transport makes it reconnect and try again.
+        this.logger.error('could not restore a socket connection', { error })
+        socket.conn.close()
+      })
+      .finally(() => restoring.delete(socket.id))
+    return { connection, restored }
+  }
+
+  private async remember(socket: Socket, connection: Connection): Promise<void> {
+    const pid = (socket as unknown as { pid?: string }).pid
+    if (pid === undefined) return
+    try {
+      await this.gateway.remember(connection, { id: pid, connectionId: socket.id })
+    } catch (error) {
+      // The connection works; it just cannot be recovered.
+      this.logger.error('could not save a socket session', { error })
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { Server } from 'socket.io'
+import { silentLogger } from '../../domain/logger.js'
+import type { RealtimeTransportFactory } from '../realtime/realtime-transport.js'
+import { deliverEvents } from './delivery.js'
+import { dispatchCalls } from './dispatch.js'
+import { Handshake } from './handshake.js'
+import { SocketConnections } from './socket-connections.js'
+
+/**
+ * The socket.io transport on an HTTP engine's server (the port REST listens on): Feathers socket
+ * calls, the login of connections and delivery of published events, in three parts — the handshake
+ * (handshake.ts: a socket becomes a connection, logged in, recovered), dispatch (dispatch.ts: its
+ * events become gateway calls) and delivery (delivery.ts: published events become socket events).
+ * Closing the HTTP server detaches it from the app.
+ */
+export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, options) => {
+  const logger = options.logger ?? silentLogger
+  const gateway = app.gateway(options.clock ? { clock: options.clock } : {})
+  const windowMs = gateway.recovers ? (options.recoveryWindowMs ?? 0) : 0
+  const connections = new SocketConnections()
+  const handshake = new Handshake(gateway, connections, logger, windowMs)
+  const origins = options.corsOrigins ?? []
+  const io = new Server(httpServer, {
+    serveClient: false,
+    // As the HTTP engines answer CORS: `*` allows any origin.
+    ...(origins.length > 0 ? { cors: { origin: origins.includes('*') ? true : origins, credentials: true } } : {}),
+    maxHttpBufferSize: options.maxMessageSize ?? 1e6,
+    ...handshake.serverOptions()
+  })
+  io.use(handshake.authenticate)
+  const dispatch = { gateway, logger, maxConcurrentCalls: options.maxConcurrentCalls ?? 100 }
+  io.on('connection', (socket) => {
+    const { connection, restored } = handshake.open(socket)
+    dispatchCalls(socket, connection, dispatch, restored)
+  })
+  const stopDelivery = deliverEvents(io, gateway, connections, { logger, windowMs })
+  httpServer.once('close', () => {
+    stopDelivery()
+    gateway.shutdown()
+  })
+  return {
+    // `disconnectSockets(true)` would tell clients the server disconnected them, and they would not come back.
+    dropConnections: () => {
+      for (const socket of io.of('/').sockets.values()) socket.conn.close()
+    },
+    disconnectAll: () => io.disconnectSockets(true)
+  }
+}
