@@ -1,7 +1,7 @@
 import type { Client, Pool, PoolClient, QueryResult } from 'pg'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { pgDriver } from './pg-driver.js'
-import { toStoreError } from './postgres-errors.js'
+import { isUnavailable, sqlState, toStoreError } from './postgres-errors.js'
 import { redactPostgresUrl } from './postgres-settings.js'
 
 export interface PostgresDatabaseOptions {
@@ -54,12 +54,49 @@ export class PostgresDatabase {
 
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   async transaction<T>(operation: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient
     try {
-      client = await this.connections().connect()
+      return await this.inTransaction(work)
     } catch (error) {
       throw toStoreError(error, this.logger, operation)
     }
+  }
+
+  /**
+   * Runs schema statements in one transaction under the schema lock: idempotent statements
+   * (`IF NOT EXISTS`, `CREATE OR REPLACE`) that several instances may run at the same moment. At
+   * startup the server may not be up yet: it is waited for (`timeoutMs`, one log line), while a
+   * refused login or a missing database stops at once with one line saying what to check.
+   */
+  async schema(operation: string, statements: readonly string[]): Promise<void> {
+    const deadline = Date.now() + (this.options.timeoutMs ?? 30_000)
+    for (let waiting = false; ; waiting = true) {
+      try {
+        return await this.inTransaction(async (client) => {
+          await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK])
+          for (const statement of statements) await client.query(statement)
+        })
+      } catch (error) {
+        const state = sqlState(error)
+        if (state?.startsWith('28') || state === '3D000')
+          throw new Error(
+            `PostgreSQL at ${this.where} refused the connection: ${(error as Error).message} (check the user, password and database of POSTGRES_URL, or POSTGRES_PASSWORD_FILE)`,
+            { cause: error }
+          )
+        if (!isUnavailable(error) || Date.now() >= deadline) throw toStoreError(error, this.logger, operation)
+        if (!waiting)
+          this.logger.warn(
+            `waiting for PostgreSQL at ${this.where} (up to ${Math.round((deadline - Date.now()) / 1000)} s)`,
+            {
+              error: error instanceof Error ? error.message : String(error)
+            }
+          )
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+    }
+  }
+
+  private async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.connections().connect()
     let broken: Error | undefined
     try {
       await client.query('BEGIN')
@@ -68,21 +105,10 @@ export class PostgresDatabase {
       return result
     } catch (error) {
       await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
-      throw toStoreError(error, this.logger, operation)
+      throw error
     } finally {
       client.release(broken)
     }
-  }
-
-  /**
-   * Runs schema statements in one transaction under the schema lock: idempotent statements
-   * (`IF NOT EXISTS`, `CREATE OR REPLACE`) that several instances may run at the same moment.
-   */
-  async schema(operation: string, statements: readonly string[]): Promise<void> {
-    await this.transaction(operation, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK])
-      for (const statement of statements) await client.query(statement)
-    })
   }
 
   /** A connection of its own, outside the pool (the event log's LISTEN); the caller ends it. */

@@ -6,6 +6,8 @@ import { PostgresLoginAttempts } from '../../../src/infrastructure/postgres/post
 import { PostgresSessionStore } from '../../../src/infrastructure/postgres/postgres-session-store.js'
 import { PostgresUniqueKeys } from '../../../src/infrastructure/postgres/postgres-unique-keys.js'
 import { FakeClock } from '../../support/fake-clock.js'
+import { silentLogger } from '../../../src/domain/logger.js'
+import { Unavailable } from '../../../src/domain/errors/errors.js'
 import { discoverPostgres } from '../../support/postgres-server.js'
 
 // Unique keys, sessions, login counters and connection sessions on a real PostgreSQL, each adapter
@@ -139,5 +141,31 @@ withServer('PostgreSQL ports beside the store', () => {
     await a.save({ id: 'p2', connectionId: 'sid-2' })
     await b.remove('p2')
     expect(await a.load('p2')).toBeUndefined()
+  })
+
+  it('stops at once on a refused connection, and waits for a server that is not up yet, never showing the password', async () => {
+    const missing = new URL(database!.url)
+    missing.pathname = '/no_such_database'
+    missing.username = 'plumage'
+    missing.password = 'hunter2'
+    const refused = new PostgresDatabase({ url: missing.toString() })
+    pools.push(refused)
+    const error = await new PostgresUniqueKeys(refused).setup().then(
+      () => undefined,
+      (failure: Error) => failure
+    )
+    expect(error?.message).toMatch(
+      /^PostgreSQL at postgres:\/\/plumage:\*\*\*@.* refused the connection: .*does not exist/
+    )
+    expect(error?.message).not.toContain('hunter2')
+
+    const lines: string[] = []
+    const logger = { ...silentLogger, warn: (message: string) => void lines.push(message) }
+    const away = new PostgresDatabase({ url: 'postgres://app:hunter2@127.0.0.1:1/app', timeoutMs: 1200, logger })
+    pools.push(away)
+    await expect(new PostgresUniqueKeys(away).setup()).rejects.toBeInstanceOf(Unavailable)
+    expect(lines[0]).toMatch(/^waiting for PostgreSQL at postgres:\/\/app:\*\*\*@127.0.0.1:1\/app \(up to 1 s\)$/)
+    expect(lines.filter((line) => line.startsWith('waiting'))).toHaveLength(1)
+    expect(lines.join('\n')).not.toContain('hunter2')
   })
 })
