@@ -43,9 +43,10 @@ type Listener = (change: StoreChange<Data>) => void
  *
  * - **Writing:** statement-level triggers on every store table insert the statement's changes into
  *   `plumage_events` in the write's own transaction (a write commits with its events or not at all,
- *   direct SQL writes included), and `pg_notify` wakes the followers at commit. The store names the
- *   method's event through a transaction-local setting (`plumage.event`: an UPDATE is `updated` or
- *   `patched`); writes made outside plumage are `created`, `patched` and `removed`.
+ *   direct SQL writes included), and `pg_notify` wakes the followers once it committed (the store
+ *   notifies after its writes, see `committed`; the triggers notify for writes made outside it). The
+ *   store names the method's event through a transaction-local setting (`plumage.event`: an UPDATE is
+ *   `updated` or `patched`); writes made outside plumage are `created`, `patched` and `removed`.
  * - **Order:** every row carries its transaction's id (`xid8`, never wrapping). A follower reads only
  *   rows of transactions older than the oldest one still running (`pg_snapshot_xmin`): no row can
  *   appear there any more, so `(tx, id)` is a total order of a stable prefix, the same on every
@@ -77,6 +78,8 @@ export class PostgresEventLog {
   private poller?: ReturnType<typeof setInterval>
   private pruner?: ReturnType<typeof setInterval>
   private backoffMs = 100
+  private notifying?: Promise<void>
+  private notifyAgain = false
   private heldBack = false
 
   constructor(private readonly options: PostgresEventLogOptions) {
@@ -158,9 +161,38 @@ export class PostgresEventLog {
     await this.setup()
     await this.db.query(
       `publish ${table} ${event}`,
-      `WITH logged AS (INSERT INTO plumage_events (service, event, record, trace) VALUES ($1, $2, $3::jsonb, $4) RETURNING 1) SELECT pg_notify('${CHANNEL}', '') FROM logged`,
+      'INSERT INTO plumage_events (service, event, record, trace) VALUES ($1, $2, $3::jsonb, $4)',
       [table, event, JSON.stringify(record ?? null), trace ?? null]
     )
+    this.committed()
+  }
+
+  /**
+   * Called by a store after a write committed: reads the log here at once, and wakes the other
+   * instances with one NOTIFY of its own. A NOTIFY inside the write's transaction would take the
+   * notification queue's lock at commit and serialize every committing writer; outside it, writers
+   * commit in parallel, and notifications that pile up while one is being sent go out as one.
+   */
+  committed(): void {
+    this.read()
+    if (this.notifying) {
+      this.notifyAgain = true
+      return
+    }
+    this.notifying = this.db
+      .query('notify the event log', `SELECT pg_notify('${CHANNEL}', '')`)
+      .then(
+        () => undefined,
+        // The others read every few seconds anyway.
+        () => undefined
+      )
+      .finally(() => {
+        this.notifying = undefined
+        if (this.notifyAgain) {
+          this.notifyAgain = false
+          this.committed()
+        }
+      })
   }
 
   /** Receives the events of one table; the first subscriber starts following the log. */
@@ -338,6 +370,8 @@ export class PostgresEventLog {
 
   private deliver(row: EventRow): void {
     const place = { tx: BigInt(row.tx), id: BigInt(row.id) }
+    // Each place is handed out once, whatever reads overlap.
+    if (this.place && !placeBefore(this.place, place)) return
     this.place = place
     const listeners = this.subscribers.get(row.service) ?? new Set<Listener>()
     const change: StoreChange<Data> = {
@@ -403,7 +437,11 @@ export class PostgresEventLog {
                   changed.doc,
                   nullif(current_setting('plumage.trace', true), '')
            FROM changed;
-         IF FOUND THEN PERFORM pg_notify('${CHANNEL}', ''); END IF;
+         -- The store notifies after its commit (notifying at commit serializes committing writers);
+         -- writes made outside plumage notify here.
+         IF FOUND AND current_setting('plumage.writer', true) IS DISTINCT FROM 'store' THEN
+           PERFORM pg_notify('${CHANNEL}', '');
+         END IF;
          RETURN NULL;
        END $body$`
     ]

@@ -140,6 +140,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const sql = `${cte}INSERT INTO ${this.table} (key, doc) SELECT row.key, row.doc FROM unnest(${keys}, ${docs}) AS row(key, doc)${from ? `, ${from}` : ''}`
     try {
       await this.db.query(`${this.tableName}.create`, sql, params.values)
+      this.options.events?.committed()
     } catch (error) {
       if (error instanceof Conflict) throw new Conflict(`A record with this ${this.id} already exists`)
       throw error
@@ -205,9 +206,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       const params = new Parameters()
       const sql = statement(params, `${byId(params)} AND ${this.compiler.where(filter, params)}`)
       const { rows } = await this.db.query<Row>(`${this.tableName}.${operation}`, sql, params.values)
+      if (rows.length > 0) this.options.events?.committed()
       return rows.map((row) => row.doc)
     }
-    return this.db.transaction(`${this.tableName}.${operation}`, async (client) => {
+    const written = await this.db.transaction(`${this.tableName}.${operation}`, async (client) => {
       const params = new Parameters()
       const keys = (await this.lockCandidates(client, filter, params, byId(params))).map((row) => row.key)
       if (keys.length === 0) return []
@@ -215,6 +217,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       const sql = statement(writeParams, `key = ANY(${writeParams.add(keys, 'text[]')})`)
       return (await client.query<Row>(sql, writeParams.values)).rows.map((row) => row.doc)
     })
+    if (written.length > 0) this.options.events?.committed()
+    return written
   }
 
   private async lockCandidates(client: PoolClient, filter: Filter, params: Parameters, byId: string): Promise<Keyed[]> {
@@ -255,17 +259,19 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   /**
-   * The transaction-local settings the event triggers read: the method's event (`updated` or
-   * `patched`: both are an UPDATE) and the writer's trace. A CTE the statement joins, so it runs
-   * before the rows are written and the statement's triggers fire.
+   * The transaction-local settings the event triggers read: that the store writes (it notifies
+   * itself), the method's event (`updated` or `patched`: both are an UPDATE) and the writer's trace.
+   * A CTE the statement joins, so it runs before the rows are written and the statement's triggers fire.
    */
   private settings(params: Parameters, event?: 'updated' | 'patched'): { cte: string; from?: string } {
-    const trace = this.options.events ? this.options.traceparent?.() : undefined
+    if (!this.options.events) return { cte: '' }
+    const trace = this.options.traceparent?.()
     const calls = [
+      // The store notifies the followers itself once the write committed (PostgresEventLog.committed).
+      "set_config('plumage.writer', 'store', true)",
       ...(event ? [`set_config('plumage.event', ${params.add(event, 'text')}, true)`] : []),
       ...(trace ? [`set_config('plumage.trace', ${params.add(trace, 'text')}, true)`] : [])
     ]
-    if (calls.length === 0) return { cte: '' }
     return { cte: `WITH settings AS MATERIALIZED (SELECT ${calls.join(', ')}) `, from: 'settings' }
   }
 
