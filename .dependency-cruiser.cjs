@@ -26,6 +26,14 @@ module.exports = {
       to: { path: '^src/interfaces/' }
     },
     {
+      name: 'infrastructure-not-application',
+      comment:
+        'Driven adapters implement domain ports and never build on application use cases. Putting an adapter together with one (the RethinkDB service() façade: AdapterService over RethinkDbStore) is composition, done in src/container.ts or a library entry (src/library).',
+      severity: 'error',
+      from: { path: '^src/infrastructure/' },
+      to: { path: '^src/application/' }
+    },
+    {
       name: 'interfaces-not-infrastructure',
       comment: 'Driving adapters reach stores, hashers and tokens through ports, never directly.',
       severity: 'error',
@@ -58,17 +66,25 @@ module.exports = {
     {
       name: 'core-does-not-know-services',
       comment:
-        "domain, application, infrastructure and interfaces never import the app's own services (they are plugged in by src/reference-app.ts).",
+        "domain, application, infrastructure, interfaces and the library entries never import the app's own services (they are plugged in by src/reference-app.ts).",
       severity: 'error',
-      from: { path: '^src/(domain|application|infrastructure|interfaces)/' },
+      from: { path: '^src/(domain|application|infrastructure|interfaces|library)/' },
       to: { path: '^src/services/' }
     },
     {
       name: 'adapters-chosen-in-composition-root',
-      comment: 'Only src/container.ts and src/main.ts may import infrastructure from outside it.',
+      comment:
+        "Only the composition roots import infrastructure from outside it: src/container.ts and src/main.ts for the server, src/library for a project that depends on plumage (the package's entries).",
       severity: 'error',
-      from: { path: '^src/', pathNot: '^(src/infrastructure/|src/container\\.ts$|src/main\\.ts$)' },
+      from: { path: '^src/', pathNot: '^(src/infrastructure/|src/library/|src/container\\.ts$|src/main\\.ts$)' },
       to: { path: '^src/infrastructure/' }
+    },
+    {
+      name: 'library-entries-are-outermost',
+      comment: 'Nothing in plumage imports its package entries (src/library): they only gather what a project may use.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/library/' },
+      to: { path: '^src/library/' }
     },
     {
       name: 'testing-is-a-kit-over-the-core',
@@ -80,9 +96,9 @@ module.exports = {
     },
     {
       name: 'only-tests-use-the-kit',
-      comment: 'The adapter kit is for test suites: nothing in src imports it.',
+      comment: 'The adapter kit is for test suites: nothing in src imports it but its package entry (src/library).',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/testing/' },
+      from: { path: '^src/', pathNot: '^src/(testing|library)/' },
       to: { path: '^src/testing/' }
     },
     {

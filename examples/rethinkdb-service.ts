@@ -2,8 +2,7 @@ import type { R } from 'rethinkdb-ts'
 import { App } from '../src/application/app.js'
 import type { HookContext } from '../src/application/hook-context.js'
 import type { Data, Id } from '../src/domain/service/service.js'
-import { connectRethinkDb, parseRethinkDbUrl } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
-import { service } from '../src/infrastructure/rethinkdb/rethinkdb-service.js'
+import { connectRethinkDb, parseRethinkDbUrl, service } from '../src/library/rethinkdb.js'
 
 /** A `messages` service straight on a RethinkDB table, with the spec's service(options) API. */
 export async function useRethinkDbMessages(app: App, r: R, db = 'chat'): Promise<void> {

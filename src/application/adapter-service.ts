@@ -61,11 +61,11 @@ export class AdapterService<T extends Data = Data> {
     return this.store.id
   }
 
-  find(params: AdapterParams = {}): Promise<T[] | Paginated<T>> {
+  async find(params: AdapterParams = {}): Promise<T[] | Paginated<T>> {
     return this._find(params)
   }
 
-  get(id: Id, params: AdapterParams = {}): Promise<T> {
+  async get(id: Id, params: AdapterParams = {}): Promise<T> {
     return this._get(id, params)
   }
 
@@ -74,15 +74,15 @@ export class AdapterService<T extends Data = Data> {
     return this._create(data, params)
   }
 
-  update(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T> {
+  async update(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T> {
     return this._update(id, data, params)
   }
 
-  patch(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T | T[]> {
+  async patch(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T | T[]> {
     return this._patch(id, data, params)
   }
 
-  remove(id: NullableId, params: AdapterParams = {}): Promise<T | T[]> {
+  async remove(id: NullableId, params: AdapterParams = {}): Promise<T | T[]> {
     return this._remove(id, params)
   }
 
@@ -163,9 +163,11 @@ export class AdapterService<T extends Data = Data> {
 
   /**
    * The options of one call: the service's, then `params.paginate`, then `params.adapter` over them
-   * (the order of @feathersjs/adapter-commons).
+   * (the order of @feathersjs/adapter-commons). Read-only: a call that overrides nothing, as most
+   * do, gets the service's own options object rather than a copy.
    */
-  getOptions(params: AdapterParams = {}): AdapterServiceOptions {
+  getOptions(params: AdapterParams = {}): Readonly<AdapterServiceOptions> {
+    if (params.paginate === undefined && params.adapter === undefined) return this.options
     const paginate = params.paginate !== undefined ? params.paginate : this.options.paginate
     return { ...this.options, paginate, ...params.adapter }
   }

@@ -2,11 +2,11 @@ import { EventEmitter } from 'node:events'
 import type { Clock } from '../domain/clock.js'
 import { noMetrics, type Metrics } from '../domain/metrics.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
-import type { Connection, Service } from '../domain/service/service.js'
+import type { Connection, Service, ServiceCall } from '../domain/service/service.js'
 import { isServerError, noTracer, type Tracer } from '../domain/tracing.js'
 import type { Channel, Publisher } from './channel.js'
 import type { AroundHook, HookContext, HookMap } from './hook-context.js'
-import { HookPipeline, type PipelineCall } from './hook-pipeline.js'
+import { HookPipeline } from './hook-pipeline.js'
 import { compileSchemas, type CompiledSchemas } from './schema/compile-schemas.js'
 import type { AppOptions, ServiceDescription, ServiceEntry, ServiceOptions } from './service-entry.js'
 import { ServiceEvents } from './service-events.js'
@@ -64,7 +64,8 @@ export class App<Services extends object = object> extends EventEmitter {
   use(path: string, service: object, options: ServiceOptions = {}): this {
     const schemas = options.schemas ? compileSchemas(options.schemas, this.validator) : undefined
     const entry = this.registry.register(path, service, options, schemas, {
-      run: async (target, method, id, data, params) => (await this.run(target, { method, id, data, params })).result,
+      run: async (target, method, id, data, params) =>
+        (await this.run(target, { path: target.path, method, id, data, params })).result,
       hooks: (target, map) => this.pipeline.addServiceHooks(target, map),
       emit: (target, event, data, context) => this.events.emitCustom(target, event, data, context),
       publish: (target, eventOrPublisher, publisher) => this.events.publishOn(target, eventOrPublisher, publisher)
@@ -191,7 +192,7 @@ export class App<Services extends object = object> extends EventEmitter {
    * One call through the hooks, then its events. Traced, the call is the span `<path>.<method>`
    * (its store queries and the calls its hooks make are children), and its events link to it.
    */
-  private async run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext> {
+  private async run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
     if (!this.tracer.enabled) {
       const context = await this.pipeline.run(entry, call)
       this.events.emitResult(entry, context)

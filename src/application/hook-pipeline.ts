@@ -1,20 +1,12 @@
 import { BadRequest, MethodNotAllowed } from '../domain/errors/errors.js'
 import { layoutOf, toArguments } from '../domain/service/method-layout.js'
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-depth.js'
-import type { NullableId, Params } from '../domain/service/service.js'
+import type { ServiceCall } from '../domain/service/service.js'
 import type { App } from './app.js'
 import type { AroundHook, HookContext, HookMap } from './hook-context.js'
 import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
 import { PROTECTED_FIELDS } from './protected-fields.js'
 import type { ServiceEntry } from './service-entry.js'
-
-/** One call as the pipeline runs it. */
-export interface PipelineCall {
-  method: string
-  id?: NullableId
-  data?: unknown
-  params: Params
-}
 
 /**
  * The hook pipeline: app hooks wrap service hooks; each call runs around → before → method (skipped
@@ -65,7 +57,7 @@ export class HookPipeline {
    * service's exposed methods; malformed data and over-deep queries are a 400 before any hook runs
    * (hooks walk queries recursively too, e.g. forbidQueryOn).
    */
-  async run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext> {
+  async run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
     const { method, id, data, params } = call
     if (params.provider !== undefined && !entry.methods.includes(method)) {
       throw new MethodNotAllowed(`Method \`${method}\` is not supported by this endpoint.`)

@@ -105,23 +105,31 @@ export function defineContract<O = object>(
       })
     }
 
+    /** Names are split at the separator: a group or title holding one would select the wrong cases. */
+    const refuseSeparator = (kind: string, name: string): void => {
+      if (name.includes(CASE_SEPARATOR))
+        throw new Error(`${suite}: a ${kind} may not contain '${CASE_SEPARATOR}': '${name}'`)
+    }
+
     const finish = (): void => {
       const unknown = (entries ?? []).filter((entry) => !used.has(entry))
-      if (unknown.length > 0)
-        throw new Error(
-          `${suite}: no case is named ${unknown.map((entry) => `'${entry}'`).join(', ')}. ` +
-            `Its groups: ${[...groupsOf(known)].join(', ')}`
-        )
+      if (unknown.length > 0) {
+        const groups = groupsOf(known)
+        const names = groups.size > 0 ? `Its groups: ${[...groups].join(', ')}` : `Its cases: ${quoted([...known])}`
+        throw new Error(`${suite}: no case is named ${quoted(unknown)}. ${names}`)
+      }
       // Nothing runs, so no hook will: say it now.
       if (selected.size === 0) report(skipLine(suite, known, selected))
     }
 
     const tools: ContractTools = {
       describe: (title, body) => block(title, false, body),
-      group: (name, body) => block(name, true, body),
+      group(name, body) {
+        refuseSeparator('group name', name)
+        block(name, true, body)
+      },
       test(title, body, timeoutMs) {
-        if (title.includes(CASE_SEPARATOR))
-          throw new Error(`${suite}: a case title may not contain '${CASE_SEPARATOR}'`)
+        refuseSeparator('case title', title)
         if (frame.titles.has(title)) throw new Error(`${suite}: two cases are titled '${title}' in one block`)
         frame.titles.add(title)
         const name = [...frame.path, title].join(CASE_SEPARATOR)
@@ -149,6 +157,8 @@ export function defineContract<O = object>(
   }
   return Object.assign(run, { contractName })
 }
+
+const quoted = (names: readonly string[]): string => names.map((name) => `'${name}'`).join(', ')
 
 /** Whether a `cases` entry names this case or one of its groups. */
 function selects(entry: string, name: string): boolean {

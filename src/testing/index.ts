@@ -1,6 +1,6 @@
 /**
- * The adapter kit (published as `plumage/testing`): the contracts every adapter of a port must meet, each
- * a set of named cases an adapter opts into, and the runner to define more (contract.ts says how).
+ * The adapter kit (published as `plumage/testing`): the contracts every adapter of a port must meet, each a set of
+ * named cases an adapter opts into, and the runner to define more (contract.ts says how).
  */
 export {
   CASE_SEPARATOR,
@@ -10,3 +10,26 @@ export {
   type RunOptions,
   type TestApi
 } from './contract.js'
+export {
+  runStoreContract,
+  type StoreContractOptions,
+  type StoreFixture,
+  type StoreRequest
+} from './store/store.contract.js'
+export { runSessionStoreContract, type SessionStoreContractOptions } from './session-store.contract.js'
+export { runLoginAttemptsContract, type LoginAttemptsContractOptions } from './login-attempts.contract.js'
+export { runUniqueKeysContract, type UniqueKeysContractOptions } from './unique-keys.contract.js'
+export {
+  runConnectionSessionsContract,
+  type ConnectionSessionsContractOptions,
+  type ConnectionSessionsRequest
+} from './connection-sessions.contract.js'
+export {
+  ReceivedEvents,
+  realtimeContractApp,
+  runRealtimeTransportContract,
+  type RealtimeClient,
+  type RealtimeTransportContractOptions,
+  type ReceivedEvent,
+  type RunningRealtimeTransport
+} from './realtime-transport.contract.js'

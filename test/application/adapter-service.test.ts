@@ -2,10 +2,12 @@ import { beforeEach, describe, expect, it } from '@jest/globals'
 import { AdapterService, type AdapterParams } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
 import type { HookContext } from '../../src/application/hook-context.js'
+import { validateSchemas } from '../../src/application/schema/validate-schemas.js'
 import { BadRequest, MethodNotAllowed, NotFound } from '../../src/domain/errors/errors.js'
 import type { StoreQuery } from '../../src/domain/query/ast.js'
 import type { Data } from '../../src/domain/service/service.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
+import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
 
 /** An InMemoryStore that records which store methods the service called. */
 class SpyStore extends InMemoryStore {
@@ -192,6 +194,17 @@ describe('AdapterService per-call options (params.adapter)', () => {
     await expect(service.find({ query: { text: { $search: '1' } }, adapter: { operators: [] } })).rejects.toThrow(
       'Invalid query parameter $search'
     )
+  })
+
+  it('lets validateSchemas take an array when params.adapter allows several creates', async () => {
+    const app = new App({ validator: new AjvSchemaValidator() })
+    const schema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } as const
+    app.use('items', new AdapterService(new InMemoryStore()), { schemas: { data: schema } })
+    app.service('items').hooks({ before: { create: [validateSchemas()] } })
+    const items = app.service('items')
+    await expect(items.create([{ n: 1 }])).rejects.toThrow(new MethodNotAllowed('Can not create multiple entries'))
+    await expect(items.create([{ n: 1 }, { n: 2 }], { adapter: { multi: ['create'] } })).resolves.toHaveLength(2)
+    await expect(items.create([{ n: 'x' }], { adapter: { multi: true } })).rejects.toBeInstanceOf(BadRequest)
   })
 
   it('leaves limit out of a page that nothing bounds, as Feathers does with paginate: {}', async () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals'
 import { App } from '../../src/application/app.js'
 import type { AroundHook, Hook, HookContext } from '../../src/application/hook-context.js'
-import { HookPipeline, type PipelineCall } from '../../src/application/hook-pipeline.js'
+import { HookPipeline } from '../../src/application/hook-pipeline.js'
 import { PROTECTED_FIELDS } from '../../src/application/protected-fields.js'
 import type { ServiceOptions } from '../../src/application/service-entry.js'
 import { ServiceRegistry } from '../../src/application/service-registry.js'
 import { BadRequest, Conflict, MethodNotAllowed, NotFound } from '../../src/domain/errors/errors.js'
-import type { Params } from '../../src/domain/service/service.js'
+import type { Params, ServiceCall } from '../../src/domain/service/service.js'
 
 /** A service that records each call (method, arguments, `this`) in `log`, and fails `get` with NotFound. */
 function recordingService(log: unknown[]) {
@@ -51,13 +51,14 @@ function setup(options: ServiceOptions = {}) {
   const register = (path: string) =>
     registry.register(path, recordingService(log), options, undefined, {
       run: async (target, method, id, data, params) =>
-        (await pipeline.run(target, { method, id, data, params })).result,
+        (await pipeline.run(target, { path: target.path, method, id, data, params })).result,
       hooks: (target, map) => pipeline.addServiceHooks(target, map),
       emit: () => undefined,
       publish: () => undefined
     })
   const entry = register('things')
-  const run = (call: Omit<PipelineCall, 'params'> & { params?: Params }) => pipeline.run(entry, { params: {}, ...call })
+  const run = (call: Omit<ServiceCall, 'path' | 'params'> & { params?: Params }) =>
+    pipeline.run(entry, { path: entry.path, params: {}, ...call })
   return { app, log, registry, pipeline, entry, register, run }
 }
 
@@ -171,7 +172,7 @@ describe('HookPipeline: order', () => {
     await run({ method: 'find' })
     pipeline.addAppHooks({ before: { all: [note(order, 'app')] } })
     await run({ method: 'find' })
-    await pipeline.run(other, { method: 'find', params: {} })
+    await pipeline.run(other, { path: other.path, method: 'find', params: {} })
     expect(order).toEqual(['service (before)', 'app (before)', 'service (before)', 'app (before)'])
     expect(pipeline.chainFor(entry, 'find')).toBe(pipeline.chainFor(entry, 'find'))
   })

@@ -1,92 +1,101 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { connect, type Server, type Socket } from 'node:net'
+import { describe, expect, it } from '@jest/globals'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createInterface } from 'node:readline'
-import { AdapterService } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
-import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
-import { listenNdjson } from '../../examples/add-a-transport.js'
+import type { Connection } from '../../src/domain/service/service.js'
+import {
+  ReceivedEvents,
+  runRealtimeTransportContract,
+  type ReceivedEvent,
+  type RealtimeClient
+} from '../../src/testing/realtime-transport.contract.js'
+import { connectNdjson, ndjsonTransport } from '../../examples/add-a-transport.js'
+import { httpEngines } from '../../src/container.js'
+import { startOnHttpServer } from '../support/realtime-server.js'
 
-/** A TCP client of the example transport: sends lines, collects every line it receives. */
-async function client(port: number): Promise<{
-  socket: Socket
-  send(line: unknown): void
-  next(test: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>
-}> {
-  const socket = connect(port, '127.0.0.1')
-  await new Promise((resolve) => socket.once('connect', resolve))
-  const received: Record<string, unknown>[] = []
-  const waiting: (() => void)[] = []
-  createInterface({ input: socket }).on('line', (line) => {
-    received.push(JSON.parse(line) as Record<string, unknown>)
-    for (const wake of waiting.splice(0)) wake()
-  })
-  return {
-    socket,
-    send: (line) => socket.write(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`),
-    async next(test) {
-      for (;;) {
-        const index = received.findIndex(test)
-        if (index >= 0) return received.splice(index, 1)[0]!
-        await new Promise<void>((resolve) => waiting.push(resolve))
-      }
+/** A client of the example transport for the contract: one ref per call, event lines into `events`. */
+async function connectClient(url: string, headers?: Record<string, string>): Promise<RealtimeClient> {
+  const client = await connectNdjson(url, headers)
+  const events = new ReceivedEvents()
+  const answers = new Map<unknown, { resolve(result: unknown): void; reject(error: unknown): void }>()
+  void (async () => {
+    for (let line = await client.lines.next(); !line.done; line = await client.lines.next()) {
+      const { ref, result, error } = line.value
+      if (ref === undefined) events.add(line.value as unknown as ReceivedEvent)
+      else if (error !== undefined) answers.get(ref)?.reject(error)
+      else answers.get(ref)?.resolve(result)
     }
+  })()
+  let refs = 0
+  return {
+    events,
+    closed: new Promise<void>((resolve) => client.socket.once('close', () => resolve())),
+    call: (path, method, { id, data, query } = {}) =>
+      new Promise((resolve, reject) => {
+        const ref = ++refs
+        answers.set(ref, { resolve, reject })
+        client.send({ ref, path, method, id, data, query })
+      }),
+    close: () => client.socket.end()
   }
 }
 
-describe('"Add a transport": newline-delimited JSON over TCP through the gateway', () => {
-  const app = new App()
-  let server: Server
-  let port: number
+runRealtimeTransportContract({
+  adapter: '"Add a transport": newline-delimited JSON over TCP (examples/add-a-transport.ts)',
+  cases: 'all',
+  provider: 'ndjson',
+  start: startOnHttpServer(ndjsonTransport, connectClient)
+})
 
-  beforeAll(async () => {
-    app.use('messages', new AdapterService(new InMemoryStore()))
-    app.on('connection', (connection) => app.channel('everybody').join(connection))
-    app.publish(() => app.channel('everybody'))
-    await app.setup()
-    server = await listenNdjson(app)
-    port = (server.address() as AddressInfo).port
-  })
-  afterAll(() => new Promise((resolve) => server.close(resolve)))
-
-  it('answers calls and publishes their events to every open connection', async () => {
-    const alice = await client(port)
-    const bob = await client(port)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    alice.send({ ref: 1, path: 'messages', method: 'create', data: { text: 'hello' } })
-    expect(await alice.next((line) => line.ref === 1)).toEqual({ ref: 1, result: { id: 0, text: 'hello' } })
-    expect(await bob.next((line) => line.event === 'created')).toEqual({
-      path: 'messages',
-      event: 'created',
-      data: { id: 0, text: 'hello' }
+describe('"Add a transport": what only the ndjson wire has', () => {
+  it('answers lines that are not JSON objects, or name no method, with a 400 and keeps serving', async () => {
+    const app = new App()
+    app.use('echo', {
+      async find() {
+        return 'still here'
+      }
     })
-    bob.send({ ref: 2, path: 'messages', method: 'find', query: { text: 'hello' } })
-    expect(await bob.next((line) => line.ref === 2)).toEqual({ ref: 2, result: [{ id: 0, text: 'hello' }] })
-    alice.socket.destroy()
-    bob.socket.destroy()
+    const server = createServer()
+    const transport = ndjsonTransport(app, server, {})
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const client = await connectNdjson(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    const next = async () => (await client.lines.next()).value as Record<string, unknown>
+    for (const line of ['not json', '[1]', '"text"']) {
+      client.send(line)
+      expect(await next()).toMatchObject({
+        error: { name: 'BadRequest', code: 400, message: 'Each line must be a JSON object' }
+      })
+    }
+    client.send({ ref: 1, path: 'echo' })
+    expect(await next()).toMatchObject({ ref: 1, error: { name: 'BadRequest', message: 'Every line needs a method' } })
+    client.send({ ref: 2, path: 'echo', method: 'find' })
+    expect(await next()).toEqual({ ref: 2, result: 'still here' })
+    const closed = new Promise((resolve) => client.socket.once('close', resolve))
+    const gone = new Promise<Connection>((resolve) => app.once('disconnect', resolve))
+    transport.disconnectAll()
+    await Promise.all([closed, gone])
+    await new Promise((resolve) => server.close(resolve))
   })
 
-  it('answers bad lines and unknown services with framework errors, and keeps serving', async () => {
-    const carol = await client(port)
-    carol.send('not json')
-    expect(await carol.next(() => true)).toMatchObject({
-      error: { name: 'BadRequest', code: 400, message: 'Each line must be a JSON object' }
-    })
-    carol.send({ ref: 3, path: 'nowhere', method: 'find' })
-    expect(await carol.next((line) => line.ref === 3)).toMatchObject({ error: { name: 'BadRequest' } })
-    carol.send({ ref: 4, path: 'messages', method: 'get', id: 999 })
-    expect(await carol.next((line) => line.ref === 4)).toMatchObject({ error: { name: 'NotFound', code: 404 } })
-    carol.send({ ref: 5, path: 'messages', method: 'setup' })
-    expect(await carol.next((line) => line.ref === 5)).toMatchObject({ error: { name: 'MethodNotAllowed', code: 405 } })
-    carol.socket.destroy()
-  })
-
-  it('takes a closed connection out of the channels', async () => {
-    const dave = await client(port)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    const before = app.channel('everybody').length
-    dave.socket.destroy()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(app.channel('everybody').length).toBe(before - 1)
-  })
+  it.each(Object.keys(httpEngines) as (keyof typeof httpEngines)[])(
+    'shares the port of the %s engine with REST, as REALTIME would start it',
+    async (engine) => {
+      const app = new App()
+      app.use('echo', {
+        async find() {
+          return 'over both'
+        }
+      })
+      await app.setup()
+      const http = httpEngines[engine](app, {})
+      const transport = ndjsonTransport(app, http.server, {})
+      const running = await http.listen(0, '127.0.0.1')
+      const client = await connectNdjson(running.url)
+      client.send({ ref: 1, path: 'echo', method: 'find' })
+      expect((await client.lines.next()).value).toEqual({ ref: 1, result: 'over both' })
+      expect(await (await fetch(`${running.url}/echo`)).json()).toBe('over both')
+      transport.disconnectAll()
+      await running.close()
+    }
+  )
 })

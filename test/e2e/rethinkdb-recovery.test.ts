@@ -1,6 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
+import authClientModule from '@feathersjs/authentication-client'
+import { feathers } from '@feathersjs/feathers'
+import socketioClientModule from '@feathersjs/socketio-client'
 import { io, type Socket } from 'socket.io-client'
-import { builtInstances, call, signUp, type Instance, type Instances } from '../support/app-instances.js'
+import { builtInstances, call, PASSWORD, signUp, type Instance, type Instances } from '../support/app-instances.js'
 import { call as emit, receivedUntil as until } from '../support/reference-server.js'
 import { discoverRethinkDb } from '../support/rethinkdb-server.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
@@ -10,9 +13,14 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
  * one RethinkDB database, the official socket.io-client reaching one of them through a TCP proxy.
  * The proxy is cut while writes go on through both instances, then sent to the other instance (or
  * the first one is killed): the client resumes there with its id, its login and every event it
- * missed, once each and in the log's order, then live ones. Needs a RethinkDB server (RETHINKDB_URL
- * or Docker); otherwise the run prints the loud SKIPPED line.
+ * missed, once each and in the log's order, then live ones. A rolling restart stops each instance in
+ * turn with SIGTERM while writes go on. Needs a RethinkDB server (RETHINKDB_URL or Docker); otherwise
+ * the run prints the loud SKIPPED line.
  */
+
+const socketioClient = socketioClientModule.default
+const authClient = authClientModule.default
+type FeathersSocket = Parameters<typeof socketioClient>[0]
 const server = await discoverRethinkDb()
 const withServer = server ? describe : describe.skip
 
@@ -37,15 +45,19 @@ afterAll(async () => {
   await server?.stop()
 })
 
-/** Two instances on a fresh database of this run (dropped with it). */
-async function twoInstances(): Promise<[Instance, Instance]> {
+/** Two instances on a fresh database of this run (dropped with it); `another` starts one more on it. */
+async function twoInstances(): Promise<[Instance, Instance, () => Promise<Instance>]> {
   const url = `rethinkdb://${server!.host}:${server!.port}/${server!.db}_${++database}`
   const env = { RETHINKDB_URL: url, SOCKET_RECOVERY_WINDOW: '30' }
-  const first = await instances.start(env)
-  const second = await instances.start(env)
-  running.push(first, second)
-  return [first, second]
+  const another = async () => {
+    const instance = await instances.start(env)
+    running.push(instance)
+    return instance
+  }
+  return [await another(), await another(), another]
 }
+
+const portOf = (instance: Instance) => Number(new URL(instance.url).port)
 
 interface Reader {
   socket: Socket
@@ -76,6 +88,74 @@ async function readerThrough(instance: Instance, email: string): Promise<{ reade
 async function write(instance: Instance, token: string, text: string): Promise<void> {
   const answer = await call(instance.url, token, 'POST', 'messages', { text })
   expect(answer.status).toBe(201)
+}
+
+/** The official Feathers client (with its authentication client) through a proxy, logged in with a password. */
+async function feathersReaderThrough(instance: Instance, email: string): Promise<{ reader: Reader; proxy: TcpProxy }> {
+  await signUp(instance.url, email)
+  const proxy = await startTcpProxy('127.0.0.1', portOf(instance))
+  proxies.push(proxy)
+  const socket = io(`http://127.0.0.1:${proxy.port}`, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnectionDelay: 50,
+    reconnectionDelayMax: 100
+  })
+  sockets.push(socket)
+  const client = feathers()
+    .configure(socketioClient(socket as unknown as FeathersSocket))
+    .configure(authClient({ storage: new authClientModule.MemoryStorage() }))
+  await client.authenticate({ strategy: 'local', email, password: PASSWORD })
+  const reader: Reader = { socket, texts: [] }
+  client.service('messages').on('created', (message: { text: string }) => reader.texts.push(message.text))
+  return { reader, proxy }
+}
+
+/** Writes through `instance` one at a time until `stop()`, which answers the texts acknowledged, in order. */
+function keepWriting(instance: Instance, token: string, prefix: string): { stop(): Promise<string[]> } {
+  const written: string[] = []
+  let stopping = false
+  const loop = (async () => {
+    while (!stopping || written.length < 3) {
+      const text = `${prefix} ${written.length + 1}`
+      await write(instance, token, text)
+      written.push(text)
+    }
+  })()
+  return {
+    stop: async () => {
+      stopping = true
+      await loop
+      return written
+    }
+  }
+}
+
+/**
+ * SIGTERM on `leaving` while `staying` takes the writes and the proxies send reconnects to it: every
+ * reader comes back on `staying`, recovered, with its id. Answers the texts written meanwhile.
+ */
+async function stopUnderClients(
+  leaving: Instance,
+  staying: Instance,
+  readers: { reader: Reader; proxy: TcpProxy }[],
+  writer: string,
+  prefix: string
+): Promise<string[]> {
+  const ids = readers.map(({ reader }) => reader.socket.id)
+  for (const { proxy } of readers) proxy.retarget(portOf(staying))
+  const back = readers.map(
+    ({ reader }) => new Promise<void>((resolve) => reader.socket.once('connect', () => resolve()))
+  )
+  const writes = keepWriting(staying, writer, prefix)
+  expect(await leaving.stop()).toBe(0)
+  await Promise.all(back)
+  const written = await writes.stop()
+  for (const [index, { reader }] of readers.entries()) {
+    expect(reader.socket.recovered).toBe(true)
+    expect(reader.socket.id).toBe(ids[index])
+  }
+  return written
 }
 
 /** Writes through both instances in turn for about 3 s; answers the texts in the order written. */
@@ -143,4 +223,28 @@ withServer('socket connection state recovery on RethinkDB, across instances', ()
       expect(reader.texts).toEqual(['before', ...missed, 'live'])
     }
   }, 120_000)
+
+  it('a rolling restart — SIGTERM on each instance in turn, a new one started in between — while clients stay connected and writes go on: every client resumes, nothing lost or doubled', async () => {
+    const [a, b, another] = await twoInstances()
+    const writer = await signUp(b.url, 'writer@example.com')
+    const readers = [
+      ...(await Promise.all([1, 2].map((n) => readerThrough(a, `reader${n}@example.com`)))),
+      await feathersReaderThrough(a, 'feathers@example.com')
+    ]
+    await write(b, writer, 'before')
+    for (const { reader } of readers) await until(reader.socket, () => reader.texts.includes('before'))
+    // a goes down while b takes the writes; its clients come back on b.
+    const first = await stopUnderClients(a, b, readers, writer, 'a stopping')
+    // A new instance replaces a. The clients hear of a write made after it started, so it can replay from there.
+    const c = await another()
+    await write(c, writer, 'c started')
+    for (const { reader } of readers) await until(reader.socket, () => reader.texts.includes('c started'))
+    // b goes down while c takes the writes; the clients come back on c.
+    const second = await stopUnderClients(b, c, readers, writer, 'b stopping')
+    await write(c, writer, 'live')
+    for (const { reader } of readers) {
+      await until(reader.socket, () => reader.texts.includes('live'))
+      expect(reader.texts).toEqual(['before', ...first, 'c started', ...second, 'live'])
+    }
+  }, 180_000)
 })

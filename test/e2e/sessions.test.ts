@@ -365,8 +365,13 @@ describe('two servers on one session store', () => {
       expect(connection()).toBeUndefined()
       expect(b.app.channel('anonymous').length).toBe(1)
       await b.app.service('messages').create({ text: 'after the logout elsewhere' })
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      expect(received).toEqual(['while logged in'])
+      // Logged in again, the socket gets the next message: one connection gets its events in order, so
+      // the one before would have come first had it been sent.
+      await client.authenticate({ strategy: 'local', email: 'sweep@x.io', password: PASSWORD })
+      const next = new Promise((resolve) => client.service('messages').once('created', resolve))
+      await b.app.service('messages').create({ text: 'after logging in again' })
+      await next
+      expect(received).toEqual(['while logged in', 'after logging in again'])
     } finally {
       for (const socket of opened) socket.disconnect()
       await a.close()

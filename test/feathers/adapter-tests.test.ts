@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from '@jest/globals'
-import { adapterTests } from '@feathersjs/adapter-tests'
+import { adapterTests, type AdapterTestName } from '@feathersjs/adapter-tests'
 import { randomBytes } from 'node:crypto'
 import { AdapterService } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
@@ -18,8 +18,11 @@ import { discoverRethinkDb } from '../support/rethinkdb-server.js'
  */
 Object.assign(globalThis, { before: beforeAll, after: afterAll })
 
-/** Every test the suite names (its `.id` test always runs): listing them all runs them all. */
-const TEST_NAMES = [
+/**
+ * Every test the suite names (its `.id` test always runs): listing them all runs them all. A name the
+ * suite does not know fails the type check; one left out would be skipped, and the suite lists those.
+ */
+const TEST_NAMES: readonly AdapterTestName[] = [
   '.options',
   '.events',
   '._get',
@@ -98,7 +101,7 @@ const TEST_NAMES = [
   '.find + paginate + $limit + $skip',
   '.find + paginate + $limit 0',
   '.find + paginate + params'
-] as const
+]
 
 /** The two services Feathers tests an adapter with, over stores made by `storeFor(idField)`. */
 function feathersApp(storeFor: (id: string) => Store): App {
@@ -121,6 +124,7 @@ const server = await discoverRethinkDb()
 
 if (server) {
   describe('RethinkDB store', () => {
+    // Live stores, as the server runs them: every write also goes to the event log.
     const suffix = randomBytes(4).toString('hex')
     const app = feathersApp(
       (id) => new RethinkDbStore({ r: server.r, db: server.db, table: `people_${id}_${suffix}`, id })

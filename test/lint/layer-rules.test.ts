@@ -107,6 +107,36 @@ describe('layer rules (npm run lint)', () => {
     expect(throughTheSeam.output).not.toContain('transports-use-the-seam')
   })
 
+  it('fails when a driven adapter builds on an application use case', async () => {
+    const result = await cruise({
+      'src/application/adapter-service.ts': 'export class AdapterService {}\n',
+      'src/infrastructure/store-service.ts':
+        "import { AdapterService } from '../application/adapter-service.js'\nexport class StoreService extends AdapterService {}\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('infrastructure-not-application')
+  })
+
+  it('lets a library entry compose an adapter with a use case, as the composition root does', async () => {
+    const result = await cruise({
+      'src/application/adapter-service.ts': 'export class AdapterService {}\n',
+      'src/infrastructure/store.ts': 'export class Store {}\n',
+      'src/library/store-service.ts':
+        "import { AdapterService } from '../application/adapter-service.js'\nimport { Store } from '../infrastructure/store.js'\nexport const service = () => Object.assign(new AdapterService(), { store: new Store() })\n"
+    })
+    expect(result.output).not.toContain('error')
+    expect(result.ok).toBe(true)
+  })
+
+  it('fails when plumage imports one of its own package entries', async () => {
+    const result = await cruise({
+      'src/library/index.ts': 'export const entry = 1\n',
+      'src/application/use-case.ts': "import { entry } from '../library/index.js'\nexport const x = entry\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('library-entries-are-outermost')
+  })
+
   it('fails when the adapter kit imports an adapter, or code outside tests imports the kit', async () => {
     const result = await cruise({
       'src/infrastructure/store.ts': 'export const store = 1\n',

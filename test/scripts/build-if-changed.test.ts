@@ -10,7 +10,8 @@ import { cleanEnv, copyCheckout, type CheckoutCopy } from './checkout-copy.js'
  * `npm start` builds only when an input changed: in a copy of the checkout whose `npm run build` is
  * the two bundling steps plus a line in builds.log (the type check is `npm run build`'s business,
  * not this suite's), the build runs when something is touched, added or deleted, and not otherwise;
- * an unchanged checkout answers "plumage started" well under 2 s after `npm start`.
+ * `npm start` of an unchanged checkout serves the build that is there without building. (How fast
+ * that start is, is not a test's business on a busy machine: see the cold start row of `npm run bench`.)
  */
 const FAKE_BUILD =
   "node scripts/build-server.mjs && node scripts/build-client.mjs && node -e \"require('fs').appendFileSync('builds.log', 'built\\\\n')\""
@@ -91,10 +92,9 @@ describe('building only what changed', () => {
     expect(await buildIfChanged()).toMatchObject({ built: true })
   }, 60_000)
 
-  it('starts an unchanged checkout with npm start well under 2 s', async () => {
+  it('starts an unchanged checkout with npm start without building', async () => {
     expect(await buildIfChanged()).toMatchObject({ built: false })
     const before = builds()
-    const started = Date.now()
     // Its own process group, so that npm and the server it runs stop together.
     const child = spawn('npm', ['start'], {
       cwd: copy.dir,
@@ -102,19 +102,25 @@ describe('building only what changed', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true
     })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk)
+    })
     try {
-      const elapsed = await new Promise<number>((resolve, reject) => {
+      await new Promise<void>((resolve, reject) => {
         let stdout = ''
         child.stdout.on('data', (chunk) => {
           stdout += String(chunk)
-          if (stdout.includes('"msg":"plumage started"')) resolve(Date.now() - started)
+          if (stdout.includes('"msg":"plumage started"')) resolve()
         })
         child.once('exit', (code) =>
-          reject(new Error(`npm start exited (${code}) before the server started:\n${stdout}`))
+          reject(new Error(`npm start exited (${code}) before the server started:\n${stdout}\n${stderr}`))
         )
       })
+      // Started from the build that was there: no build ran, and the start said why.
       expect(builds()).toBe(before)
-      expect(elapsed).toBeLessThan(2_000)
+      expect(stderr).toContain('build up to date')
+      expect(stderr).not.toContain('built dist/plumage.mjs')
     } finally {
       process.kill(-child.pid!, 'SIGTERM')
     }

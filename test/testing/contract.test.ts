@@ -146,6 +146,25 @@ describe('defineContract', () => {
     expect(() => runWith(['reads / get'], true).run()).toThrow("no case is named 'reads / get'")
   })
 
+  it('lists the cases instead when the contract has no groups', () => {
+    const runFlat = defineContract('Flat', ({ test }) => {
+      test('one', () => {})
+      test('two', () => {})
+    })
+    expect(() => runFlat({ adapter: 'stand-in', cases: ['three'], api: recorder().api })).toThrow(
+      "Flat contract on stand-in: no case is named 'three'. Its cases: 'one', 'two'"
+    )
+  })
+
+  it('refuses a group name or case title holding the separator', () => {
+    const runSlashed = defineContract('Slashed', ({ group, test }) => {
+      group('reads / writes', () => test('one', () => {}))
+    })
+    expect(() => runSlashed({ adapter: 'stand-in', cases: 'all', api: recorder().api })).toThrow(
+      "Slashed contract on stand-in: a group name may not contain ' / ': 'reads / writes'"
+    )
+  })
+
   it('refuses two cases with one title in one block', () => {
     const runTwice = defineContract('Twice', ({ test }) => {
       test('same', () => {})

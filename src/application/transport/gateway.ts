@@ -5,11 +5,10 @@ import { NotFound } from '../../domain/errors/errors.js'
 import { errorOutcome, type Metrics } from '../../domain/metrics.js'
 import type { ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
 import type { EventHistory, RecordedEvent } from '../../domain/realtime/event-history.js'
-import type { Connection, NullableId, Params, Query } from '../../domain/service/service.js'
+import type { Connection, Params, Query, ServiceCall } from '../../domain/service/service.js'
 import type { Tracer } from '../../domain/tracing.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
-import type { PipelineCall } from '../hook-pipeline.js'
 import type { Resolved, ServiceEntry } from '../service-entry.js'
 import { ConnectionAuthentication, type RevocationCheck } from './connection-authentication.js'
 import { ConnectionRecovery, type CloseReason, type Restorable } from './connection-recovery.js'
@@ -26,17 +25,6 @@ export interface Target {
   readonly route: Record<string, string>
   /** A trailing id segment (only when resolved with `{ id: true }`), as it arrived. */
   readonly id?: string
-}
-
-/** One call from outside: which service, which method, and its arguments by meaning. */
-export interface ServiceCall {
-  /** A registered path, e.g. `Target.path`. */
-  path: string
-  method: string
-  id?: NullableId
-  data?: unknown
-  /** Must carry `provider` (the transport's name): external calls reach only the exposed methods. */
-  params: Params
 }
 
 /** What a call answers: the result for the caller (a `protect`ed copy when hooks made one), and HTTP hints. */
@@ -59,7 +47,7 @@ export interface GatewayCore {
   readonly tracer: Tracer
   resolve(path: string, allowId: boolean): Resolved | undefined
   entry(path: string): ServiceEntry | undefined
-  run(entry: ServiceEntry, call: PipelineCall): Promise<HookContext>
+  run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext>
   onDelivery(listener: (delivery: Delivery) => void): () => void
   /** The app's event history and connection sessions, when connections may be recovered. */
   readonly recovery?: {
@@ -101,7 +89,11 @@ export class Gateway {
     return { path: entry.path, methods: entry.methods, route, id }
   }
 
-  /** Runs one call through the hooks; rejects with NotFound for an unknown path. */
+  /**
+   * Runs one call through the hooks; rejects with NotFound for an unknown path. `path` is a registered
+   * one (`Target.path`), and `params.provider` must name the transport: external calls reach only the
+   * exposed methods.
+   */
   async call(call: ServiceCall): Promise<CallResult> {
     const entry = this.core.entry(call.path)
     if (!entry) throw new NotFound(`Service '${call.path}' not found`)

@@ -40,6 +40,22 @@ export interface Params {
   [key: string]: unknown
 }
 
+/**
+ * One service call by meaning: which service, which method, and its arguments (where each sits among
+ * a method's arguments is method-layout.ts). The one shape every layer passes a call in: a client
+ * hands it to its transport, a server transport to its Gateway, and the app runs it through the hooks.
+ */
+export interface ServiceCall {
+  /** The service path as registered (`users/:userId/posts`: placeholder values travel in `params.route`). */
+  path: string
+  /** 'find' | 'get' | 'create' | 'update' | 'patch' | 'remove' or a custom method name. */
+  method: string
+  id?: NullableId
+  data?: unknown
+  /** From a transport, `provider` names it: external calls reach only the service's exposed methods. */
+  params: Params
+}
+
 export interface Paginated<T> {
   total: number
   /** Absent (as in Feathers) when neither `$limit` nor the service's default or max size bounds the page. */

@@ -21,6 +21,20 @@ export interface LoggedEvent {
   trace?: string
 }
 
+/** One event as a log row holds it: its number and time are the row's. */
+type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
+
+/**
+ * One row of the log table: the events of one write, numbered `id`, `id + 1`, … in their order (one
+ * document per write however many records it wrote, see docs/adr/0008-cheap-exactly-once.md). Rows
+ * written before 0008 hold one event in their own fields.
+ */
+interface LogRow extends Partial<RowEvent> {
+  id: number
+  ts: number
+  events?: RowEvent[]
+}
+
 export type WriteEvent = 'created' | 'updated' | 'patched' | 'removed'
 
 export interface EventLogOptions {
@@ -87,9 +101,9 @@ export class EventLog {
   private readonly db: string
   private readonly logger: Logger
   private readonly retentionMs: number
-  private readonly feed: LiveFeed<LoggedEvent>
+  private readonly feed: LiveFeed<LogRow>
   private readonly subscribers = new Map<string, Set<(event: LoggedEvent) => void>>()
-  private readonly sequence: EventSequence<LoggedEvent>
+  private readonly sequence: EventSequence<LogRow>
   private readonly metrics: Metrics
   private readonly positionWaiters = new Set<{ seq: number; resolve(reached: boolean): void }>()
   private ready?: Promise<void>
@@ -118,9 +132,10 @@ export class EventLog {
     this.logger = options.logger
     this.tableName = options.table ?? 'plumage_events'
     this.retentionMs = options.retentionMs ?? 600_000
-    this.sequence = new EventSequence<LoggedEvent>({
+    this.sequence = new EventSequence<LogRow>({
       ...(options.gapMs !== undefined ? { gapMs: options.gapMs } : {}),
-      release: (entry, late) => this.deliver(entry, late),
+      span: (row) => eventsOf(row).length,
+      release: (row, late) => this.deliver(row, late),
       skipped: (from, to) =>
         this.logger.debug(
           'RethinkDB event log: numbers never logged (a write died between taking them and logging its events, or they were pruned); going on without them',
@@ -128,7 +143,7 @@ export class EventLog {
         )
     })
     const metrics = (this.metrics = options.metrics ?? noMetrics)
-    this.feed = new LiveFeed<LoggedEvent>({
+    this.feed = new LiveFeed<LogRow>({
       name: 'event log',
       logger: this.logger,
       open: () => this.open(),
@@ -204,16 +219,12 @@ export class EventLog {
       this.logger
     )
     const r = this.r
-    const newest = this.table()
-      .between(0, MAX_SEQ)
-      .orderBy({ index: r.desc('id') })
-      .limit(1)
-      .nth(0)('id')
-      .default(0)
     // Of instances starting at once, one inserts the row; the others' conflict is no error here.
     await this.table()
-      .insert({ id: COUNTER, seq: newest, epoch: r.uuid() } as never, { conflict: 'error' })
+      .insert({ id: COUNTER, seq: this.newest(), epoch: r.uuid() } as never, { conflict: 'error' })
       .run()
+    // A counter behind the log (its soft update lost in a crash) starts again after the newest event.
+    await this.repair().run()
     const counter = await this.counter().run()
     if (!counter) throw new Error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing`)
     this.logEpoch = shortEpoch(counter.epoch)
@@ -241,7 +252,7 @@ export class EventLog {
         result('changes')
           .default([])
           .filter((change: Term) => change.hasFields('error').not().and(change(field).default(null).ne(null)))
-          .map((change: Term) => ({ ts: serverMs(r), table, event, record: change(field), ...trace })),
+          .map((change: Term) => ({ table, event, record: change(field), ...trace })),
         (entries: Term) =>
           r.branch(
             entries.isEmpty(),
@@ -254,7 +265,7 @@ export class EventLog {
 
   /** Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. */
   async publish(table: string, event: string, record: unknown): Promise<void> {
-    await this.append(this.r.expr([{ ts: serverMs(this.r), table, event, record, ...this.trace() }])).run()
+    await this.append(this.r.expr([{ table, event, record, ...this.trace() }])).run()
   }
 
   /** The writer's trace context, as a field of the logged events (none when tracing is off). */
@@ -293,8 +304,8 @@ export class EventLog {
     this.pruner.unref?.()
   }
 
-  private table(): RTable<LoggedEvent> {
-    return this.r.db(this.db).table<LoggedEvent>(this.tableName)
+  private table(): RTable<LogRow> {
+    return this.r.db(this.db).table<LogRow>(this.tableName)
   }
 
   private counter(): RSingleSelection<Counter | null> {
@@ -302,30 +313,84 @@ export class EventLog {
   }
 
   /**
-   * Takes as many numbers as there are entries from the counter row (one atomic update) and
-   * inserts the entries under them, in their order. A missing counter row fails the query loudly.
+   * Takes as many numbers as there are entries from the counter row (one atomic update) and inserts
+   * the entries as one row under the first of them: one document per write, however many records it
+   * wrote. A missing counter row fails the query loudly.
+   *
+   * The counter's update is soft (not awaited on disk, see docs/adr/0008-cheap-exactly-once.md): the
+   * row insert that follows in the same table is hard, and its flush takes the counter along. A
+   * counter that still went back (a crash between the two, a restored backup) would hand out numbers
+   * the log holds: the query sees its numbers taken, moves the counter past the newest logged number
+   * and takes new ones — a used number is never handed out again, nor an event dropped.
    */
   private append(entries: Term): Term {
     const r = this.r
     return r.do(entries.count(), (count: Term) =>
-      this.counter()
-        .update((row: Term) => ({ seq: row('seq').add(count) }), { returnChanges: 'always' })('changes')
-        .nth(0)('new_val')('seq')
-        .default(
-          r.error(
-            `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
+      this.take(count)
+        .do((last: Term) =>
+          r.branch(
+            this.free(last, count),
+            last,
+            this.repair().do(() => this.take(count))
           )
         )
         .do((last: Term) =>
-          this.table().insert(
-            r
-              .range(count)
-              .map((index: Term) => entries.nth(index).merge({ id: last.sub(count).add(index).add(1) })) as never
-          )
+          this.table().insert({ id: last.sub(count).add(1), ts: serverMs(r), events: entries } as never)
         )
-        // A number already taken means the counter went back (a restored backup): say so, never drop events silently.
+        // A number taken twice all the same (two repairs racing): say so, never drop events silently.
         .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error'))))
     )
+  }
+
+  /** The last of `count` numbers taken from the counter row (soft: see append). */
+  private take(count: Term): Term {
+    return this.counter()
+      .update((row: Term) => ({ seq: row('seq').add(count) }), { durability: 'soft', returnChanges: 'always' })(
+        'changes'
+      )
+      .nth(0)('new_val')('seq')
+      .default(
+        this.r.error(
+          `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
+        )
+      )
+  }
+
+  /**
+   * Whether no logged row holds any of the numbers `last - count + 1` … `last`: the row with the
+   * highest first number up to `last` (one index read) ends before them. Rows of writes that took
+   * their numbers later all start after `last`.
+   */
+  private free(last: Term, count: Term): Term {
+    return this.table()
+      .between(0, last.add(1))
+      .orderBy({ index: this.r.desc('id') })
+      .limit(1)
+      .map((row: Term) => lastNumber(row))
+      .nth(0)
+      .default(0)
+      .le(last.sub(count))
+  }
+
+  /** Moves the counter past the newest logged number, if it is behind it (never back). */
+  private repair(): Term {
+    const r = this.r
+    return r.do(this.newest(), (newest: Term) =>
+      this.counter().update((row: Term) => ({ seq: r.branch(row('seq').lt(newest), newest, row('seq')) }), {
+        durability: 'soft'
+      })
+    )
+  }
+
+  /** The newest logged number (0 for an empty log). */
+  private newest(): Term {
+    return this.table()
+      .between(0, MAX_SEQ)
+      .orderBy({ index: this.r.desc('id') })
+      .limit(1)
+      .map((row: Term) => lastNumber(row))
+      .nth(0)
+      .default(0)
   }
 
   private async open(): Promise<FeedCursor> {
@@ -351,40 +416,45 @@ export class EventLog {
       .run() as Promise<FeedCursor>
   }
 
-  private receive(row: FeedRow<LoggedEvent>): void {
+  private receive(row: FeedRow<LogRow>): void {
     // Log rows are only ever inserted (and pruned long after): `add` and `initial` carry events.
     if ((row.type !== 'add' && row.type !== 'initial') || !row.new_val || typeof row.new_val.id !== 'number') return
     this.sequence.add(row.new_val)
   }
 
-  private deliver(entry: LoggedEvent, late: boolean): void {
+  private deliver(row: LogRow, late: boolean): void {
     if (late)
       this.logger.debug(
         'RethinkDB event log: an event came after its number was given up; published now, out of order',
-        { seq: entry.id }
+        { seq: row.id }
       )
-    else this.newestTs = entry.ts
+    else this.newestTs = row.ts
+    const events = eventsOf(row)
+    events.forEach((event, index) => this.hand({ ...event, id: row.id + index, ts: row.ts }))
+    if (!late) this.reached(row.id + events.length - 1)
+  }
+
+  /** Hands one event to the subscribers of its table. */
+  private hand(entry: LoggedEvent): void {
     const listeners = this.subscribers.get(entry.table)
-    if (listeners) {
-      this.metrics.eventApplied(entry.table, entry.ts)
-      this.current = entry.id
-      try {
-        for (const listener of listeners) {
-          try {
-            listener(entry)
-          } catch (error) {
-            this.logger.error('RethinkDB event listener failed', {
-              event: entry.event,
-              table: entry.table,
-              error: driverMessage(error)
-            })
-          }
+    if (!listeners) return
+    this.metrics.eventApplied(entry.table, entry.ts)
+    this.current = entry.id
+    try {
+      for (const listener of listeners) {
+        try {
+          listener(entry)
+        } catch (error) {
+          this.logger.error('RethinkDB event listener failed', {
+            event: entry.event,
+            table: entry.table,
+            error: driverMessage(error)
+          })
         }
-      } finally {
-        this.current = undefined
       }
+    } finally {
+      this.current = undefined
     }
-    if (!late) this.reached(entry.id)
   }
 
   private reached(seq: number): void {
@@ -403,6 +473,18 @@ export class EventLog {
       })
     }
   }
+}
+
+/** A row's events: its `events`, or (a row written before 0008) the one event in its own fields. */
+function eventsOf(row: LogRow): RowEvent[] {
+  if (row.events) return row.events
+  const { table = '', event = '', record, trace } = row
+  return [{ table, event, record, ...(trace !== undefined ? { trace } : {}) }]
+}
+
+/** The last number a log row holds (a row from before 0008 holds one). */
+function lastNumber(row: Term): Term {
+  return row('id').add(row('events').count().default(1)).sub(1)
 }
 
 /** The epoch as offsets carry it: 48 random bits of the counter row's uuid tell one log from a remade one. */

@@ -1,13 +1,15 @@
-/** What the sequence needs of a logged event: its place in the log. */
+/** What the sequence needs of a log row: its place in the log. */
 export interface Sequenced {
-  /** The event's sequence number, given by the write that logged it (1, 2, 3, … per log). */
+  /** The row's first number, given by the write that logged it (numbers run 1, 2, 3, … per log). */
   id: number
 }
 
 export interface EventSequenceOptions<T extends Sequenced> {
   /** How long a missing number holds back the events after it before it is given up (default 5 s). */
   gapMs?: number
-  /** Hands out one event: in order (`late` false), or one that came after its number was given up. */
+  /** How many numbers a row holds, from its `id` on (default 1): one write logs all its events in one row. */
+  span?(entry: T): number
+  /** Hands out one row: in order (`late` false), or one that came after its number was given up. */
   release(entry: T, late: boolean): void
   /** Numbers `from`..`to` were given up: nothing came for them within `gapMs`. */
   skipped(from: number, to: number): void
@@ -19,7 +21,8 @@ const MAX_SKIPPED = 10_000
 /**
  * The exactly-once, in-order rules of following the event log, apart from any database. Every
  * logged event carries a number taken from the log's counter by the query that wrote it, so the
- * log has one total order, the same on every instance. Events come from the changefeed in commit
+ * log has one total order, the same on every instance; a row holds the consecutive numbers of one
+ * write's events (`span`), and is handed out as a whole. Events come from the changefeed in commit
  * order, which can differ from number order (two writes take 7 and 8; 8 commits first) and, after a
  * re-opened cursor, again: each number is handed out once, in number order. A number that never
  * comes (a query that died between taking it and logging its event, or an event pruned while this
@@ -28,6 +31,7 @@ const MAX_SKIPPED = 10_000
  */
 export class EventSequence<T extends Sequenced> {
   private readonly gapMs: number
+  private readonly span: (entry: T) => number
   private readonly held = new Map<number, T>()
   private readonly givenUp = new Set<number>()
   /** The next number to hand out; undefined before `startAfter`. */
@@ -37,6 +41,7 @@ export class EventSequence<T extends Sequenced> {
 
   constructor(private readonly options: EventSequenceOptions<T>) {
     this.gapMs = options.gapMs ?? 5_000
+    this.span = options.span ?? (() => 1)
   }
 
   /** Whether the sequence has a starting point (the follower opened once). */
@@ -90,7 +95,7 @@ export class EventSequence<T extends Sequenced> {
     while (this.next !== undefined && this.held.has(this.next)) {
       const entry = this.held.get(this.next)!
       this.held.delete(this.next)
-      this.next++
+      this.next += this.span(entry)
       this.options.release(entry, false)
     }
     if (this.held.size === 0) this.disarm()

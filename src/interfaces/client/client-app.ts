@@ -1,16 +1,13 @@
 import { Emitter } from './emitter.js'
 import { RemoteService } from './remote-service.js'
 import type { Transport } from './transport.js'
-import type { NullableId, Params } from '../../domain/service/service.js'
+import type { ServiceCall } from '../../domain/service/service.js'
 
-/** What client hooks see: one object per call. */
-export interface ClientHookContext {
+/** What client hooks see: one object per call, the call itself plus the app and the result. */
+export interface ClientHookContext extends ServiceCall {
   readonly app: ClientApp
   readonly path: string
   readonly method: string
-  id?: NullableId
-  data?: unknown
-  params: Params
   /** Set after `next()` resolves; a hook may set it before calling `next` to skip the request. */
   result?: unknown
 }

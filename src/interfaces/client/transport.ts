@@ -1,15 +1,4 @@
-import type { NullableId, Params } from '../../domain/service/service.js'
-
-/** One service call as the client core hands it to a transport. */
-export interface RemoteCall {
-  /** The service path as registered on the client (placeholders such as `:userId` not yet filled). */
-  path: string
-  /** 'find' | 'get' | 'create' | 'update' | 'patch' | 'remove' or a custom method name. */
-  method: string
-  id?: NullableId
-  data?: unknown
-  params: Params
-}
+import type { ServiceCall } from '../../domain/service/service.js'
 
 /**
  * What a transport plugs into a client (see client-app.ts). `call` resolves with the method's result
@@ -20,7 +9,8 @@ export interface RemoteCall {
 export interface Transport {
   /** 'rest', 'socketio', … — lets plugins (e.g. authentication) adapt per transport. */
   readonly name: string
-  call(call: RemoteCall): Promise<unknown>
+  /** The path as registered on the client: the transport fills its placeholders (`fillRoute`). */
+  call(call: ServiceCall): Promise<unknown>
   /** Starts forwarding the server event `event` of service `path` to `emit`; returns the unsubscribe. */
   subscribe?(path: string, event: string, emit: (data: unknown) => void): () => void
 }

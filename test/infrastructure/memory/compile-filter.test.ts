@@ -2,7 +2,7 @@ import type { Filter } from '../../../src/domain/query/ast.js'
 import { compileFilter, valuesEqual } from '../../../src/infrastructure/memory/compile-filter.js'
 import { fieldGetter, type Doc } from '../../../src/infrastructure/memory/field-getter.js'
 
-// The memory adapter's predicates, one operator at a time; the store contract (test/contract) checks
+// The memory adapter's predicates, one operator at a time; the Store contract (src/testing/store) checks
 // the same semantics through every adapter.
 
 const records: Doc[] = [

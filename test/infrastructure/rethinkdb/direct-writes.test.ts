@@ -1,10 +1,18 @@
-import { describe, expect, it } from '@jest/globals'
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
 import type { Data } from '../../../src/domain/service/service.js'
 import type { StoreChange } from '../../../src/domain/store/store.js'
 import { DirectWrites } from '../../../src/infrastructure/rethinkdb/direct-writes.js'
 
 const DELAY = 20
-const settle = (ms = DELAY * 3) => new Promise((resolve) => setTimeout(resolve, ms))
+/** Moves the (fake) clock past the delay: every change waiting for its logged event has had its chance. */
+const settle = () => jest.advanceTimersByTime(DELAY * 3)
+
+beforeEach(() => {
+  jest.useFakeTimers()
+})
+afterEach(() => {
+  jest.useRealTimers()
+})
 
 function harness() {
   const published: StoreChange<Data>[] = []
@@ -25,13 +33,13 @@ function harness() {
 }
 
 describe('DirectWrites', () => {
-  it('publishes a table change nobody logged as created, patched or removed, after the delay', async () => {
+  it('publishes a table change nobody logged as created, patched or removed, after the delay', () => {
     const { direct, published } = harness()
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'a', n: 1 } })
     direct.changed({ type: 'change', old_val: { id: 'a', n: 1 }, new_val: { id: 'a', n: 2 } })
     direct.changed({ type: 'remove', old_val: { id: 'a', n: 2 }, new_val: null })
     expect(published).toEqual([])
-    await settle()
+    settle()
     expect(published).toEqual([
       { event: 'created', record: { id: 'a', n: 1 } },
       { event: 'patched', record: { id: 'a', n: 2 } },
@@ -39,65 +47,65 @@ describe('DirectWrites', () => {
     ])
   })
 
-  it('drops a table change whose event was logged before it arrived', async () => {
+  it('drops a table change whose event was logged before it arrived', () => {
     const { direct, published } = harness()
     direct.logged('updated', { id: 1, text: 'x' })
     direct.changed({ type: 'change', old_val: { id: 1, text: 'w' }, new_val: { text: 'x', id: 1 } })
     direct.logged('removed', { id: 1, text: 'x' })
     direct.changed({ type: 'remove', old_val: { id: 1, text: 'x' }, new_val: null })
-    await settle()
+    settle()
     expect(published).toEqual([])
   })
 
-  it('drops a table change whose event is logged while it waits', async () => {
+  it('drops a table change whose event is logged while it waits', () => {
     const { direct, published } = harness()
     direct.changed({ type: 'add', old_val: null, new_val: { id: 2, nested: { b: 1, a: 2 } } })
     direct.logged('created', { id: 2, nested: { a: 2, b: 1 } })
-    await settle()
+    settle()
     expect(published).toEqual([])
   })
 
-  it('tells apart the same id with other values, and the numeric id 0 from the string "0"', async () => {
+  it('tells apart the same id with other values, and the numeric id 0 from the string "0"', () => {
     const { direct, published } = harness()
     direct.logged('patched', { id: 0, n: 1 })
     direct.changed({ type: 'change', old_val: { id: '0', n: 0 }, new_val: { id: '0', n: 1 } })
     direct.changed({ type: 'change', old_val: { id: 0, n: 0 }, new_val: { id: 0, n: 2 } })
-    await settle()
+    settle()
     expect(published).toEqual([
       { event: 'patched', record: { id: '0', n: 1 } },
       { event: 'patched', record: { id: 0, n: 2 } }
     ])
   })
 
-  it('counts repeated identical changes one for one', async () => {
+  it('counts repeated identical changes one for one', () => {
     const { direct, published } = harness()
     direct.logged('patched', { id: 'r', v: 'A' })
     direct.changed({ type: 'change', old_val: { id: 'r', v: 'B' }, new_val: { id: 'r', v: 'A' } })
     direct.changed({ type: 'change', old_val: { id: 'r', v: 'B' }, new_val: { id: 'r', v: 'A' } })
-    await settle()
+    settle()
     expect(published).toEqual([{ event: 'patched', record: { id: 'r', v: 'A' } }])
   })
 
-  it('waits while the event log is not live, so a replay can still account for a change', async () => {
+  it('waits while the event log is not live, so a replay can still account for a change', () => {
     const { direct, published, setLogLive } = harness()
     setLogLive(false)
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'late' } })
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'direct' } })
-    await settle()
+    settle()
     expect(published).toEqual([])
     direct.logged('created', { id: 'late' })
     setLogLive(true)
-    await settle()
+    settle()
     expect(published).toEqual([{ event: 'created', record: { id: 'direct' } }])
   })
 
-  it('ignores custom events and rows without an id, and forgets everything on clear', async () => {
+  it('ignores custom events and rows without an id, and forgets everything on clear', () => {
     const { direct, published } = harness()
     direct.logged('archived', 'not a record')
     direct.changed({ type: 'add', old_val: null, new_val: { text: 'no id' } })
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'dropped' } })
     direct.clear()
-    await settle()
+    settle()
     expect(published).toEqual([])
   })
 })

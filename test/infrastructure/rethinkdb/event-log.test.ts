@@ -49,17 +49,20 @@ describe('the event log and trace context', () => {
 })
 
 describe("the event log's numbering", () => {
-  it("numbers a write's events from the counter row and logs them under those numbers, in the write's own query", () => {
+  it("numbers a write's events from the counter row and logs them as one row, in the write's own query", () => {
     const term = new EventLog({ r, db: 'app', logger: silentLogger })
       .recording(insert(), 'messages', 'created')
       .toString()
-    // One atomic update takes as many numbers as there are events…
+    // One atomic update takes as many numbers as there are events, without waiting for the disk…
     expect(term).toMatch(
-      /table\("plumage_events"\)\.get\("counter"\)\.update\(\(var_\d+\) => \{ seq: var_\d+\("seq"\)\.add\(var_\d+\) \}/
+      /table\("plumage_events"\)\.get\("counter"\)\.update\(\(var_\d+\) => \{ seq: var_\d+\("seq"\)\.add\(var_\d+\) \}, \{ durability: "soft", returnChanges: "always" \}\)/
     )
-    // …and the events are inserted under them (the last number taken minus the count, plus the rank, plus one)…
+    // …checks that no logged row holds them (a counter gone back), else moves the counter past the newest row…
+    expect(term).toMatch(/\.le\(var_\d+\.sub\(var_\d+\)\)\.branch\(var_\d+, /)
+    expect(term).toContain('{ seq: var_6("seq").lt(var_5).branch(var_5, var_6("seq")) }')
+    // …and inserts the events as one row under the first number, with the default (hard) durability…
     expect(term).toMatch(
-      /insert\(r\.range\(var_\d+\)\.map\(\(var_\d+\) => var_\d+\.nth\(var_\d+\)\.merge\(\{ id: var_\d+\.sub\(var_\d+\)\.add\(var_\d+\)\.add\(1\) \}\)\)\)/
+      /table\("plumage_events"\)\.insert\(\{ id: var_\d+\.sub\(var_\d+\)\.add\(1\), ts: r\.now\(\)[^}]*, events: var_\d+ \}\)\)\.do/
     )
     // …a number taken twice fails the query instead of losing an event, and the answer is the write's own.
     expect(term).toContain('("errors").eq(0).branch(')

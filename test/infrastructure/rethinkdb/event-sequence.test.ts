@@ -110,4 +110,34 @@ describe('EventSequence', () => {
     add(seq, 1)
     expect(released).toEqual([])
   })
+
+  it('a row holding several numbers is handed out whole and moves the position past all of them', () => {
+    const released: string[] = []
+    const skipped: [number, number][] = []
+    const seq = new EventSequence<{ id: number; count: number }>({
+      gapMs: 100,
+      span: (row) => row.count,
+      release: (row, late) => released.push(`${row.id}+${row.count}${late ? '!' : ''}`),
+      skipped: (from, to) => skipped.push([from, to])
+    })
+    seq.startAfter(0)
+    seq.setLive(true)
+    // Rows 1–3 and 4, then 7–8 before 5–6 (committed in another order): each once, in number order.
+    seq.add({ id: 4, count: 1 })
+    seq.add({ id: 1, count: 3 })
+    seq.add({ id: 7, count: 2 })
+    expect(released).toEqual(['1+3', '4+1'])
+    expect(seq.position).toBe(4)
+    seq.add({ id: 5, count: 2 })
+    seq.add({ id: 1, count: 3 })
+    expect(released).toEqual(['1+3', '4+1', '5+2', '7+2'])
+    expect(seq.position).toBe(8)
+    // A row that never comes is given up as the whole range before the next one; if it comes later, it is late.
+    seq.add({ id: 12, count: 1 })
+    jest.advanceTimersByTime(100)
+    expect(skipped).toEqual([[9, 11]])
+    seq.add({ id: 9, count: 3 })
+    expect(released.slice(4)).toEqual(['12+1', '9+3!'])
+    expect(seq.position).toBe(12)
+  })
 })

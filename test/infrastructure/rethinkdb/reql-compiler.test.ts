@@ -6,7 +6,7 @@ import { conjuncts, ReqlCompiler, selection } from '../../../src/infrastructure/
 
 // Building ReQL terms needs no connection: these tests read the term each query compiles to
 // (rethinkdb-ts prints terms in JavaScript syntax; the variable names are renumbered per term).
-// Whether the terms answer like the memory adapter is the store contract's job (test/contract).
+// Whether the terms answer like the memory adapter is the Store contract's job (src/testing/store).
 
 const table = r.table('items')
 const untyped = new ReqlCompiler(r)

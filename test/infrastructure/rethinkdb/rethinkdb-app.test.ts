@@ -6,7 +6,7 @@ import {
   connectRethinkDb,
   type RethinkDbConnection
 } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
-import { service, type RethinkDbService } from '../../../src/infrastructure/rethinkdb/rethinkdb-service.js'
+import { service, type RethinkDbService } from '../../../src/library/rethinkdb-service.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js'
 

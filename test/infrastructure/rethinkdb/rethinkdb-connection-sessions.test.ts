@@ -26,25 +26,7 @@ withRethinkDb('RethinkDbConnectionSessions', () => {
       secret: options.secret ?? SECRET
     })
 
-  it('saves, loads and removes sessions; every instance with the same secret reads them', async () => {
-    const table = `sessions_${++tables}`
-    const a = make({ table })
-    const b = make({ table })
-    const session = {
-      id: 'p1',
-      connectionId: 's1',
-      authentication: { strategy: 'jwt', accessToken: 'token-1' },
-      authenticationOffset: 'e.1'
-    }
-    await a.save(session)
-    expect(await b.load('p1')).toEqual(session)
-    await b.save({ ...session, disconnectedAt: clock.now() })
-    expect(await a.load('p1')).toEqual({ ...session, disconnectedAt: clock.now() })
-    await a.remove('p1')
-    expect(await b.load('p1')).toBeUndefined()
-    expect(await b.load('never')).toBeUndefined()
-  })
-
+  // The ConnectionSessions contract runs on this adapter from the kit: rethinkdb.contract.test.ts. Here: what it adds.
   it('stores neither the private session id nor the access token in clear', async () => {
     const sessions = make()
     await sessions.save({

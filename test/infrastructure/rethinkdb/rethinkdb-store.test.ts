@@ -6,7 +6,6 @@ import { parseQuery } from '../../../src/domain/query/parse-query.js'
 import type { Data } from '../../../src/domain/service/service.js'
 import type { StoreChange } from '../../../src/domain/store/store.js'
 import { RethinkDbStore, type RethinkDbStoreOptions } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
-import { storeContract } from '../../contract/store.contract.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 
 // Integration suites: they need a real RethinkDB (RETHINKDB_URL, or Docker for a throw-away
@@ -124,11 +123,7 @@ describe('RethinkDbStore options', () => {
 })
 
 withServer('RethinkDbStore against a real server', () => {
-  storeContract('RethinkDB', async ({ id, indexes, schema }) => {
-    const store = await freshStore({ id, watch: false, ...(indexes ? { indexes } : {}), ...(schema ? { schema } : {}) })
-    return { store, close: () => store.close() }
-  })
-
+  // The Store contract, the live members' included, runs on this adapter from the kit: rethinkdb.contract.test.ts.
   describe('init', () => {
     it('is idempotent', async () => {
       const store = await freshStore()
@@ -289,83 +284,6 @@ withServer('RethinkDbStore against a real server', () => {
       })
       events.stop()
       await store.close()
-    })
-
-    it("reports update as updated and patch as patched, for the caller's own writes", async () => {
-      const store = await freshStore()
-      const events = recorder(store)
-      await store.whenWatching()
-      const [zero] = await store.create([{ id: 0, name: 'Zero' }], q())
-      await events.next(about('created', 'Zero'))
-      await store.update('0', { name: 'Replaced' }, q())
-      expect(await events.next(about('updated', 'Replaced'))).toEqual({
-        event: 'updated',
-        record: { id: zero!.id, name: 'Replaced' }
-      })
-      await store.patch(0, { name: 'Patched' }, q())
-      expect(await events.next(about('patched', 'Patched'))).toEqual({
-        event: 'patched',
-        record: { id: 0, name: 'Patched' }
-      })
-      await store.patch(null, { name: 'Multi' }, q())
-      await events.next(about('patched', 'Multi'))
-      expect(events.events.map((change) => change.event)).toEqual(['created', 'updated', 'patched', 'patched'])
-      events.stop()
-      await store.close()
-    })
-
-    it('publishes each change once per store, however many records a call writes', async () => {
-      const store = await freshStore()
-      const events = recorder(store)
-      await store.whenWatching()
-      await store.create([{ name: 'a' }, { name: 'b' }], q())
-      await store.remove(null, q({ name: 'a' }))
-      // A last write whose event arrives after every earlier one: then nothing more can be on its way.
-      await store.create([{ name: 'marker' }], q())
-      await events.next(about('created', 'marker'))
-      expect(events.events.map((change) => `${change.event} ${String(change.record.name)}`).sort()).toEqual([
-        'created a',
-        'created b',
-        'created marker',
-        'removed a'
-      ])
-      events.stop()
-      await store.close()
-    })
-
-    it('sends a custom event through the event log, once', async () => {
-      const store = await freshStore()
-      const events = recorder(store)
-      await store.whenWatching()
-      await store.publish('archived', { id: 'x', name: 'custom' })
-      expect(await events.next(about('archived', 'custom'))).toEqual({
-        event: 'archived',
-        record: { id: 'x', name: 'custom' }
-      })
-      await store.create([{ name: 'marker' }], q())
-      await events.next(about('created', 'marker'))
-      expect(events.events.filter((change) => change.event === 'archived')).toHaveLength(1)
-      events.stop()
-      await store.close()
-    })
-
-    it("lets two app instances on one table see each other's changes", async () => {
-      const table = tableName('shared')
-      const first = await freshStore({ table })
-      const second = new RethinkDbStore({ r: server!.r, db: server!.db, table })
-      const firstEvents = recorder(first)
-      const secondEvents = recorder(second)
-      await Promise.all([first.whenWatching(), second.whenWatching()])
-      const [record] = await first.create([{ name: 'from first' }], q())
-      expect((await secondEvents.next(about('created', 'from first'))).record).toEqual(record)
-      await second.patch(record!.id as string, { name: 'from second' }, q())
-      expect((await firstEvents.next(about('patched', 'from second'))).record).toEqual({
-        id: record!.id,
-        name: 'from second'
-      })
-      firstEvents.stop()
-      secondEvents.stop()
-      await Promise.all([first.close(), second.close()])
     })
   })
 })

@@ -2,79 +2,24 @@ import { afterAll, describe, expect, it } from '@jest/globals'
 import type { Data } from '../../../src/domain/service/service.js'
 import type { Store } from '../../../src/domain/store/store.js'
 import type { StoreFactory } from '../../../src/domain/store/store-factory.js'
-import type { UniqueKeys } from '../../../src/domain/unique-keys.js'
 import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
 import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
 import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { AjvSchemaValidator } from '../../../src/infrastructure/schema/ajv-schema-validator.js'
 import { createReferenceApp } from '../../../src/reference-app.js'
-import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
 import { keyId, RethinkDbUniqueKeys } from '../../../src/infrastructure/rethinkdb/rethinkdb-unique-keys.js'
 import { discoverRethinkDb, type RethinkDbTestServer } from '../../support/rethinkdb-server.js'
 
-/** The UniqueKeys contract, run on every adapter. */
-function uniqueKeysContract(name: string, make: () => UniqueKeys | undefined) {
-  describe(name, () => {
-    it('lets exactly one of 100 simultaneous claims of one key win', async () => {
-      const keys = make()!
-      const results = await Promise.all(Array.from({ length: 100 }, () => keys.claim('users.email', 'race@x.io')))
-      expect(results.filter(Boolean)).toHaveLength(1)
-    })
-
-    it('keeps scopes apart, frees a released key, and releases unknown keys quietly', async () => {
-      const keys = make()!
-      expect(await keys.claim('users.email', 'a@x.io')).toBe(true)
-      expect(await keys.claim('users.email', 'a@x.io')).toBe(false)
-      expect(await keys.claim('teams.email', 'a@x.io')).toBe(true)
-      await keys.release('users.email', 'a@x.io')
-      await keys.release('users.email', 'never@x.io')
-      expect(await keys.claim('users.email', 'a@x.io')).toBe(true)
-    })
-
-    it('remembers the id holding a claimed key until it is released', async () => {
-      const keys = make()!
-      // Not claimed: nothing to assign.
-      await keys.assign('users.email', 'held@x.io', 7)
-      expect(await keys.holder('users.email', 'held@x.io')).toBeUndefined()
-      expect(await keys.claim('users.email', 'held@x.io')).toBe(true)
-      expect(await keys.holder('users.email', 'held@x.io')).toBeUndefined()
-      await keys.assign('users.email', 'held@x.io', 7)
-      expect(await keys.holder('users.email', 'held@x.io')).toBe(7)
-      await keys.assign('users.email', 'held@x.io', 'a-uuid')
-      expect(await keys.holder('users.email', 'held@x.io')).toBe('a-uuid')
-      expect(await keys.holder('teams.email', 'held@x.io')).toBeUndefined()
-      await keys.release('users.email', 'held@x.io')
-      expect(await keys.holder('users.email', 'held@x.io')).toBeUndefined()
-    })
-
-    it('takes values longer than a RethinkDB primary key (a 254-character email)', async () => {
-      const keys = make()!
-      const long = `${'l'.repeat(245)}@long.io`
-      expect(await keys.claim('users.email', long)).toBe(true)
-      expect(await keys.claim('users.email', long)).toBe(false)
-      expect(await keys.claim('users.email', `${long}x`)).toBe(true)
-    })
-  })
-}
-
-uniqueKeysContract('InMemoryUniqueKeys', () => new InMemoryUniqueKeys())
+// The UniqueKeys contract runs on both adapters from the kit: memory.contract.test.ts, rethinkdb.contract.test.ts.
 
 // Needs a real RethinkDB (RETHINKDB_URL, or Docker); skipped with the run's one loud line otherwise.
 const server: RethinkDbTestServer | null = await discoverRethinkDb()
-const tables: RethinkDbUniqueKeys[] = []
 afterAll(async () => {
   await server?.stop()
 })
 
 const withRethinkDb = server ? describe : describe.skip
 withRethinkDb('RethinkDbUniqueKeys', () => {
-  uniqueKeysContract('on a real server', () => {
-    // A table per test: the contract reuses key names.
-    const keys = new RethinkDbUniqueKeys({ r: server!.r, db: server!.db, table: `unique_keys_${tables.length}` })
-    tables.push(keys)
-    return keys
-  })
-
   it('keys rows by a fixed-length hash of scope and value', () => {
     expect(keyId('users.email', 'a@x.io')).toMatch(/^[0-9a-f]{64}$/)
     expect(keyId('users.email', 'a@x.io')).not.toBe(keyId('users.emai', 'la@x.io'))

@@ -1,12 +1,13 @@
 import { describe, expect, it } from '@jest/globals'
 import { BadRequest } from '../../../src/domain/errors/errors.js'
 import { createClient } from '../../../src/interfaces/client/client-app.js'
-import type { RemoteCall, Transport } from '../../../src/interfaces/client/transport.js'
+import type { ServiceCall } from '../../../src/domain/service/service.js'
+import type { Transport } from '../../../src/interfaces/client/transport.js'
 import { fillRoute } from '../../../src/interfaces/client/transport.js'
 
 /** A transport that records calls and answers from a function. */
-function fakeTransport(answer: (call: RemoteCall) => unknown = () => ({ ok: true })) {
-  const calls: RemoteCall[] = []
+function fakeTransport(answer: (call: ServiceCall) => unknown = () => ({ ok: true })) {
+  const calls: ServiceCall[] = []
   const transport: Transport = {
     name: 'fake',
     async call(call) {

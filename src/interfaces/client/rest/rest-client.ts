@@ -1,9 +1,9 @@
 import { errorFromJson } from '../../../domain/errors/convert-error.js'
 import { FeathersError, GeneralError, Unavailable, errorForCode } from '../../../domain/errors/errors.js'
 import { isStandardMethod, layoutOf } from '../../../domain/service/method-layout.js'
-import type { Query } from '../../../domain/service/service.js'
+import type { Query, ServiceCall } from '../../../domain/service/service.js'
 import type { ClientApp } from '../client-app.js'
-import { fillRoute, type RemoteCall, type Transport } from '../transport.js'
+import { fillRoute, type Transport } from '../transport.js'
 import type { HttpRequest, HttpSend } from './http.js'
 import {
   axiosSend,
@@ -48,7 +48,7 @@ export class RestTransport implements Transport {
     this.base = base.replace(/\/+$/, '')
   }
 
-  async call({ path, method, id, data, params }: RemoteCall): Promise<unknown> {
+  async call({ path, method, id, data, params }: ServiceCall): Promise<unknown> {
     const standard = isStandardMethod(method)
     const layout = layoutOf(method)
     let url = `${this.base}/${fillRoute(path, params.route, encodeURIComponent)}`

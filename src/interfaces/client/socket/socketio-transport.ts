@@ -1,8 +1,9 @@
 import { errorFromJson } from '../../../domain/errors/convert-error.js'
 import { Timeout } from '../../../domain/errors/errors.js'
 import { toArguments } from '../../../domain/service/method-layout.js'
+import type { ServiceCall } from '../../../domain/service/service.js'
 import type { ClientApp } from '../client-app.js'
-import { fillRoute, type RemoteCall, type Transport } from '../transport.js'
+import { fillRoute, type Transport } from '../transport.js'
 
 type Listener = (...args: unknown[]) => void
 
@@ -38,7 +39,7 @@ export class SocketioTransport implements Transport {
     private readonly options: SocketioOptions = {}
   ) {}
 
-  call(call: RemoteCall): Promise<unknown> {
+  call(call: ServiceCall): Promise<unknown> {
     const path = fillRoute(call.path, call.params.route)
     const timeout = this.options.timeout ?? 5000
     return new Promise((resolve, reject) => {

@@ -4,12 +4,13 @@ import { authentication } from '../../../../src/interfaces/client/authentication
 import { MemoryStorage } from '../../../../src/interfaces/client/authentication/storage.js'
 import { createClient } from '../../../../src/interfaces/client/client-app.js'
 import { rest } from '../../../../src/interfaces/client/rest/rest-client.js'
-import type { RemoteCall, Transport } from '../../../../src/interfaces/client/transport.js'
+import type { ServiceCall } from '../../../../src/domain/service/service.js'
+import type { Transport } from '../../../../src/interfaces/client/transport.js'
 import { startAuthServer, type AuthServer } from '../../../support/auth-server.js'
 
 /** Answers logins with a token and records what each call carried. */
-function fakeTransport(name: string, answer?: (call: RemoteCall) => unknown) {
-  const calls: RemoteCall[] = []
+function fakeTransport(name: string, answer?: (call: ServiceCall) => unknown) {
+  const calls: ServiceCall[] = []
   const transport: Transport = {
     name,
     async call(call) {

@@ -1,9 +1,9 @@
-import type { StoreQuery } from '../../src/domain/query/ast.js'
-import type { Data, Id } from '../../src/domain/service/service.js'
-import type { Store } from '../../src/domain/store/store.js'
+import type { StoreQuery } from '../../domain/query/ast.js'
+import type { Data, Id } from '../../domain/service/service.js'
+import type { Store } from '../../domain/store/store.js'
 
-/** What the parts of the store contract share: helpers, and the store and seeded records of the current test. */
-export interface ContractContext {
+/** What the parts of the Store contract share: helpers, and the store and seeded records of the current case. */
+export interface StoreContext {
   idProp: string
   /** Feathers query syntax → AST, with the adapter's extra operators allowed. */
   q(raw?: Record<string, unknown>): StoreQuery

@@ -1,65 +1,66 @@
-import type { Data } from '../../src/domain/service/service.js'
-import type { Store } from '../../src/domain/store/store.js'
-import type { ContractContext } from './contract-context.js'
+import type { Data } from '../../domain/service/service.js'
+import type { Store } from '../../domain/store/store.js'
+import type { ContractTools } from '../contract.js'
+import type { StoreContext } from './store-context.js'
 
 /**
- * Operators, $search, $contains, page and count. Part of storeContract (store.contract.ts), which seeds Alice, Bob and
- * Doug before each test.
+ * Operators, $search, $contains, page and count: cases of the `queries` group of the Store contract
+ * (store.contract.ts), which seeds Alice, Bob and Doug before each case.
  */
-export function queryContract(context: ContractContext): void {
+export function queryCases({ group, test, beforeEach, expect }: ContractTools, context: StoreContext): void {
   let store: Store, bob: Data, doug: Data
   beforeEach(() => ({ store, bob, doug } = context.state()))
   const { q, idOf, names, nameSet, create, idProp } = context
 
-  describe('operators', () => {
-    it('matches any listed value with $in (.find + $in)', async () => {
+  group('operators', () => {
+    test('matches any listed value with $in (.find + $in)', async () => {
       expect(names(await store.find(q({ name: { $in: ['Alice', 'Bob'] }, $sort: { name: 1 } })))).toEqual([
         'Alice',
         'Bob'
       ])
     })
 
-    it('matches nothing with an empty $in', async () => {
+    test('matches nothing with an empty $in', async () => {
       expect(await store.find(q({ name: { $in: [] } }))).toEqual([])
     })
 
-    it('matches none of the listed values with $nin (.find + $nin)', async () => {
+    test('matches none of the listed values with $nin (.find + $nin)', async () => {
       expect(names(await store.find(q({ name: { $nin: ['Alice', 'Bob'] } })))).toEqual(['Doug'])
     })
 
-    it('matches everything with an empty $nin', async () => {
+    test('matches everything with an empty $nin', async () => {
       expect(await store.find(q({ name: { $nin: [] } }))).toHaveLength(3)
     })
 
-    it('filters with $lt (.find + $lt)', async () => {
+    test('filters with $lt (.find + $lt)', async () => {
       expect(nameSet(await store.find(q({ age: { $lt: 30 } })))).toEqual(['Alice', 'Bob'])
     })
 
-    it('filters with $lte (.find + $lte)', async () => {
+    test('filters with $lte (.find + $lte)', async () => {
       expect(nameSet(await store.find(q({ age: { $lte: 25 } })))).toEqual(['Alice', 'Bob'])
     })
 
-    it('filters with $gt (.find + $gt)', async () => {
+    test('filters with $gt (.find + $gt)', async () => {
       expect(names(await store.find(q({ age: { $gt: 30 } })))).toEqual(['Doug'])
     })
 
-    it('filters with $gte (.find + $gte)', async () => {
+    test('filters with $gte (.find + $gte)', async () => {
       expect(nameSet(await store.find(q({ age: { $gte: 25 } })))).toEqual(['Bob', 'Doug'])
     })
 
-    it('filters with $ne (.find + $ne)', async () => {
+    test('filters with $ne (.find + $ne)', async () => {
       expect(nameSet(await store.find(q({ age: { $ne: 25 } })))).toEqual(['Alice', 'Doug'])
     })
 
-    it('combines operators on one field (.find + $gt + $lt + $sort)', async () => {
+    test('combines operators on one field (.find + $gt + $lt + $sort)', async () => {
       expect(names(await store.find(q({ age: { $gt: 18, $lt: 30 }, $sort: { name: 1 } })))).toEqual(['Alice', 'Bob'])
     })
 
-    it('compares strings with range operators', async () => {
+    test('compares strings with range operators', async () => {
       expect(nameSet(await store.find(q({ name: { $gte: 'B' } })))).toEqual(['Bob', 'Doug'])
     })
 
-    it('compares only values of the same type with range operators', async () => {
+    test('compares only values of the same type with range operators', async () => {
       await store.create(
         [
           { name: 'NumFive', n: 5 },
@@ -73,46 +74,46 @@ export function queryContract(context: ContractContext): void {
       expect(names(await store.find(q({ n: { $gte: '0' } })))).toEqual(['TextFive'])
     })
 
-    it('matches any criteria with $or (.find + $or)', async () => {
+    test('matches any criteria with $or (.find + $or)', async () => {
       expect(names(await store.find(q({ $or: [{ name: 'Alice' }, { name: 'Bob' }], $sort: { name: 1 } })))).toEqual([
         'Alice',
         'Bob'
       ])
     })
 
-    it('matches operators inside $or (.find + $or nested + $sort)', async () => {
+    test('matches operators inside $or (.find + $or nested + $sort)', async () => {
       const records = await store.find(
         q({ $or: [{ name: 'Doug' }, { age: { $gte: 18, $lt: 25 } }], $sort: { name: 1 } })
       )
       expect(names(records)).toEqual(['Alice', 'Doug'])
     })
 
-    it('matches $or nested in $or', async () => {
+    test('matches $or nested in $or', async () => {
       expect(
         nameSet(await store.find(q({ $or: [{ $or: [{ name: 'Alice' }, { age: 32 }] }, { name: 'Nobody' }] })))
       ).toEqual(['Alice', 'Doug'])
     })
 
-    it('requires every criteria with $and (.find + $and)', async () => {
+    test('requires every criteria with $and (.find + $and)', async () => {
       expect(
         names(await store.find(q({ $and: [{ age: { $gt: 18 } }, { age: { $lt: 30 } }], $sort: { name: 1 } })))
       ).toEqual(['Alice', 'Bob'])
       expect(await store.find(q({ $and: [{ name: 'Alice' }, { age: 25 }] }))).toEqual([])
     })
 
-    it('combines $and with $or (.find + $and + $or)', async () => {
+    test('combines $and with $or (.find + $and + $or)', async () => {
       const records = await store.find(
         q({ $and: [{ $or: [{ name: 'Alice' }, { name: 'Doug' }] }, { age: { $gt: 20 } }] })
       )
       expect(names(records)).toEqual(['Doug'])
     })
 
-    it('combines $or with field criteria at the top level', async () => {
+    test('combines $or with field criteria at the top level', async () => {
       expect(names(await store.find(q({ created: true, $or: [{ name: 'Bob' }, { age: 19 }] })))).toEqual(['Alice'])
     })
   })
 
-  describe('$search', () => {
+  group('$search', () => {
     beforeEach(async () => {
       await store.create(
         [{ name: 'Ann' }, { name: 'JoANNa' }, { name: 'bAnn' }, { name: 12345 }, { name: ['Ann'] }],
@@ -120,34 +121,34 @@ export function queryContract(context: ContractContext): void {
       )
     })
 
-    it('declares $search', () => {
+    test('declares $search', () => {
       expect(store.operators).toContain('$search')
     })
 
-    it('matches with an anchored RE2 pattern', async () => {
+    test('matches with an anchored RE2 pattern', async () => {
       expect(nameSet(await store.find(q({ name: { $search: '^A' } })))).toEqual(['Alice', 'Ann'])
     })
 
-    it('matches anywhere in the string when not anchored', async () => {
+    test('matches anywhere in the string when not anchored', async () => {
       expect(nameSet(await store.find(q({ name: { $search: 'li' } })))).toEqual(['Alice'])
     })
 
-    it('honours the RE2 (?i) flag', async () => {
+    test('honours the RE2 (?i) flag', async () => {
       expect(nameSet(await store.find(q({ name: { $search: '(?i)ann' } })))).toEqual(['Ann', 'JoANNa', 'bAnn'])
     })
 
-    it('never matches non-string field values', async () => {
+    test('never matches non-string field values', async () => {
       expect(await store.find(q({ name: { $search: '^(1|\\[)' } }))).toEqual([])
       expect(await store.find(q({ age: { $search: '1' } }))).toEqual([])
     })
 
-    it('completes a catastrophic-backtracking pattern on a long string', async () => {
+    test('completes a catastrophic-backtracking pattern on a long string', async () => {
       await create({ name: 'long', text: `${'a'.repeat(50_000)}!` })
       expect(await store.find(q({ text: { $search: '(a+)+$' } }))).toEqual([])
     })
   })
 
-  describe('$contains', () => {
+  group('$contains', () => {
     beforeEach(async () => {
       await store.create(
         [
@@ -159,63 +160,63 @@ export function queryContract(context: ContractContext): void {
       )
     })
 
-    it('declares $contains', () => {
+    test('declares $contains', () => {
       expect(store.operators).toContain('$contains')
     })
 
-    it('matches an array field that contains the value', async () => {
+    test('matches an array field that contains the value', async () => {
       expect(names(await store.find(q({ tags: { $contains: 'red' } })))).toEqual(['Tagged'])
       expect(names(await store.find(q({ tags: { $contains: 3 } })))).toEqual(['Tagged'])
     })
 
-    it('compares the contained value with strict types', async () => {
+    test('compares the contained value with strict types', async () => {
       expect(await store.find(q({ tags: { $contains: '3' } }))).toEqual([])
     })
 
-    it('never matches a non-array field', async () => {
+    test('never matches a non-array field', async () => {
       expect(await store.find(q({ tags: { $contains: 'red blue' } }))).toEqual([])
       expect(await store.find(q({ name: { $contains: 'A' } }))).toEqual([])
     })
   })
 
-  describe('page and count', () => {
-    it('returns the total and the requested page (.find + paginate)', async () => {
+  group('page and count', () => {
+    test('returns the total and the requested page (.find + paginate)', async () => {
       const page = await store.page(q({ $sort: { name: -1 }, $limit: 1 }))
       expect(page).toEqual({ total: 3, data: [{ [idProp]: idOf(doug), name: 'Doug', age: 32, created: true }] })
     })
 
-    it('counts only the records matching the query (.find + paginate + query)', async () => {
+    test('counts only the records matching the query (.find + paginate + query)', async () => {
       const page = await store.page(q({ $sort: { name: -1 }, name: 'Doug', $limit: 1 }))
       expect(page.total).toBe(1)
       expect(names(page.data)).toEqual(['Doug'])
     })
 
-    it('counts every match before $skip and $limit (.find + paginate + $limit + $skip)', async () => {
+    test('counts every match before $skip and $limit (.find + paginate + $limit + $skip)', async () => {
       const page = await store.page(q({ $skip: 1, $limit: 2, $sort: { name: -1 } }))
       expect(page.total).toBe(3)
       expect(names(page.data)).toEqual(['Bob', 'Alice'])
     })
 
-    it('returns total only when $limit is 0 (.find + paginate + $limit 0)', async () => {
+    test('returns total only when $limit is 0 (.find + paginate + $limit 0)', async () => {
       expect(await store.page(q({ $limit: 0 }))).toEqual({ total: 3, data: [] })
     })
 
-    it('returns every match when there is no $limit', async () => {
+    test('returns every match when there is no $limit', async () => {
       const page = await store.page(q({ age: { $gt: 18 } }))
       expect(page.total).toBe(3)
       expect(nameSet(page.data)).toEqual(['Alice', 'Bob', 'Doug'])
     })
 
-    it('keeps the total when $skip passes the last match', async () => {
+    test('keeps the total when $skip passes the last match', async () => {
       expect(await store.page(q({ $skip: 10, $limit: 5 }))).toEqual({ total: 3, data: [] })
     })
 
-    it('projects the page data with $select', async () => {
+    test('projects the page data with $select', async () => {
       const page = await store.page(q({ name: 'Bob', $select: ['age'] }))
       expect(page).toEqual({ total: 1, data: [{ [idProp]: idOf(bob), age: 25 }] })
     })
 
-    it('counts the records matching a filter', async () => {
+    test('counts the records matching a filter', async () => {
       expect(await store.count(q().filter)).toBe(3)
       expect(await store.count(q({ created: true }).filter)).toBe(2)
       expect(await store.count(q({ name: 'Nobody' }).filter)).toBe(0)

@@ -1,24 +1,31 @@
-import type { StoreQuery } from '../../src/domain/query/ast.js'
-import { parseQuery } from '../../src/domain/query/parse-query.js'
-import type { JsonSchemaObject } from '../../src/domain/schema/json-schema.js'
-import type { Data } from '../../src/domain/service/service.js'
-import type { StoreIndex } from '../../src/domain/store/store-factory.js'
-import type { Store } from '../../src/domain/store/store.js'
-import type { StoreFixtureFactory } from './store.contract.js'
+import type { StoreQuery } from '../../domain/query/ast.js'
+import { parseQuery } from '../../domain/query/parse-query.js'
+import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
+import type { Data } from '../../domain/service/service.js'
+import type { StoreIndex } from '../../domain/store/store-factory.js'
+import type { Store } from '../../domain/store/store.js'
+import type { ContractTools } from '../contract.js'
+import type { StoreContractOptions } from './store.contract.js'
 
 /**
+ * The `indexes` group of the Store contract (store.contract.ts).
  * Indexes and declared field types change how a store reads, never what it answers. Each query
  * runs on a store without indexes and on one with them (and, for the typed records, the schema):
  * both must give the same records, and the listed expectations. Mixed kinds, null, missing fields,
  * nested paths, sort ties and pages are where an index sees the data differently from a scan.
  */
-export function indexContract(idProp: string, createStore: StoreFixtureFactory): void {
+export function indexCases(
+  { group, test, beforeAll, afterAll, expect }: ContractTools,
+  idProp: string,
+  openStore: StoreContractOptions['open']
+): void {
   const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
   const names = (records: Data[]): string[] => records.map((record) => String(record.name))
   const closers: (() => Promise<void>)[] = []
   const open = async (name: string, options: { indexes?: StoreIndex[]; schema?: JsonSchemaObject }): Promise<Store> => {
-    const fixture = await createStore({ id: idProp, name, ...options })
-    closers.push(() => fixture.close())
+    // One collection per id field: the two runs of these cases must not share one.
+    const fixture = await openStore({ id: idProp, name: `${name}_${idProp}`, watch: false, ...options })
+    closers.push(async () => fixture.close?.())
     await fixture.store.remove(null, q({}))
     return fixture.store
   }
@@ -33,7 +40,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
     return plain!
   }
 
-  describe('indexed queries on records of mixed kinds', () => {
+  group('indexed queries on records of mixed kinds', () => {
     let stores: [Store, Store]
     const records: Data[] = [
       { name: 'a01', city: 'Rome', age: 30, score: 5, address: { zip: '001' } },
@@ -78,7 +85,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
         })
       )
 
-    it('matches equality and $in through an index, never null or missing fields', async () => {
+    test('matches equality and $in through an index, never null or missing fields', async () => {
       expect(await found({ city: 'Rome' })).toEqual(['a01', 'a02', 'a09', 'a10', 'a11', 'a12', 'a13'])
       expect(await found({ city: { $in: ['Oslo', 'Lima', 'Oslo'] } })).toEqual(['a03', 'a04', 'a05', 'a06'])
       expect(await found({ age: 30 })).toEqual(['a01', 'a02'])
@@ -86,7 +93,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       expect(await found({ score: 5 })).toEqual(['a01', 'a02', 'a09', 'a14'])
     })
 
-    it('matches null and missing fields with equality to null, which no index holds', async () => {
+    test('matches null and missing fields with equality to null, which no index holds', async () => {
       expect(await found({ city: null })).toEqual(['a07', 'a08'])
       expect(await found({ city: { $in: ['Paris', null] } })).toEqual(['a07', 'a08', 'a14'])
       expect(await found({ 'address.zip': null })).toEqual([
@@ -103,7 +110,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       ])
     })
 
-    it("matches ranges through an index on values of the bound's kind only", async () => {
+    test("matches ranges through an index on values of the bound's kind only", async () => {
       expect(await found({ age: { $gte: 25, $lt: 35 } })).toEqual(['a01', 'a02', 'a03', 'a12', 'a13'])
       expect(await found({ age: { $gt: 30 } })).toEqual(['a07', 'a08', 'a12', 'a14'])
       expect(await found({ age: { $lte: '25' } })).toEqual(['a04'])
@@ -113,7 +120,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       expect(await found({ age: { $lte: true } })).toEqual(['a09'])
     })
 
-    it('uses compound and nested indexes with the same answers', async () => {
+    test('uses compound and nested indexes with the same answers', async () => {
       expect(await found({ city: 'Rome', score: { $gte: 5 } })).toEqual(['a01', 'a02', 'a09', 'a10', 'a12'])
       expect(await found({ city: 'Rome', score: 5 })).toEqual(['a01', 'a02', 'a09'])
       expect(await found({ city: { $in: ['Rome', 'Oslo'] }, score: { $in: [5, 7] } })).toEqual([
@@ -128,7 +135,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       expect(await found({ 'address.zip': { $gt: 0 } })).toEqual(['a10'])
     })
 
-    it('sorts mixed kinds the same way when the query bounds the sorted field', async () => {
+    test('sorts mixed kinds the same way when the query bounds the sorted field', async () => {
       expect(await found({ age: { $gte: 0 }, $sort: { age: -1, name: 1 }, $limit: 3 })).toEqual(['a07', 'a08', 'a14'])
       expect(await found({ score: { $gt: 0 }, $sort: { score: 1, name: 1 }, $skip: 2, $limit: 4 })).toEqual([
         'a05',
@@ -145,7 +152,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       expect(await found({ $sort: { age: 1, name: 1 }, $limit: 4 })).toEqual(['a05', 'a06', 'a03', 'a13'])
     })
 
-    it('counts and pages the same way', async () => {
+    test('counts and pages the same way', async () => {
       const page = await same(stores, (store) =>
         store.page(
           q({ city: 'Rome', age: { $gte: 29 }, $sort: { age: 1, name: 1 }, $limit: 2, $skip: 1, $select: ['name'] })
@@ -159,7 +166,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       expect(await same(stores, (store) => store.count(q({ city: { $ne: 'Rome' } }).filter))).toBe(7)
     })
 
-    it('writes through an index to exactly the matching records', async () => {
+    test('writes through an index to exactly the matching records', async () => {
       const patched = await same(stores, async (store) =>
         names(await store.patch(null, { checked: true }, q({ city: 'Oslo', $select: ['name'] }))).sort()
       )
@@ -173,7 +180,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
     })
   })
 
-  describe('indexed queries on records of declared types', () => {
+  group('indexed queries on records of declared types', () => {
     let stores: [Store, Store]
     const schema: JsonSchemaObject = {
       type: 'object',
@@ -216,7 +223,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
     const sorted = async (raw: Record<string, unknown>): Promise<string[]> =>
       names(await same(stores, (store) => store.find(q(raw))))
 
-    it('sorts by an indexed field with a total order the same way, pages included', async () => {
+    test('sorts by an indexed field with a total order the same way, pages included', async () => {
       const all = await sorted({ $sort: { score: 1, name: 1 } })
       expect(all).toHaveLength(40)
       for (const [skip, limit] of [
@@ -238,7 +245,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       )
     })
 
-    it('sorts by a compound index under an equality, and by mixed directions', async () => {
+    test('sorts by a compound index under an equality, and by mixed directions', async () => {
       expect(await sorted({ city: 'Oslo', $sort: { score: -1, name: 1 }, $limit: 5 })).toEqual(
         names(
           records
@@ -264,7 +271,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       ])
     })
 
-    it('pages through a sort with ties without repeating or losing a record', async () => {
+    test('pages through a sort with ties without repeating or losing a record', async () => {
       for (const store of stores) {
         const seen: string[] = []
         for (let skip = 0; skip < 40; skip += 7)
@@ -278,7 +285,7 @@ export function indexContract(idProp: string, createStore: StoreFixtureFactory):
       }
     })
 
-    it('gets and counts the same way', async () => {
+    test('gets and counts the same way', async () => {
       expect(await same(stores, (store) => store.get(21, q({})))).toEqual(
         records.find((record) => record[idProp] === 21)
       )

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { r } from 'rethinkdb-ts'
-import { AdapterService } from '../../../src/application/adapter-service.js'
-import { App } from '../../../src/application/app.js'
-import { service } from '../../../src/infrastructure/rethinkdb/rethinkdb-service.js'
+import { AdapterService } from '../../src/application/adapter-service.js'
+import { App } from '../../src/application/app.js'
+import { service } from '../../src/library/rethinkdb-service.js'
 
 // Building the service and its queries needs no server; the server-backed behaviour is covered by
 // rethinkdb-store.test.ts when a RethinkDB is reachable.

@@ -1,18 +1,19 @@
-import type { Data } from '../../src/domain/service/service.js'
-import type { Store } from '../../src/domain/store/store.js'
-import type { ContractContext } from './contract-context.js'
+import type { Data } from '../../domain/service/service.js'
+import type { Store } from '../../domain/store/store.js'
+import type { ContractTools } from '../contract.js'
+import type { StoreContext } from './store-context.js'
 
 /**
- * create, update, patch, remove and copies. Part of storeContract (store.contract.ts), which seeds Alice, Bob and Doug
- * before each test.
+ * create, update, patch, remove and copies: the `writes` group of the Store contract (store.contract.ts), which seeds
+ * Alice, Bob and Doug before each case.
  */
-export function writeContract(context: ContractContext): void {
+export function writeCases({ group, test, beforeEach, expect }: ContractTools, context: StoreContext): void {
   let store: Store, alice: Data, bob: Data, doug: Data
   beforeEach(() => ({ store, alice, bob, doug } = context.state()))
   const { q, idOf, names, nameSet, create, findAll, idProp } = context
 
-  describe('create', () => {
-    it('returns the created record with a generated id and leaves the input alone (.create)', async () => {
+  group('create', () => {
+    test('returns the created record with a generated id and leaves the input alone (.create)', async () => {
       const input = { name: 'Bill', age: 40 }
       const [record] = await store.create([input], q())
       expect(input).toEqual({ name: 'Bill', age: 40 })
@@ -20,7 +21,7 @@ export function writeContract(context: ContractContext): void {
       expect(await store.get(idOf(record), q())).toEqual(record)
     })
 
-    it('creates several records in one call, in input order, with distinct ids (.create multi)', async () => {
+    test('creates several records in one call, in input order, with distinct ids (.create multi)', async () => {
       const records = await store.create(
         [
           { name: 'Gerald', age: 18 },
@@ -34,7 +35,7 @@ export function writeContract(context: ContractContext): void {
       expect(nameSet(await store.find(q({ age: 18 })))).toEqual(['Gerald', 'Harold', 'Herald'])
     })
 
-    it('returns only the $select fields and the id, and stores the whole record (.create + $select)', async () => {
+    test('returns only the $select fields and the id, and stores the whole record (.create + $select)', async () => {
       const [record] = await store.create([{ name: 'Bill', age: 40, created: false }], q({ $select: ['age'] }))
       expect(record).toEqual({ [idProp]: idOf(record), age: 40 })
       expect(await store.get(idOf(record), q())).toEqual({
@@ -45,7 +46,7 @@ export function writeContract(context: ContractContext): void {
       })
     })
 
-    it('projects every created record with $select, in input order (.create multi + $select)', async () => {
+    test('projects every created record with $select, in input order (.create multi + $select)', async () => {
       const records = await store.create(
         [
           { name: 'Gerald', age: 18 },
@@ -59,12 +60,12 @@ export function writeContract(context: ContractContext): void {
       ])
     })
 
-    it('creates nothing from an empty list', async () => {
+    test('creates nothing from an empty list', async () => {
       expect(await store.create([], q())).toEqual([])
       expect(await store.count(q().filter)).toBe(3)
     })
 
-    it('keeps an id given in the data', async () => {
+    test('keeps an id given in the data', async () => {
       const [text, number] = await store.create(
         [
           { [idProp]: 'given', name: 'Text' },
@@ -78,13 +79,13 @@ export function writeContract(context: ContractContext): void {
       expect(await store.get(42, q())).toEqual({ [idProp]: 42, name: 'Number' })
     })
 
-    it('stores the id under the configured field name only', async () => {
+    test('stores the id under the configured field name only', async () => {
       const record = await create({ name: 'Custom' })
       expect(record[idProp]).toBeDefined()
       if (idProp !== 'id') expect(record).not.toHaveProperty('id')
     })
 
-    it('is not affected by later changes to the input', async () => {
+    test('is not affected by later changes to the input', async () => {
       const input: Data = { name: 'Mutable', tags: ['x'] }
       const record = await create(input)
       input.name = 'Changed'
@@ -93,8 +94,8 @@ export function writeContract(context: ContractContext): void {
     })
   })
 
-  describe('update', () => {
-    it('replaces every field but the id and leaves the input alone (.update)', async () => {
+  group('update', () => {
+    test('replaces every field but the id and leaves the input alone (.update)', async () => {
       const input = { [idProp]: idOf(doug), name: 'Dougler' }
       const record = await store.update(idOf(doug), input, q())
       expect(input).toEqual({ [idProp]: idOf(doug), name: 'Dougler' })
@@ -105,55 +106,55 @@ export function writeContract(context: ContractContext): void {
       expect(stored).not.toHaveProperty('created')
     })
 
-    it('keeps the stored id when the data carries another one', async () => {
+    test('keeps the stored id when the data carries another one', async () => {
       const record = await store.update(idOf(doug), { [idProp]: 999, name: 'Dougler' }, q())
       expect(record).toEqual({ [idProp]: idOf(doug), name: 'Dougler' })
       expect(await store.get(999, q())).toBeNull()
       expect(await store.count(q().filter)).toBe(3)
     })
 
-    it('returns only the $select fields and the id (.update + $select)', async () => {
+    test('returns only the $select fields and the id (.update + $select)', async () => {
       const record = await store.update(idOf(doug), { name: 'Dougler', age: 10 }, q({ $select: ['name'] }))
       expect(record).toEqual({ [idProp]: idOf(doug), name: 'Dougler' })
       expect(record).not.toHaveProperty('age')
       expect(await store.get(idOf(doug), q())).toMatchObject({ age: 10 })
     })
 
-    it('returns null and changes nothing when the record does not match the query (.update + id + query)', async () => {
+    test('returns null and changes nothing when the record does not match the query (.update + id + query)', async () => {
       expect(await store.update(idOf(doug), { name: 'Dougler' }, q({ name: 'Tester' }))).toBeNull()
       expect(await store.get(idOf(doug), q())).toMatchObject({ name: 'Doug', age: 32 })
     })
 
-    it('returns null and creates nothing for an unknown string id (.update + NotFound)', async () => {
+    test('returns null and creates nothing for an unknown string id (.update + NotFound)', async () => {
       expect(await store.update('568225fbfe21222432e836ff', { name: 'NotFound' }, q())).toBeNull()
       expect(await store.find(q({ name: 'NotFound' }))).toEqual([])
     })
 
-    it('returns null for an unknown numeric id (.update + NotFound (integer))', async () => {
+    test('returns null for an unknown numeric id (.update + NotFound (integer))', async () => {
       expect(await store.update(123456789, { name: 'NotFound' }, q())).toBeNull()
       expect(await store.count(q().filter)).toBe(3)
     })
 
-    it('returns null when the query excludes the record (.update + query + NotFound)', async () => {
+    test('returns null when the query excludes the record (.update + query + NotFound)', async () => {
       const dave = await create({ name: 'Dave' })
       expect(await store.update(idOf(dave), { name: 'UpdatedDave' }, q({ name: 'NotDave' }))).toBeNull()
       expect(await store.get(idOf(dave), q())).toMatchObject({ name: 'Dave' })
     })
 
-    it('returns null when the query names another id (.update + id + query id)', async () => {
+    test('returns null when the query names another id (.update + id + query id)', async () => {
       expect(await store.update(idOf(doug), { name: 'Dougler', age: 33 }, q({ [idProp]: idOf(alice) }))).toBeNull()
       expect(await store.get(idOf(alice), q())).toMatchObject({ name: 'Alice', age: 19 })
     })
 
-    it('updates a numeric id given as a numeric string', async () => {
+    test('updates a numeric id given as a numeric string', async () => {
       await create({ [idProp]: 0, name: 'Zero' })
       expect(await store.update('0', { name: 'Nil' }, q())).toEqual({ [idProp]: 0, name: 'Nil' })
       expect(await store.get(0, q())).toEqual({ [idProp]: 0, name: 'Nil' })
     })
   })
 
-  describe('patch', () => {
-    it('merges the data into the record and leaves the input alone (.patch)', async () => {
+  group('patch', () => {
+    test('merges the data into the record and leaves the input alone (.patch)', async () => {
       const input = { [idProp]: idOf(doug), name: 'PatchDoug' }
       const records = await store.patch(idOf(doug), input, q())
       expect(input).toEqual({ [idProp]: idOf(doug), name: 'PatchDoug' })
@@ -161,36 +162,36 @@ export function writeContract(context: ContractContext): void {
       expect(await store.get(idOf(doug), q())).toEqual(records[0])
     })
 
-    it('never changes the id', async () => {
+    test('never changes the id', async () => {
       const records = await store.patch(idOf(doug), { [idProp]: 999, age: 33 }, q())
       expect(idOf(records[0])).toEqual(idOf(doug))
       expect(await store.get(999, q())).toBeNull()
       expect(await store.get(idOf(doug), q())).toMatchObject({ name: 'Doug', age: 33 })
     })
 
-    it('replaces nested objects instead of merging them deeply', async () => {
+    test('replaces nested objects instead of merging them deeply', async () => {
       const rita = await create({ name: 'Rita', address: { city: 'Rome', zip: '00100' } })
       await store.patch(idOf(rita), { address: { city: 'Milan' } }, q())
       expect((await store.get(idOf(rita), q()))?.address).toEqual({ city: 'Milan' })
     })
 
-    it('stores null values', async () => {
+    test('stores null values', async () => {
       await store.patch(idOf(doug), { age: null }, q())
       expect(await store.get(idOf(doug), q())).toEqual({ [idProp]: idOf(doug), name: 'Doug', age: null, created: true })
     })
 
-    it('returns only the $select fields and the id (.patch + $select)', async () => {
+    test('returns only the $select fields and the id (.patch + $select)', async () => {
       const records = await store.patch(idOf(doug), { name: 'PatchDoug' }, q({ $select: ['name'] }))
       expect(records).toEqual([{ [idProp]: idOf(doug), name: 'PatchDoug' }])
       expect(records[0]).not.toHaveProperty('age')
     })
 
-    it('patches nothing when the record does not match the query (.patch + id + query)', async () => {
+    test('patches nothing when the record does not match the query (.patch + id + query)', async () => {
       expect(await store.patch(idOf(doug), { name: 'id patched doug' }, q({ name: 'Tester' }))).toEqual([])
       expect(await store.get(idOf(doug), q())).toMatchObject({ name: 'Doug' })
     })
 
-    it('patches every match when the id is null (.patch multiple)', async () => {
+    test('patches every match when the id is null (.patch multiple)', async () => {
       const records = await store.patch(null, { age: 2 }, q({ created: true }))
       expect(nameSet(records)).toEqual(['Alice', 'Doug'])
       for (const record of records) expect(record.age).toBe(2)
@@ -198,19 +199,19 @@ export function writeContract(context: ContractContext): void {
       expect(await store.get(idOf(bob), q())).toMatchObject({ age: 25 })
     })
 
-    it('is not limited by $limit when the id is null (.patch multiple no pagination)', async () => {
+    test('is not limited by $limit when the id is null (.patch multiple no pagination)', async () => {
       const records = await store.patch(null, { age: 2 }, q({ $limit: 1 }))
       expect(records).toHaveLength(3)
       expect(await store.count(q({ age: 2 }).filter)).toBe(3)
     })
 
-    it('returns the patched records when the query still matches them (.patch multi query same)', async () => {
+    test('returns the patched records when the query still matches them (.patch multi query same)', async () => {
       const records = await store.patch(null, { age: 2 }, q({ age: { $lt: 30 } }))
       expect(nameSet(records)).toEqual(['Alice', 'Bob'])
       for (const record of records) expect(record.age).toBe(2)
     })
 
-    it('returns the patched records when the patch changes the queried field (.patch multi query changed)', async () => {
+    test('returns the patched records when the patch changes the queried field (.patch multi query changed)', async () => {
       await store.create(
         [
           { name: 'Dave', age: 10 },
@@ -223,46 +224,46 @@ export function writeContract(context: ContractContext): void {
       for (const record of records) expect(record.age).toBe(2)
     })
 
-    it('returns an empty list when nothing matches the id null query', async () => {
+    test('returns an empty list when nothing matches the id null query', async () => {
       expect(await store.patch(null, { age: 2 }, q({ name: 'Nobody' }))).toEqual([])
     })
 
-    it('projects every patched record with $select when the id is null', async () => {
+    test('projects every patched record with $select when the id is null', async () => {
       const records = await store.patch(null, { age: 3 }, q({ created: true, $select: ['age'] }))
       expect(records).toHaveLength(2)
       for (const record of records) expect(Object.keys(record).sort()).toEqual(['age', idProp].sort())
     })
 
-    it('patches nothing for an unknown string id (.patch + NotFound)', async () => {
+    test('patches nothing for an unknown string id (.patch + NotFound)', async () => {
       expect(await store.patch('568225fbfe21222432e836ff', { name: 'PatchDoug' }, q())).toEqual([])
       expect(await store.count(q({ name: 'PatchDoug' }).filter)).toBe(0)
     })
 
-    it('patches nothing for an unknown numeric id (.patch + NotFound (integer))', async () => {
+    test('patches nothing for an unknown numeric id (.patch + NotFound (integer))', async () => {
       expect(await store.patch(123456789, { name: 'PatchDoug' }, q())).toEqual([])
       expect(await store.count(q().filter)).toBe(3)
     })
 
-    it('patches nothing when the query excludes the record (.patch + query + NotFound)', async () => {
+    test('patches nothing when the query excludes the record (.patch + query + NotFound)', async () => {
       const dave = await create({ name: 'Dave' })
       expect(await store.patch(idOf(dave), { name: 'PatchedDave' }, q({ name: 'NotDave' }))).toEqual([])
       expect(await store.get(idOf(dave), q())).toMatchObject({ name: 'Dave' })
     })
 
-    it('patches nothing when the query names another id (.patch + id + query id)', async () => {
+    test('patches nothing when the query names another id (.patch + id + query id)', async () => {
       expect(await store.patch(idOf(doug), { age: 33 }, q({ [idProp]: idOf(alice) }))).toEqual([])
       expect(await store.get(idOf(alice), q())).toMatchObject({ age: 19 })
       expect(await store.get(idOf(doug), q())).toMatchObject({ age: 32 })
     })
 
-    it('patches a numeric id given as a numeric string', async () => {
+    test('patches a numeric id given as a numeric string', async () => {
       await create({ [idProp]: 0, name: 'Zero' })
       expect(await store.patch('0', { age: 1 }, q())).toEqual([{ [idProp]: 0, name: 'Zero', age: 1 }])
     })
   })
 
-  describe('remove', () => {
-    it('removes the record and returns it (.remove)', async () => {
+  group('remove', () => {
+    test('removes the record and returns it (.remove)', async () => {
       expect(await store.remove(idOf(doug), q())).toEqual([
         { [idProp]: idOf(doug), name: 'Doug', age: 32, created: true }
       ])
@@ -270,63 +271,63 @@ export function writeContract(context: ContractContext): void {
       expect(await store.count(q().filter)).toBe(2)
     })
 
-    it('returns only the $select fields and the id (.remove + $select)', async () => {
+    test('returns only the $select fields and the id (.remove + $select)', async () => {
       const records = await store.remove(idOf(doug), q({ $select: ['name'] }))
       expect(records).toEqual([{ [idProp]: idOf(doug), name: 'Doug' }])
       expect(records[0]).not.toHaveProperty('age')
     })
 
-    it('removes nothing when the record does not match the query (.remove + id + query)', async () => {
+    test('removes nothing when the record does not match the query (.remove + id + query)', async () => {
       expect(await store.remove(idOf(doug), q({ name: 'Tester' }))).toEqual([])
       expect(await store.get(idOf(doug), q())).not.toBeNull()
     })
 
-    it('removes nothing for an unknown string id (.remove + NotFound)', async () => {
+    test('removes nothing for an unknown string id (.remove + NotFound)', async () => {
       expect(await store.remove('568225fbfe21222432e836ff', q())).toEqual([])
       expect(await store.count(q().filter)).toBe(3)
     })
 
-    it('removes nothing for an unknown numeric id (.remove + NotFound (integer))', async () => {
+    test('removes nothing for an unknown numeric id (.remove + NotFound (integer))', async () => {
       expect(await store.remove(123456789, q())).toEqual([])
       expect(await store.count(q().filter)).toBe(3)
     })
 
-    it('removes every match when the id is null (.remove + multi)', async () => {
+    test('removes every match when the id is null (.remove + multi)', async () => {
       const records = await store.remove(null, q({ created: true }))
       expect(nameSet(records)).toEqual(['Alice', 'Doug'])
       expect(names(await findAll())).toEqual(['Bob'])
     })
 
-    it('is not limited by $limit when the id is null (.remove + multi no pagination)', async () => {
+    test('is not limited by $limit when the id is null (.remove + multi no pagination)', async () => {
       expect(await store.remove(null, q({ $limit: 1 }))).toHaveLength(3)
       expect(await store.find(q())).toEqual([])
     })
 
-    it('removes nothing when the query names another id (.remove + id + query id)', async () => {
+    test('removes nothing when the query names another id (.remove + id + query id)', async () => {
       expect(await store.remove(idOf(doug), q({ [idProp]: idOf(alice) }))).toEqual([])
       expect(await store.count(q().filter)).toBe(3)
     })
 
-    it('returns an empty list when nothing matches the id null query', async () => {
+    test('returns an empty list when nothing matches the id null query', async () => {
       expect(await store.remove(null, q({ name: 'Nobody' }))).toEqual([])
       expect(await store.count(q().filter)).toBe(3)
     })
 
-    it('projects every removed record with $select when the id is null', async () => {
+    test('projects every removed record with $select when the id is null', async () => {
       const records = await store.remove(null, q({ $select: ['name'] }))
       expect(records).toHaveLength(3)
       for (const record of records) expect(Object.keys(record).sort()).toEqual(['name', idProp].sort())
     })
 
-    it('removes a numeric id given as a numeric string', async () => {
+    test('removes a numeric id given as a numeric string', async () => {
       await create({ [idProp]: 0, name: 'Zero' })
       expect(await store.remove('0', q())).toEqual([{ [idProp]: 0, name: 'Zero' }])
       expect(await store.get(0, q())).toBeNull()
     })
   })
 
-  describe('copies', () => {
-    it('returns find results that do not share references with the store', async () => {
+  group('copies', () => {
+    test('returns find results that do not share references with the store', async () => {
       await create({ name: 'Nested', tags: ['x'] })
       const [found] = await store.find(q({ name: 'Nested' }))
       found!.name = 'Changed'
@@ -336,7 +337,7 @@ export function writeContract(context: ContractContext): void {
       ])
     })
 
-    it('returns get, create, update, patch and remove results that do not share references with the store', async () => {
+    test('returns get, create, update, patch and remove results that do not share references with the store', async () => {
       const created = await create({ name: 'Orig' })
       created.name = 'FromCreate'
       const got = await store.get(idOf(created), q())
@@ -351,7 +352,7 @@ export function writeContract(context: ContractContext): void {
       expect(await store.get(idOf(created), q())).toBeNull()
     })
 
-    it('is not affected by later changes to update or patch data', async () => {
+    test('is not affected by later changes to update or patch data', async () => {
       const updateData: Data = { name: 'Updated', tags: ['u'] }
       await store.update(idOf(bob), updateData, q())
       ;(updateData.tags as string[]).push('later')

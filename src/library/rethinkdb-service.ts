@@ -1,10 +1,10 @@
 import type { R, RStream } from 'rethinkdb-ts'
-import { AdapterService, type AdapterServiceOptions } from '../../application/adapter-service.js'
-import type { Logger } from '../../domain/logger.js'
-import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
-import type { Data } from '../../domain/service/service.js'
-import type { StoreIndex } from '../../domain/store/store-factory.js'
-import { RethinkDbStore } from './rethinkdb-store.js'
+import { AdapterService, type AdapterServiceOptions } from '../application/adapter-service.js'
+import type { Logger } from '../domain/logger.js'
+import type { JsonSchemaObject } from '../domain/schema/json-schema.js'
+import type { Data } from '../domain/service/service.js'
+import type { StoreIndex } from '../domain/store/store-factory.js'
+import { RethinkDbStore } from '../infrastructure/rethinkdb/rethinkdb-store.js'
 
 /** The options of `service(options)`, as Feathers database adapters take them (docs/rethinkdb.md). */
 export interface RethinkDbServiceOptions extends AdapterServiceOptions {
@@ -28,6 +28,12 @@ export interface RethinkDbServiceOptions extends AdapterServiceOptions {
 /**
  * The RethinkDB adapter as a service: AdapterService semantics plus `init()` and `createQuery()`.
  * `params.rethinkdb` (e.g. built from createQuery in a before hook) replaces the base query of find.
+ *
+ * It lives here, not beside the store in src/infrastructure/rethinkdb: it puts a driven adapter
+ * (the store) together with an application use case (AdapterService), which is composition — the
+ * job of src/container.ts for the server and of these entries for a project that imports plumage.
+ * So driven adapters never build on the application (the `infrastructure-not-application` rule),
+ * with no exception to name.
  */
 export class RethinkDbService<T extends Data = Data> extends AdapterService<T> {
   declare readonly store: RethinkDbStore<T>

@@ -1,0 +1,70 @@
+import { RethinkDbConnectionSessions } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection-sessions.js'
+import { RethinkDbLoginAttempts } from '../../../src/infrastructure/rethinkdb/rethinkdb-login-attempts.js'
+import { RethinkDbSessionStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-session-store.js'
+import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { RethinkDbUniqueKeys } from '../../../src/infrastructure/rethinkdb/rethinkdb-unique-keys.js'
+import {
+  runConnectionSessionsContract,
+  runLoginAttemptsContract,
+  runSessionStoreContract,
+  runStoreContract,
+  runUniqueKeysContract
+} from '../../../src/testing/index.js'
+import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
+
+// The RethinkDB adapters against the kit, every case, on a real server (RETHINKDB_URL, or Docker); without one
+// they are skipped and the run says so in one loud line. Every store, and every case of the others, has tables
+// of its own in the run's fresh database.
+const server = await discoverRethinkDb()
+const withServer = server ? describe : describe.skip
+let tables = 0
+
+afterAll(async () => {
+  await server?.stop()
+})
+
+withServer('on a real server', () => {
+  runStoreContract({
+    adapter: 'rethinkdb',
+    cases: 'all',
+    open: async ({ name, ...options }) => {
+      const store = new RethinkDbStore({ r: server!.r, db: server!.db, table: name, ...options })
+      await store.init()
+      return { store, close: () => store.close() }
+    }
+  })
+  runUniqueKeysContract({
+    adapter: 'rethinkdb',
+    cases: 'all',
+    open: () => new RethinkDbUniqueKeys({ r: server!.r, db: server!.db, table: `unique_keys_${++tables}` })
+  })
+  runSessionStoreContract({
+    adapter: 'rethinkdb',
+    cases: 'all',
+    open: () =>
+      new RethinkDbSessionStore({
+        r: server!.r,
+        db: server!.db,
+        refreshTable: `refresh_${++tables}`,
+        revocationTable: `revocations_${tables}`
+      })
+  })
+  runLoginAttemptsContract({
+    adapter: 'rethinkdb',
+    cases: 'all',
+    open: () => new RethinkDbLoginAttempts({ r: server!.r, db: server!.db, table: `attempts_${++tables}` })
+  })
+  runConnectionSessionsContract({
+    adapter: 'rethinkdb',
+    cases: 'all',
+    open: ({ name, clock, windowMs }) =>
+      new RethinkDbConnectionSessions({
+        r: server!.r,
+        db: server!.db,
+        table: name,
+        clock,
+        windowMs,
+        secret: 'a secret of at least sixteen characters'
+      })
+  })
+})
