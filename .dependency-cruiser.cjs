@@ -80,19 +80,19 @@ module.exports = {
       to: { path: '^src/infrastructure/' }
     },
     {
+      name: 'library-entries-are-outermost',
+      comment: 'Nothing in plumage imports its package entries (src/library): they only gather what a project may use.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/library/' },
+      to: { path: '^src/library/' }
+    },
+    {
       name: 'application-kernel-one-way',
       comment:
         'The app, its registry, hooks, events and gateway import each other one way (app.ts on top), type imports included: the parts call back into the app through AppCore, hooks see it as HookApp.',
       severity: 'error',
       from: { path: '^src/application/([^/]+\\.ts$|transport/)' },
       to: { circular: true }
-    },
-    {
-      name: 'library-entries-are-outermost',
-      comment: 'Nothing in plumage imports its package entries (src/library): they only gather what a project may use.',
-      severity: 'error',
-      from: { path: '^src/', pathNot: '^src/library/' },
-      to: { path: '^src/library/' }
     },
     {
       name: 'testing-is-a-kit-over-the-core',
