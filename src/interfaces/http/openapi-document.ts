@@ -12,7 +12,7 @@ export interface OpenApiOptions {
   entityPath?: string
 }
 
-type Schema = Record<string, unknown>
+export type Schema = Record<string, unknown>
 type Operation = Record<string, unknown>
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' }
@@ -58,7 +58,6 @@ export function openApiDocument(app: App, options: OpenApiOptions): Schema {
       version: options.version,
       ...(options.description ? { description: options.description } : {})
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     tags,
     paths,
     components: {
@@ -81,18 +80,12 @@ function serviceOperations(
   results: Map<string, Schema>
 ): Record<string, Record<string, Operation>> {
   const { path, schemas = {} } = service
-  const name = pascal(path)
   const options =
     (service.service as { options?: { paginate?: false | PaginationOptions; multi?: boolean | string[] } }).options ??
     {}
   const multi = (method: string) =>
     options.multi === true || (Array.isArray(options.multi) && options.multi.includes(method))
-  const refs = {
-    result: component(components, schemas.result, `${name}`) ?? { type: 'object', additionalProperties: true },
-    data: component(components, schemas.data, `${name}Data`) ?? { type: 'object', additionalProperties: true },
-    patch: component(components, schemas.patch, `${name}Patch`) ??
-      component(components, patchOf(schemas.data), `${name}Patch`) ?? { type: 'object', additionalProperties: true }
-  }
+  const refs = schemaRefs(service, components)
   results.set(path, refs.result)
   const collection = `/${routePath(path)}`
   const item = `${collection}/{id}`
@@ -243,22 +236,35 @@ function serviceOperations(
   return routes
 }
 
-/** Login (`create` with a strategy) and logout (`remove`), the Feathers v5 shapes. */
-function authenticationOperations(
-  service: ServiceDescription,
-  user: Schema
-): Record<string, Record<string, Operation>> {
-  const collection = `/${routePath(service.path)}`
-  const result = {
-    type: 'object',
-    required: ['accessToken', 'authentication'],
-    properties: {
-      accessToken: { type: 'string', description: 'A JWT: send it as `Authorization: Bearer <accessToken>`' },
-      authentication: { type: 'object', properties: { strategy: { type: 'string' }, payload: { type: 'object' } } },
-      user
-    }
+/** A service's record, data and patch schemas; each is put in `components` once and referenced. */
+export interface SchemaRefs {
+  result: Schema
+  data: Schema
+  patch: Schema
+}
+
+/**
+ * The schemas a service was registered with, as references into `components` (named by their `$id`, else after the
+ * path: `Messages`, `MessagesData`, `MessagesPatch`), or open objects where it has none. The patch schema defaults
+ * to the data schema without `required`. OpenAPI and AsyncAPI (asyncapi-document.ts) both document records with it.
+ */
+export function schemaRefs(service: ServiceDescription, components: Record<string, Schema>): SchemaRefs {
+  const { schemas = {} } = service
+  const name = pascal(service.path)
+  const open = { type: 'object', additionalProperties: true }
+  return {
+    result: component(components, schemas.result, `${name}`) ?? open,
+    data: component(components, schemas.data, `${name}Data`) ?? open,
+    patch:
+      component(components, schemas.patch, `${name}Patch`) ??
+      component(components, patchOf(schemas.data), `${name}Patch`) ??
+      open
   }
-  const request = {
+}
+
+/** What a login sends: local (email + password) or jwt (an access token), the Feathers v5 shapes. */
+export function authenticationRequestSchema(): Schema {
+  return {
     oneOf: [
       {
         type: 'object',
@@ -274,6 +280,29 @@ function authenticationOperations(
       }
     ]
   }
+}
+
+/** What a login (and a logout) answers: the access token, how it was obtained, and the entity (`user`). */
+export function authenticationResultSchema(user: Schema): Schema {
+  return {
+    type: 'object',
+    required: ['accessToken', 'authentication'],
+    properties: {
+      accessToken: { type: 'string', description: 'A JWT: send it as `Authorization: Bearer <accessToken>`' },
+      authentication: { type: 'object', properties: { strategy: { type: 'string' }, payload: { type: 'object' } } },
+      user
+    }
+  }
+}
+
+/** Login (`create` with a strategy) and logout (`remove`), the Feathers v5 shapes. */
+function authenticationOperations(
+  service: ServiceDescription,
+  user: Schema
+): Record<string, Record<string, Operation>> {
+  const collection = `/${routePath(service.path)}`
+  const result = authenticationResultSchema(user)
+  const request = authenticationRequestSchema()
   const error = (status: number, description: string) => ({ [status]: { description, content: json(ERROR_REF) } })
   const operations: Record<string, Operation> = {}
   if (service.methods.includes('create')) {
@@ -410,7 +439,8 @@ function patchOf(data: JsonSchemaObject | undefined): JsonSchemaObject | undefin
   return rest
 }
 
-function errorSchema(): Schema {
+/** Feathers' error envelope, as REST bodies and socket acks carry it. */
+export function errorSchema(): Schema {
   return {
     type: 'object',
     description:
@@ -440,7 +470,7 @@ function isStringy(schema: JsonSchema): boolean {
 const json = (schema: unknown) => ({ 'application/json': { schema } })
 const routePath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 const words = (path: string) => path.split(/[^A-Za-z0-9]+/).filter(Boolean)
-const pascal = (path: string) =>
+export const pascal = (path: string) =>
   words(path)
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join('')
