@@ -181,6 +181,14 @@ export class EventLog {
     return this.sequence.position
   }
 
+  /**
+   * Whether events are held back behind a missing number (for `gapMs` at most): a table change that
+   * the log has not brought yet may still come through it.
+   */
+  get holding(): boolean {
+    return this.sequence.holding
+  }
+
   /** The number of the event being handed to subscribers right now, if any (they are called synchronously). */
   get delivering(): number | undefined {
     return this.current
