@@ -342,16 +342,26 @@ export class EventLog {
     )
   }
 
-  /** The last of `count` numbers taken from the counter row (soft: see append). */
+  /**
+   * The last of `count` numbers taken from the counter row (soft: see append). A failed update (the
+   * primary gone in a failover) fails the query with the server's message: its `changes` would carry
+   * the counter's old number, which is not this query's to use.
+   */
   private take(count: Term): Term {
+    const r = this.r
     return this.counter()
-      .update((row: Term) => ({ seq: row('seq').add(count) }), { durability: 'soft', returnChanges: 'always' })(
-        'changes'
-      )
-      .nth(0)('new_val')('seq')
-      .default(
-        this.r.error(
-          `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
+      .update((row: Term) => ({ seq: row('seq').add(count) }), { durability: 'soft', returnChanges: 'always' })
+      .do((result: Term) =>
+        r.branch(
+          result('errors').gt(0),
+          r.error(result('first_error')),
+          result('changes')
+            .nth(0)('new_val')('seq')
+            .default(
+              r.error(
+                `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
+              )
+            )
         )
       )
   }
