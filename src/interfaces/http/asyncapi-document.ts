@@ -7,7 +7,8 @@ import {
   pascal,
   schemaRefs,
   type OpenApiOptions,
-  type Schema
+  type Schema,
+  type SchemaRefs
 } from './openapi-document.js'
 
 /*
@@ -75,13 +76,7 @@ export function asyncApiDocument(app: App, options: OpenApiOptions): Schema {
   }
 }
 
-interface ChannelRefs {
-  result: Schema
-  data: Schema
-  patch: Schema
-}
-
-function authenticationRefs(user: Schema): ChannelRefs {
+function authenticationRefs(user: Schema): SchemaRefs {
   const request = authenticationRequestSchema()
   return { result: authenticationResultSchema(user), data: request, patch: request }
 }
@@ -90,7 +85,7 @@ function authenticationRefs(user: Schema): ChannelRefs {
 function serviceChannel(
   service: ServiceDescription,
   key: string,
-  refs: ChannelRefs,
+  refs: SchemaRefs,
   authentication: boolean
 ): { channel: Schema; operations: Record<string, Schema> } {
   const { path } = service
@@ -191,7 +186,7 @@ function callSummary(method: string, path: string, authentication: boolean): str
   return summaries[method] ?? `The custom method \`${method}\` of ${path}`
 }
 
-function callResult(method: string, refs: ChannelRefs, authentication: boolean): Schema {
+function callResult(method: string, refs: SchemaRefs, authentication: boolean): Schema {
   if (authentication) return refs.result
   if (method === 'find')
     return {
