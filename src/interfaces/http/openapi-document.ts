@@ -1,5 +1,6 @@
 import { AUTHENTICATES, UNIQUE_FIELD, type App, type ServiceDescription } from '../../application/transport/index.js'
 import type { JsonSchema, JsonSchemaObject, ServiceSchemas } from '../../domain/schema/json-schema.js'
+import { isStandardMethod } from '../../domain/service/method-layout.js'
 import type { PaginationOptions } from '../../domain/service/service.js'
 
 export interface OpenApiOptions {
@@ -232,8 +233,56 @@ function serviceOperations(
       },
       [403, 404]
     )
+  const custom = service.methods.filter((method) => !isStandardMethod(method))
+  if (custom.length > 0) {
+    const callable = op(
+      custom[0]!,
+      {
+        summary: `Call ${custom.map((method) => `\`${method}\``).join(', ')} on ${path}`,
+        parameters: routeParams,
+        responses: {}
+      },
+      [405]
+    )
+    c.post = withCustomMethods(c.post, custom, { ...callable, operationId: `${camel(path)}_custom` })
+  }
   for (const route of [collection, item]) if (Object.keys(routes[route]!).length === 0) delete routes[route]
   return routes
+}
+
+/**
+ * Custom methods share `POST /<path>` with create, as on the wire: OpenAPI has one operation per path and verb, so
+ * the `X-Service-Method` header (absent for create) names the method, the body is its data (any JSON: services
+ * declare no schema for it) and the answer is a 200 with whatever it returns.
+ */
+function withCustomMethods(create: Operation | undefined, methods: string[], callable: Operation): Operation {
+  const post = create ?? callable
+  const body = { description: 'The data of a custom method', additionalProperties: true }
+  const createBody = (create?.requestBody as { content?: Record<string, { schema: unknown }> } | undefined)?.content
+  return {
+    ...post,
+    summary: create ? `${String(create.summary)}, or call a custom method` : callable.summary,
+    parameters: [
+      ...((post.parameters as unknown[] | undefined) ?? []),
+      {
+        name: 'X-Service-Method',
+        in: 'header',
+        required: !create,
+        description: `The custom method to call${create ? '; without it, POST creates' : ''}`,
+        schema: { enum: methods }
+      }
+    ],
+    requestBody: {
+      required: true,
+      content: json(createBody ? { anyOf: [createBody['application/json']!.schema, body] } : body)
+    },
+    responses: {
+      ...(post.responses as Record<string, unknown>),
+      200: { description: 'What the custom method returned', content: json({}) },
+      ...(callable.responses as Record<string, unknown>)
+    },
+    ...((post.security ?? callable.security) ? { security: post.security ?? callable.security } : {})
+  }
 }
 
 /** A service's record, data and patch schemas; each is put in `components` once and referenced. */
