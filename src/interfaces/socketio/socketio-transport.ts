@@ -26,6 +26,8 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
   const origins = options.corsOrigins ?? []
   const io = new Server(httpServer, {
     serveClient: false,
+    // engine.io's default, said here so it stays: per-message deflate keeps zlib state (~200 KB) per connection.
+    perMessageDeflate: false,
     // As the HTTP engines answer CORS: `*` allows any origin.
     ...(origins.length > 0 ? { cors: { origin: origins.includes('*') ? true : origins, credentials: true } } : {}),
     maxHttpBufferSize: options.maxMessageSize ?? 1e6,
