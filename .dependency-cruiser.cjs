@@ -87,6 +87,14 @@ module.exports = {
       to: { path: '^src/library/' }
     },
     {
+      name: 'application-kernel-one-way',
+      comment:
+        'The app, its registry, hooks, events and gateway import each other one way (app.ts on top), type imports included: the parts call back into the app through AppCore, hooks see it as HookApp.',
+      severity: 'error',
+      from: { path: '^src/application/([^/]+\\.ts$|transport/)' },
+      to: { circular: true }
+    },
+    {
       name: 'testing-is-a-kit-over-the-core',
       comment:
         'src/testing (the adapter kit) checks adapters through the ports: domain and application only, never an adapter.',

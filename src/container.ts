@@ -36,6 +36,7 @@ import { InMemoryUniqueKeys } from './infrastructure/memory/in-memory-unique-key
 import { memoryStoreModule } from './infrastructure/memory/memory-module.js'
 import { MeasuredStoreFactory } from './infrastructure/metrics/measured-store.js'
 import { metricsModule } from './infrastructure/metrics/metrics-module.js'
+import { postgresStoreModule } from './infrastructure/postgres/postgres-module.js'
 import { rethinkDbStoreModule } from './infrastructure/rethinkdb/rethinkdb-module.js'
 import { ajvModule } from './infrastructure/schema/ajv-module.js'
 import { tracedStoreFactory } from './infrastructure/tracing/traced-store-factory.js'
@@ -56,7 +57,8 @@ import { createReferenceApp } from './reference-app.js'
  */
 export const storeModules: Readonly<Record<string, StoreModule>> = {
   memory: memoryStoreModule,
-  rethinkdb: rethinkDbStoreModule
+  rethinkdb: rethinkDbStoreModule,
+  postgres: postgresStoreModule
 }
 
 /** The adapters that do not depend on the store: the same whatever STORE says. */

@@ -25,6 +25,13 @@ import { InMemorySessionStore } from '../src/infrastructure/memory/in-memory-ses
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryStoreFactory } from '../src/infrastructure/memory/in-memory-store-factory.js'
 import { InMemoryUniqueKeys } from '../src/infrastructure/memory/in-memory-unique-keys.js'
+import { PostgresConnectionSessions } from '../src/infrastructure/postgres/postgres-connection-sessions.js'
+import { PostgresEventHistory } from '../src/infrastructure/postgres/postgres-event-history.js'
+import { PostgresLoginAttempts } from '../src/infrastructure/postgres/postgres-login-attempts.js'
+import { PostgresSessionStore } from '../src/infrastructure/postgres/postgres-session-store.js'
+import { PostgresSettings } from '../src/infrastructure/postgres/postgres-settings.js'
+import { PostgresStoreFactory } from '../src/infrastructure/postgres/postgres-store-factory.js'
+import { PostgresUniqueKeys } from '../src/infrastructure/postgres/postgres-unique-keys.js'
 import { RethinkDbConnectionSessions } from '../src/infrastructure/rethinkdb/rethinkdb-connection-sessions.js'
 import { RethinkDbEventHistory } from '../src/infrastructure/rethinkdb/rethinkdb-event-history.js'
 import { RethinkDbLoginAttempts } from '../src/infrastructure/rethinkdb/rethinkdb-login-attempts.js'
@@ -102,6 +109,31 @@ describe('composition root', () => {
     await stores.close()
   })
 
+  it('binds the PostgreSQL adapters for STORE=postgres, with the settings its module read, before connecting', async () => {
+    const container = buildContainer(config({ STORE: 'postgres' }), {
+      logger: silentLogger,
+      env: { POSTGRES_URL: 'postgres://app:hunter2@127.0.0.1:1/chat', POSTGRES_TIMEOUT: '5' }
+    })
+    expect(container.get<PostgresSettings>(PostgresSettings)).toEqual({
+      url: 'postgres://app:hunter2@127.0.0.1:1/chat',
+      poolSize: 10,
+      timeoutMs: 5000
+    })
+    const stores = container.get<StoreFactory>(StoreFactory)
+    expect(stores).toBeInstanceOf(PostgresStoreFactory)
+    expect(container.get(UniqueKeys)).toBeInstanceOf(PostgresUniqueKeys)
+    expect(container.get(SessionStore)).toBeInstanceOf(PostgresSessionStore)
+    expect(container.get(LoginAttempts)).toBeInstanceOf(PostgresLoginAttempts)
+    expect(container.get(EventHistory)).toBeInstanceOf(PostgresEventHistory)
+    expect(container.get(ConnectionSessions)).toBeInstanceOf(PostgresConnectionSessions)
+    expect(container.get<App>(App).paths).toEqual(expect.arrayContaining(['messages', 'users', 'authentication']))
+    // Nothing listens on port 1: the probe says so without the password.
+    const health = await stores.health()
+    expect(health.ready).toBe(false)
+    expect(JSON.stringify(health)).not.toContain('hunter2')
+    await stores.close()
+  })
+
   it('reads the settings of the chosen store only, and refuses bad ones in one line', () => {
     const env = { RETHINKDB_URL: 'postgres://db/chat' }
     expect(buildContainer(config({}), { logger: silentLogger, env }).get(StoreFactory)).toBeInstanceOf(
@@ -148,7 +180,7 @@ describe('composition root', () => {
     for (const store of ['nope', 'toString']) {
       const refuse = () => buildContainer(config({ STORE: store }), { logger: silentLogger })
       expect(refuse).toThrow(ConfigError)
-      expect(refuse).toThrow(new ConfigError(`STORE must be one of memory, rethinkdb (got '${store}')`))
+      expect(refuse).toThrow(new ConfigError(`STORE must be one of memory, rethinkdb, postgres (got '${store}')`))
     }
     expect(() =>
       buildContainer(config({ STORE: 'memory' }), {

@@ -4,13 +4,14 @@ import { noMetrics, type Metrics } from '../domain/metrics.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Connection, Service, ServiceCall } from '../domain/service/service.js'
 import { isServerError, noTracer, type Tracer } from '../domain/tracing.js'
+import type { AppCore } from './app-core.js'
 import type { Channel, Publisher } from './channel.js'
-import type { AroundHook, HookContext, HookMap } from './hook-context.js'
+import type { AroundHook, HookApp, HookContext, HookMap, ServiceHandle } from './hook-context.js'
 import { HookPipeline } from './hook-pipeline.js'
 import { compileSchemas, type CompiledSchemas } from './schema/compile-schemas.js'
 import type { AppOptions, ServiceDescription, ServiceEntry, ServiceOptions } from './service-entry.js'
 import { ServiceEvents } from './service-events.js'
-import type { ServiceHandle } from './service-handle.js'
+import { decorateHandle } from './service-handle.js'
 import { ServiceRegistry } from './service-registry.js'
 import { Gateway } from './transport/gateway.js'
 
@@ -27,17 +28,20 @@ const systemClock: Clock = { now: () => Date.now() }
  * `new App<{ messages: AdapterService<Message> }>()`. Unknown paths give a service with all six methods.
  *
  * App events: `connection` and `disconnect` (from transports), `login` and `logout` (from authentication).
+ *
+ * Its parts — the registry, the hook pipeline, the service events — are put together here once, as
+ * the AppCore (app-core.ts) that service handles and transports' gateways call back into. Hooks see
+ * the app as a HookApp (`context.app`).
  */
-export class App<Services extends object = object> extends EventEmitter {
+export class App<Services extends object = object> extends EventEmitter implements HookApp {
   readonly settings = new Map<string, unknown>()
   readonly validator?: SchemaValidator
   /** Spans of service calls and event publications; transports reach it through their Gateway. */
   readonly tracer: Tracer
-  private readonly registry = new ServiceRegistry()
+  private readonly core: AppCore
+  private readonly registry: ServiceRegistry
   private readonly pipeline: HookPipeline
-  private readonly metrics: Metrics
   private readonly events: ServiceEvents
-  private readonly recovery: AppOptions['recovery']
   /** Calls that came in through a transport and have not finished (see `idle`). */
   private readonly inFlight = new Set<Promise<unknown>>()
   private isSetup = false
@@ -45,17 +49,27 @@ export class App<Services extends object = object> extends EventEmitter {
   constructor(options: AppOptions = {}) {
     super()
     this.validator = options.validator
-    this.metrics = options.metrics ?? noMetrics
-    this.recovery = options.recovery
     this.tracer = options.tracer ?? noTracer
+    const metrics: Metrics = options.metrics ?? noMetrics
+    const registry = (this.registry = new ServiceRegistry())
+    this.pipeline = new HookPipeline(this, () => registry.values())
     this.events = new ServiceEvents({
       history: options.recovery?.history,
-      metrics: this.metrics,
+      metrics,
       tracer: this.tracer,
       app: this,
-      entry: (path) => this.registry.get(path)
+      entry: (path) => registry.get(path)
     })
-    this.pipeline = new HookPipeline(this as App, () => this.registry.values())
+    this.core = {
+      registry,
+      pipeline: this.pipeline,
+      serviceEvents: this.events,
+      appEvents: this,
+      metrics,
+      tracer: this.tracer,
+      ...(options.recovery ? { sessions: options.recovery.sessions } : {}),
+      run: (entry, call) => this.run(entry, call)
+    }
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.events.leaveAll(connection))
   }
@@ -63,13 +77,8 @@ export class App<Services extends object = object> extends EventEmitter {
   /** Registers a service at `path` (`users/:userId/posts` fills `params.route.userId`). */
   use(path: string, service: object, options: ServiceOptions = {}): this {
     const schemas = options.schemas ? compileSchemas(options.schemas, this.validator) : undefined
-    const entry = this.registry.register(path, service, options, schemas, {
-      run: async (target, method, id, data, params) =>
-        (await this.run(target, { path: target.path, method, id, data, params })).result,
-      hooks: (target, map) => this.pipeline.addServiceHooks(target, map),
-      emit: (target, event, data, context) => this.events.emitCustom(target, event, data, context),
-      publish: (target, eventOrPublisher, publisher) => this.events.publishOn(target, eventOrPublisher, publisher)
-    })
+    const entry = this.registry.register(path, service, options, schemas)
+    decorateHandle(entry, this.core)
     if (this.isSetup) void this.setupEntry(entry)
     return this
   }
@@ -164,35 +173,26 @@ export class App<Services extends object = object> extends EventEmitter {
    * token expires (pass the token service's clock).
    */
   gateway(options: { clock?: Clock } = {}): Gateway {
-    return new Gateway({
-      events: this,
-      clock: options.clock ?? systemClock,
-      metrics: this.metrics,
-      tracer: this.tracer,
-      resolve: (path, allowId) => this.registry.resolve(path, allowId),
-      entry: (path) => this.registry.get(path),
-      run: (entry, call) => this.track(this.run(entry, call)),
-      onDelivery: (listener) => this.events.onDelivery(listener),
-      ...(this.recovery
-        ? { recovery: { ...this.recovery, missedBy: (connection, events) => this.events.missedBy(connection, events) } }
-        : {})
-    })
+    return new Gateway(this.core, options.clock ?? systemClock)
   }
 
-  private track<T>(call: Promise<T>): Promise<T> {
-    this.inFlight.add(call)
+  /** One call (AppCore.run): counted in flight when it came from a transport. */
+  private run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+    const running = this.traced(entry, call)
+    if (call.params.provider === undefined) return running
+    this.inFlight.add(running)
     const done = () => {
-      this.inFlight.delete(call)
+      this.inFlight.delete(running)
     }
-    call.then(done, done)
-    return call
+    running.then(done, done)
+    return running
   }
 
   /**
    * One call through the hooks, then its events. Traced, the call is the span `<path>.<method>`
    * (its store queries and the calls its hooks make are children), and its events link to it.
    */
-  private async run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+  private async traced(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
     if (!this.tracer.enabled) {
       const context = await this.pipeline.run(entry, call)
       this.events.emitResult(entry, context)

@@ -2,8 +2,7 @@ import { BadRequest, MethodNotAllowed } from '../domain/errors/errors.js'
 import { layoutOf, toArguments } from '../domain/service/method-layout.js'
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-depth.js'
 import type { ServiceCall } from '../domain/service/service.js'
-import type { App } from './app.js'
-import type { AroundHook, HookContext, HookMap } from './hook-context.js'
+import type { AroundHook, HookApp, HookContext, HookMap } from './hook-context.js'
 import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
 import { PROTECTED_FIELDS } from './protected-fields.js'
 import type { ServiceEntry } from './service-entry.js'
@@ -19,7 +18,7 @@ export class HookPipeline {
   readonly appProtected = new Set<string>()
 
   constructor(
-    private readonly app: App,
+    private readonly app: HookApp,
     private readonly entries: () => Iterable<ServiceEntry>
   ) {}
 

@@ -6,9 +6,9 @@ import type { ServiceSchemas } from '../domain/schema/json-schema.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Tracer } from '../domain/tracing.js'
 import type { Publisher } from './channel.js'
+import type { ServiceHandle } from './hook-context.js'
 import type { HookChain, HookRegistry } from './hook-registry.js'
 import type { CompiledSchemas } from './schema/compile-schemas.js'
-import type { ServiceHandle } from './service-handle.js'
 
 /*
  * The shapes of service registration: what `app.use` takes (ServiceOptions), what the app keeps per

@@ -3,7 +3,7 @@ import type { EventHistory, PublishedContext, RecordedEvent } from '../domain/re
 import type { Connection } from '../domain/service/service.js'
 import { noTracer, type Tracer } from '../domain/tracing.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
-import type { HookContext } from './hook-context.js'
+import type { HookApp, HookContext } from './hook-context.js'
 import { withoutFields } from './protected-fields.js'
 import type { LiveService, ServiceEntry } from './service-entry.js'
 
@@ -16,7 +16,7 @@ export interface ServiceEventsOptions {
   /** Spans of event publications (default none). */
   tracer?: Tracer
   /** The app and its services: a recorded event's publisher is found again and given them in its context. */
-  app?: unknown
+  app?: HookApp
   entry?: (path: string) => ServiceEntry | undefined
 }
 

@@ -1,35 +1,62 @@
-import type { StandardMethod } from '../domain/service/method-layout.js'
-import type { Params, Service } from '../domain/service/service.js'
+import { fromArguments, STANDARD_METHODS } from '../domain/service/method-layout.js'
+import type { Params } from '../domain/service/service.js'
+import type { AppCore } from './app-core.js'
 import type { Publisher } from './channel.js'
-import type { AroundHook, HookContext, HookMap } from './hook-context.js'
+import type { AroundHook, EventListener, HandleMembers, HookContext, HookMap } from './hook-context.js'
+import type { HookPipeline } from './hook-pipeline.js'
+import type { ServiceEntry } from './service-entry.js'
+import type { ServiceEvents } from './service-events.js'
 
-export type EventListener = (data: unknown, context?: HookContext) => void
-
-/** What every handle adds to its service: identity, hooks, events and publishers. */
-export interface HandleMembers {
-  readonly path: string
-  /** The methods external callers (transports) may use. */
-  readonly methods: readonly string[]
-  hooks(map: HookMap | AroundHook[]): this
-  on(event: string, listener: EventListener): this
-  once(event: string, listener: EventListener): this
-  off(event: string, listener: EventListener): this
-  emit(event: string, data: unknown, context?: HookContext): boolean
-  publish(eventOrPublisher: string | Publisher, publisher?: Publisher): this
+/** What a handle uses of the app's core: calls, hooks of its service, custom events and publishers. */
+export interface HandleCore {
+  readonly run: AppCore['run']
+  readonly pipeline: Pick<HookPipeline, 'addServiceHooks'>
+  readonly serviceEvents: Pick<ServiceEvents, 'emitCustom' | 'publishOn'>
 }
 
-/** The standard methods a service type declares, required (a handle has exactly those). */
-type StandardMethodsOf<S> = { [K in Extract<keyof S, StandardMethod>]-?: NonNullable<S[K]> }
-
 /**
- * What `app.service(path)` returns for a service of type `S`: the registered service (its own
- * members stay reachable through the prototype, e.g. `createQuery`) whose standard and custom
- * methods run through the hooks, plus events and publishers. Without a known type, `S` is a
- * service with all six standard methods.
+ * Gives a registered service's handle its hook-running methods (arguments read by method-layout),
+ * its hooks, events and publishers, all served by the app's core. The methods that run through the
+ * hooks: every standard method the service has, exposed or not, and the custom methods it exposes.
  */
-export type ServiceHandle<S = Service> = Omit<S, keyof HandleMembers | StandardMethod | 'setup' | 'teardown'> &
-  StandardMethodsOf<S> &
-  HandleMembers
-
-/** A service's custom method, as the app calls it: `(data, params)`. */
-export type CustomMethod = (data: unknown, params?: Params) => Promise<unknown>
+export function decorateHandle(entry: ServiceEntry, core: HandleCore): void {
+  const handle = entry.handle as unknown as Record<string, unknown>
+  const service = entry.service as Record<string, unknown>
+  const standard = STANDARD_METHODS.filter((method) => typeof service[method] === 'function')
+  for (const method of new Set([...standard, ...entry.methods])) {
+    handle[method] = async (...args: unknown[]) => {
+      const { id, data, last } = fromArguments<Params>(method, args)
+      return (await core.run(entry, { path: entry.path, method, id, data, params: last ?? {} })).result
+    }
+  }
+  // Arrow functions: the members keep working when taken off the handle (`const { on } = service`).
+  const members: Record<keyof HandleMembers, unknown> = {
+    path: entry.path,
+    methods: entry.methods,
+    hooks: (map: HookMap | AroundHook[]) => {
+      core.pipeline.addServiceHooks(entry, map)
+      return handle
+    },
+    on: (event: string, listener: EventListener) => {
+      entry.emitter.on(event, listener)
+      return handle
+    },
+    once: (event: string, listener: EventListener) => {
+      entry.emitter.once(event, listener)
+      return handle
+    },
+    off: (event: string, listener: EventListener) => {
+      entry.emitter.off(event, listener)
+      return handle
+    },
+    emit: (event: string, data: unknown, context?: HookContext) => {
+      core.serviceEvents.emitCustom(entry, event, data, context)
+      return true
+    },
+    publish: (eventOrPublisher: string | Publisher, publisher?: Publisher) => {
+      core.serviceEvents.publishOn(entry, eventOrPublisher, publisher)
+      return handle
+    }
+  }
+  Object.assign(handle, members)
+}

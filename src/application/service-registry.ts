@@ -1,20 +1,9 @@
 import { EventEmitter } from 'node:events'
-import { RESERVED_METHODS, STANDARD_EVENTS, STANDARD_METHODS, fromArguments } from '../domain/service/method-layout.js'
-import type { NullableId, Params } from '../domain/service/service.js'
-import type { Publisher } from './channel.js'
-import type { AroundHook, HookContext, HookMap } from './hook-context.js'
+import { RESERVED_METHODS, STANDARD_EVENTS, STANDARD_METHODS } from '../domain/service/method-layout.js'
+import type { ServiceHandle } from './hook-context.js'
 import { HookRegistry } from './hook-registry.js'
 import type { CompiledSchemas } from './schema/compile-schemas.js'
 import type { LiveService, Resolved, ServiceEntry, ServiceOptions } from './service-entry.js'
-import type { EventListener, HandleMembers, ServiceHandle } from './service-handle.js'
-
-/** What a handle's members do, supplied by the app (pipeline and events). */
-export interface HandleBehaviour {
-  run(entry: ServiceEntry, method: string, id: NullableId | undefined, data: unknown, params: Params): Promise<unknown>
-  hooks(entry: ServiceEntry, map: HookMap | AroundHook[]): void
-  emit(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void
-  publish(entry: ServiceEntry, eventOrPublisher: string | Publisher, publisher?: Publisher): void
-}
 
 /** The registered services by path, and how request paths resolve to them. */
 export class ServiceRegistry {
@@ -35,14 +24,11 @@ export class ServiceRegistry {
     return this.entries.get(path) ?? this.entries.get(normalisePath(path))
   }
 
-  /** Checks the service and options, then registers a new entry with its handle. */
-  register(
-    path: string,
-    service: object,
-    options: ServiceOptions,
-    schemas: CompiledSchemas | undefined,
-    behaviour: HandleBehaviour
-  ): ServiceEntry {
+  /**
+   * Checks the service and options, then registers a new entry. Its handle is the service's prototype
+   * child; the app gives it its members (service-handle.ts).
+   */
+  register(path: string, service: object, options: ServiceOptions, schemas?: CompiledSchemas): ServiceEntry {
     const name = normalisePath(path)
     if (this.entries.has(name)) throw new Error(`A service is already registered at '${name}'`)
     const has = (method: string) => typeof (service as Record<string, unknown>)[method] === 'function'
@@ -75,7 +61,6 @@ export class ServiceRegistry {
       live: typeof (service as Partial<LiveService>).watch === 'function',
       schemas
     }
-    decorateHandle(entry, new Set([...STANDARD_METHODS.filter(has), ...methods]), behaviour)
     this.entries.set(name, entry)
     if (entry.route) this.routed.push(entry)
     return entry
@@ -124,47 +109,6 @@ function matchRoute(
     else if (part !== segments[index]) return undefined
   }
   return { route, id: extra === 1 ? segments[segments.length - 1] : undefined }
-}
-
-/** Gives the handle its hook-running methods (arguments laid out by method-layout), events and publishers. */
-function decorateHandle(entry: ServiceEntry, methods: Set<string>, behaviour: HandleBehaviour): void {
-  const handle = entry.handle as unknown as Record<string, unknown>
-  for (const method of methods) {
-    handle[method] = (...args: unknown[]) => {
-      const { id, data, last } = fromArguments<Params>(method, args)
-      return behaviour.run(entry, method, id, data, last ?? {})
-    }
-  }
-  // Arrow functions: the members keep working when taken off the handle (`const { on } = service`).
-  const members: Record<keyof HandleMembers, unknown> = {
-    path: entry.path,
-    methods: entry.methods,
-    hooks: (map: HookMap | AroundHook[]) => {
-      behaviour.hooks(entry, map)
-      return handle
-    },
-    on: (event: string, listener: EventListener) => {
-      entry.emitter.on(event, listener)
-      return handle
-    },
-    once: (event: string, listener: EventListener) => {
-      entry.emitter.once(event, listener)
-      return handle
-    },
-    off: (event: string, listener: EventListener) => {
-      entry.emitter.off(event, listener)
-      return handle
-    },
-    emit: (event: string, data: unknown, context?: HookContext) => {
-      behaviour.emit(entry, event, data, context)
-      return true
-    },
-    publish: (eventOrPublisher: string | Publisher, publisher?: Publisher) => {
-      behaviour.publish(entry, eventOrPublisher, publisher)
-      return handle
-    }
-  }
-  Object.assign(handle, members)
 }
 
 function normalisePath(path: string): string {

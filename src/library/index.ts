@@ -7,8 +7,15 @@
 export { AdapterService, type AdapterParams, type AdapterServiceOptions } from '../application/adapter-service.js'
 export { App, type AppOptions, type ServiceDescription, type ServiceOptions } from '../application/app.js'
 export { Channel, type Publisher } from '../application/channel.js'
-export type { AroundHook, Hook, HookContext, HookMap, HookType } from '../application/hook-context.js'
-export type { ServiceHandle } from '../application/service-handle.js'
+export type {
+  AroundHook,
+  Hook,
+  HookApp,
+  HookContext,
+  HookMap,
+  HookType,
+  ServiceHandle
+} from '../application/hook-context.js'
 export { authenticate, type AuthenticateSettings } from '../application/authentication/hooks/authenticate.js'
 export { forbidQueryOn } from '../application/authentication/hooks/forbid-query-on.js'
 export { hashPassword, type HashPasswordOptions } from '../application/authentication/hooks/hash-password.js'
@@ -29,7 +36,8 @@ export type {
   PaginationOptions,
   Params,
   Query,
-  Service
+  Service,
+  ServiceCall
 } from '../domain/service/service.js'
 export type { StoreQuery } from '../domain/query/ast.js'
 export { Store, type Page, type StoreChange } from '../domain/store/store.js'

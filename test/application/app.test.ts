@@ -176,6 +176,22 @@ describe('App', () => {
     gateway.shutdown()
   })
 
+  it('idle() does not wait for internal calls (no provider): only what came in through a transport', async () => {
+    const app = new App()
+    let finish!: () => void
+    const slow = new Promise<void>((resolve) => {
+      finish = resolve
+    })
+    app.use('slow', { find: () => slow.then(() => []) })
+    const call = app.service('slow').find()
+    const order: string[] = []
+    const idle = app.idle(60_000).then(() => order.push('idle'))
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(order).toEqual(['idle'])
+    finish()
+    await Promise.all([call, idle])
+  })
+
   it('idle() gives up after its timeout when a call never ends', async () => {
     const app = new App()
     app.use('stuck', { find: () => new Promise(() => undefined) })

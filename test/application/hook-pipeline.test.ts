@@ -4,6 +4,8 @@ import type { AroundHook, Hook, HookContext } from '../../src/application/hook-c
 import { HookPipeline } from '../../src/application/hook-pipeline.js'
 import { PROTECTED_FIELDS } from '../../src/application/protected-fields.js'
 import type { ServiceOptions } from '../../src/application/service-entry.js'
+import { ServiceEvents } from '../../src/application/service-events.js'
+import { decorateHandle } from '../../src/application/service-handle.js'
 import { ServiceRegistry } from '../../src/application/service-registry.js'
 import { BadRequest, Conflict, MethodNotAllowed, NotFound } from '../../src/domain/errors/errors.js'
 import type { Params, ServiceCall } from '../../src/domain/service/service.js'
@@ -48,14 +50,12 @@ function setup(options: ServiceOptions = {}) {
   const app = new App()
   const registry = new ServiceRegistry()
   const pipeline = new HookPipeline(app, () => registry.values())
-  const register = (path: string) =>
-    registry.register(path, recordingService(log), options, undefined, {
-      run: async (target, method, id, data, params) =>
-        (await pipeline.run(target, { path: target.path, method, id, data, params })).result,
-      hooks: (target, map) => pipeline.addServiceHooks(target, map),
-      emit: () => undefined,
-      publish: () => undefined
-    })
+  const core = { run: pipeline.run.bind(pipeline), pipeline, serviceEvents: new ServiceEvents() }
+  const register = (path: string) => {
+    const entry = registry.register(path, recordingService(log), options)
+    decorateHandle(entry, core)
+    return entry
+  }
   const entry = register('things')
   const run = (call: Omit<ServiceCall, 'path' | 'params'> & { params?: Params }) =>
     pipeline.run(entry, { path: entry.path, params: {}, ...call })

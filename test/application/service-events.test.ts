@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { CombinedChannel, type Channel, type Delivery, type Publisher } from '../../src/application/channel.js'
-import type { HookContext } from '../../src/application/hook-context.js'
-import type { ServiceOptions } from '../../src/application/service-entry.js'
+import type { HookApp, HookContext } from '../../src/application/hook-context.js'
+import type { ServiceEntry, ServiceOptions } from '../../src/application/service-entry.js'
 import { ServiceEvents } from '../../src/application/service-events.js'
+import { decorateHandle } from '../../src/application/service-handle.js'
 import { ServiceRegistry } from '../../src/application/service-registry.js'
 import type { RecordedEvent } from '../../src/domain/realtime/event-history.js'
 import type { Connection } from '../../src/domain/service/service.js'
@@ -16,17 +17,22 @@ const plainService = () => ({
   }
 })
 
+/** Gives an entry's handle its members, with `events` behind emit and publish (calls and hooks are not used here). */
+function withHandle(entry: ServiceEntry, events: ServiceEvents): ServiceEntry {
+  decorateHandle(entry, {
+    run: () => Promise.reject(new Error('no calls in these tests')),
+    pipeline: { addServiceHooks: () => undefined },
+    serviceEvents: events
+  })
+  return entry
+}
+
 /** ServiceEvents with services registered beside it, and every delivery recorded. */
 function setup() {
   const events = new ServiceEvents()
   const registry = new ServiceRegistry()
   const register = (path: string, service: object = plainService(), options: ServiceOptions = {}) =>
-    registry.register(path, service, options, undefined, {
-      run: async () => undefined,
-      hooks: () => undefined,
-      emit: (entry, event, data, context) => events.emitCustom(entry, event, data, context),
-      publish: (entry, eventOrPublisher, publisher) => events.publishOn(entry, eventOrPublisher, publisher)
-    })
+    withHandle(registry.register(path, service, options), events)
   const deliveries: Delivery[] = []
   events.onDelivery((delivery) => deliveries.push(delivery))
   /** Deliveries as `event: data → connection names`. */
@@ -74,12 +80,7 @@ describe('channels', () => {
 describe('publishing an event', () => {
   it('tells local listeners every event with its context, whether or not it is published', () => {
     const events = new ServiceEvents()
-    const entry = new ServiceRegistry().register('things', plainService(), {}, undefined, {
-      run: async () => undefined,
-      hooks: () => undefined,
-      emit: () => undefined,
-      publish: () => undefined
-    })
+    const entry = new ServiceRegistry().register('things', plainService(), {})
     const heard: unknown[] = []
     entry.emitter.on('created', (data, context) => heard.push([data, context]))
     entry.emitter.on('unknown', (data) => heard.push(data))
@@ -91,12 +92,7 @@ describe('publishing an event', () => {
 
   it('asks no publisher while no transport listens, and stops delivering once the listener unsubscribes', () => {
     const events = new ServiceEvents()
-    const entry = new ServiceRegistry().register('things', plainService(), {}, undefined, {
-      run: async () => undefined,
-      hooks: () => undefined,
-      emit: () => undefined,
-      publish: () => undefined
-    })
+    const entry = new ServiceRegistry().register('things', plainService(), {})
     let asked = 0
     const all = events.channel(['all']).join(connection('x'))
     events.publish(() => {
@@ -346,14 +342,9 @@ describe('the event history', () => {
   function withHistory() {
     const history = new InMemoryEventHistory(new FakeClock(), 60_000)
     const registry = new ServiceRegistry()
-    const app = { name: 'the app' }
+    const app: HookApp = { paths: ['things'], service: () => entry.handle as never, schemasOf: () => undefined }
     const events = new ServiceEvents({ history, app, entry: (path) => registry.get(path) })
-    const entry = registry.register('things', plainService(), {}, undefined, {
-      run: async () => undefined,
-      hooks: () => undefined,
-      emit: (target, event, data, context) => events.emitCustom(target, event, data, context),
-      publish: (target, eventOrPublisher, publisher) => events.publishOn(target, eventOrPublisher, publisher)
-    })
+    const entry = withHandle(registry.register('things', plainService(), {}), events)
     const deliveries: Delivery[] = []
     events.onDelivery((delivery) => deliveries.push(delivery))
     return { history, app, events, entry, deliveries }

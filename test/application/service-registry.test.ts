@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
 import type { Publisher } from '../../src/application/channel.js'
-import type { HookContext } from '../../src/application/hook-context.js'
+import type { CustomMethod, HookContext } from '../../src/application/hook-context.js'
 import type { ServiceOptions } from '../../src/application/service-entry.js'
-import { ServiceRegistry, type HandleBehaviour } from '../../src/application/service-registry.js'
-import type { CustomMethod } from '../../src/application/service-handle.js'
+import { decorateHandle, type HandleCore } from '../../src/application/service-handle.js'
+import { ServiceRegistry } from '../../src/application/service-registry.js'
 
 /** A service with every standard method, a custom one and a plain member. */
 function fullService() {
@@ -11,25 +11,29 @@ function fullService() {
   return { find: ok, get: ok, create: ok, update: ok, patch: ok, remove: ok, shout: ok, label: 'full' }
 }
 
-/** What the registry asked of the app, in order. */
+/** What a handle asked of the app's core, in order. */
 function recorder() {
   const calls: unknown[][] = []
-  const behaviour: HandleBehaviour = {
-    run: async (entry, method, id, data, params) => {
-      calls.push(['run', entry.path, method, id, data, params])
-      return `ran ${method}`
+  const core: HandleCore = {
+    run: async (entry, { path, method, id, data, params }) => {
+      calls.push(['run', entry.path, path, method, id, data, params])
+      return { result: `ran ${method}` } as HookContext
     },
-    hooks: (entry, map) => {
-      calls.push(['hooks', entry.path, map])
+    pipeline: {
+      addServiceHooks: (entry, map) => {
+        calls.push(['hooks', entry.path, map])
+      }
     },
-    emit: (entry, event, data, context) => {
-      calls.push(['emit', entry.path, event, data, context])
-    },
-    publish: (entry, eventOrPublisher, publisher) => {
-      calls.push(['publish', entry.path, eventOrPublisher, publisher])
+    serviceEvents: {
+      emitCustom: (entry, event, data, context) => {
+        calls.push(['emit', entry.path, event, data, context])
+      },
+      publishOn: (entry, eventOrPublisher, publisher) => {
+        calls.push(['publish', entry.path, eventOrPublisher, publisher])
+      }
     }
   }
-  return { calls, behaviour }
+  return { calls, core }
 }
 
 function register(
@@ -38,7 +42,14 @@ function register(
   service: object = fullService(),
   options: ServiceOptions = {}
 ) {
-  return registry.register(path, service, options, undefined, recorder().behaviour)
+  return registry.register(path, service, options)
+}
+
+/** A service registered on its own registry, its handle served by `core`. */
+function handled(core: HandleCore, options: ServiceOptions = {}, path = 'things') {
+  const entry = new ServiceRegistry().register(path, fullService(), options)
+  decorateHandle(entry, core)
+  return entry
 }
 
 describe('ServiceRegistry.register', () => {
@@ -114,39 +125,38 @@ describe('ServiceRegistry.register', () => {
   })
 })
 
-describe('the handle of an entry', () => {
+describe('the handle of an entry (service-handle.ts)', () => {
+  it('leaves the handle to the app: a registered entry is the bare prototype child of its service', () => {
+    const entry = register(new ServiceRegistry(), 'things')
+    expect(Object.getPrototypeOf(entry.handle)).toBe(entry.service)
+    expect(Object.keys(entry.handle)).toEqual([])
+  })
+
   it('runs each method through the app with its arguments read by meaning; params default to {}', async () => {
-    const { calls, behaviour } = recorder()
-    const entry = new ServiceRegistry().register(
-      'things',
-      fullService(),
-      { methods: ['find', 'get', 'patch', 'shout'] },
-      undefined,
-      behaviour
-    )
-    const handle = entry.handle
+    const { calls, core } = recorder()
+    const handle = handled(core, { methods: ['find', 'get', 'patch', 'shout'] }).handle
     await expect(handle.find({ query: { a: 1 } })).resolves.toBe('ran find')
     await handle.get(7)
     await handle.patch(7, { a: 2 }, { provider: 'rest' })
     await (handle as unknown as { shout: CustomMethod }).shout({ loud: true })
     expect(calls).toEqual([
-      ['run', 'things', 'find', undefined, undefined, { query: { a: 1 } }],
-      ['run', 'things', 'get', 7, undefined, {}],
-      ['run', 'things', 'patch', 7, { a: 2 }, { provider: 'rest' }],
-      ['run', 'things', 'shout', undefined, { loud: true }, {}]
+      ['run', 'things', 'things', 'find', undefined, undefined, { query: { a: 1 } }],
+      ['run', 'things', 'things', 'get', 7, undefined, {}],
+      ['run', 'things', 'things', 'patch', 7, { a: 2 }, { provider: 'rest' }],
+      ['run', 'things', 'things', 'shout', undefined, { loud: true }, {}]
     ])
   })
 
   it('has hook-running versions of the standard methods the service has, even those not exposed', async () => {
-    const { calls, behaviour } = recorder()
-    const entry = new ServiceRegistry().register('things', fullService(), { methods: ['find'] }, undefined, behaviour)
+    const { calls, core } = recorder()
+    const entry = handled(core, { methods: ['find'] })
     await entry.handle.remove(1)
-    expect(calls).toEqual([['run', 'things', 'remove', 1, undefined, {}]])
+    expect(calls).toEqual([['run', 'things', 'things', 'remove', 1, undefined, {}]])
     expect((entry.handle as unknown as { shout: unknown }).shout).toBe((entry.service as { shout: unknown }).shout)
   })
 
   it("keeps the service's own members reachable, and its identity members", () => {
-    const entry = register(new ServiceRegistry(), '/things/', fullService(), { methods: ['find', 'shout'] })
+    const entry = handled(recorder().core, { methods: ['find', 'shout'] }, '/things/')
     const handle = entry.handle as unknown as { label: string; path: string; methods: string[] }
     expect(handle.label).toBe('full')
     expect(Object.getPrototypeOf(handle)).toBe(entry.service)
@@ -154,8 +164,8 @@ describe('the handle of an entry', () => {
   })
 
   it('hands hooks, emit and publish to the app and chains them; they work taken off the handle', () => {
-    const { calls, behaviour } = recorder()
-    const entry = new ServiceRegistry().register('things', fullService(), {}, undefined, behaviour)
+    const { calls, core } = recorder()
+    const entry = handled(core)
     const { hooks, emit, publish } = entry.handle
     const map = { before: { all: [() => undefined] } }
     const publisher: Publisher = () => undefined
@@ -171,7 +181,7 @@ describe('the handle of an entry', () => {
   })
 
   it('on, once and off manage the local listeners of the entry', () => {
-    const entry = register(new ServiceRegistry(), 'things')
+    const entry = handled(recorder().core)
     const { on, once, off } = entry.handle
     const heard: string[] = []
     const listener = (data: unknown) => {

@@ -48,8 +48,8 @@ const runs: Record<string, () => { args: string[]; output: RegExp[] } | null> = 
       /^created \{ title: 'Write the docs', done: false, id: 0 \}$/m,
       /^patched \{ title: 'Write the docs', done: true, id: 0 \}$/m,
       /^updated \{ title: 'Publish the docs', done: false, id: 0 \}$/m,
-      /^refused BadRequest: A todo needs a title$/m,
-      /^refused BadRequest: done must be true or false$/m,
+      /^refused BadRequest: Invalid data: 'title' is required$/m,
+      /^refused BadRequest: Invalid data: 'done' must be boolean$/m,
       /^found \{\n {2}total: 1,/m
     ]
   }),

@@ -48,6 +48,8 @@ describe('GET /openapi.json', () => {
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
     expect(validator.version).toBe('3.1')
+    // Swagger UI supports only the default dialect (OpenAPI's own, a superset of 2020-12): the field is left out.
+    expect(document).not.toHaveProperty('jsonSchemaDialect')
     // The check can fail: a document missing its info object is refused.
     const { info: _info, ...withoutInfo } = document as unknown as Record<string, unknown>
     expect((await new Validator().validate(withoutInfo)).valid).toBe(false)
@@ -148,6 +150,9 @@ withChromium('the API reference page at /docs', () => {
     expect(requested.filter((url) => !url.startsWith(server.url) && !url.startsWith('data:'))).toEqual([])
     expect(requested).toContain(`${server.url}/openapi.json`)
     expect(errors).toEqual([])
+    // No warning or error banner (Swagger UI warns about a jsonSchemaDialect other than OpenAPI's own, for one).
+    expect(await page.locator('.errors-wrapper').count()).toBe(0)
+    expect(await page.locator('body').textContent()).not.toMatch(/jsonSchemaDialect|not supported/)
     await page.close()
   }, 60_000)
 })

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals'
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -7,6 +7,8 @@ import { promisify } from 'node:util'
 const run = promisify(execFile)
 const root = process.cwd()
 let fixture: string
+// Each cruise starts dependency-cruiser afresh (10–25 s on a loaded machine; some cases run two).
+jest.setTimeout(120_000)
 
 /** Runs the project's dependency-cruiser rules over a throw-away tree inside the project. */
 async function cruise(files: Record<string, string>): Promise<{ ok: boolean; output: string }> {
@@ -135,6 +137,17 @@ describe('layer rules (npm run lint)', () => {
     })
     expect(result.ok).toBe(false)
     expect(result.output).toContain('library-entries-are-outermost')
+  })
+
+  it('fails when files of the application kernel import each other both ways, even for types only', async () => {
+    const result = await cruise({
+      'src/application/app.ts':
+        "import type { HookContext } from './hook-context.js'\nexport class App { run(c: HookContext) { return c } }\n",
+      'src/application/hook-context.ts':
+        "import type { App } from './app.js'\nexport interface HookContext { app: App }\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toContain('application-kernel-one-way')
   })
 
   it('fails when the adapter kit imports an adapter, or code outside tests imports the kit', async () => {

@@ -6,11 +6,13 @@ import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { R } from 'rethinkdb-ts'
 import { connectRethinkDb, parseRethinkDbUrl } from '../../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import { RETHINKDB_BIN, rethinkDbProcess } from './rethinkdb-process.js'
 
 /**
- * Finds a RethinkDB for the integration suites: RETHINKDB_URL when set, else a throw-away
- * `rethinkdb:2.4` container when a Docker engine answers, else nothing (the suites are skipped and
- * the run says so in one loud line). Every run works in a fresh database that `stop()` drops.
+ * Finds a RethinkDB for the integration suites: RETHINKDB_URL when set, else a throw-away server of
+ * RETHINKDB_BIN (a `rethinkdb` executable, started in a temporary folder on free ports), else a
+ * throw-away `rethinkdb:2.4` container when a Docker engine answers, else nothing (the suites are
+ * skipped and the run says so in one loud line). Every run works in a fresh database that `stop()` drops.
  */
 export interface RethinkDbTestServer {
   r: R
@@ -18,11 +20,11 @@ export interface RethinkDbTestServer {
   port: number
   /** The fresh database of this run: `plumage_test_<random>`; suites may add `<db>_<n>` beside it. */
   db: string
-  /** Drops the database (and every `<db>_<n>`), drains the pool and stops the container (when one was started). */
+  /** Drops the database (and every `<db>_<n>`), drains the pool and stops the server or container it started. */
   stop(): Promise<void>
 }
 
-export const SKIP_MESSAGE = 'RethinkDB suite SKIPPED: set RETHINKDB_URL or start Docker'
+export const SKIP_MESSAGE = 'RethinkDB suite SKIPPED: set RETHINKDB_URL or RETHINKDB_BIN, or start Docker'
 
 const DOCKER_PROBE_TIMEOUT_MS = 1_500
 
@@ -30,6 +32,11 @@ export async function discoverRethinkDb(): Promise<RethinkDbTestServer | null> {
   const url = process.env.RETHINKDB_URL
   // Asked for explicitly: an unreachable server is a failure, not a skip.
   if (url) return open(parseRethinkDbUrl(url).servers[0]!)
+  if (RETHINKDB_BIN) {
+    const server = await rethinkDbProcess('suite')
+    await server.start()
+    return open({ host: '127.0.0.1', port: server.driverPort }, () => server.destroy())
+  }
   if (!(await dockerAnswers())) {
     announceSkipOnce()
     return null

@@ -2,7 +2,7 @@ import type { PasswordHasher } from '../../domain/auth/password-hasher.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
 import type { Data, Paginated, Params } from '../../domain/service/service.js'
 import type { App } from '../app.js'
-import type { ServiceHandle } from '../service-handle.js'
+import type { ServiceHandle } from '../hook-context.js'
 import { declaredIdField } from '../id-field.js'
 
 export interface VerifierOptions {

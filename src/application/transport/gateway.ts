@@ -1,15 +1,13 @@
-import type { EventEmitter } from 'node:events'
 import type { LoginResult } from '../../domain/auth/authentication-result.js'
 import type { Clock } from '../../domain/clock.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { errorOutcome, type Metrics } from '../../domain/metrics.js'
-import type { ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
-import type { EventHistory, RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, Params, Query, ServiceCall } from '../../domain/service/service.js'
 import type { Tracer } from '../../domain/tracing.js'
+import type { AppCore } from '../app-core.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
-import type { Resolved, ServiceEntry } from '../service-entry.js'
+import type { ServiceEntry } from '../service-entry.js'
 import { ConnectionAuthentication, type RevocationCheck } from './connection-authentication.js'
 import { ConnectionRecovery, type CloseReason, type Restorable } from './connection-recovery.js'
 
@@ -36,27 +34,6 @@ export interface CallResult {
   location?: string
 }
 
-/** What the app gives a gateway: its internals, reached through this interface only. */
-export interface GatewayCore {
-  readonly events: EventEmitter
-  /** Decides when a connection's token has expired: the clock the token service checks `exp` with. */
-  readonly clock: Clock
-  /** Where calls, connections and deliveries of transports are counted. */
-  readonly metrics: Metrics
-  /** The app's tracer: transports open the server span of each request or socket call with it. */
-  readonly tracer: Tracer
-  resolve(path: string, allowId: boolean): Resolved | undefined
-  entry(path: string): ServiceEntry | undefined
-  run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext>
-  onDelivery(listener: (delivery: Delivery) => void): () => void
-  /** The app's event history and connection sessions, when connections may be recovered. */
-  readonly recovery?: {
-    history: EventHistory
-    sessions: ConnectionSessions
-    missedBy(connection: Connection, events: readonly RecordedEvent[]): Delivery[]
-  }
-}
-
 /**
  * The application's seam for driving adapters (REST, socket.io, fastify…). A transport translates its
  * wire format into `call`s and, when it keeps connections, reports their lifecycle here (`handshake`,
@@ -74,7 +51,14 @@ export class Gateway {
   private auth?: ConnectionAuthentication
   private recovery?: ConnectionRecovery
 
-  constructor(private readonly core: GatewayCore) {}
+  /**
+   * `clock` decides when a connection's token has expired: the clock the token service checks `exp`
+   * with.
+   */
+  constructor(
+    private readonly core: AppCore,
+    private readonly clock: Clock
+  ) {}
 
   /** Where a transport opens the server span of a request or call (the app's tracer; `noTracer` when off). */
   get tracer(): Tracer {
@@ -88,7 +72,7 @@ export class Gateway {
 
   /** The service for a request path; with `{ id: true }` a trailing segment may be the id (REST). */
   resolve(path: string, options: { id?: boolean } = {}): Target | undefined {
-    const resolved = this.core.resolve(path, options.id ?? false)
+    const resolved = this.core.registry.resolve(path, options.id ?? false)
     if (!resolved) return undefined
     const { entry, route, id } = resolved
     return { path: entry.path, methods: entry.methods, route, id }
@@ -100,7 +84,7 @@ export class Gateway {
    * exposed methods.
    */
   async call(call: ServiceCall): Promise<CallResult> {
-    const entry = this.core.entry(call.path)
+    const entry = this.core.registry.get(call.path)
     if (!entry) throw new NotFound(`Service '${call.path}' not found`)
     const { metrics } = this.core
     // Timed when metrics are on (see `measured`); off, the call pays nothing but this test.
@@ -130,7 +114,7 @@ export class Gateway {
     this.connections.add(connection)
     this.opened.add(connection)
     this.core.metrics.connectionOpened(connection.provider)
-    this.core.events.emit('connection', connection)
+    this.core.appEvents.emit('connection', connection)
   }
 
   /**
@@ -144,7 +128,7 @@ export class Gateway {
     if (this.opened.has(connection)) {
       this.opened.delete(connection)
       this.core.metrics.connectionClosed(connection.provider)
-      this.core.events.emit('disconnect', connection)
+      this.core.appEvents.emit('disconnect', connection)
     }
   }
 
@@ -166,7 +150,7 @@ export class Gateway {
     const { metrics } = this.core
     this.listeners.push(listener)
     this.undeliver.push(
-      this.core.onDelivery((delivery) => {
+      this.core.serviceEvents.onDelivery((delivery) => {
         // Deliveries to a connection being restored wait until it has what it missed.
         const recovery = this.recovery?.restoringAny ? this.recovery : undefined
         const ready = (connection: Connection) =>
@@ -185,7 +169,7 @@ export class Gateway {
 
   /** Whether connections of this transport can be recovered: the app keeps an event history and sessions. */
   get recovers(): boolean {
-    return this.core.recovery !== undefined
+    return this.core.sessions !== undefined && this.core.serviceEvents.history !== undefined
   }
 
   /** Offsets to hand to a connection (on login, after a recovery): it has seen every event up to there. */
@@ -195,7 +179,7 @@ export class Gateway {
 
   /** The offset of the latest event: a new connection has seen everything up to it. */
   head(): string {
-    return this.core.recovery!.history.head()
+    return this.core.serviceEvents.history!.head()
   }
 
   /**
@@ -227,20 +211,21 @@ export class Gateway {
   }
 
   private recovering(): ConnectionRecovery {
-    const recovery = this.core.recovery
-    if (!recovery) throw new Error('This app keeps no event history: connections cannot be recovered')
+    const { sessions, serviceEvents } = this.core
+    const history = serviceEvents.history
+    if (!sessions || !history) throw new Error('This app keeps no event history: connections cannot be recovered')
     // Logins must be bound to connections before recovery restores one.
     this.authentication()
     this.recovery ??= new ConnectionRecovery({
-      history: recovery.history,
-      sessions: recovery.sessions,
-      clock: this.core.clock,
-      events: this.core.events,
+      history,
+      sessions,
+      clock: this.clock,
+      events: this.core.appEvents,
       verify: async (authentication, provider) =>
         (await this.call({ path: AUTHENTICATION_PATH, method: 'create', data: authentication, params: { provider } }))
           .result as LoginResult,
       open: (connection) => this.open(connection),
-      missedBy: (connection, events) => recovery.missedBy(connection, events),
+      missedBy: (connection, events) => serviceEvents.missedBy(connection, events),
       deliver: (delivery) => {
         for (const listener of this.listeners) listener(delivery)
       },
@@ -276,8 +261,8 @@ export class Gateway {
   private authentication(): ConnectionAuthentication {
     this.auth ??= new ConnectionAuthentication(
       {
-        events: this.core.events,
-        available: () => this.core.entry(AUTHENTICATION_PATH) !== undefined,
+        events: this.core.appEvents,
+        available: () => this.core.registry.get(AUTHENTICATION_PATH) !== undefined,
         call: async (connection, method, data) => {
           const id = method === 'remove' ? null : undefined
           return (
@@ -292,13 +277,13 @@ export class Gateway {
         },
         revocations: () => {
           const sessions = (
-            this.core.entry(AUTHENTICATION_PATH)?.service as { sessions?: Partial<RevocationCheck> } | undefined
+            this.core.registry.get(AUTHENTICATION_PATH)?.service as { sessions?: Partial<RevocationCheck> } | undefined
           )?.sessions
           return typeof sessions?.check === 'function' ? (sessions as RevocationCheck) : undefined
         }
       },
       (connection) => this.connections.has(connection),
-      this.core.clock
+      this.clock
     )
     return this.auth
   }

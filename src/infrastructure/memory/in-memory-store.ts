@@ -163,8 +163,11 @@ function storageKey(id: unknown): string {
 let re2: typeof RE2JS | undefined
 const loadRe2 = () => (re2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS)
 
-/** `$search` with RE2 semantics (the syntax RethinkDB uses), linear time whatever the pattern. */
-function compilePattern(pattern: string): (text: string) => boolean {
+/**
+ * `$search` with RE2 semantics (the syntax RethinkDB uses), linear time whatever the pattern. The
+ * PostgreSQL store applies it too, to the rows the rest of a filter selected.
+ */
+export function compilePattern(pattern: string): (text: string) => boolean {
   let regex: RE2JS
   try {
     regex = loadRe2().compile(pattern)

@@ -7,8 +7,11 @@ export interface DirectWritesOptions {
   idField: string
   /** How long a table change waits for the event log to account for it (default 1.5 s). */
   delayMs?: number
-  /** Whether the event log is live; while it is not, table changes wait for it. */
-  logIsLive(): boolean
+  /**
+   * Whether the event log is caught up: live, and holding no event back behind a missing number.
+   * While it is not, table changes wait for it (the log may still bring them).
+   */
+  logCaughtUp(): boolean
   /** Publishes a change nobody logged: a write made directly in the database. */
   publish(change: StoreChange<Data>): void
   now?: () => number
@@ -26,7 +29,9 @@ interface Pending {
  *
  * - a logged event arrives first → its table change, when it comes, is dropped;
  * - a table change arrives first → it waits up to `delayMs` for its logged event, then is
- *   published as `created`, `patched` or `removed`. While the event log is re-opening, it waits.
+ *   published as `created`, `patched` or `removed`. While the event log is re-opening, or holds
+ *   events back behind a missing number (a write that died after taking it), it waits: the log may
+ *   still bring the change, and publishing it meanwhile would publish it twice.
  *
  * So a direct write reaches every instance once, `delayMs` late; a write whose log insert failed
  * (the server died mid-query) still comes out this way. Direct writes made while an instance's table
@@ -86,8 +91,8 @@ export class DirectWrites {
       const list = this.pending.get(key)
       const entry = list?.find((item) => item.change === change)
       if (!list || !entry) return
-      // The log may still bring this change (it is re-opening): keep waiting for it.
-      if (!this.options.logIsLive()) {
+      // The log may still bring this change (it is re-opening, or holds events behind a gap): keep waiting for it.
+      if (!this.options.logCaughtUp()) {
         entry.timer = this.arm(key, change)
         return
       }

@@ -181,6 +181,14 @@ export class EventLog {
     return this.sequence.position
   }
 
+  /**
+   * Whether events are held back behind a missing number (for `gapMs` at most): a table change that
+   * the log has not brought yet may still come through it.
+   */
+  get holding(): boolean {
+    return this.sequence.holding
+  }
+
   /** The number of the event being handed to subscribers right now, if any (they are called synchronously). */
   get delivering(): number | undefined {
     return this.current
@@ -342,16 +350,26 @@ export class EventLog {
     )
   }
 
-  /** The last of `count` numbers taken from the counter row (soft: see append). */
+  /**
+   * The last of `count` numbers taken from the counter row (soft: see append). A failed update (the
+   * primary gone in a failover) fails the query with the server's message: its `changes` would carry
+   * the counter's old number, which is not this query's to use.
+   */
   private take(count: Term): Term {
+    const r = this.r
     return this.counter()
-      .update((row: Term) => ({ seq: row('seq').add(count) }), { durability: 'soft', returnChanges: 'always' })(
-        'changes'
-      )
-      .nth(0)('new_val')('seq')
-      .default(
-        this.r.error(
-          `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
+      .update((row: Term) => ({ seq: row('seq').add(count) }), { durability: 'soft', returnChanges: 'always' })
+      .do((result: Term) =>
+        r.branch(
+          result('errors').gt(0),
+          r.error(result('first_error')),
+          result('changes')
+            .nth(0)('new_val')('seq')
+            .default(
+              r.error(
+                `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
+              )
+            )
         )
       )
   }

@@ -49,6 +49,11 @@ export class EventSequence<T extends Sequenced> {
     return this.next !== undefined
   }
 
+  /** Whether events are held back, waiting for a missing number before them. */
+  get holding(): boolean {
+    return this.held.size > 0
+  }
+
   /** The last number handed out in order (or the starting point); undefined before the start. */
   get position(): number | undefined {
     return this.next === undefined ? undefined : this.next - 1

@@ -20,10 +20,11 @@ const isRethinkDBError = (error: unknown): error is RethinkDBError => rethinkdbD
  * Some outages arrive as UNKNOWN or OP_FAILED errors; their messages are stable across 2.x servers
  * ("None of the pools have an opened connection…", "The connection was closed before the query
  * could be completed", "primary replica for shard … not available", "lost contact with primary replica"
- * while a cluster fails over).
+ * and "The primary replica isn't connected to a quorum of replicas" while a cluster fails over; the
+ * event log re-raises a failed write's own message with `r.error`, so it arrives as a user error).
  */
 const UNAVAILABLE_MESSAGES =
-  /none of the pools|connection was closed|connection is closed|not available|lost contact|ECONNREFUSED|ECONNRESET/i
+  /none of the pools|connection was closed|connection is closed|not available|lost contact|quorum of replicas|ECONNREFUSED|ECONNRESET/i
 
 /** The driver's own message, without the query backtrace it appends to `message`. */
 export function driverMessage(error: unknown): string {

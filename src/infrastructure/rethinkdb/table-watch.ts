@@ -41,7 +41,7 @@ export class TableWatch {
     if (directWrites) {
       const direct = new DirectWrites({
         idField: options.idField,
-        logIsLive: () => events.isLive,
+        logCaughtUp: () => events.isLive && !events.holding,
         publish: (change) => this.emit(change)
       })
       this.direct = direct

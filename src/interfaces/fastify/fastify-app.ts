@@ -7,6 +7,7 @@ import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger } from '../../domain/logger.js'
 import { errorResponse, toFeathersError } from '../http/error-response.js'
 import { healthReport } from '../http/health.js'
+import { asyncApiDocument } from '../http/asyncapi-document.js'
 import { openApiDocument } from '../http/openapi-document.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
 import { serve } from '../http/http-server.js'
@@ -105,6 +106,7 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
     const { specPath, uiPath, ...document } = options.apiDocs
     http.register(apiDocsRoutes, {
       document: () => openApiDocument(app, document),
+      asyncApi: () => asyncApiDocument(app, document),
       specPath,
       uiPath,
       logLevel: 'silent'

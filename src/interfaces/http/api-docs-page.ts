@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
+import { ASYNCAPI_PAGE_PATH, asyncApiPage } from './asyncapi-page.js'
 
 /*
- * `GET /openapi.json` (the document) and `GET /docs/` (Swagger UI reading it), whatever the engine.
+ * `GET /openapi.json` (the document) and `GET /docs/` (Swagger UI reading it), whatever the engine; with an
+ * AsyncAPI document, also `GET /asyncapi.json` and its page `GET /asyncapi` (asyncapi-page.ts).
  * The page and its initialiser are ours (swagger-ui-dist's own index points at a public demo); the
  * bundle, styles and icons come from the swagger-ui-dist package, located at the first request so
  * the server does not pay for it at startup.
@@ -15,10 +17,15 @@ export interface ApiDocsOptions {
   specPath?: string
   /** Where the API reference page is served (default `/docs`). */
   uiPath?: string
+  /**
+   * The AsyncAPI document of the real-time transport, built on request: served at `/asyncapi.json`, rendered at
+   * `/asyncapi` (asyncapi-page.ts) and linked from the reference page. Left out, neither is served.
+   */
+  asyncApi?: () => unknown
 }
 
 /** The reference page: swagger-ui-dist's assets, served from node_modules (never a CDN). */
-export const API_DOCS_PAGE = `<!doctype html>
+const apiDocsPage = (asyncApiHref: string | undefined) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -28,7 +35,7 @@ export const API_DOCS_PAGE = `<!doctype html>
   <link rel="icon" type="image/png" href="favicon-32x32.png">
 </head>
 <body>
-  <div id="swagger-ui"></div>
+  ${asyncApiHref ? `<p style="margin: .5rem 1.25rem; font-family: sans-serif"><a href="${asyncApiHref}">Real-time API (socket.io calls and events, AsyncAPI)</a></p>\n  ` : ''}<div id="swagger-ui"></div>
   <script src="swagger-ui-bundle.js"></script>
   <script src="swagger-ui-standalone-preset.js"></script>
   <script src="init.js"></script>
@@ -41,13 +48,25 @@ export interface ApiDocsPaths {
   uiPath: string
   /** `init.js`: starts Swagger UI on the document, found relative to the page. */
   init: string
+  /** The reference page (`${uiPath}/`). */
+  page: string
+  /** The AsyncAPI page, when an AsyncAPI document is served. */
+  asyncApiPage?: string
 }
 
 export function apiDocsPaths(options: ApiDocsOptions): ApiDocsPaths {
   const specPath = options.specPath ?? '/openapi.json'
   const uiPath = options.uiPath ?? '/docs'
-  const relativeSpec = `${'../'.repeat(uiPath.split('/').filter(Boolean).length)}${specPath.replace(/^\//, '')}`
-  return { specPath, uiPath, init: initScript(relativeSpec) }
+  const up = '../'.repeat(uiPath.split('/').filter(Boolean).length)
+  const relativeSpec = `${up}${specPath.replace(/^\//, '')}`
+  const asyncApiHref = options.asyncApi ? `${up}${ASYNCAPI_PAGE_PATH.slice(1)}` : undefined
+  return {
+    specPath,
+    uiPath,
+    init: initScript(relativeSpec),
+    page: apiDocsPage(asyncApiHref),
+    ...(options.asyncApi ? { asyncApiPage: asyncApiPage(`${uiPath.slice(1)}/`) } : {})
+  }
 }
 
 const initScript = (specPath: string) => `window.ui = SwaggerUIBundle({

@@ -39,7 +39,8 @@ export interface HttpAppOptions {
   health?: HealthOptions
   /**
    * Serves the OpenAPI 3.1 document generated from the app's services at `specPath` (default
-   * `/openapi.json`) and the API reference page at `uiPath` (default `/docs`).
+   * `/openapi.json`) and the API reference page at `uiPath` (default `/docs`); with them, the AsyncAPI 3.0
+   * document of the socket protocol at `/asyncapi.json` and its page at `/asyncapi`.
    */
   apiDocs?: OpenApiOptions & { specPath?: string; uiPath?: string }
   /**

@@ -4,6 +4,7 @@ import type { Target } from '../../application/transport/index.js'
 import { convertError } from '../../domain/errors/convert-error.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
 import type { Metrics } from '../../domain/metrics.js'
+import { ASYNCAPI_PAGE_PATH, ASYNCAPI_PATH } from './asyncapi-page.js'
 import { errorResponse } from './error-response.js'
 
 /*
@@ -84,7 +85,7 @@ export function ownRoutes(options: {
   if (options.metrics) routes.push(options.metrics.path ?? '/metrics')
   if (options.apiDocs) {
     const uiPath = options.apiDocs.uiPath ?? '/docs'
-    routes.push(options.apiDocs.specPath ?? '/openapi.json', uiPath, `${uiPath}/`)
+    routes.push(options.apiDocs.specPath ?? '/openapi.json', uiPath, `${uiPath}/`, ASYNCAPI_PATH, ASYNCAPI_PAGE_PATH)
   }
   return routes
 }

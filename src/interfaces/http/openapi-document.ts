@@ -1,5 +1,6 @@
 import { AUTHENTICATES, UNIQUE_FIELD, type App, type ServiceDescription } from '../../application/transport/index.js'
 import type { JsonSchema, JsonSchemaObject, ServiceSchemas } from '../../domain/schema/json-schema.js'
+import { isStandardMethod } from '../../domain/service/method-layout.js'
 import type { PaginationOptions } from '../../domain/service/service.js'
 
 export interface OpenApiOptions {
@@ -12,7 +13,7 @@ export interface OpenApiOptions {
   entityPath?: string
 }
 
-type Schema = Record<string, unknown>
+export type Schema = Record<string, unknown>
 type Operation = Record<string, unknown>
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' }
@@ -58,7 +59,6 @@ export function openApiDocument(app: App, options: OpenApiOptions): Schema {
       version: options.version,
       ...(options.description ? { description: options.description } : {})
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     tags,
     paths,
     components: {
@@ -81,18 +81,12 @@ function serviceOperations(
   results: Map<string, Schema>
 ): Record<string, Record<string, Operation>> {
   const { path, schemas = {} } = service
-  const name = pascal(path)
   const options =
     (service.service as { options?: { paginate?: false | PaginationOptions; multi?: boolean | string[] } }).options ??
     {}
   const multi = (method: string) =>
     options.multi === true || (Array.isArray(options.multi) && options.multi.includes(method))
-  const refs = {
-    result: component(components, schemas.result, `${name}`) ?? { type: 'object', additionalProperties: true },
-    data: component(components, schemas.data, `${name}Data`) ?? { type: 'object', additionalProperties: true },
-    patch: component(components, schemas.patch, `${name}Patch`) ??
-      component(components, patchOf(schemas.data), `${name}Patch`) ?? { type: 'object', additionalProperties: true }
-  }
+  const refs = schemaRefs(service, components)
   results.set(path, refs.result)
   const collection = `/${routePath(path)}`
   const item = `${collection}/{id}`
@@ -239,26 +233,87 @@ function serviceOperations(
       },
       [403, 404]
     )
+  const custom = service.methods.filter((method) => !isStandardMethod(method))
+  if (custom.length > 0) {
+    const callable = op(
+      custom[0]!,
+      {
+        summary: `Call ${custom.map((method) => `\`${method}\``).join(', ')} on ${path}`,
+        parameters: routeParams,
+        responses: {}
+      },
+      [405]
+    )
+    c.post = withCustomMethods(c.post, custom, { ...callable, operationId: `${camel(path)}_custom` })
+  }
   for (const route of [collection, item]) if (Object.keys(routes[route]!).length === 0) delete routes[route]
   return routes
 }
 
-/** Login (`create` with a strategy) and logout (`remove`), the Feathers v5 shapes. */
-function authenticationOperations(
-  service: ServiceDescription,
-  user: Schema
-): Record<string, Record<string, Operation>> {
-  const collection = `/${routePath(service.path)}`
-  const result = {
-    type: 'object',
-    required: ['accessToken', 'authentication'],
-    properties: {
-      accessToken: { type: 'string', description: 'A JWT: send it as `Authorization: Bearer <accessToken>`' },
-      authentication: { type: 'object', properties: { strategy: { type: 'string' }, payload: { type: 'object' } } },
-      user
-    }
+/**
+ * Custom methods share `POST /<path>` with create, as on the wire: OpenAPI has one operation per path and verb, so
+ * the `X-Service-Method` header (absent for create) names the method, the body is its data (any JSON: services
+ * declare no schema for it) and the answer is a 200 with whatever it returns.
+ */
+function withCustomMethods(create: Operation | undefined, methods: string[], callable: Operation): Operation {
+  const post = create ?? callable
+  const body = { description: 'The data of a custom method', additionalProperties: true }
+  const createBody = (create?.requestBody as { content?: Record<string, { schema: unknown }> } | undefined)?.content
+  return {
+    ...post,
+    summary: create ? `${String(create.summary)}, or call a custom method` : callable.summary,
+    parameters: [
+      ...((post.parameters as unknown[] | undefined) ?? []),
+      {
+        name: 'X-Service-Method',
+        in: 'header',
+        required: !create,
+        description: `The custom method to call${create ? '; without it, POST creates' : ''}`,
+        schema: { enum: methods }
+      }
+    ],
+    requestBody: {
+      required: true,
+      content: json(createBody ? { anyOf: [createBody['application/json']!.schema, body] } : body)
+    },
+    responses: {
+      ...(post.responses as Record<string, unknown>),
+      200: { description: 'What the custom method returned', content: json({}) },
+      ...(callable.responses as Record<string, unknown>)
+    },
+    ...((post.security ?? callable.security) ? { security: post.security ?? callable.security } : {})
   }
-  const request = {
+}
+
+/** A service's record, data and patch schemas; each is put in `components` once and referenced. */
+export interface SchemaRefs {
+  result: Schema
+  data: Schema
+  patch: Schema
+}
+
+/**
+ * The schemas a service was registered with, as references into `components` (named by their `$id`, else after the
+ * path: `Messages`, `MessagesData`, `MessagesPatch`), or open objects where it has none. The patch schema defaults
+ * to the data schema without `required`. OpenAPI and AsyncAPI (asyncapi-document.ts) both document records with it.
+ */
+export function schemaRefs(service: ServiceDescription, components: Record<string, Schema>): SchemaRefs {
+  const { schemas = {} } = service
+  const name = pascal(service.path)
+  const open = { type: 'object', additionalProperties: true }
+  return {
+    result: component(components, schemas.result, `${name}`) ?? open,
+    data: component(components, schemas.data, `${name}Data`) ?? open,
+    patch:
+      component(components, schemas.patch, `${name}Patch`) ??
+      component(components, patchOf(schemas.data), `${name}Patch`) ??
+      open
+  }
+}
+
+/** What a login sends: local (email + password) or jwt (an access token), the Feathers v5 shapes. */
+export function authenticationRequestSchema(): Schema {
+  return {
     oneOf: [
       {
         type: 'object',
@@ -274,6 +329,29 @@ function authenticationOperations(
       }
     ]
   }
+}
+
+/** What a login (and a logout) answers: the access token, how it was obtained, and the entity (`user`). */
+export function authenticationResultSchema(user: Schema): Schema {
+  return {
+    type: 'object',
+    required: ['accessToken', 'authentication'],
+    properties: {
+      accessToken: { type: 'string', description: 'A JWT: send it as `Authorization: Bearer <accessToken>`' },
+      authentication: { type: 'object', properties: { strategy: { type: 'string' }, payload: { type: 'object' } } },
+      user
+    }
+  }
+}
+
+/** Login (`create` with a strategy) and logout (`remove`), the Feathers v5 shapes. */
+function authenticationOperations(
+  service: ServiceDescription,
+  user: Schema
+): Record<string, Record<string, Operation>> {
+  const collection = `/${routePath(service.path)}`
+  const result = authenticationResultSchema(user)
+  const request = authenticationRequestSchema()
   const error = (status: number, description: string) => ({ [status]: { description, content: json(ERROR_REF) } })
   const operations: Record<string, Operation> = {}
   if (service.methods.includes('create')) {
@@ -410,7 +488,8 @@ function patchOf(data: JsonSchemaObject | undefined): JsonSchemaObject | undefin
   return rest
 }
 
-function errorSchema(): Schema {
+/** Feathers' error envelope, as REST bodies and socket acks carry it. */
+export function errorSchema(): Schema {
   return {
     type: 'object',
     description:
@@ -440,7 +519,7 @@ function isStringy(schema: JsonSchema): boolean {
 const json = (schema: unknown) => ({ 'application/json': { schema } })
 const routePath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 const words = (path: string) => path.split(/[^A-Za-z0-9]+/).filter(Boolean)
-const pascal = (path: string) =>
+export const pascal = (path: string) =>
   words(path)
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join('')

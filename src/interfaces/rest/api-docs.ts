@@ -1,9 +1,10 @@
 import express, { type RequestHandler, type Router } from 'express'
-import { API_DOCS_PAGE, apiDocsPaths, queryOf, swaggerUiDirectory, type ApiDocsOptions } from '../http/api-docs-page.js'
+import { apiDocsPaths, queryOf, swaggerUiDirectory, type ApiDocsOptions } from '../http/api-docs-page.js'
+import { ASYNCAPI_PAGE_PATH, ASYNCAPI_PATH } from '../http/asyncapi-page.js'
 
 /** The API docs (src/interfaces/http/api-docs-page.ts) as an express router. */
 export function apiDocs(options: ApiDocsOptions): Router {
-  const { specPath, uiPath, init } = apiDocsPaths(options)
+  const { specPath, uiPath, init, page: html, asyncApiPage } = apiDocsPaths(options)
   const router = express.Router({ strict: true })
   router.get(specPath, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache')
@@ -14,10 +15,21 @@ export function apiDocs(options: ApiDocsOptions): Router {
   })
   const page: RequestHandler = (_req, res) => {
     res.type('html').setHeader('Cache-Control', 'no-cache')
-    res.send(API_DOCS_PAGE)
+    res.send(html)
   }
   router.get(`${uiPath}/`, page)
   router.get(`${uiPath}/index.html`, page)
+  if (options.asyncApi && asyncApiPage) {
+    const asyncApi = options.asyncApi
+    router.get(ASYNCAPI_PATH, (_req, res) => {
+      res.setHeader('Cache-Control', 'no-cache')
+      res.json(asyncApi())
+    })
+    router.get(ASYNCAPI_PAGE_PATH, (_req, res) => {
+      res.type('html').setHeader('Cache-Control', 'no-cache')
+      res.send(asyncApiPage)
+    })
+  }
   router.get(`${uiPath}/init.js`, (_req, res) => {
     res.type('js').send(init)
   })

@@ -10,6 +10,7 @@ import { silentLogger } from '../../domain/logger.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
 import { serve } from '../http/http-server.js'
 import { observeRequests, ownRoutes } from '../http/metrics.js'
+import { asyncApiDocument } from '../http/asyncapi-document.js'
 import { openApiDocument } from '../http/openapi-document.js'
 import { tracedRequests } from '../http/traced-requests.js'
 import { parseQueryString } from '../http/query-parser.js'
@@ -58,7 +59,14 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   if (options.metrics) http.use(metricsEndpoint(options.metrics))
   if (options.apiDocs) {
     const { specPath, uiPath, ...document } = options.apiDocs
-    http.use(apiDocs({ document: () => openApiDocument(app, document), specPath, uiPath }))
+    http.use(
+      apiDocs({
+        document: () => openApiDocument(app, document),
+        asyncApi: () => asyncApiDocument(app, document),
+        specPath,
+        uiPath
+      })
+    )
   }
   if (options.requestLog) {
     const { pinoHttp: requestLogger } = optional('pino-http') as { pinoHttp: typeof pinoHttp }

@@ -35,7 +35,7 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stdo
 describe('starting with a bad setting', () => {
   it.each([
     [{ PORT: 'eighty' }, "plumage failed to start: PORT must be an integer from 0 to 65535 (got 'eighty')"],
-    [{ STORE: 'mongodb' }, "plumage failed to start: STORE must be one of memory, rethinkdb (got 'mongodb')"],
+    [{ STORE: 'mongodb' }, "plumage failed to start: STORE must be one of memory, rethinkdb, postgres (got 'mongodb')"],
     [{ NODE_ENV: 'production' }, 'plumage failed to start: AUTH_SECRET must be set when NODE_ENV=production'],
     [
       { LOG_LEVEL: 'loud' },

@@ -20,7 +20,7 @@ function harness() {
   const direct = new DirectWrites({
     idField: 'id',
     delayMs: DELAY,
-    logIsLive: () => logLive,
+    logCaughtUp: () => logLive,
     publish: (change) => published.push(change)
   })
   return {

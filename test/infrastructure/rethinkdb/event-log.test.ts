@@ -57,6 +57,10 @@ describe("the event log's numbering", () => {
     expect(term).toMatch(
       /table\("plumage_events"\)\.get\("counter"\)\.update\(\(var_\d+\) => \{ seq: var_\d+\("seq"\)\.add\(var_\d+\) \}, \{ durability: "soft", returnChanges: "always" \}\)/
     )
+    // …fails with the server's message when that update fails (its changes would carry the old number)…
+    expect(term).toMatch(
+      /\.do\(\(var_\d+\) => var_\d+\("errors"\)\.gt\(0\)\.branch\(r\.error\(var_\d+\("first_error"\)\)/
+    )
     // …checks that no logged row holds them (a counter gone back), else moves the counter past the newest row…
     expect(term).toMatch(/\.le\(var_\d+\.sub\(var_\d+\)\)\.branch\(var_\d+, /)
     expect(term).toContain('{ seq: var_6("seq").lt(var_5).branch(var_5, var_6("seq")) }')

@@ -40,6 +40,13 @@ describe('toStoreError', () => {
       })
     ],
     [
+      "a primary cut off from its replicas, re-raised by the event log's query (cluster failover)",
+      new RethinkDBError(
+        "Cannot perform write: The primary replica isn't connected to a quorum of replicas. The write was not performed.",
+        { type: RethinkDBErrorType.USER }
+      )
+    ],
+    [
       'a primary lost in the middle of a write (cluster failover)',
       new RethinkDBError('Cannot perform write: lost contact with primary replica', {
         type: RethinkDBErrorType.OP_INDETERMINATE

@@ -1,0 +1,218 @@
+/**
+ * PostgresStore against hand-written `pg` queries on the same tables, in one run on one server: the
+ * same finds and writes through the store (every value a parameter, the memory store's semantics:
+ * type guards, kind-ranked sorts) and as a developer would write them by hand, with the same
+ * expression indexes. A second table compares durable writes: bare single-row inserts against store
+ * creates whose event goes into the outbox by trigger in the same transaction, with 1 and 16
+ * writers in flight. Run: `npm run bench:postgres` (POSTGRES_URL, else a throw-away server from
+ * Debian's binaries; skips, exit 0, with neither); `BENCH_RECORDS` sets the table size (default
+ * 10,000), `BENCH_ROUNDS` the rounds per variant (default 5; each variant's median is reported).
+ */
+import pg, { type QueryResult } from 'pg'
+import type { StoreQuery } from '../src/domain/query/ast.js'
+import { parseQuery } from '../src/domain/query/parse-query.js'
+import type { Store } from '../src/domain/store/store.js'
+import { PostgresDatabase } from '../src/infrastructure/postgres/postgres-database.js'
+import { redactPostgresUrl } from '../src/infrastructure/postgres/postgres-settings.js'
+import { PostgresStoreFactory } from '../src/infrastructure/postgres/postgres-store-factory.js'
+import { discoverPostgres } from '../test/support/postgres-server.js'
+import { measure, printTable, writeResults } from './support/measure.js'
+import { peopleRecords } from './support/seed.js'
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+
+const database = await discoverPostgres()
+if (!database) {
+  console.log('PostgreSQL benchmark SKIPPED: set POSTGRES_URL or install PostgreSQL (apt-get install postgresql)')
+  process.exit(0)
+}
+const shown = redactPostgresUrl(database.url)
+const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
+const hand = new pg.Pool({ connectionString: database.url, max: 10 })
+const quiet = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }), { watch: false })
+const live = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }))
+
+try {
+  await readsAgainstHandWritten()
+  await durableWrites()
+} finally {
+  await quiet.close()
+  await live.close()
+  await hand.end()
+  await database.stop()
+}
+
+async function readsAgainstHandWritten(): Promise<void> {
+  const store = quiet.create('people', {
+    indexes: [{ fields: ['city'] }, { fields: ['age'] }, { fields: ['city', 'score'] }]
+  })
+  await store.setup!()
+  const records = peopleRecords(RECORDS)
+  for (let i = 0; i < records.length; i += 1_000) await store.create(records.slice(i, i + 1_000), {})
+  await hand.query('ANALYZE people')
+  let next = RECORDS
+  const rows = (result: QueryResult<{ doc: unknown }>) => result.rows.map((row) => row.doc)
+  const workloads: {
+    name: string
+    store: (store: Store) => Promise<unknown>
+    hand: () => Promise<unknown>
+    same?: (ours: unknown, theirs: unknown) => boolean
+  }[] = [
+    {
+      name: 'find: equality, limit 50',
+      store: (store) => store.find(q({ city: 'Berlin', $limit: 50 })),
+      hand: async () =>
+        rows(await hand.query(`SELECT doc FROM people WHERE doc -> 'city' = $1::jsonb LIMIT 50`, ['"Berlin"'])),
+      same: (ours, theirs) =>
+        [ours, theirs].every(
+          (found) =>
+            Array.isArray(found) && found.length === 50 && found.every((row: { city: string }) => row.city === 'Berlin')
+        )
+    },
+    {
+      name: 'find: $in + $gte + 2-key sort + limit 10',
+      store: (store) =>
+        store.find(q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1 }, $limit: 10 })),
+      hand: async () =>
+        rows(
+          await hand.query(
+            `SELECT doc FROM people WHERE doc -> 'city' = ANY($1::jsonb[]) AND (doc -> 'age')::numeric >= $2
+             ORDER BY (doc -> 'age')::numeric DESC, doc ->> 'name' COLLATE "C", key LIMIT 10`,
+            [['"Rome"', '"Oslo"'], 30]
+          )
+        ),
+      same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
+    },
+    {
+      name: 'page: total + 25 sorted by score',
+      store: (store) => store.page(q({ city: 'Paris', $sort: { score: 1 }, $limit: 25 })),
+      hand: async () => {
+        const {
+          rows: [page]
+        } = await hand.query(
+          `SELECT (SELECT count(*) FROM people WHERE doc -> 'city' = $1::jsonb) AS total,
+             (SELECT json_agg(doc) FROM (SELECT doc FROM people WHERE doc -> 'city' = $1::jsonb
+               ORDER BY (doc -> 'score')::numeric, key LIMIT 25) AS page) AS data`,
+          ['"Paris"']
+        )
+        return { total: Number(page.total), data: page.data }
+      },
+      same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
+    },
+    {
+      name: 'get by id',
+      store: (store) => store.get(4242, q({})),
+      hand: async () => rows(await hand.query('SELECT doc FROM people WHERE key = $1', ['4242']))[0],
+      same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
+    },
+    {
+      name: 'create one',
+      store: (store) => store.create([{ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }], {}),
+      hand: async () => {
+        const id = next++
+        const doc = { id, name: 'new', age: 1, city: 'Oslo', score: 0 }
+        return rows(
+          await hand.query('INSERT INTO people (key, doc) VALUES ($1, $2::jsonb) RETURNING doc', [
+            String(id),
+            JSON.stringify(doc)
+          ])
+        )
+      }
+    },
+    {
+      name: 'patch by id',
+      store: (store) => store.patch(17, { score: Math.random() }, q({})),
+      hand: async () =>
+        rows(
+          await hand.query(`UPDATE people SET doc = doc || $2::jsonb WHERE key = $1 RETURNING doc`, [
+            '17',
+            JSON.stringify({ score: Math.random() })
+          ])
+        )
+    }
+  ]
+  for (const workload of workloads) {
+    if (workload.same && !workload.same(await workload.store(store), await workload.hand()))
+      throw new Error(`Results differ for '${workload.name}'`)
+  }
+  const table = []
+  for (const workload of workloads) {
+    // Rounds alternate the variants, so that a slow moment of the machine does not fall on one of them.
+    const samples: [number[], number[]] = [[], []]
+    for (let round = 0; round < ROUNDS; round++) {
+      samples[0].push((await measure(workload.hand, { seconds: 0.6, warmup: 0.1 })).opsPerSecond)
+      samples[1].push((await measure(() => workload.store(store), { seconds: 0.6, warmup: 0.1 })).opsPerSecond)
+    }
+    const [handRate, storeRate] = samples.map(median) as [number, number]
+    table.push({
+      workload: workload.name,
+      'hand-written ops/s': handRate,
+      'store ops/s': storeRate,
+      'overhead %': (handRate / storeRate - 1) * 100
+    })
+  }
+  printTable(
+    `PostgresStore vs hand-written pg queries (${RECORDS.toLocaleString()} records, indexed, ${shown}, median of ${ROUNDS} rounds)`,
+    table
+  )
+  writeResults(`postgres-${RECORDS}`, table)
+}
+
+/** Durable writes: what the outbox costs. Both tables start empty; every write is a new record. */
+async function durableWrites(): Promise<void> {
+  const logged = live.create('writes_logged')
+  await logged.setup!()
+  await hand.query('CREATE TABLE writes_bare (key text PRIMARY KEY, doc jsonb NOT NULL)')
+  let serial = 0
+  const table = []
+  for (const writers of [1, 16]) {
+    const variants = [
+      () => {
+        const n = serial++
+        return hand.query('INSERT INTO writes_bare (key, doc) VALUES ($1, $2::jsonb)', [
+          String(n),
+          JSON.stringify({ id: n, text: 'a message of some length', at: Date.now() })
+        ])
+      },
+      () => logged.create([{ id: serial++, text: 'a message of some length', at: Date.now() }], {})
+    ]
+    const samples: number[][] = variants.map(() => [])
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [index, write] of variants.entries()) samples[index]!.push(await concurrently(write, writers, 1.5))
+    const [bareRate, loggedRate] = samples.map(median) as [number, number]
+    table.push({
+      writers,
+      'bare insert/s': bareRate,
+      'store create + outbox/s': loggedRate,
+      'logged ÷ bare ratio': loggedRate / bareRate
+    })
+  }
+  printTable(
+    `Durable writes: bare inserts vs store creates with the outbox (${shown}, median of ${ROUNDS} rounds)`,
+    table
+  )
+  writeResults('postgres-writes', table)
+}
+
+/** Writes per second with `writers` loops each awaiting one write at a time, for about `seconds`. */
+async function concurrently(write: () => Promise<unknown>, writers: number, seconds: number): Promise<number> {
+  const end = performance.now() + seconds * 1000
+  let writes = 0
+  const start = performance.now()
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      while (performance.now() < end) {
+        await write()
+        writes++
+      }
+    })
+  )
+  return writes / ((performance.now() - start) / 1000)
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}

@@ -1,0 +1,153 @@
+import type { Client, Pool, PoolClient, QueryResult } from 'pg'
+import { silentLogger, type Logger } from '../../domain/logger.js'
+import { pgDriver } from './pg-driver.js'
+import { isUnavailable, sqlState, toStoreError } from './postgres-errors.js'
+import { redactPostgresUrl } from './postgres-settings.js'
+
+export interface PostgresDatabaseOptions {
+  /** POSTGRES_URL (credentials, `sslmode` and the other libpq parameters node-postgres reads). */
+  url: string
+  /** POSTGRES_PASSWORD_FILE's password when the URL has none. */
+  password?: string
+  /** Connections in the pool (default 10). */
+  poolSize?: number
+  /** How long to wait for a connection, in ms (default 30 s). */
+  timeoutMs?: number
+  logger?: Logger
+}
+
+/**
+ * Every schema change of plumage takes this transaction-level advisory lock first: of several
+ * instances starting together, one creates a table while the others wait and then find it
+ * (`CREATE TABLE IF NOT EXISTS` alone is not safe when run concurrently: both may try to insert the type).
+ */
+const SCHEMA_LOCK = 0x706c756d // 'plum'
+
+/**
+ * One PostgreSQL database as the adapters use it: a node-postgres pool, queries whose failures
+ * become domain errors (503 when the database is away), transactions, and schema changes that are
+ * safe when several instances start at once. The pool is made on first use.
+ */
+export class PostgresDatabase {
+  readonly logger: Logger
+  readonly where: string
+  private pool?: Pool
+  private closed = false
+
+  constructor(private readonly options: PostgresDatabaseOptions) {
+    this.logger = options.logger ?? silentLogger
+    this.where = redactPostgresUrl(options.url)
+  }
+
+  /** Runs one statement (an implicit transaction of its own); values are always parameters. */
+  async query<R = Record<string, unknown>>(
+    operation: string,
+    text: string,
+    values?: unknown[]
+  ): Promise<QueryResult<R>> {
+    try {
+      return await this.connections().query<R>(text, values)
+    } catch (error) {
+      throw toStoreError(error, this.logger, operation)
+    }
+  }
+
+  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  async transaction<T>(operation: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await this.inTransaction(work)
+    } catch (error) {
+      throw toStoreError(error, this.logger, operation)
+    }
+  }
+
+  /**
+   * Runs schema statements in one transaction under the schema lock: idempotent statements
+   * (`IF NOT EXISTS`, `CREATE OR REPLACE`) that several instances may run at the same moment. At
+   * startup the server may not be up yet: it is waited for (`timeoutMs`, one log line), while a
+   * refused login or a missing database stops at once with one line saying what to check.
+   */
+  async schema(operation: string, statements: readonly string[]): Promise<void> {
+    const deadline = Date.now() + (this.options.timeoutMs ?? 30_000)
+    for (let waiting = false; ; waiting = true) {
+      try {
+        return await this.inTransaction(async (client) => {
+          await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK])
+          for (const statement of statements) await client.query(statement)
+        })
+      } catch (error) {
+        const state = sqlState(error)
+        if (state?.startsWith('28') || state === '3D000')
+          throw new Error(
+            `PostgreSQL at ${this.where} refused the connection: ${(error as Error).message} (check the user, password and database of POSTGRES_URL, or POSTGRES_PASSWORD_FILE)`,
+            { cause: error }
+          )
+        if (!isUnavailable(error) || Date.now() >= deadline) throw toStoreError(error, this.logger, operation)
+        if (!waiting)
+          this.logger.warn(
+            `waiting for PostgreSQL at ${this.where} (up to ${Math.round((deadline - Date.now()) / 1000)} s)`,
+            {
+              error: error instanceof Error ? error.message : String(error)
+            }
+          )
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+    }
+  }
+
+  private async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.connections().connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      const result = await work(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  /** A connection of its own, outside the pool (the event log's LISTEN); the caller ends it. */
+  async connect(): Promise<Client> {
+    const client = new (pgDriver().Client)(this.connectionOptions())
+    await client.connect()
+    return client
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    await this.pool?.end()
+  }
+
+  private connections(): Pool {
+    if (this.closed) throw new Error('The PostgreSQL pool is closed')
+    if (!this.pool) {
+      this.pool = new (pgDriver().Pool)({ ...this.connectionOptions(), max: this.options.poolSize ?? 10 })
+      // An idle connection that breaks (a server restart) is dropped from the pool; the next query opens another.
+      this.pool.on('error', (error) =>
+        this.logger.warn('PostgreSQL: an idle connection was lost', { error: error.message })
+      )
+    }
+    return this.pool
+  }
+
+  private connectionOptions() {
+    return {
+      connectionString: this.options.url,
+      ...(this.options.password !== undefined ? { password: this.options.password } : {}),
+      connectionTimeoutMillis: this.options.timeoutMs ?? 30_000,
+      application_name: 'plumage'
+    }
+  }
+}
+
+/** A double-quoted SQL identifier (a table named after a service); never built from request data. */
+export function identifier(name: string): string {
+  if (name.includes('\0') || Buffer.byteLength(name) > 63)
+    throw new Error(`'${name}' cannot name a PostgreSQL table: at most 63 bytes, no NUL`)
+  return pgDriver().escapeIdentifier(name)
+}

@@ -1,0 +1,468 @@
+import type { Client } from 'pg'
+import { Unavailable } from '../../domain/errors/errors.js'
+import type { Logger } from '../../domain/logger.js'
+import type { StoreChange } from '../../domain/store/store.js'
+import type { Data } from '../../domain/service/service.js'
+import { pgDriver } from './pg-driver.js'
+import { identifier, type PostgresDatabase } from './postgres-database.js'
+
+/** A place in the log's order: the writing transaction's id, then the row's number within the log. */
+export interface LogPlace {
+  tx: bigint
+  id: bigint
+}
+
+export interface PostgresEventLogOptions {
+  db: PostgresDatabase
+  logger: Logger
+  /** How long events are kept (default 10 min): an instance cut off for longer misses events. */
+  retentionMs?: number
+  /** How long whenLive() waits before answering 503 (default 30 s). */
+  timeoutMs?: number
+}
+
+interface EventRow {
+  tx: string
+  id: string
+  service: string
+  event: string
+  record: unknown
+  trace: string | null
+}
+
+const CHANNEL = 'plumage_events'
+const BATCH = 500
+const PRUNE_EVERY_MS = 60_000
+/** A poll without a notification, in case one was lost (they are not queued while disconnected). */
+const SAFETY_POLL_MS = 5_000
+
+type Listener = (change: StoreChange<Data>) => void
+
+/**
+ * The outbox that gives several app instances on one database every change exactly once, in one order.
+ *
+ * - **Writing:** statement-level triggers on every store table insert the statement's changes into
+ *   `plumage_events` in the write's own transaction (a write commits with its events or not at all,
+ *   direct SQL writes included), and `pg_notify` wakes the followers once it committed (the store
+ *   notifies after its writes, see `committed`; the triggers notify for writes made outside it). The
+ *   store names the method's event through a transaction-local setting (`plumage.event`: an UPDATE is
+ *   `updated` or `patched`); writes made outside plumage are `created`, `patched` and `removed`.
+ * - **Order:** every row carries its transaction's id (`xid8`, never wrapping). A follower reads only
+ *   rows of transactions older than the oldest one still running (`pg_snapshot_xmin`): no row can
+ *   appear there any more, so `(tx, id)` is a total order of a stable prefix, the same on every
+ *   instance, with no gap to wait for and no counter row that would serialize the writes.
+ * - **Following:** each instance LISTENs on one connection of its own, reads after the last place it
+ *   handed out on every notification (and every few seconds), and after a lost connection or a
+ *   server restart resumes from that place: nothing twice, nothing lost while the log keeps it.
+ * - **Pruning:** each instance deletes events older than the retention once a minute.
+ */
+export class PostgresEventLog {
+  readonly tableName = 'plumage_events'
+  private readonly db: PostgresDatabase
+  private readonly logger: Logger
+  private readonly retentionMs: number
+  private readonly subscribers = new Map<string, Set<Listener>>()
+  private readonly liveWaiters = new Set<() => void>()
+  private readonly placeWaiters = new Set<{ place: LogPlace; resolve(reached: boolean): void }>()
+  private ready?: Promise<void>
+  private client?: Client
+  private running = false
+  private live = false
+  private reading?: Promise<void>
+  private readAgain = false
+  private place?: LogPlace
+  private startPlace?: LogPlace
+  private current?: LogPlace
+  private logEpoch?: string
+  private retry?: ReturnType<typeof setTimeout>
+  private poller?: ReturnType<typeof setInterval>
+  private pruner?: ReturnType<typeof setInterval>
+  private backoffMs = 100
+  private notifying?: Promise<void>
+  private notifyAgain = false
+  private heldBack = false
+
+  constructor(private readonly options: PostgresEventLogOptions) {
+    this.db = options.db
+    this.logger = options.logger
+    this.retentionMs = options.retentionMs ?? 600_000
+  }
+
+  /** The log's epoch (drawn when its table is made): offsets of another epoch are unknown. */
+  get epoch(): string | undefined {
+    return this.logEpoch
+  }
+
+  /** Where this process started following: events at or before it happened before it followed. */
+  get startedAfter(): LogPlace | undefined {
+    return this.startPlace
+  }
+
+  /** The last place handed out (or the starting point); undefined before following. */
+  get position(): LogPlace | undefined {
+    return this.place
+  }
+
+  /** The place of the event being handed to subscribers right now, if any (they are called synchronously). */
+  get delivering(): LogPlace | undefined {
+    return this.current
+  }
+
+  /** Resolves true once the position reaches `place`, false when it has not within `timeoutMs`. */
+  whenAt(place: LogPlace, timeoutMs: number): Promise<boolean> {
+    if (this.place && !placeBefore(this.place, place)) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const waiter = {
+        place,
+        resolve: (reached: boolean) => {
+          clearTimeout(timer)
+          this.placeWaiters.delete(waiter)
+          resolve(reached)
+        }
+      }
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs)
+      timer.unref?.()
+      this.placeWaiters.add(waiter)
+    })
+  }
+
+  get isLive(): boolean {
+    return this.live
+  }
+
+  /** For health probes: live, or not following at all (nobody subscribed). */
+  get healthy(): boolean {
+    return !this.running || this.live
+  }
+
+  /** The log table, its epoch and the trigger function; once per process (every caller awaits the same). */
+  setup(): Promise<void> {
+    return (this.ready ??= this.create().catch((error: unknown) => {
+      this.ready = undefined
+      throw error
+    }))
+  }
+
+  /** The statements that make `table`'s triggers log its changes (run by the store's setup, under the schema lock). */
+  triggers(table: string): string[] {
+    const name = (event: string) => identifier(`${table}_plumage_${event}`)
+    const quoted = identifier(table)
+    const literal = pgDriver().escapeLiteral(table)
+    return [
+      ...this.schema(),
+      `CREATE OR REPLACE TRIGGER ${name('created')} AFTER INSERT ON ${quoted} REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION plumage_log_changes(${literal}, 'created')`,
+      `CREATE OR REPLACE TRIGGER ${name('patched')} AFTER UPDATE ON ${quoted} REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION plumage_log_changes(${literal}, 'patched')`,
+      `CREATE OR REPLACE TRIGGER ${name('removed')} AFTER DELETE ON ${quoted} REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION plumage_log_changes(${literal}, 'removed')`
+    ]
+  }
+
+  /** Logs a custom event (`service.emit('archived', data)`): every instance publishes it once. */
+  async publish(table: string, event: string, record: unknown, trace?: string): Promise<void> {
+    await this.setup()
+    await this.db.query(
+      `publish ${table} ${event}`,
+      'INSERT INTO plumage_events (service, event, record, trace) VALUES ($1, $2, $3::jsonb, $4)',
+      [table, event, JSON.stringify(record ?? null), trace ?? null]
+    )
+    this.committed()
+  }
+
+  /**
+   * Called by a store after a write committed: reads the log here at once, and wakes the other
+   * instances with one NOTIFY of its own. A NOTIFY inside the write's transaction would take the
+   * notification queue's lock at commit and serialize every committing writer; outside it, writers
+   * commit in parallel, and notifications that pile up while one is being sent go out as one.
+   */
+  committed(): void {
+    this.read()
+    if (this.notifying) {
+      this.notifyAgain = true
+      return
+    }
+    this.notifying = this.db
+      .query('notify the event log', `SELECT pg_notify('${CHANNEL}', '')`)
+      .then(
+        () => undefined,
+        // The others read every few seconds anyway.
+        () => undefined
+      )
+      .finally(() => {
+        this.notifying = undefined
+        if (this.notifyAgain) {
+          this.notifyAgain = false
+          this.committed()
+        }
+      })
+  }
+
+  /** Receives the events of one table; the first subscriber starts following the log. */
+  subscribe(table: string, listener: Listener): () => void {
+    let listeners = this.subscribers.get(table)
+    if (!listeners) this.subscribers.set(table, (listeners = new Set()))
+    listeners.add(listener)
+    this.start()
+    return () => {
+      listeners.delete(listener)
+      if (listeners.size === 0) this.subscribers.delete(table)
+      if (this.subscribers.size === 0) void this.stop()
+    }
+  }
+
+  /** Resolves once the follower listens and knows its place; 503 after `timeoutMs`. */
+  async whenLive(): Promise<void> {
+    this.start()
+    if (this.live) return
+    const timeoutMs = this.options.timeoutMs ?? 30_000
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let waiter: (() => void) | undefined
+    try {
+      await new Promise<void>((resolve, reject) => {
+        waiter = resolve
+        this.liveWaiters.add(resolve)
+        timer = setTimeout(
+          () =>
+            reject(
+              new Unavailable(`The PostgreSQL event log did not go live within ${Math.round(timeoutMs / 1000)} s`)
+            ),
+          timeoutMs
+        )
+      })
+    } finally {
+      clearTimeout(timer)
+      if (waiter) this.liveWaiters.delete(waiter)
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false
+    this.setLive(false)
+    clearTimeout(this.retry)
+    clearInterval(this.poller)
+    clearInterval(this.pruner)
+    const client = this.client
+    this.client = undefined
+    await this.reading?.catch(() => undefined)
+    await client?.end().catch(() => undefined)
+    // A later start follows from its own start, not from where this one stopped.
+    this.place = undefined
+    this.startPlace = undefined
+    for (const waiter of [...this.placeWaiters]) waiter.resolve(false)
+  }
+
+  private start(): void {
+    if (this.running) return
+    this.running = true
+    this.pruner = setInterval(() => void this.prune(), Math.min(PRUNE_EVERY_MS, this.retentionMs / 4))
+    this.pruner.unref?.()
+    this.poller = setInterval(() => this.read(), SAFETY_POLL_MS)
+    this.poller.unref?.()
+    void this.connect()
+  }
+
+  private async connect(): Promise<void> {
+    if (!this.running) return
+    try {
+      await this.setup()
+      const client = await this.db.connect()
+      if (!this.running) {
+        await client.end().catch(() => undefined)
+        return
+      }
+      client.on('error', (error) => this.lost(client, error))
+      client.on('end', () => this.lost(client, new Error('connection ended')))
+      client.on('notification', () => this.read())
+      await client.query(`LISTEN ${CHANNEL}`)
+      if (!this.place) {
+        const { rows } = await client.query<{ xmin: string }>(
+          'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin'
+        )
+        this.place = { tx: BigInt(rows[0]!.xmin), id: 0n }
+        this.startPlace = this.place
+      }
+      this.client = client
+      this.backoffMs = 100
+      this.setLive(true)
+      this.read()
+    } catch (error) {
+      this.logger.warn('PostgreSQL event log: cannot follow the log yet; retrying', {
+        error: error instanceof Error ? error.message : String(error)
+      })
+      this.reconnectLater()
+    }
+  }
+
+  private lost(client: Client, error: Error): void {
+    if (this.client !== client) return
+    this.client = undefined
+    client.removeAllListeners()
+    client.on('error', () => undefined)
+    void client.end().catch(() => undefined)
+    if (!this.running) return
+    this.setLive(false)
+    this.logger.warn('PostgreSQL event log: the connection was lost; resuming from the last event handed out', {
+      error: error.message
+    })
+    this.reconnectLater()
+  }
+
+  private reconnectLater(): void {
+    if (!this.running) return
+    clearTimeout(this.retry)
+    this.retry = setTimeout(() => void this.connect(), this.backoffMs)
+    this.retry.unref?.()
+    this.backoffMs = Math.min(this.backoffMs * 2, 5_000)
+  }
+
+  /** Reads what follows the current place (one read at a time; a notification during one reads again after it). */
+  private read(): void {
+    if (!this.client || !this.place) return
+    if (this.reading) {
+      this.readAgain = true
+      return
+    }
+    this.reading = this.readAll()
+      .catch((error: unknown) => {
+        // A broken connection also reports through its 'error' event, which reconnects.
+        this.logger.debug('PostgreSQL event log: a read failed', {
+          error: error instanceof Error ? error.message : String(error)
+        })
+      })
+      .finally(() => {
+        this.reading = undefined
+        if (this.readAgain) {
+          this.readAgain = false
+          this.read()
+        } else if (this.heldBack) {
+          // Events of a transaction that committed after an older one still running: read again soon.
+          clearTimeout(this.retry)
+          this.retry = setTimeout(() => this.read(), 20)
+          this.retry.unref?.()
+        }
+      })
+  }
+
+  private async readAll(): Promise<void> {
+    for (;;) {
+      const client = this.client
+      const place = this.place
+      if (!client || !place) return
+      const { rows } = await client.query<EventRow & { held: boolean }>(
+        `SELECT tx::text, id::text, service, event, record, trace,
+           EXISTS (SELECT 1 FROM plumage_events WHERE tx >= pg_snapshot_xmin(pg_current_snapshot())) AS held
+         FROM plumage_events
+         WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < pg_snapshot_xmin(pg_current_snapshot())
+         ORDER BY tx, id LIMIT ${BATCH}`,
+        [place.tx.toString(), place.id.toString()]
+      )
+      if (client !== this.client) return
+      for (const row of rows) this.deliver(row)
+      this.heldBack = rows.length > 0 ? rows[rows.length - 1]!.held : await this.anyHeld(client)
+      if (rows.length < BATCH) return
+    }
+  }
+
+  private async anyHeld(client: Client): Promise<boolean> {
+    const { rows } = await client.query<{ held: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM plumage_events WHERE tx >= pg_snapshot_xmin(pg_current_snapshot())) AS held'
+    )
+    return rows[0]?.held ?? false
+  }
+
+  private deliver(row: EventRow): void {
+    const place = { tx: BigInt(row.tx), id: BigInt(row.id) }
+    // Each place is handed out once, whatever reads overlap.
+    if (this.place && !placeBefore(this.place, place)) return
+    this.place = place
+    const listeners = this.subscribers.get(row.service) ?? new Set<Listener>()
+    const change: StoreChange<Data> = {
+      event: row.event,
+      record: row.record as Data,
+      ...(row.trace ? { trace: row.trace } : {})
+    }
+    this.current = place
+    try {
+      for (const listener of listeners) {
+        try {
+          listener(change)
+        } catch (error) {
+          this.logger.error('PostgreSQL event listener failed', {
+            event: row.event,
+            table: row.service,
+            error: error instanceof Error ? error.message : String(error)
+          })
+        }
+      }
+    } finally {
+      this.current = undefined
+    }
+    for (const waiter of [...this.placeWaiters]) if (!placeBefore(place, waiter.place)) waiter.resolve(true)
+  }
+
+  private setLive(live: boolean): void {
+    this.live = live
+    if (live) for (const resolve of [...this.liveWaiters]) resolve()
+  }
+
+  private async create(): Promise<void> {
+    await this.db.schema('create the event log', this.schema())
+    const { rows } = await this.db.query<{ value: string }>(
+      'create the event log',
+      "SELECT value FROM plumage_meta WHERE name = 'events epoch'"
+    )
+    this.logEpoch = rows[0]!.value
+  }
+
+  /** The log table, its epoch row and the trigger function (idempotent: every setup runs them under the lock). */
+  private schema(): string[] {
+    return [
+      `CREATE TABLE IF NOT EXISTS plumage_events (
+         tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+         id bigint GENERATED ALWAYS AS IDENTITY,
+         at bigint NOT NULL DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
+         service text NOT NULL,
+         event text NOT NULL,
+         record jsonb,
+         trace text,
+         PRIMARY KEY (tx, id))`,
+      'CREATE INDEX IF NOT EXISTS plumage_events_at ON plumage_events USING brin (at)',
+      'CREATE TABLE IF NOT EXISTS plumage_meta (name text PRIMARY KEY, value text NOT NULL)',
+      "INSERT INTO plumage_meta (name, value) VALUES ('events epoch', substr(md5(gen_random_uuid()::text), 1, 12)) ON CONFLICT DO NOTHING",
+      `CREATE OR REPLACE FUNCTION plumage_log_changes() RETURNS trigger LANGUAGE plpgsql AS $body$
+       BEGIN
+         INSERT INTO plumage_events (service, event, record, trace)
+           SELECT TG_ARGV[0],
+                  CASE WHEN TG_ARGV[1] = 'patched'
+                       THEN coalesce(nullif(current_setting('plumage.event', true), ''), 'patched')
+                       ELSE TG_ARGV[1] END,
+                  changed.doc,
+                  nullif(current_setting('plumage.trace', true), '')
+           FROM changed;
+         -- The store notifies after its commit (notifying at commit serializes committing writers);
+         -- writes made outside plumage notify here.
+         IF FOUND AND current_setting('plumage.writer', true) IS DISTINCT FROM 'store' THEN
+           PERFORM pg_notify('${CHANNEL}', '');
+         END IF;
+         RETURN NULL;
+       END $body$`
+    ]
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      await this.db.query(
+        'prune the event log',
+        'DELETE FROM plumage_events WHERE at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $1::bigint',
+        [this.retentionMs]
+      )
+    } catch (error) {
+      this.logger.debug('PostgreSQL event log pruning failed; the next round tries again', {
+        error: error instanceof Error ? error.message : String(error)
+      })
+    }
+  }
+}
+
+/** `a` comes before `b` in the log's order. */
+function placeBefore(a: LogPlace, b: LogPlace): boolean {
+  return a.tx < b.tx || (a.tx === b.tx && a.id < b.id)
+}

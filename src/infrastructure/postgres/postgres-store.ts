@@ -1,0 +1,302 @@
+import { randomUUID } from 'node:crypto'
+import type { PoolClient } from 'pg'
+import { Conflict } from '../../domain/errors/errors.js'
+import type { Filter, StoreQuery } from '../../domain/query/ast.js'
+import { project } from '../../domain/query/project.js'
+import type { Data, Id } from '../../domain/service/service.js'
+import type { StoreIndex } from '../../domain/store/store-factory.js'
+import type { Page, Store, StoreChange } from '../../domain/store/store.js'
+import { compileFilter } from '../memory/compile-filter.js'
+import { compilePattern } from '../memory/in-memory-store.js'
+import { pgDriver } from './pg-driver.js'
+import type { PostgresEventLog } from './postgres-event-log.js'
+import { identifier, type PostgresDatabase } from './postgres-database.js'
+import { hasSearch, Parameters, SqlCompiler } from './sql-compiler.js'
+
+export interface PostgresStoreOptions {
+  db: PostgresDatabase
+  /** The table, named after the service. */
+  table: string
+  /** Name of the id field (default 'id'). */
+  id?: string
+  /** Expression indexes on `doc -> field`, created by setup(). */
+  indexes?: readonly StoreIndex[]
+  /** The database's event log: present, the store publishes every change of its table (`watch`). */
+  events?: PostgresEventLog
+  /** The active span's `traceparent` (tracing on): logged with each write's events. */
+  traceparent?: () => string | undefined
+}
+
+type Row = { doc: Data }
+type Keyed = { key: string; doc: Data }
+
+/**
+ * The Store port over one PostgreSQL table of JSONB documents: `(key text PRIMARY KEY, doc jsonb)`,
+ * where `key` is the id's string form (so the REST id "0" finds the numeric id 0, as in memory)
+ * and `doc` the whole record, id included. Queries are compiled by SqlCompiler with every value as
+ * a parameter; `$search` is applied with RE2 (the memory store's engine) to the rows the rest of
+ * the filter selected in SQL. Events: triggers on the table write every change into the event log
+ * in the write's own transaction (see PostgresEventLog); the store names the method's event.
+ */
+export class PostgresStore<T extends Data = Data> implements Store<T> {
+  readonly id: string
+  readonly operators = ['$search', '$contains'] as const
+  readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
+  readonly tableName: string
+  private readonly db: PostgresDatabase
+  private readonly table: string
+  private readonly compiler = new SqlCompiler()
+  private ready?: Promise<void>
+
+  constructor(private readonly options: PostgresStoreOptions) {
+    this.db = options.db
+    this.id = options.id ?? 'id'
+    this.tableName = options.table
+    this.table = identifier(options.table)
+    const events = options.events
+    if (events) {
+      this.watch = (listener) => events.subscribe(this.tableName, (change) => listener(change as StoreChange<T>))
+    }
+  }
+
+  /** Creates the table, its indexes and its event triggers when missing (safe when instances start together). */
+  setup(): Promise<void> {
+    return (this.ready ??= this.createTable().catch((error: unknown) => {
+      this.ready = undefined
+      throw error
+    }))
+  }
+
+  async close(): Promise<void> {}
+
+  async whenWatching(): Promise<void> {
+    if (!this.options.events) throw new Error('This store was created without an event log')
+    await this.options.events.whenLive()
+  }
+
+  async publish(event: string, data: unknown): Promise<void> {
+    await this.options.events?.publish(this.tableName, event, data, this.options.traceparent?.())
+  }
+
+  async find(query: StoreQuery): Promise<T[]> {
+    if (query.limit === 0) return []
+    if (hasSearch(query.filter)) return (await this.searched(query)).data
+    const params = new Parameters()
+    const sql = `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(query.filter, params)}${this.pageClause(query, params)}`
+    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, sql, params.values)
+    return this.records(rows, query.select)
+  }
+
+  async page(query: StoreQuery): Promise<Page<T>> {
+    if (hasSearch(query.filter)) return this.searched(query)
+    const params = new Parameters()
+    const where = this.compiler.where(query.filter, params)
+    const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
+    if (query.limit === 0) {
+      const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, count, params.values)
+      return { total: Number(rows[0]!.count), data: [] }
+    }
+    // Total and page in one round trip (the condition's parameters serve both).
+    const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
+    const sql = `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
+    const { rows } = await this.db.query<{ total: string; data: Data[] }>(`${this.tableName}.page`, sql, params.values)
+    return {
+      total: Number(rows[0]!.total),
+      data: rows[0]!.data.map((doc) => project(doc, query.select, this.id) as T)
+    }
+  }
+
+  async count(filter: Filter): Promise<number> {
+    if (hasSearch(filter)) return (await this.candidates(filter)).length
+    const params = new Parameters()
+    const sql = `SELECT count(*) FROM ${this.table} WHERE ${this.compiler.where(filter, params)}`
+    const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, sql, params.values)
+    return Number(rows[0]!.count)
+  }
+
+  async get(id: Id, query: StoreQuery): Promise<T | null> {
+    const params = new Parameters()
+    const search = hasSearch(query.filter)
+    const sql = `SELECT doc FROM ${this.table} WHERE key = ${params.add(String(id), 'text')} AND ${this.compiler.where(query.filter, params, true)}`
+    const { rows } = await this.db.query<Row>(`${this.tableName}.get`, sql, params.values)
+    const found = search ? rows.filter(({ doc }) => compileFilter(query.filter, compilePattern)(doc)) : rows
+    return found.length > 0 ? this.records(found, query.select)[0]! : null
+  }
+
+  /** Inserts every record in one statement (all or nothing); a taken id is a Conflict. Ids are UUIDs where missing. */
+  async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
+    if (records.length === 0) return []
+    const texts = records.map((record) =>
+      JSON.stringify(record[this.id] == null ? { ...record, [this.id]: randomUUID() } : record)
+    )
+    const stored = texts.map((text) => JSON.parse(text) as Data)
+    const params = new Parameters()
+    const keys = params.add(
+      stored.map((record) => String(record[this.id])),
+      'text[]'
+    )
+    const docs = params.add(texts, 'jsonb[]')
+    const { cte, from } = this.settings(params)
+    const sql = `${cte}INSERT INTO ${this.table} (key, doc) SELECT row.key, row.doc FROM unnest(${keys}, ${docs}) AS row(key, doc)${from ? `, ${from}` : ''}`
+    try {
+      await this.db.query(`${this.tableName}.create`, sql, params.values)
+      this.options.events?.committed()
+    } catch (error) {
+      if (error instanceof Conflict) throw new Conflict(`A record with this ${this.id} already exists`)
+      throw error
+    }
+    return stored.map((record) => project(record, query.select, this.id) as T)
+  }
+
+  async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
+    const body = { ...data }
+    delete body[this.id]
+    const [record] = await this.write('update', 'updated', id, query.filter, (params) => {
+      const field = params.add(this.id, 'text')
+      return `doc = ${params.add(JSON.stringify(body), 'jsonb')} || jsonb_build_object(${field}, ${this.table}.doc -> ${field})`
+    })
+    return record ? (project(record, query.select, this.id) as T) : null
+  }
+
+  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
+    const body = { ...data }
+    delete body[this.id]
+    // `||` merges at the top level only: nested objects are replaced whole, as in memory.
+    const records = await this.write(
+      'patch',
+      'patched',
+      id,
+      query.filter,
+      (params) => `doc = ${this.table}.doc || ${params.add(JSON.stringify(body), 'jsonb')}`
+    )
+    return this.records(
+      records.map((doc) => ({ doc })),
+      query.select
+    )
+  }
+
+  async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
+    const records = await this.write('remove', 'removed', id, query.filter)
+    return this.records(
+      records.map((doc) => ({ doc })),
+      query.select
+    )
+  }
+
+  /**
+   * One UPDATE (with `set`) or DELETE of the record with `id` (every match when null). With a
+   * `$search`, the candidates are locked and tested first, then written by key, in one transaction.
+   */
+  private async write(
+    operation: string,
+    event: 'updated' | 'patched' | 'removed',
+    id: Id | null,
+    filter: Filter,
+    set?: (params: Parameters) => string
+  ): Promise<Data[]> {
+    const statement = (params: Parameters, condition: string): string => {
+      const { cte, from } = this.settings(params, event === 'removed' ? undefined : event)
+      const using = from ? (set ? ` FROM ${from}` : ` USING ${from}`) : ''
+      return set
+        ? `${cte}UPDATE ${this.table} SET ${set(params)}${using} WHERE ${condition} RETURNING ${this.table}.doc`
+        : `${cte}DELETE FROM ${this.table}${using} WHERE ${condition} RETURNING ${this.table}.doc`
+    }
+    const byId = (params: Parameters) => (id === null ? 'TRUE' : `key = ${params.add(String(id), 'text')}`)
+    if (!hasSearch(filter)) {
+      const params = new Parameters()
+      const sql = statement(params, `${byId(params)} AND ${this.compiler.where(filter, params)}`)
+      const { rows } = await this.db.query<Row>(`${this.tableName}.${operation}`, sql, params.values)
+      if (rows.length > 0) this.options.events?.committed()
+      return rows.map((row) => row.doc)
+    }
+    const written = await this.db.transaction(`${this.tableName}.${operation}`, async (client) => {
+      const params = new Parameters()
+      const keys = (await this.lockCandidates(client, filter, params, byId(params))).map((row) => row.key)
+      if (keys.length === 0) return []
+      const writeParams = new Parameters()
+      const sql = statement(writeParams, `key = ANY(${writeParams.add(keys, 'text[]')})`)
+      return (await client.query<Row>(sql, writeParams.values)).rows.map((row) => row.doc)
+    })
+    if (written.length > 0) this.options.events?.committed()
+    return written
+  }
+
+  private async lockCandidates(client: PoolClient, filter: Filter, params: Parameters, byId: string): Promise<Keyed[]> {
+    const sql = `SELECT key, doc FROM ${this.table} WHERE ${byId} AND ${this.compiler.where(filter, params, true)} FOR UPDATE`
+    const { rows } = await client.query<Keyed>(sql, params.values)
+    const matches = compileFilter(filter, compilePattern)
+    return rows.filter((row) => matches(row.doc))
+  }
+
+  /**
+   * A `$search` query: SQL selects and sorts what the rest of the filter matches, RE2 keeps the
+   * rows whose pattern matches, and the page is cut here (a full scan, as RethinkDB's `match` is).
+   */
+  private async searched(query: StoreQuery): Promise<Page<T>> {
+    const matches = await this.candidates(query.filter, query.sort)
+    const end = query.limit === undefined ? undefined : query.skip + query.limit
+    return {
+      total: matches.length,
+      data: this.records(matches.slice(query.skip, end), query.select)
+    }
+  }
+
+  private async candidates(filter: Filter, sort: StoreQuery['sort'] = []): Promise<Row[]> {
+    const matches = compileFilter(filter, compilePattern)
+    const params = new Parameters()
+    const order = sort.length > 0 ? ` ORDER BY ${this.compiler.orderBy(sort, params)}` : ''
+    const sql = `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(filter, params, true)}${order}`
+    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, sql, params.values)
+    return rows.filter((row) => matches(row.doc))
+  }
+
+  /** ORDER BY, LIMIT and OFFSET of a page: ordered whenever sorted or paged, so pages never overlap. */
+  private pageClause(query: StoreQuery, params: Parameters): string {
+    if (query.sort.length === 0 && query.limit === undefined && query.skip === 0) return ''
+    const limit = query.limit === undefined ? '' : ` LIMIT ${params.add(query.limit, 'bigint')}`
+    const offset = query.skip > 0 ? ` OFFSET ${params.add(query.skip, 'bigint')}` : ''
+    return ` ORDER BY ${this.compiler.orderBy(query.sort, params)}${limit}${offset}`
+  }
+
+  /**
+   * The transaction-local settings the event triggers read: that the store writes (it notifies
+   * itself), the method's event (`updated` or `patched`: both are an UPDATE) and the writer's trace.
+   * A CTE the statement joins, so it runs before the rows are written and the statement's triggers fire.
+   */
+  private settings(params: Parameters, event?: 'updated' | 'patched'): { cte: string; from?: string } {
+    if (!this.options.events) return { cte: '' }
+    const trace = this.options.traceparent?.()
+    const calls = [
+      // The store notifies the followers itself once the write committed (PostgresEventLog.committed).
+      "set_config('plumage.writer', 'store', true)",
+      ...(event ? [`set_config('plumage.event', ${params.add(event, 'text')}, true)`] : []),
+      ...(trace ? [`set_config('plumage.trace', ${params.add(trace, 'text')}, true)`] : [])
+    ]
+    return { cte: `WITH settings AS MATERIALIZED (SELECT ${calls.join(', ')}) `, from: 'settings' }
+  }
+
+  private records(rows: Row[], select?: readonly string[]): T[] {
+    return rows.map((row) => project(row.doc, select, this.id) as T)
+  }
+
+  private async createTable(): Promise<void> {
+    const literal = pgDriver().escapeLiteral
+    const indexes = (this.options.indexes ?? []).map(({ fields, name }) => {
+      const columns = fields.map(
+        (field) =>
+          `(doc${field
+            .split('.')
+            .map((part) => ` -> ${literal(part)}`)
+            .join('')})`
+      )
+      const indexName = identifier(`${this.tableName}_${name ?? fields.join('_')}`)
+      return `CREATE INDEX IF NOT EXISTS ${indexName} ON ${this.table} (${columns.join(', ')})`
+    })
+    await this.db.schema(`create table ${this.tableName}`, [
+      `CREATE TABLE IF NOT EXISTS ${this.table} (key text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`,
+      ...indexes,
+      ...(this.options.events ? this.options.events.triggers(this.tableName) : [])
+    ])
+    await this.options.events?.setup()
+  }
+}

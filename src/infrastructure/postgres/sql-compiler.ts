@@ -1,0 +1,141 @@
+import { BadRequest } from '../../domain/errors/errors.js'
+import { assertNever, type Filter, type StoreQuery, type Value } from '../../domain/query/ast.js'
+
+/**
+ * The parameters of one statement: every value and every field name of a query goes in as a
+ * parameter (`$n`), never into the SQL text, so nothing a client sends can change the statement.
+ */
+export class Parameters {
+  readonly values: unknown[] = []
+
+  /** `$n` for `value`, cast to `type`. */
+  add(value: unknown, type: string): string {
+    if (typeof value === 'string' && value.includes('\0'))
+      throw new BadRequest('Query values and field names cannot contain the NUL character')
+    this.values.push(value)
+    return `$${this.values.length}::${type}`
+  }
+}
+
+/**
+ * Compiles the query AST to SQL over a table of `(key text, doc jsonb)` rows with the memory
+ * store's semantics (src/infrastructure/memory/compile-filter.ts and compile-sort.ts):
+ *
+ * - a field is `doc -> 'a' -> 'b'`: `->` with a text key never enters an array and answers SQL NULL
+ *   for a missing field, so `'tags.0'` reads as missing, as in memory;
+ * - equality is jsonb equality (deep, strict types: the string "25" is not the number 25); `= null`
+ *   also matches missing fields, `$ne`/`$nin` match them;
+ * - ranges compare values of the bound's JSON type only, strings by code point (`COLLATE "C"`);
+ * - `$search` is not compiled: `relaxed` makes it TRUE, and the store applies the RE2 pattern to
+ *   what the rest of the filter selected (see PostgresStore).
+ */
+export class SqlCompiler {
+  constructor(private readonly doc = 'doc') {}
+
+  /** The WHERE condition of `filter`. `relaxed`: `$search` conditions count as true. */
+  where(filter: Filter, params: Parameters, relaxed = false): string {
+    switch (filter.op) {
+      case 'and':
+      case 'or': {
+        if (filter.filters.length === 0) return filter.op === 'and' ? 'TRUE' : 'FALSE'
+        const parts = filter.filters.map((part) => this.where(part, params, relaxed))
+        return parts.length === 1 ? parts[0]! : `(${parts.join(filter.op === 'and' ? ' AND ' : ' OR ')})`
+      }
+      case 'eq':
+        return filter.value === null
+          ? this.isNull(filter.field, params)
+          : `${this.field(filter.field, params)} = ${json(filter.value, params)}`
+      case 'ne':
+        return filter.value === null
+          ? `NOT ${this.isNull(filter.field, params)}`
+          : `${this.field(filter.field, params)} IS DISTINCT FROM ${json(filter.value, params)}`
+      case 'lt':
+      case 'lte':
+      case 'gt':
+      case 'gte': {
+        const bound = filter.value
+        if (bound === null) return 'FALSE'
+        const field = this.field(filter.field, params)
+        const operator = RANGE[filter.op]
+        if (typeof bound === 'string')
+          return `(jsonb_typeof(${field}) = 'string' AND (${field} #>> '{}') COLLATE "C" ${operator} ${params.add(bound, 'text')})`
+        return `(jsonb_typeof(${field}) = '${typeof bound}' AND ${field} ${operator} ${json(bound, params)})`
+      }
+      case 'in':
+      case 'nin': {
+        const values = filter.values.filter((value) => value !== null)
+        const parts =
+          values.length > 0 ? [`${this.field(filter.field, params)} = ANY(${this.list(values, params)})`] : []
+        if (values.length < filter.values.length) parts.unshift(this.isNull(filter.field, params))
+        const member = parts.length === 0 ? 'FALSE' : parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`
+        return filter.op === 'in' ? member : `NOT coalesce(${member}, FALSE)`
+      }
+      case 'search':
+        if (relaxed) return 'TRUE'
+        throw new Error('$search is applied by the store, never compiled to SQL')
+      case 'contains': {
+        const field = this.field(filter.field, params)
+        const value = filter.value
+        // Containment of a one-element array is exact for scalars only: `[[1,2]] @> [[1]]` holds.
+        if (value === null || typeof value !== 'object')
+          return `(jsonb_typeof(${field}) = 'array' AND ${field} @> ${json([value], params)})`
+        return `(jsonb_typeof(${field}) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements(${field}) AS item(value) WHERE item.value = ${json(value, params)}))`
+      }
+      default:
+        return assertNever(filter)
+    }
+  }
+
+  /**
+   * ORDER BY for `sort`, in the memory store's order of kinds: null and missing, numbers, strings
+   * (by code point), booleans, arrays, objects (arrays and objects are not compared among
+   * themselves); ties, and unsorted queries, by the record's key, so that pages never overlap.
+   */
+  orderBy(sort: StoreQuery['sort'], params: Parameters): string {
+    const keys = sort.flatMap(([name, direction]) => {
+      const field = this.field(name, params)
+      const order = direction === 1 ? 'ASC' : 'DESC'
+      return [
+        `CASE jsonb_typeof(${field}) WHEN 'number' THEN 1 WHEN 'string' THEN 2 WHEN 'boolean' THEN 3 WHEN 'array' THEN 5 WHEN 'object' THEN 6 ELSE 0 END ${order}`,
+        `CASE WHEN jsonb_typeof(${field}) = 'number' THEN (${field})::numeric END ${order}`,
+        `CASE WHEN jsonb_typeof(${field}) = 'string' THEN ${field} #>> '{}' END COLLATE "C" ${order}`,
+        `CASE WHEN jsonb_typeof(${field}) = 'boolean' THEN (${field})::boolean END ${order}`
+      ]
+    })
+    return [...keys, 'key'].join(', ')
+  }
+
+  /** The field's value as jsonb (SQL NULL when missing); each path segment is a parameter. */
+  field(name: string, params: Parameters): string {
+    return `(${this.doc}${name
+      .split('.')
+      .map((part) => ` -> ${params.add(part, 'text')}`)
+      .join('')})`
+  }
+
+  private isNull(name: string, params: Parameters): string {
+    const field = this.field(name, params)
+    return `(${field} IS NULL OR ${field} = 'null'::jsonb)`
+  }
+
+  private list(values: Value[], params: Parameters): string {
+    return params.add(
+      values.map((value) => JSON.stringify(value)),
+      'jsonb[]'
+    )
+  }
+}
+
+const RANGE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
+
+function json(value: Value, params: Parameters): string {
+  const text = JSON.stringify(value)
+  if (text.includes('\\u0000')) throw new BadRequest('Query values cannot contain the NUL character')
+  return params.add(text, 'jsonb')
+}
+
+/** Whether the filter holds a `$search` (which the store applies after SQL selected the candidates). */
+export function hasSearch(filter: Filter): boolean {
+  if (filter.op === 'and' || filter.op === 'or') return filter.filters.some(hasSearch)
+  return filter.op === 'search'
+}

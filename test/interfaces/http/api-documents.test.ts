@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { Parser } from '@asyncapi/parser'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { asyncApiDocument } from '../../../src/interfaces/http/asyncapi-document.js'
+import { openApiDocument } from '../../../src/interfaces/http/openapi-document.js'
+import { startHttpServer, type TestServer } from './http-test-server.js'
+
+/*
+ * Both documents of an app with what the reference app lacks: a custom method (echo's `shout`), a route
+ * placeholder (`users/:userId/posts`), services without schemas and a custom event.
+ */
+type Operation = {
+  operationId: string
+  parameters?: { name: string; in: string; required?: boolean; schema: unknown }[]
+  requestBody?: unknown
+  responses: Record<string, unknown>
+}
+let server: TestServer
+const options = { title: 'documents', version: '1' }
+
+beforeAll(async () => {
+  server = await startHttpServer('express')
+  server.app.use(
+    'alerts',
+    {
+      async create(data: unknown) {
+        return data
+      }
+    },
+    { events: ['alarm'] }
+  )
+})
+afterAll(() => server.close())
+
+describe('OpenAPI', () => {
+  it('lists custom methods on POST with the X-Service-Method header, and stays valid', async () => {
+    const document = openApiDocument(server.app, options) as { paths: Record<string, Record<string, Operation>> }
+    const result = await new Validator().validate(document as unknown as Record<string, unknown>)
+    expect(result.errors ?? []).toEqual([])
+    const post = document.paths['/echo']!.post!
+    expect(post.operationId).toBe('echo_create')
+    expect(post.parameters).toContainEqual(
+      expect.objectContaining({ name: 'X-Service-Method', in: 'header', required: false, schema: { enum: ['shout'] } })
+    )
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '201', '405']))
+    // A service without custom methods has no such header.
+    const users = document.paths['/users']!.post!
+    expect(users.parameters?.map((parameter) => parameter.name) ?? []).not.toContain('X-Service-Method')
+  })
+})
+
+describe('AsyncAPI', () => {
+  it('validates with @asyncapi/parser, with custom methods, route values and custom events', async () => {
+    const document = asyncApiDocument(server.app, options) as {
+      channels: Record<string, { address: string; parameters?: object; messages: Record<string, { name: string }> }>
+    }
+    const { diagnostics } = await new Parser().parse(document as unknown as Parameters<Parser['parse']>[0])
+    expect(diagnostics.filter((diagnostic) => diagnostic.severity === 0)).toEqual([])
+    expect(document.channels.echo!.messages.shoutCall!.name).toBe('shout')
+    expect(document.channels.usersUserIdPosts).toMatchObject({
+      address: 'users/{userId}/posts',
+      parameters: { userId: {} }
+    })
+    expect(document.channels.alerts!.messages.alarmEvent).toMatchObject({ name: 'alerts alarm', payload: {} })
+    expect(document.channels.alerts!.messages.createdEvent!.name).toBe('alerts created')
+  })
+})
