@@ -322,6 +322,7 @@ export function realtimeOptions(config: Config, logger: Logger, clock: Clock): R
     clock,
     maxMessageSize: config.socketMaxMessageSize,
     maxConcurrentCalls: config.socketMaxConcurrentCalls,
+    maxBufferedBytes: config.socketMaxBufferedBytes,
     recoveryWindowMs: config.socketRecoveryWindowMs,
     corsOrigins: config.corsOrigins
   }

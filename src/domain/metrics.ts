@@ -17,6 +17,8 @@ export interface Metrics {
   /** A real-time connection (a socket) opened or closed on a transport. */
   connectionOpened(transport: string): void
   connectionClosed(transport: string): void
+  /** A real-time connection was disconnected for holding more unsent output than allowed (it stopped reading). */
+  connectionDroppedSlow(transport: string): void
   /** A service event was published (handed to the channels). */
   eventPublished(service: string, event: string): void
   /** A published event was sent to `connections` connections of a transport. */
@@ -47,6 +49,7 @@ export const noMetrics: Metrics = {
   serviceCall() {},
   connectionOpened() {},
   connectionClosed() {},
+  connectionDroppedSlow() {},
   eventPublished() {},
   eventDelivered() {},
   eventApplied() {},

@@ -65,6 +65,11 @@ export class Gateway {
     return this.core.tracer
   }
 
+  /** Where a transport counts what only it sees (e.g. a connection dropped for not reading). */
+  get metrics(): Metrics {
+    return this.core.metrics
+  }
+
   /** The service for a request path; with `{ id: true }` a trailing segment may be the id (REST). */
   resolve(path: string, options: { id?: boolean } = {}): Target | undefined {
     const resolved = this.core.registry.resolve(path, options.id ?? false)

@@ -50,6 +50,8 @@ export interface Config {
   socketMaxMessageSize: number
   /** Calls one socket connection may have in flight; more are answered with 429. */
   socketMaxConcurrentCalls: number
+  /** Unsent bytes one socket connection may hold; a client that stops reading is disconnected past it. */
+  socketMaxBufferedBytes: number
   /**
    * How long a dropped socket connection may stay away and resume where it was, in ms (SOCKET_RECOVERY_WINDOW in
    * seconds, default 120; 0: off).
@@ -93,6 +95,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: env.BODY_LIMIT || '100kb',
     socketMaxMessageSize: integer(env, 'SOCKET_MAX_MESSAGE_SIZE', 1e6, 1024, 2 ** 31 - 1),
     socketMaxConcurrentCalls: integer(env, 'SOCKET_MAX_CONCURRENT_CALLS', 100, 1, 100000),
+    socketMaxBufferedBytes: integer(env, 'SOCKET_MAX_BUFFERED_BYTES', 4 * 1024 * 1024, 65536, 2 ** 31 - 1),
     socketRecoveryWindowMs: integer(env, 'SOCKET_RECOVERY_WINDOW', 120, 0, 86400) * 1000,
     apiDocs: flag(env, 'API_DOCS', true),
     metrics: flag(env, 'METRICS', true),

@@ -44,6 +44,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly http: LabelChildren<HistogramSeries>
   private readonly calls: LabelChildren<HistogramSeries>
   private readonly connections: LabelChildren<Gauge.Internal<string>>
+  private readonly droppedSlow: Counter<'transport'>
   private readonly published: LabelChildren<Counter.Internal>
   private readonly delivered: LabelChildren<Counter.Internal>
   private readonly queries: LabelChildren<HistogramSeries>
@@ -79,6 +80,12 @@ export class PrometheusMetrics implements Metrics {
       registers
     })
     this.connections = new LabelChildren((values) => connections.labels(...values))
+    this.droppedSlow = new Counter({
+      name: 'plumage_connections_dropped_slow_total',
+      help: 'Real-time connections disconnected for holding more unsent output than allowed (a client that stopped reading).',
+      labelNames: ['transport'],
+      registers
+    })
     const published = new Counter({
       name: 'plumage_events_published_total',
       help: 'Service events published to channels, by service and event.',
@@ -147,6 +154,10 @@ export class PrometheusMetrics implements Metrics {
 
   eventPublished(service: string, event: string): void {
     this.published.get2(service, event).inc()
+  }
+
+  connectionDroppedSlow(transport: string): void {
+    this.droppedSlow.inc({ transport })
   }
 
   eventDelivered(service: string, event: string, connections: number): void {

@@ -26,6 +26,11 @@ export interface RealtimeOptions {
   clock?: Clock
   /** Largest accepted message in bytes; a bigger one closes the connection. */
   maxMessageSize?: number
+  /**
+   * Unsent bytes one connection may hold (a client that stopped reading); past it the connection is
+   * disconnected, so it cannot grow the server's memory.
+   */
+  maxBufferedBytes?: number
   /** Calls one connection may have in flight; more are answered with 429 TooManyRequests. */
   maxConcurrentCalls?: number
   /**

@@ -2,6 +2,7 @@ import type { Server } from 'socket.io'
 import type { Delivery, Gateway } from '../../application/transport/index.js'
 import type { Logger } from '../../domain/logger.js'
 import { offsetRefreshMs } from '../../domain/realtime/recovery-settings.js'
+import type { PendingOutput } from './pending-output.js'
 import type { SocketConnections } from './socket-connections.js'
 import { WriteBatch } from './write-batch.js'
 
@@ -13,13 +14,14 @@ export const OFFSET_EVENT = 'plumage:offset'
 /**
  * Sends every event the gateway delivers to its sockets as `<path> <event>` with the record, and
  * with recovery on (`windowMs` above 0) the event's offset after it, the offsets the gateway hands
- * out, and the head of the history to every socket now and then. Returns what stops the latter.
+ * out, and the head of the history to every socket now and then. Returns what stops the latter. A
+ * socket that holds more unsent output than `pending` allows is disconnected instead of sent more.
  */
 export function deliverEvents(
   io: Server,
   gateway: Gateway,
   connections: SocketConnections,
-  { logger, windowMs }: { logger: Logger; windowMs: number }
+  { logger, windowMs, pending }: { logger: Logger; windowMs: number; pending: PendingOutput }
 ): () => void {
   const batch = new WriteBatch()
   // One encode per event: socket.io's broadcast serialises the packet (and its websocket frame) once
@@ -29,7 +31,7 @@ export function deliverEvents(
     const batching = batch.open()
     for (const connection of delivery.connections) {
       const socket = connections.socketOf(connection)
-      if (socket === undefined) continue
+      if (socket === undefined || !pending.admits(socket)) continue
       ids.push(socket.id)
       if (batching) batch.add(socket)
     }

@@ -82,9 +82,10 @@ export class Handshake {
   /**
    * A socket socket.io accepted: a new one opens (channels pick it up), a recovered one is restored
    * by the gateway. Resolves `restored` once a recovered socket may run calls (logged in, channels
-   * joined); its end is reported with why it went away.
+   * joined); its end is reported with why it went away. The upgrade request is let go of here.
    */
   open(socket: Socket): { connection: Connection; restored?: Promise<void> } {
+    forgetRequest(socket)
     const restorable = socket.recovered ? (socket.data as { restorable?: Restorable }).restorable : undefined
     const connection = restorable ? this.connections.add(socket) : this.connections.connectionOf(socket)!
     socket.on('disconnect', (reason) => {
@@ -121,4 +122,14 @@ export class Handshake {
       this.logger.error('could not save a socket session', { error })
     }
   }
+}
+
+/**
+ * Lets go of a socket's upgrade request, which engine.io keeps for the socket's life (socket.io's "memory usage"
+ * advice): the IncomingMessage holds its parser, buffers and TCP socket. What the connection needs of it — the
+ * headers (with `Authorization`, read at the handshake) and the address — socket.io copied into `socket.handshake`
+ * when the socket was made, before the handshake's middleware ran; `socket.request` is null afterwards.
+ */
+function forgetRequest(socket: Socket): void {
+  ;(socket.conn as { request: unknown }).request = null
 }

@@ -4,7 +4,11 @@ import type { RealtimeTransportFactory } from '../realtime/realtime-transport.js
 import { deliverEvents } from './delivery.js'
 import { dispatchCalls } from './dispatch.js'
 import { Handshake } from './handshake.js'
+import { PendingOutput } from './pending-output.js'
 import { SocketConnections } from './socket-connections.js'
+
+/** What one socket may hold unsent before it is disconnected (SOCKET_MAX_BUFFERED_BYTES). */
+export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024
 
 /**
  * The socket.io transport on an HTTP engine's server (the port REST listens on): Feathers socket
@@ -22,18 +26,26 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
   const origins = options.corsOrigins ?? []
   const io = new Server(httpServer, {
     serveClient: false,
+    // engine.io's default, said here so it stays: per-message deflate keeps zlib state (~200 KB) per connection.
+    perMessageDeflate: false,
     // As the HTTP engines answer CORS: `*` allows any origin.
     ...(origins.length > 0 ? { cors: { origin: origins.includes('*') ? true : origins, credentials: true } } : {}),
     maxHttpBufferSize: options.maxMessageSize ?? 1e6,
     ...handshake.serverOptions()
   })
   io.use(handshake.authenticate)
+  const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
+  const pending = new PendingOutput(maxBufferedBytes, (socket, pendingBytes) => {
+    gateway.metrics.connectionDroppedSlow('socketio')
+    logger.warn('disconnected a socket that stopped reading', { socket: socket.id, pendingBytes, maxBufferedBytes })
+  })
   const dispatch = { gateway, logger, maxConcurrentCalls: options.maxConcurrentCalls ?? 100 }
   io.on('connection', (socket) => {
     const { connection, restored } = handshake.open(socket)
+    pending.track(socket)
     dispatchCalls(socket, connection, dispatch, restored)
   })
-  const stopDelivery = deliverEvents(io, gateway, connections, { logger, windowMs })
+  const stopDelivery = deliverEvents(io, gateway, connections, { logger, windowMs, pending })
   httpServer.once('close', () => {
     stopDelivery()
     gateway.shutdown()

@@ -41,6 +41,7 @@ describe('loadConfig defaults', () => {
       bodyLimit: '100kb',
       socketMaxMessageSize: 1_000_000,
       socketMaxConcurrentCalls: 100,
+      socketMaxBufferedBytes: 4_194_304,
       socketRecoveryWindowMs: 120_000,
       apiDocs: true,
       metrics: true

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Server, type Socket as ServerSocket } from 'socket.io'
+import { WebSocket } from 'ws'
+import { silentLogger } from '../../../src/domain/logger.js'
+import { dispatchCalls } from '../../../src/interfaces/socketio/dispatch.js'
+import { Handshake } from '../../../src/interfaces/socketio/handshake.js'
+import { SocketConnections } from '../../../src/interfaces/socketio/socket-connections.js'
+import { connect, emitAck, startSocketServer, type TestServer } from './support.js'
+import { createSocketTestApp } from './test-app.js'
+
+/** What a socket keeps on the server: no per-message deflate state, and not its upgrade request. */
+describe('what an idle socket keeps', () => {
+  const { app } = createSocketTestApp()
+  let server: TestServer
+
+  beforeAll(async () => {
+    await app.service('users').create({ email: 'a@x.io', password: 'secret-pw' })
+    server = await startSocketServer(app)
+  })
+  afterAll(() => server.close())
+
+  it('refuses per-message deflate that a client offers', async () => {
+    const url = `${server.url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`
+    const client = new WebSocket(url, { perMessageDeflate: true })
+    const upgraded = new Promise<IncomingMessage>((resolve, reject) => {
+      client.once('upgrade', resolve)
+      client.once('error', reject)
+    })
+    const opened = new Promise((resolve) => client.once('open', resolve))
+    const response = await upgraded
+    await opened
+    expect(response.headers['sec-websocket-extensions']).toBeUndefined()
+    expect(client.extensions).toBe('')
+    const closed = new Promise((resolve) => client.once('close', resolve))
+    client.close()
+    await closed
+  })
+
+  it('lets go of the upgrade request once the socket opened, keeping the Authorization header it logged in with', async () => {
+    const { accessToken } = (await app
+      .service('authentication')
+      .create({ strategy: 'local', email: 'a@x.io', password: 'secret-pw' })) as { accessToken: string }
+    // The transport's handshake on a socket.io server of the test's own, so that its sockets can be looked at.
+    const http = createServer()
+    const io = new Server(http, { serveClient: false })
+    const connections = new SocketConnections()
+    const gateway = app.gateway()
+    const handshake = new Handshake(gateway, connections, silentLogger, 0)
+    const opened: ServerSocket[] = []
+    const requestAtHandshake: unknown[] = []
+    io.use((socket, next) => {
+      requestAtHandshake.push(socket.request)
+      handshake.authenticate(socket, next)
+    })
+    io.on('connection', (socket) => {
+      const { connection } = handshake.open(socket)
+      dispatchCalls(socket, connection, { gateway, logger: silentLogger, maxConcurrentCalls: 10 })
+      opened.push(socket)
+    })
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    const client = await connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, {
+      extraHeaders: { authorization: `Bearer ${accessToken}` }
+    })
+    try {
+      const [socket] = opened
+      expect(requestAtHandshake[0]).toBeDefined()
+      expect(socket!.request).toBeNull()
+      expect(socket!.conn.request).toBeNull()
+      expect(connections.connectionOf(socket!)!.headers!.authorization).toBe(`Bearer ${accessToken}`)
+      // Still logged in by its header: a service that needs a login answers.
+      const [error, users] = await emitAck(client, 'find', 'users', {})
+      expect(error).toBeNull()
+      expect(users).toMatchObject({ total: 1 })
+    } finally {
+      client.disconnect()
+      await io.close()
+      gateway.shutdown()
+    }
+  })
+})
