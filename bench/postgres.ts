@@ -7,6 +7,8 @@
  * writers in flight. Run: `npm run bench:postgres` (POSTGRES_URL, else a throw-away server from
  * Debian's binaries; skips, exit 0, with neither); `BENCH_RECORDS` sets the table size (default
  * 10,000), `BENCH_ROUNDS` the rounds per variant (default 5; each variant's median is reported).
+ * Then plumage against Feathers v5 + @feathersjs/knex over HTTP on the same server (support/postgres-http.ts;
+ * needs `npm run build`); `BENCH_ONLY=http` runs only that part, `BENCH_DURATION` sets its seconds per run.
  */
 import pg, { type QueryResult } from 'pg'
 import type { StoreQuery } from '../src/domain/query/ast.js'
@@ -17,6 +19,7 @@ import { redactPostgresUrl } from '../src/infrastructure/postgres/postgres-setti
 import { PostgresStoreFactory } from '../src/infrastructure/postgres/postgres-store-factory.js'
 import { discoverPostgres } from '../test/support/postgres-server.js'
 import { measure, printTable, writeResults } from './support/measure.js'
+import { httpAgainstFeathers } from './support/postgres-http.js'
 import { peopleRecords } from './support/seed.js'
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000)
@@ -34,8 +37,18 @@ const quiet = new PostgresStoreFactory(new PostgresDatabase({ url: database.url 
 const live = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }))
 
 try {
-  await readsAgainstHandWritten()
-  await durableWrites()
+  if (process.env.BENCH_ONLY !== 'http') {
+    await readsAgainstHandWritten()
+    await durableWrites()
+  }
+  const http = await httpAgainstFeathers(database.fresh)
+  if (http.length > 0) {
+    printTable(
+      `HTTP: plumage (STORE=postgres) vs Feathers v5 + @feathersjs/knex, same PostgreSQL, JWT (${shown})`,
+      http
+    )
+    writeResults('postgres-http', http)
+  }
 } finally {
   await quiet.close()
   await live.close()

@@ -1,0 +1,202 @@
+import autocannon from 'autocannon'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { BENCH_SECRET, BENCH_USER, bearerHeader } from './auth-setup.js'
+import { killChildren, startChild, stopChild, type Started } from './processes.js'
+
+/**
+ * The HTTP rows of `npm run bench:postgres`: plumage (`node dist/plumage.mjs`, STORE=postgres) against
+ * Feathers v5 + @feathersjs/knex (feathers-knex-server.ts) on the same PostgreSQL server, each in a
+ * database of its own, both as their reference apps serve `messages`: behind a JWT, the same user and
+ * secret. Both are seeded over HTTP with the same records, then autocannon measures each workload on
+ * each server in turn. Every wait is bounded: servers must be ready within 60 s, every fetch within
+ * 10 s, every run lasts BENCH_DURATION seconds, and a watchdog ends the whole section after a limit.
+ */
+const DURATION = Number(process.env.BENCH_DURATION ?? 3)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
+/** Records seeded in each database before measuring (created over HTTP, 10 at a time). */
+const SEED = Number(process.env.BENCH_HTTP_RECORDS ?? 200)
+const FETCH_TIMEOUT_MS = 10_000
+/** bcrypt cost of both apps: the workloads log in once, so it only shortens the start. */
+const BCRYPT_ROUNDS = '4'
+
+interface Server {
+  name: string
+  url: string
+  started: Started<string>
+  /** Authorization header of the bench user. */
+  headers: Record<string, string>
+  /** Ids of the seeded records, in creation order. */
+  ids: (string | number)[]
+}
+
+interface Workload {
+  name: string
+  method?: 'GET' | 'POST' | 'PATCH'
+  path: (server: Server) => string
+  body?: unknown
+}
+
+/** The message every seeded record is, by index: same data on both sides. */
+const seedRecord = (i: number) => ({
+  text: `message number ${i}`,
+  user: `user${i % 20}`,
+  room: i % 3 === 0 ? 'general' : 'random',
+  stars: String(i % 50)
+})
+
+const WORKLOADS: Workload[] = [
+  { name: 'get', path: (server) => `/messages/${server.ids[Math.floor(server.ids.length / 2)]}` },
+  { name: 'find (page of 10)', path: () => '/messages' },
+  {
+    name: 'filtered + sorted find',
+    path: () =>
+      '/messages?room=general&user[$in][0]=user3&user[$in][1]=user6&user[$in][2]=user9&stars[$ne]=7&$sort[text]=-1&$limit=5'
+  },
+  { name: 'create', method: 'POST', path: () => '/messages', body: { ...seedRecord(1), text: 'a new message' } },
+  { name: 'patch', method: 'PATCH', path: (server) => `/messages/${server.ids[0]}`, body: { text: 'patched text' } }
+]
+
+/** The anchor's tables, as a generated Feathers app on PostgreSQL would migrate them (`user` is quoted by knex). */
+const FEATHERS_TABLES_SQL = `
+  CREATE TABLE users (id serial PRIMARY KEY, email text NOT NULL UNIQUE, password text NOT NULL);
+  CREATE TABLE messages (id serial PRIMARY KEY, text text NOT NULL, "user" text, room text, stars text, "userId" integer);
+`
+
+const progress = (line: string) => console.log(`[http ${new Date().toISOString().slice(11, 19)}] ${line}`)
+
+/** Runs the section against two fresh databases made by `fresh()` on the bench's PostgreSQL server. */
+export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise<Record<string, string | number>[]> {
+  const plumageMain = fileURLToPath(new URL('../plumage.mjs', import.meta.url))
+  if (!existsSync(plumageMain)) {
+    console.log('\nHTTP vs Feathers + knex SKIPPED: dist/plumage.mjs is missing (run `npm run build` first)')
+    return []
+  }
+  const feathersMain = fileURLToPath(new URL('./support/feathers-knex-server.mjs', import.meta.url))
+  // A run of 5 workloads × 2 servers × (1 s warm-up + DURATION) plus starts and seeding: far below this.
+  const limitMs = (120 + 5 * 2 * (1 + DURATION) * 3) * 1000
+  const watchdog = setTimeout(() => {
+    console.error(`HTTP section did not finish within ${limitMs / 1000} s: stopping its servers`)
+    killChildren()
+    process.exit(1)
+  }, limitMs)
+  watchdog.unref()
+  const servers: Server[] = []
+  try {
+    const [plumageUrl, feathersUrl] = [await fresh(), await fresh()]
+    const admin = new pg.Client({ connectionString: feathersUrl })
+    await admin.connect()
+    await admin.query(FEATHERS_TABLES_SQL).finally(() => admin.end())
+
+    progress('starting plumage (STORE=postgres)')
+    const plumage = await startChild(
+      'plumage',
+      process.execPath,
+      [plumageMain],
+      {
+        ...process.env,
+        STORE: 'postgres',
+        POSTGRES_URL: plumageUrl,
+        AUTH_SECRET: BENCH_SECRET,
+        BCRYPT_ROUNDS,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        REQUEST_LOG: 'false'
+      },
+      (line) => {
+        const entry = parse(line)
+        return entry?.msg === 'plumage started' && typeof entry.url === 'string' ? entry.url : undefined
+      },
+      // Its warnings and errors are shown; info lines are not.
+      { after: (line) => (Number(parse(line)?.level ?? 50) >= 40 ? console.error(`[plumage] ${line}`) : undefined) }
+    )
+    servers.push(await prepare('plumage', plumage.value, plumage))
+    progress(`plumage pid ${plumage.child.pid} ready on ${plumage.value}, ${SEED} records seeded`)
+
+    progress('starting Feathers + @feathersjs/knex')
+    const feathers = await startChild(
+      'Feathers + knex',
+      process.execPath,
+      [feathersMain],
+      { ...process.env, NODE_ENV: 'production', BCRYPT_ROUNDS, POSTGRES_URL: feathersUrl },
+      (line) => /^READY (\d+)$/.exec(line)?.[1]
+    )
+    const url = `http://127.0.0.1:${feathers.value}`
+    servers.push(await prepare('feathers', url, feathers))
+    progress(`Feathers pid ${feathers.child.pid} ready on ${url}, ${SEED} records seeded`)
+
+    const rows: Record<string, string | number>[] = []
+    for (const workload of WORKLOADS) {
+      const rates: number[] = []
+      for (const server of servers) {
+        // A short warm-up lets the JIT and the connection pools settle before the measured run.
+        await run(server, workload, 1)
+        rates.push(await run(server, workload, DURATION))
+        progress(`${workload.name} on ${server.name}: ${rates.at(-1)!.toFixed(0)} req/s`)
+      }
+      const [ours, theirs] = rates as [number, number]
+      rows.push({ workload: workload.name, 'plumage req/s': ours, 'feathers+knex req/s': theirs, ratio: ours / theirs })
+    }
+    return rows
+  } finally {
+    for (const server of servers) await stopChild(server.started.child, 'SIGTERM', 3_000)
+    clearTimeout(watchdog)
+  }
+}
+
+/** Signs the bench user up, logs in, seeds the records; answers the server with what the workloads need. */
+async function prepare(name: string, url: string, started: Started<string>): Promise<Server> {
+  const server: Server = { name, url, started, headers: {}, ids: [] }
+  try {
+    await call(url, 'POST', '/users', {}, BENCH_USER)
+    server.headers = await bearerHeader(url)
+    for (let i = 0; i < SEED; i += 10) {
+      const batch = Array.from({ length: Math.min(10, SEED - i) }, (_, j) =>
+        call(url, 'POST', '/messages', server.headers, seedRecord(i + j))
+      )
+      for (const created of await Promise.all(batch)) server.ids.push((created as { id: string | number }).id)
+    }
+    return server
+  } catch (error) {
+    await stopChild(started.child, 'SIGTERM', 3_000)
+    throw error
+  }
+}
+
+async function call(url: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const response = await fetch(url + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS)
+  })
+  if (response.status >= 300)
+    throw new Error(`${method} ${url}${path} answered ${response.status}: ${await response.text()}`)
+  return response.json() as Promise<unknown>
+}
+
+/** Requests per second of one workload on one server; any error or non-2xx answer fails the bench. */
+async function run(server: Server, workload: Workload, seconds: number): Promise<number> {
+  const result = await autocannon({
+    url: server.url + workload.path(server),
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: workload.method ?? 'GET',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...server.headers },
+    body: workload.body === undefined ? undefined : JSON.stringify(workload.body)
+  })
+  if (result.errors > 0 || result.non2xx > 0)
+    throw new Error(`${server.name} / ${workload.name}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
+  return result.requests.average
+}
+
+function parse(line: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(line) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+}
