@@ -1,7 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
 import type { Clock } from '../../domain/clock.js'
 import type { ConnectionSession, ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
-import type { AuthenticationRequest } from '../../domain/service/service.js'
+import { SealedLogins } from '../realtime/sealed-logins.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { SchemaOwner } from './schema-owner.js'
 
@@ -34,19 +33,16 @@ const PURGE_EVERY_MS = 60_000
  * AUTH_SECRET (the row id as associated data); a lost session expires `windowMs` after it was lost.
  */
 export class PostgresConnectionSessions extends SchemaOwner implements ConnectionSessions {
-  private readonly key: Buffer
+  private readonly logins: SealedLogins
   private purgedAt = -Infinity
 
   constructor(private readonly options: PostgresConnectionSessionsOptions) {
     super(options.db)
-    this.key =
-      options.secret === undefined
-        ? randomBytes(32)
-        : Buffer.from(hkdfSync('sha256', options.secret, '', 'plumage connection sessions', 32))
+    this.logins = new SealedLogins(options.secret)
   }
 
   async save(session: ConnectionSession): Promise<void> {
-    const id = hashOf(session.id)
+    const id = this.logins.rowId(session.id)
     await this.run(
       'save a connection session',
       `INSERT INTO plumage_connection_sessions (id, connection_id, authentication, authentication_offset, disconnected_at)
@@ -56,7 +52,7 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
       [
         id,
         session.connectionId,
-        session.authentication ? this.seal(session.authentication, id) : null,
+        session.authentication ? this.logins.seal(session.authentication, id) : null,
         session.authenticationOffset ?? null,
         session.disconnectedAt ?? null
       ]
@@ -65,7 +61,7 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
   }
 
   async load(sessionId: string): Promise<ConnectionSession | undefined> {
-    const id = hashOf(sessionId)
+    const id = this.logins.rowId(sessionId)
     const { rows } = await this.run<Row>(
       'load a connection session',
       'SELECT connection_id, authentication, authentication_offset, disconnected_at FROM plumage_connection_sessions WHERE id = $1',
@@ -78,7 +74,7 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
       return undefined
     const session: ConnectionSession = { id: sessionId, connectionId: row.connection_id }
     if (row.authentication !== null) {
-      const authentication = this.open(row.authentication, id)
+      const authentication = this.logins.open(row.authentication, id)
       // Sealed with another key (another AUTH_SECRET): the login cannot be restored, so neither can the session.
       if (!authentication) return undefined
       session.authentication = authentication
@@ -90,7 +86,7 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
 
   async remove(sessionId: string): Promise<void> {
     await this.run('remove a connection session', 'DELETE FROM plumage_connection_sessions WHERE id = $1', [
-      hashOf(sessionId)
+      this.logins.rowId(sessionId)
     ])
   }
 
@@ -113,30 +109,4 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
       this.purgedAt - this.options.windowMs
     ]).catch(() => undefined)
   }
-
-  private seal(authentication: AuthenticationRequest, id: string): string {
-    const iv = randomBytes(12)
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv)
-    // The row's id is authenticated too: a sealed login cannot be moved to another session's row.
-    cipher.setAAD(Buffer.from(id))
-    const sealed = Buffer.concat([cipher.update(JSON.stringify(authentication), 'utf8'), cipher.final()])
-    return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url')
-  }
-
-  private open(value: string, id: string): AuthenticationRequest | undefined {
-    try {
-      const bytes = Buffer.from(value, 'base64url')
-      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12))
-      decipher.setAAD(Buffer.from(id))
-      decipher.setAuthTag(bytes.subarray(12, 28))
-      const plain = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')
-      return JSON.parse(plain) as AuthenticationRequest
-    } catch {
-      return undefined
-    }
-  }
-}
-
-function hashOf(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('base64url')
 }

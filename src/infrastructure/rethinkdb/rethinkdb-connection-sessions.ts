@@ -1,7 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
 import type { Clock } from '../../domain/clock.js'
 import type { ConnectionSession, ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
-import type { AuthenticationRequest } from '../../domain/service/service.js'
+import { SealedLogins } from '../realtime/sealed-logins.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { TableOwner, type TableOwnerOptions } from './table-owner.js'
 
@@ -39,24 +38,21 @@ const PURGE_EVERY_MS = 60_000
  */
 export class RethinkDbConnectionSessions extends TableOwner implements ConnectionSessions {
   readonly tableName: string
-  private readonly key: Buffer
+  private readonly logins: SealedLogins
   private purgedAt = -Infinity
 
   constructor(protected override readonly options: RethinkDbConnectionSessionsOptions) {
     super(options)
     this.tableName = options.table ?? 'plumage_connection_sessions'
-    this.key =
-      options.secret === undefined
-        ? randomBytes(32)
-        : Buffer.from(hkdfSync('sha256', options.secret, '', 'plumage connection sessions', 32))
+    this.logins = new SealedLogins(options.secret)
   }
 
   async save(session: ConnectionSession): Promise<void> {
-    const id = hashOf(session.id)
+    const id = this.logins.rowId(session.id)
     const row: Row = {
       id,
       connectionId: session.connectionId,
-      ...(session.authentication ? { authentication: this.seal(session.authentication, id) } : {}),
+      ...(session.authentication ? { authentication: this.logins.seal(session.authentication, id) } : {}),
       ...(session.authenticationOffset !== undefined ? { authenticationOffset: session.authenticationOffset } : {}),
       ...(session.disconnectedAt !== undefined ? { disconnectedAt: session.disconnectedAt } : {})
     }
@@ -65,14 +61,14 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
   }
 
   async load(sessionId: string): Promise<ConnectionSession | undefined> {
-    const id = hashOf(sessionId)
+    const id = this.logins.rowId(sessionId)
     const row = (await this.run('load a connection session', () => this.table().get(id).run())) as Row | null
     if (!row) return undefined
     if (row.disconnectedAt !== undefined && row.disconnectedAt + this.options.windowMs < this.options.clock.now())
       return undefined
     const session: ConnectionSession = { id: sessionId, connectionId: row.connectionId }
     if (row.authentication !== undefined) {
-      const authentication = this.open(row.authentication, id)
+      const authentication = this.logins.open(row.authentication, id)
       // Sealed with another key (another AUTH_SECRET): the login cannot be restored, so neither can the session.
       if (!authentication) return undefined
       session.authentication = authentication
@@ -83,7 +79,7 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
   }
 
   async remove(sessionId: string): Promise<void> {
-    await this.run('remove a connection session', () => this.table().get(hashOf(sessionId)).delete().run())
+    await this.run('remove a connection session', () => this.table().get(this.logins.rowId(sessionId)).delete().run())
   }
 
   /** The table and its `disconnectedAt` index. */
@@ -120,33 +116,7 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
     }
   }
 
-  private seal(authentication: AuthenticationRequest, id: string): string {
-    const iv = randomBytes(12)
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv)
-    // The row's id is authenticated too: a sealed login cannot be moved to another session's row.
-    cipher.setAAD(Buffer.from(id))
-    const sealed = Buffer.concat([cipher.update(JSON.stringify(authentication), 'utf8'), cipher.final()])
-    return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url')
-  }
-
-  private open(value: string, id: string): AuthenticationRequest | undefined {
-    try {
-      const bytes = Buffer.from(value, 'base64url')
-      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12))
-      decipher.setAAD(Buffer.from(id))
-      decipher.setAuthTag(bytes.subarray(12, 28))
-      const plain = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')
-      return JSON.parse(plain) as AuthenticationRequest
-    } catch {
-      return undefined
-    }
-  }
-
   private table() {
     return this.r().db(this.options.db).table<Row>(this.tableName)
   }
-}
-
-function hashOf(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('base64url')
 }
