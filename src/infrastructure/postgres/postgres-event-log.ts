@@ -179,8 +179,13 @@ export class PostgresEventLog {
       this.notifyAgain = true
       return
     }
+    // A NOTIFY commits a transaction of its own; nothing in it needs to be durable (a lost wake-up is
+    // made up by the next one or the poll), so it does not wait for the WAL flush a durable commit waits for.
     this.notifying = this.db
-      .query('notify the event log', `SELECT pg_notify('${CHANNEL}', '')`)
+      .query(
+        'notify the event log',
+        `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${CHANNEL}', '')`
+      )
       .then(
         () => undefined,
         // The others read every few seconds anyway.
