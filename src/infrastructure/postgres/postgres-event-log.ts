@@ -75,6 +75,8 @@ export class PostgresEventLog {
   private current?: LogPlace
   private logEpoch?: string
   private retry?: ReturnType<typeof setTimeout>
+  /** The next read while events wait for an older transaction (a timer of its own: never the reconnection's). */
+  private readSoon?: ReturnType<typeof setTimeout>
   private poller?: ReturnType<typeof setInterval>
   private pruner?: ReturnType<typeof setInterval>
   private backoffMs = 100
@@ -242,6 +244,7 @@ export class PostgresEventLog {
     this.running = false
     this.setLive(false)
     clearTimeout(this.retry)
+    clearTimeout(this.readSoon)
     clearInterval(this.poller)
     clearInterval(this.pruner)
     const client = this.client
@@ -339,9 +342,9 @@ export class PostgresEventLog {
           this.read()
         } else if (this.heldBack) {
           // Events of a transaction that committed after an older one still running: read again soon.
-          clearTimeout(this.retry)
-          this.retry = setTimeout(() => this.read(), 20)
-          this.retry.unref?.()
+          clearTimeout(this.readSoon)
+          this.readSoon = setTimeout(() => this.read(), 20)
+          this.readSoon.unref?.()
         }
       })
   }
