@@ -184,9 +184,13 @@ class ServerProcess {
   }
 
   /** SIGTERM first, so a server run under `--cpu-prof` (SCALE_SERVER_ARGS) writes its profile. */
-  stop(): void {
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return
+    const exited = new Promise((resolve) => this.child.once('exit', resolve))
     this.child.kill('SIGTERM')
-    setTimeout(() => this.child.kill('SIGKILL'), 3000).unref()
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(timer)
   }
 }
 
@@ -430,8 +434,7 @@ async function measure(kind: string, sockets: number, full: boolean): Promise<{ 
     return { run, clientCpuMs: await clients.cpuMs() }
   } finally {
     clients.stop()
-    server.stop()
-    await sleep(500)
+    await server.stop()
   }
 }
 
