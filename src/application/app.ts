@@ -199,7 +199,7 @@ export class App<Services extends object = object> extends EventEmitter implemen
   }
 
   private settled(): void {
-    if (--this.inFlight === 0) for (const resolve of this.drained) resolve()
+    if (--this.inFlight === 0 && this.drained.size > 0) for (const resolve of this.drained) resolve()
   }
 
   /**
