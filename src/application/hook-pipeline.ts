@@ -65,7 +65,21 @@ export class HookPipeline {
    * service's exposed methods; malformed data and over-deep queries are a 400 before any hook runs
    * (hooks walk queries recursively too, e.g. forbidQueryOn).
    */
-  async run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+  run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+    let context: HookContext
+    try {
+      context = this.contextFor(entry, call)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const chain = this.chainFor(entry, context.method)
+    if (chain.around.length === 0) return runHooksAndMethod(entry, chain, context)
+    return runAround(chain.around, 0, context, async () => {
+      await runHooksAndMethod(entry, chain, context)
+    }).then(() => context)
+  }
+
+  private contextFor(entry: ServiceEntry, call: ServiceCall): HookContext {
     const { method, id, data, params } = call
     if (params.provider !== undefined && !entry.methods.includes(method)) {
       throw new MethodNotAllowed(`Method \`${method}\` is not supported by this endpoint.`)
@@ -73,7 +87,7 @@ export class HookPipeline {
     validateData(method, data)
     if (nestedDeeperThan(params.query))
       throw new BadRequest(`The query may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
-    const context: HookContext = {
+    return {
       app: this.app,
       service: entry.handle,
       path: entry.path,
@@ -85,23 +99,26 @@ export class HookPipeline {
       event: layoutOf(method).event ?? null,
       http: {}
     }
-    const chain = this.chainFor(entry, method)
-    if (chain.around.length === 0) await runHooksAndMethod(entry, chain, context)
-    else await runAround(chain.around, 0, context, () => runHooksAndMethod(entry, chain, context))
-    return context
   }
 }
 
-async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<void> {
+/**
+ * before → method → after (error hooks on failure); resolves with the context. A hook that returns
+ * no promise (most are synchronous: validation, protect, stamps) is not awaited: an `await` per hook
+ * is a turn of the microtask queue on every call.
+ */
+async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<HookContext> {
   try {
     for (const hook of chain.before) {
       context.type = 'before'
-      await hook(context)
+      const pending = hook(context)
+      if (isThenable(pending)) await pending
     }
     if (context.result === undefined) context.result = await callMethod(entry, context)
     for (const hook of chain.after) {
       context.type = 'after'
-      await hook(context)
+      const pending = hook(context)
+      if (isThenable(pending)) await pending
     }
   } catch (error) {
     context.error = error
@@ -118,6 +135,11 @@ async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context:
     if (!recovered) throw context.error
     context.error = undefined
   }
+  return context
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
 }
 
 /** Calls the service's own method with the handle as `this`, its arguments laid out by method-layout. */
