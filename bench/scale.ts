@@ -134,7 +134,8 @@ async function clientProcess(): Promise<void> {
         () => send({ type: 'connected', at: now() }),
         (error: Error) => send({ type: 'failed', error: error.message })
       )
-    } else if (type === 'steady') {
+    } else if (type === 'steady-count') send({ type: 'steady', received: steady.length - doubled })
+    else if (type === 'steady') {
       send({ type: 'steady', latencies: steady, received: steady.length - doubled, doubled })
     } else if (type === 'drop') {
       stormStarted = true
@@ -342,27 +343,28 @@ async function steadyPhase(clients: Clients, url: string, run: Run): Promise<voi
   const writers = await Promise.all(Array.from({ length: WRITERS }, () => connectWriter(url)))
   const writes = WRITES_PER_SECOND * STEADY_SECONDS
   let failed = 0
+  const answered: Promise<unknown>[] = []
   const started = now()
   for (let seq = 0; seq < writes; seq++) {
     const due = started + (seq * 1000) / WRITES_PER_SECOND
     if (due > now()) await sleep(due - now())
-    call(writers[seq % WRITERS]!, 'create', 'ticks', { t: now(), seq }).catch(() => failed++)
+    answered.push(call(writers[seq % WRITERS]!, 'create', 'ticks', { t: now(), seq }).catch(() => failed++))
   }
-  // Everything is in when the counts stop growing (or all arrived).
-  let received = 0
-  let answers: Record<string, unknown>[] = []
-  for (let quiet = 0; quiet < 3;) {
+  // Every write answered (its event is published before the answer), then counts that stop growing: all arrived.
+  await Promise.race([Promise.all(answered), sleep(PHASE_TIMEOUT_MS)])
+  let received = -1
+  for (let quiet = 0; quiet < 3 && received < writes * BUSY;) {
     await sleep(500)
-    answers = await clients.all('steady', () => clients.tell('steady'))
-    const total = answers.reduce((sum, answer) => sum + (answer.received as number), 0)
-    quiet = total === received || total === writes * BUSY ? quiet + 1 : 0
+    const counts = await clients.all('steady', () => clients.tell('steady-count'))
+    const total = counts.reduce((sum, answer) => sum + (answer.received as number), 0)
+    quiet = total === received ? quiet + 1 : 0
     received = total
-    if (total === writes * BUSY) break
   }
+  const answers = await clients.all('steady', () => clients.tell('steady'))
   const latencies = answers.flatMap((answer) => answer.latencies as number[])
   run.steadyP50 = median(latencies)
   run.steadyP99 = percentile(latencies, 0.99)
-  run.steadyLost = writes * BUSY - received
+  run.steadyLost = writes * BUSY - answers.reduce((sum, answer) => sum + (answer.received as number), 0)
   run.steadyDoubled = answers.reduce((sum, answer) => sum + (answer.doubled as number), 0)
   run.steadyFailedWrites = failed
   for (const writer of writers) writer.disconnect()
