@@ -47,7 +47,7 @@ export const todoSchemas = {
     additionalProperties: false
   },
   query: { type: 'object', properties: { id, title, done }, additionalProperties: false }
-} satisfies ServiceSchemas
+} as const satisfies ServiceSchemas
 
 /** The service's type: `new App<{ todos: TodosService }>()` types `app.service('todos')` with it. */
 export type TodosService = AdapterService<Todo>
