@@ -3,9 +3,12 @@ import type { ServiceSchemas } from '../../domain/schema/json-schema.js'
 import type { ServiceTypes } from './typed-service.js'
 
 /** The TypeScript type one schema describes, or `Fallback` when the service declares none. */
-type Typed<Schema, Fallback> = Schema extends JSONSchema ? FromSchema<Schema> : Fallback
+type Typed<Schema, Fallback> = [Schema] extends [JSONSchema] ? FromSchema<Schema> : Fallback
 
-type Declared<Schemas, K extends keyof ServiceSchemas> = Schemas extends { [Key in K]: infer Schema } ? Schema : never
+/** The schema a service declares under `K`; undefined (never a schema) when it declares none. */
+type Declared<Schemas, K extends keyof ServiceSchemas> = Schemas extends { [Key in K]: infer Schema }
+  ? Schema
+  : undefined
 
 /**
  * A service's ServiceTypes from the schemas it is registered with (`app.use(path, service, { schemas })`,

@@ -110,6 +110,10 @@ export async function customMethodsAndEvents() {
   todos.on('archived', ({ count }) => {
     typeOf(count).is<number>(true)
   })
+  // Without a patch schema, patch takes some of the data's fields.
+  typeOf(await todos.patch(1, { done: true })).is<Todo>(true)
+  // @ts-expect-error `done` is a boolean
+  await todos.patch(1, { done: 'yes' })
   // @ts-expect-error archive's data is { before: string }
   await todos.archive({ after: '2026-01-01' })
   // @ts-expect-error only declared custom methods
