@@ -90,6 +90,10 @@ export class AdapterService<T extends Data = Data> {
     return this._get(id, params)
   }
 
+  /** One record for one object, an array for an array (`multi` must allow it). */
+  create(data: Partial<T>, params?: AdapterParams): Promise<T>
+  create(data: Partial<T>[], params?: AdapterParams): Promise<T[]>
+  create(data: Partial<T> | Partial<T>[], params?: AdapterParams): Promise<T | T[]>
   create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
     if (Array.isArray(data) && !this.allowsMulti('create', params)) return Promise.reject(multiRefused('create'))
     return this._create(data, params)
