@@ -124,7 +124,10 @@ export class App<Services extends object = object> extends EventEmitter implemen
     return this
   }
 
-  /** Calls every service's `setup` and waits until live stores publish their changes. */
+  /**
+   * Calls every service's `setup`, then the setup steps its hooks carry (e.g. uniqueField's back-fill), and waits
+   * until live stores publish their changes.
+   */
   async setup(): Promise<void> {
     this.isSetup = true
     for (const entry of this.registry.values()) await this.setupEntry(entry)
@@ -241,6 +244,7 @@ export class App<Services extends object = object> extends EventEmitter implemen
 
   private async setupEntry(entry: ServiceEntry): Promise<void> {
     await (entry.service as { setup?: (app: App, path: string) => unknown }).setup?.(this as App, entry.path)
+    for (const step of this.pipeline.setupSteps(entry)) await step({ path: entry.path, service: entry.service })
     // Ready means every write from now on is published: wait until the change stream is live.
     await this.events.follow(entry, () => this.pipeline.hiddenFields(entry))
   }

@@ -4,18 +4,22 @@ import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-d
 import type { ServiceCall } from '../domain/service/service.js'
 import type { AroundHook, HookApp, HookContext, HookMap } from './hook-context.js'
 import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
+import { collectSetupSteps, type HookSetup } from './hook-setup.js'
 import { PROTECTED_FIELDS } from './protected-fields.js'
 import type { ServiceEntry } from './service-entry.js'
 
 /**
  * The hook pipeline: app hooks wrap service hooks; each call runs around → before → method (skipped
  * when a before hook set `result`) → after, and the error hooks on failure. It also collects the
- * fields `protect(...)` hooks hide, which the app strips from events stores publish by themselves.
+ * fields `protect(...)` hooks hide, which the app strips from events stores publish by themselves, and
+ * the setup steps hooks carry (hook-setup.ts), which the app runs when it sets services up.
  */
 export class HookPipeline {
   private readonly appHooks = new HookRegistry()
   /** Fields hidden by app-level `protect(...)` hooks. */
   readonly appProtected = new Set<string>()
+  /** Setup steps of app-level hooks: run for every service. */
+  private readonly appSetup = new Set<HookSetup>()
 
   constructor(
     private readonly app: HookApp,
@@ -25,13 +29,13 @@ export class HookPipeline {
   /** App-level hooks: they wrap every service's hooks. */
   addAppHooks(map: HookMap | AroundHook[]): void {
     this.appHooks.add(map)
-    collectProtected(map, this.appProtected)
+    collectMarks(map, this.appProtected, this.appSetup)
     for (const entry of this.entries()) entry.chains.clear()
   }
 
   addServiceHooks(entry: ServiceEntry, map: HookMap | AroundHook[]): void {
     entry.hooks.add(map)
-    collectProtected(map, entry.protectedFields)
+    collectMarks(map, entry.protectedFields, entry.setupSteps)
     entry.chains.clear()
   }
 
@@ -43,6 +47,11 @@ export class HookPipeline {
       entry.chains.set(method, chain)
     }
     return chain
+  }
+
+  /** The distinct setup steps of this service's hooks, app-level ones first. */
+  setupSteps(entry: ServiceEntry): HookSetup[] {
+    return [...new Set([...this.appSetup, ...entry.setupSteps])]
   }
 
   /** Fields hidden from this service's external callers and published events. */
@@ -205,9 +214,10 @@ function validateData(method: string, data: unknown): void {
   }
 }
 
-function collectProtected(map: HookMap | AroundHook[], into: Set<string>): void {
+function collectMarks(map: HookMap | AroundHook[], into: Set<string>, steps: Set<HookSetup>): void {
   const groups = Array.isArray(map) ? [map] : Object.values(map).flatMap((byMethod) => Object.values(byMethod ?? {}))
   for (const hooks of groups) {
+    collectSetupSteps(hooks, steps)
     for (const hook of [hooks].flat()) {
       const fields = (hook as { [PROTECTED_FIELDS]?: string[] } | undefined)?.[PROTECTED_FIELDS]
       if (fields) for (const field of fields) into.add(field)
