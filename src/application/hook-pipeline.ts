@@ -105,20 +105,58 @@ export class HookPipeline {
 /**
  * before → method → after (error hooks on failure); resolves with the context. A hook that returns
  * no promise (most are synchronous: validation, protect, stamps) is not awaited: an `await` per hook
- * is a turn of the microtask queue on every call.
+ * is a turn of the microtask queue on every call. Without after and error hooks (the common chain)
+ * no async function runs at all: the synchronous before hooks, then one `then` on the method's promise.
  */
-async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<HookContext> {
+function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<HookContext> {
+  if (chain.after.length > 0 || chain.error.length > 0) return runChain(entry, chain, context, 0)
   try {
-    for (const hook of chain.before) {
+    const { before } = chain
+    for (let index = 0; index < before.length; index++) {
       context.type = 'before'
-      const pending = hook(context)
-      if (isThenable(pending)) await pending
+      const pending = before[index]!(context)
+      if (isThenable(pending)) return runChain(entry, chain, context, index + 1, pending)
+    }
+    if (context.result !== undefined) return Promise.resolve(context)
+    return Promise.resolve(callMethod(entry, context)).then(
+      (result) => {
+        context.result = result
+        return context
+      },
+      (error: unknown) => failed(context, error)
+    )
+  } catch (error) {
+    context.error = error
+    return Promise.reject(error)
+  }
+}
+
+/** A failure with no error hooks to recover it: recorded on the context, as the full chain records it, and rethrown. */
+function failed(context: HookContext, error: unknown): never {
+  context.error = error
+  throw error
+}
+
+/** The general chain, from before hook `start` on, after `pending` (the promise the hook before it returned). */
+async function runChain(
+  entry: ServiceEntry,
+  chain: HookChain,
+  context: HookContext,
+  start: number,
+  pending?: PromiseLike<unknown>
+): Promise<HookContext> {
+  try {
+    if (pending) await pending
+    for (let index = start; index < chain.before.length; index++) {
+      context.type = 'before'
+      const returned = chain.before[index]!(context)
+      if (isThenable(returned)) await returned
     }
     if (context.result === undefined) context.result = await callMethod(entry, context)
     for (const hook of chain.after) {
       context.type = 'after'
-      const pending = hook(context)
-      if (isThenable(pending)) await pending
+      const returned = hook(context)
+      if (isThenable(returned)) await returned
     }
   } catch (error) {
     context.error = error
@@ -143,7 +181,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /** Calls the service's own method with the handle as `this`, its arguments laid out by method-layout. */
-function callMethod(entry: ServiceEntry, context: HookContext): Promise<unknown> {
+function callMethod(entry: ServiceEntry, context: HookContext): unknown {
   const method = (entry.service as Record<string, (...args: unknown[]) => Promise<unknown>>)[context.method]!
   return method.apply(
     entry.handle,
