@@ -65,7 +65,21 @@ export class HookPipeline {
    * service's exposed methods; malformed data and over-deep queries are a 400 before any hook runs
    * (hooks walk queries recursively too, e.g. forbidQueryOn).
    */
-  async run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+  run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+    let context: HookContext
+    try {
+      context = this.contextFor(entry, call)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const chain = this.chainFor(entry, context.method)
+    if (chain.around.length === 0) return runHooksAndMethod(entry, chain, context)
+    return runAround(chain.around, 0, context, async () => {
+      await runHooksAndMethod(entry, chain, context)
+    }).then(() => context)
+  }
+
+  private contextFor(entry: ServiceEntry, call: ServiceCall): HookContext {
     const { method, id, data, params } = call
     if (params.provider !== undefined && !entry.methods.includes(method)) {
       throw new MethodNotAllowed(`Method \`${method}\` is not supported by this endpoint.`)
@@ -73,7 +87,7 @@ export class HookPipeline {
     validateData(method, data)
     if (nestedDeeperThan(params.query))
       throw new BadRequest(`The query may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
-    const context: HookContext = {
+    return {
       app: this.app,
       service: entry.handle,
       path: entry.path,
@@ -85,23 +99,64 @@ export class HookPipeline {
       event: layoutOf(method).event ?? null,
       http: {}
     }
-    const chain = this.chainFor(entry, method)
-    if (chain.around.length === 0) await runHooksAndMethod(entry, chain, context)
-    else await runAround(chain.around, 0, context, () => runHooksAndMethod(entry, chain, context))
-    return context
   }
 }
 
-async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<void> {
+/**
+ * before → method → after (error hooks on failure); resolves with the context. A hook that returns
+ * no promise (most are synchronous: validation, protect, stamps) is not awaited: an `await` per hook
+ * is a turn of the microtask queue on every call. Without after and error hooks (the common chain)
+ * no async function runs at all: the synchronous before hooks, then one `then` on the method's promise.
+ */
+function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<HookContext> {
+  if (chain.after.length > 0 || chain.error.length > 0) return runChain(entry, chain, context, 0)
   try {
-    for (const hook of chain.before) {
+    const { before } = chain
+    for (let index = 0; index < before.length; index++) {
       context.type = 'before'
-      await hook(context)
+      const pending = before[index]!(context)
+      if (isThenable(pending)) return runChain(entry, chain, context, index + 1, pending)
+    }
+    if (context.result !== undefined) return Promise.resolve(context)
+    return Promise.resolve(callMethod(entry, context)).then(
+      (result) => {
+        context.result = result
+        return context
+      },
+      (error: unknown) => failed(context, error)
+    )
+  } catch (error) {
+    context.error = error
+    return Promise.reject(error)
+  }
+}
+
+/** A failure with no error hooks to recover it: recorded on the context, as the full chain records it, and rethrown. */
+function failed(context: HookContext, error: unknown): never {
+  context.error = error
+  throw error
+}
+
+/** The general chain, from before hook `start` on, after `pending` (the promise the hook before it returned). */
+async function runChain(
+  entry: ServiceEntry,
+  chain: HookChain,
+  context: HookContext,
+  start: number,
+  pending?: PromiseLike<unknown>
+): Promise<HookContext> {
+  try {
+    if (pending) await pending
+    for (let index = start; index < chain.before.length; index++) {
+      context.type = 'before'
+      const returned = chain.before[index]!(context)
+      if (isThenable(returned)) await returned
     }
     if (context.result === undefined) context.result = await callMethod(entry, context)
     for (const hook of chain.after) {
       context.type = 'after'
-      await hook(context)
+      const returned = hook(context)
+      if (isThenable(returned)) await returned
     }
   } catch (error) {
     context.error = error
@@ -118,10 +173,15 @@ async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context:
     if (!recovered) throw context.error
     context.error = undefined
   }
+  return context
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
 }
 
 /** Calls the service's own method with the handle as `this`, its arguments laid out by method-layout. */
-function callMethod(entry: ServiceEntry, context: HookContext): Promise<unknown> {
+function callMethod(entry: ServiceEntry, context: HookContext): unknown {
   const method = (entry.service as Record<string, (...args: unknown[]) => Promise<unknown>>)[context.method]!
   return method.apply(
     entry.handle,

@@ -81,7 +81,11 @@ export class RethinkDbUniqueKeys extends TableOwner implements UniqueKeys {
 
   /** The claims' table (safe when several processes claim their first key at the same moment). */
   protected async create(): Promise<void> {
-    await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id' }, this.logger)
+    await ensureTable(
+      this.r(),
+      { db: this.options.db, name: this.tableName, primaryKey: 'id', ...this.placement() },
+      this.logger
+    )
   }
 
   protected creating(): string {
