@@ -7,9 +7,13 @@
  * 10,000), `BENCH_ROUNDS` the rounds per variant (default 5; each variant's median is reported).
  * A second table compares durable writes: bare single-record inserts against store creates that log
  * their events (the event log's counter and log insert in the same query, group commit), with 1 and
- * 16 writers in flight; `BENCH_ONLY=writes` runs only that table. Works in a throw-away database that it drops.
+ * 16 writers in flight (15 rounds unless BENCH_ROUNDS; the ratio is the median of each round's own);
+ * a third times query shapes with one writer, interleaved: what any design can reach on this server
+ * (docs/adr/0008-cheap-exactly-once.md). `BENCH_ONLY=writes` runs only those two (about a minute).
+ * Works in a throw-away database that it drops.
  */
 import { randomBytes } from 'node:crypto'
+import { loadavg } from 'node:os'
 import type { StoreQuery } from '../src/domain/query/ast.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
 import type { JsonSchemaObject } from '../src/domain/schema/json-schema.js'
@@ -24,6 +28,8 @@ import { peopleRecords } from './support/seed.js'
 
 const RECORDS = recordCount(process.env.BENCH_RECORDS)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+/** Rounds of the durable-writes comparison (each 0.5 s per side: short rounds keep both sides close in time). */
+const WRITE_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
 const url = process.env.RETHINKDB_URL ?? 'rethinkdb://127.0.0.1:28015'
 /** What the output shows: the URL without its password. */
 const shown = redactRethinkDbUrl(url)
@@ -200,37 +206,96 @@ async function readsAgainstHandWritten(): Promise<void> {
   writeResults(`rethinkdb-${RECORDS}`, rows)
 }
 
-/** Durable writes: what exactly-once costs. Both tables start empty; every write is a new record. */
+/**
+ * Durable writes: what exactly-once costs. Every write is a new record; the tables start empty. Each
+ * round measures both sides back to back (which goes first alternates) and the ratio is the median
+ * of the rounds' own ratios, so a slow moment of a shared machine falls on both sides of one ratio.
+ */
 async function durableWrites(): Promise<void> {
   const logged = new RethinkDbStore({ r, db, table: 'writes_logged' })
   await logged.init()
-  await r.db(db).tableCreate('writes_bare').run()
-  const bare = r.db(db).table('writes_bare')
+  for (const name of ['writes_bare', 'writes_one', 'writes_two', 'writes_log']) await r.db(db).tableCreate(name).run()
+  const table = (name: string) => r.db(db).table(name)
   let serial = 0
+  const message = () => ({ n: serial++, text: 'a message of some length', at: Date.now() })
+  const bare = () => table('writes_bare').insert(message()).run()
+  const create = () => logged.create([message()], {})
   const writeRows = []
   for (const writers of [1, 16]) {
-    const variants = [
-      () => bare.insert({ n: serial++, text: 'a message of some length', at: Date.now() }).run(),
-      () => logged.create([{ n: serial++, text: 'a message of some length', at: Date.now() }], {})
-    ]
-    const samples: number[][] = variants.map(() => [])
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [index, write] of variants.entries()) samples[index]!.push(await concurrently(write, writers, 1.5))
+    const rates: [number[], number[]] = [[], []]
+    const ratios: number[] = []
+    for (let round = 0; round < WRITE_ROUNDS; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0]
+      const rate: number[] = []
+      for (const index of order) rate[index] = await concurrently(index === 0 ? bare : create, writers, 0.5)
+      rates[0].push(rate[0]!)
+      rates[1].push(rate[1]!)
+      ratios.push(rate[1]! / rate[0]!)
     }
-    const [bareRate, loggedRate] = samples.map(median) as [number, number]
     writeRows.push({
       writers,
-      'bare insert/s': bareRate,
-      'store create + event log/s': loggedRate,
-      'logged ÷ bare ratio': loggedRate / bareRate
+      'bare insert/s': median(rates[0]),
+      'store create + event log/s': median(rates[1]),
+      'logged ÷ bare ratio': median(ratios),
+      'rounds (ratio)': `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`,
+      'load average': loadavg()[0]!
     })
   }
   printTable(
-    `Durable writes: bare inserts vs store creates with the event log (${shown}, median of ${ROUNDS} rounds)`,
+    `Durable writes: bare inserts vs store creates with the event log (${shown}, median of ${WRITE_ROUNDS} rounds)`,
     writeRows
   )
   writeResults('rethinkdb-writes', writeRows)
+
+  // What one writer can reach at all: the same writes as query shapes, one at a time, interleaved.
+  const shapes: { shape: string; write: () => Promise<unknown> }[] = [
+    { shape: 'bare insert (one hard flush)', write: bare },
+    {
+      shape: 'record and a log row in one insert into one table (one flush)',
+      write: () =>
+        table('writes_one')
+          .insert([message(), { log: true, events: [{ record: message() }] }])
+          .run()
+    },
+    {
+      shape: 'record, then a log row in another table, one query (two flushes)',
+      write: () =>
+        table('writes_two')
+          .insert(message())
+          .do(() => table('writes_log').insert({ events: [{ record: message() }] }))
+          .run()
+    },
+    { shape: 'store create with the event log', write: create }
+  ]
+  const latencies = shapes.map((): number[] => [])
+  for (const end = performance.now() + 20_000; performance.now() < end;) {
+    for (const index of shuffled(shapes.map((_, index) => index))) {
+      const start = performance.now()
+      await shapes[index]!.write()
+      latencies[index]!.push(performance.now() - start)
+    }
+  }
+  const means = latencies.map((values) => values.reduce((sum, value) => sum + value, 0) / values.length)
+  const limitRows = shapes.map(({ shape }, index) => ({
+    'one writer, one query of': shape,
+    'writes/s': 1000 / means[index]!,
+    'median ms': median(latencies[index]!),
+    '÷ bare ratio': means[0]! / means[index]!
+  }))
+  printTable(
+    `One writer: query shapes interleaved one write at a time for 20 s (${shown}, load average ${loadavg()[0]!.toFixed(1)})`,
+    limitRows
+  )
+  writeResults('rethinkdb-write-shapes', limitRows)
   await logged.close()
+}
+
+function shuffled<T>(values: T[]): T[] {
+  for (let index = values.length - 1; index > 0; index--) {
+    const other = Math.floor(Math.random() * (index + 1))
+    ;[values[index], values[other]] = [values[other]!, values[index]!]
+  }
+  return values
 }
 
 /** Writes per second with `writers` loops each awaiting one write at a time, for about `seconds`. */

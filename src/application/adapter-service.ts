@@ -80,28 +80,34 @@ export class AdapterService<T extends Data = Data> {
     return this.store.id
   }
 
-  async find(params: AdapterParams = {}): Promise<T[] | Paginated<T> | CursorPage<T>> {
+  // The public methods hand back the promise of their `_` method: an async function around it would cost every call
+  // a promise and turns of the microtask queue.
+  find(params: AdapterParams = {}): Promise<T[] | Paginated<T> | CursorPage<T>> {
     return this._find(params)
   }
 
-  async get(id: Id, params: AdapterParams = {}): Promise<T> {
+  get(id: Id, params: AdapterParams = {}): Promise<T> {
     return this._get(id, params)
   }
 
-  async create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
-    if (Array.isArray(data)) this.assertMulti('create', params)
+  /** One record for one object, an array for an array (`multi` must allow it). */
+  create(data: Partial<T>, params?: AdapterParams): Promise<T>
+  create(data: Partial<T>[], params?: AdapterParams): Promise<T[]>
+  create(data: Partial<T> | Partial<T>[], params?: AdapterParams): Promise<T | T[]>
+  create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
+    if (Array.isArray(data) && !this.allowsMulti('create', params)) return Promise.reject(multiRefused('create'))
     return this._create(data, params)
   }
 
-  async update(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T> {
+  update(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T> {
     return this._update(id, data, params)
   }
 
-  async patch(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T | T[]> {
+  patch(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T | T[]> {
     return this._patch(id, data, params)
   }
 
-  async remove(id: NullableId, params: AdapterParams = {}): Promise<T | T[]> {
+  remove(id: NullableId, params: AdapterParams = {}): Promise<T | T[]> {
     return this._remove(id, params)
   }
 
@@ -260,13 +266,17 @@ export class AdapterService<T extends Data = Data> {
   }
 
   private assertMulti(method: MultiMethod, params: AdapterParams): void {
-    if (!this.allowsMulti(method, params)) throw new MethodNotAllowed(`Can not ${method} multiple entries`)
+    if (!this.allowsMulti(method, params)) throw multiRefused(method)
   }
 }
 
 /** The records of `filter` that also match `cursor`. */
 function within(filter: Filter, cursor: Filter): Filter {
   return isMatchAll(filter) ? cursor : { op: 'and', filters: [filter, cursor] }
+}
+
+function multiRefused(method: MultiMethod): Error {
+  return new MethodNotAllowed(`Can not ${method} multiple entries`)
 }
 
 function notFound(id: NullableId): Error {

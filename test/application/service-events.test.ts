@@ -181,6 +181,24 @@ describe('publishing an event', () => {
     expect(summary()).toEqual(['things created: {"id":1} → x,y,z'])
   })
 
+  it('delivers one chosen channel as its members were when the event was published, with the payload it sends', () => {
+    const { events, register, deliveries, summary } = setup()
+    const [x, y, z] = [connection('x'), connection('y'), connection('z')]
+    const entry = register('things')
+    const room = channelOf(events, 'room', x, y)
+    entry.handle.publish('created', () => room)
+    entry.handle.publish('patched', () => room.send({ id: 1, text: '…' }))
+    events.emit(entry, 'created', { id: 1, text: 'secret' })
+    events.emit(entry, 'patched', { id: 1, text: 'secret' })
+    room.join(z)
+    room.leave(x)
+    expect(summary()).toEqual([
+      'things created: {"id":1,"text":"secret"} → x,y',
+      'things patched: {"id":1,"text":"…"} → x,y'
+    ])
+    expect(deliveries[0]!.connections).not.toBe(deliveries[1]!.connections)
+  })
+
   it('groups connections by payload: `channel.send(data)` makes its own delivery, the first channel of a connection wins', () => {
     const { events, register, summary } = setup()
     const [x, y, z, w] = [connection('x'), connection('y'), connection('z'), connection('w')]

@@ -1,6 +1,7 @@
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto'
+import { createRequire } from 'node:module'
 import { inject, injectable } from 'inversify'
-import jwt, { type Algorithm, type SignOptions as JwtSignOptions } from 'jsonwebtoken'
+import type { Algorithm, JwtPayload, SignOptions as JwtSignOptions } from 'jsonwebtoken'
 import { Clock } from '../../domain/clock.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
 import { SystemClock } from '../clock/system-clock.js'
@@ -16,6 +17,13 @@ export interface JsonWebTokenSettings {
   algorithm?: 'HS256' | 'HS384' | 'HS512'
 }
 export const JsonWebTokenSettings = Symbol.for('JsonWebTokenSettings')
+
+/**
+ * jsonwebtoken loads at the first sign or verify, not at startup: with its dependencies (semver alone is ~50
+ * modules) it is ~70 CommonJS modules and several MB of idle RSS that a server nobody has logged in to does not need.
+ */
+let library: typeof import('jsonwebtoken') | undefined
+const jwt = () => (library ??= createRequire(import.meta.url)('jsonwebtoken') as typeof import('jsonwebtoken'))
 
 /** Claims this service sets itself; a payload carrying them (e.g. a re-signed token) must not clash. */
 const REGISTERED = ['iat', 'exp', 'nbf', 'aud', 'iss', 'sub', 'jti']
@@ -73,7 +81,7 @@ export class JsonWebTokenService implements TokenService {
       jwtid: randomUUID()
     }
     if (options.subject !== undefined) signOptions.subject = options.subject
-    return jwt.sign(claims, this.key, signOptions)
+    return jwt().sign(claims, this.key, signOptions)
   }
 
   async verify(token: string): Promise<TokenPayload> {
@@ -81,9 +89,9 @@ export class JsonWebTokenService implements TokenService {
     const known = this.verified.get(token)
     // Outside its time window, the token goes through jsonwebtoken again for its own error ('jwt expired'…).
     if (known && inTimeWindow(known, clockTimestamp)) return copy(known)
-    let payload: string | jwt.JwtPayload
+    let payload: string | JwtPayload
     try {
-      payload = jwt.verify(token, this.key, {
+      payload = jwt().verify(token, this.key, {
         algorithms: [this.algorithm],
         audience: this.audience,
         issuer: this.issuer,

@@ -41,7 +41,7 @@ export interface EventLogOptions {
   r: R
   db: string
   logger: Logger
-  /** The log table (default `plumage_events`), in `db`. */
+  /** The log table (default `plumage_events`), in `db`; its counter row lives in `<table>_counter`. */
   table?: string
   /**
    * How long a missing number holds back the events after it before it is given up (default 5 s):
@@ -61,12 +61,13 @@ export interface EventLogOptions {
 const PRUNE_EVERY_MS = 60_000
 
 /**
- * The key of the log's counter row, in the log table itself: a string, so it sorts after every
- * event's number and no range of numbers (feed, replay) ever includes it; it has no `ts`, so
- * pruning never deletes it.
+ * The key of the log's counter row, in a table of its own (`<log>_counter`): a soft write into the
+ * log table itself waits behind the hard log inserts' flushes (see docs/adr/0008-cheap-exactly-once.md).
+ * Logs made before kept it in the log table under the same key: a string, so no range of numbers ever
+ * included it; `setup()` moves it.
  */
 const COUNTER = 'counter'
-/** Above every event number (the feed's and replay's upper bound; `r.maxval` would include the counter). */
+/** Above every event number (the feed's and replay's upper bound; `r.maxval` would include string keys). */
 const MAX_SEQ = Number.MAX_SAFE_INTEGER
 
 /** The log's counter row: the last number taken, and the log's epoch (drawn when the row is made). */
@@ -97,6 +98,8 @@ const shared = new WeakMap<R, Map<string, EventLog>>()
  */
 export class EventLog {
   readonly tableName: string
+  /** The table of the counter row (`<log>_counter`). */
+  readonly counterTableName: string
   private readonly r: R
   private readonly db: string
   private readonly logger: Logger
@@ -131,6 +134,7 @@ export class EventLog {
     this.db = options.db
     this.logger = options.logger
     this.tableName = options.table ?? 'plumage_events'
+    this.counterTableName = `${this.tableName}_counter`
     this.retentionMs = options.retentionMs ?? 600_000
     this.sequence = new EventSequence<LogRow>({
       ...(options.gapMs !== undefined ? { gapMs: options.gapMs } : {}),
@@ -155,9 +159,10 @@ export class EventLog {
   }
 
   /**
-   * Creates the log table, its `ts` index and its counter row once per process (every caller awaits
-   * the same). A counter row made again (someone deleted it) continues after the newest logged event
-   * but with a new epoch: offsets given out before it are unknown.
+   * Creates the log table, its `ts` index, the counter table and its row once per process (every
+   * caller awaits the same). A counter row made again (someone deleted it) continues after the newest
+   * logged event but with a new epoch: offsets given out before it are unknown. A log whose counter row
+   * is still in the log table (made before the counter had a table) keeps its epoch: the row moves.
    */
   setup(): Promise<void> {
     return (this.ready ??= this.create().catch((error: unknown) => {
@@ -214,23 +219,27 @@ export class EventLog {
   }
 
   private async create(): Promise<void> {
+    const placement = {
+      primaryKey: 'id',
+      ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
+      ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
+    }
     await ensureTable(
       this.r,
-      {
-        db: this.db,
-        name: this.tableName,
-        primaryKey: 'id',
-        indexes: [{ name: 'ts', fields: ['ts'] }],
-        ...(this.options.replicas !== undefined ? { replicas: this.options.replicas } : {}),
-        ...(this.options.shards !== undefined ? { shards: this.options.shards } : {})
-      },
+      { db: this.db, name: this.tableName, indexes: [{ name: 'ts', fields: ['ts'] }], ...placement },
       this.logger
     )
+    await ensureTable(this.r, { db: this.db, name: this.counterTableName, ...placement }, this.logger)
     const r = this.r
-    // Of instances starting at once, one inserts the row; the others' conflict is no error here.
-    await this.table()
-      .insert({ id: COUNTER, seq: this.newest(), epoch: r.uuid() } as never, { conflict: 'error' })
+    const earlier = this.r.db(this.db).table<Counter>(this.tableName).get(COUNTER)
+    // Of instances starting at once, one inserts the row; the others' conflict is no error here. It
+    // continues after the old row's numbers too: numbers taken by writes that died were given up.
+    const seq = r.expr([this.newest(), earlier('seq').default(0)]).max()
+    await this.counterTable()
+      .insert({ id: COUNTER, seq, epoch: earlier('epoch').default(r.uuid()) } as never, { conflict: 'error' })
       .run()
+    // An instance of an earlier version would go on numbering from the old row: without it, it stops loudly.
+    await earlier.delete().run()
     // A counter behind the log (its soft update lost in a crash) starts again after the newest event.
     await this.repair().run()
     const counter = await this.counter().run()
@@ -316,8 +325,12 @@ export class EventLog {
     return this.r.db(this.db).table<LogRow>(this.tableName)
   }
 
+  private counterTable(): RTable<Counter> {
+    return this.r.db(this.db).table<Counter>(this.counterTableName)
+  }
+
   private counter(): RSingleSelection<Counter | null> {
-    return this.r.db(this.db).table<Counter>(this.tableName).get(COUNTER)
+    return this.counterTable().get(COUNTER)
   }
 
   /**
@@ -325,11 +338,11 @@ export class EventLog {
    * the entries as one row under the first of them: one document per write, however many records it
    * wrote. A missing counter row fails the query loudly.
    *
-   * The counter's update is soft (not awaited on disk, see docs/adr/0008-cheap-exactly-once.md): the
-   * row insert that follows in the same table is hard, and its flush takes the counter along. A
-   * counter that still went back (a crash between the two, a restored backup) would hand out numbers
-   * the log holds: the query sees its numbers taken, moves the counter past the newest logged number
-   * and takes new ones — a used number is never handed out again, nor an event dropped.
+   * The counter's update is soft (not awaited on disk, see docs/adr/0008-cheap-exactly-once.md), in a
+   * table of its own that no hard write waits behind: a crash loses its last updates, while the log's
+   * rows are hard. A counter gone back (a crash, a restored backup) would hand out numbers the log
+   * holds: the query sees its numbers taken, moves the counter past the newest logged number and
+   * takes new ones — a used number is never handed out again, nor an event dropped.
    */
   private append(entries: Term): Term {
     const r = this.r

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { injectable } from 'inversify'
-import type { ErrorObject, Options } from 'ajv'
+import type { ErrorObject, Options, ValidateFunction } from 'ajv'
 import type { Ajv2020 as Ajv2020Type } from 'ajv/dist/2020.js'
 import type { JsonSchema, SchemaIssue } from '../../domain/schema/json-schema.js'
 import type { SchemaValidator, Validate } from '../../domain/schema/schema-validator.js'
@@ -8,27 +8,37 @@ import { describeField } from '../../domain/schema/validation-error.js'
 
 // CommonJS packages: their module.exports is the class/plugin (the ESM `default` interop differs by tool).
 const require = createRequire(import.meta.url)
-const Ajv2020 = require('ajv/dist/2020.js') as typeof Ajv2020Type
-const addFormats = require('ajv-formats') as (ajv: Ajv2020Type) => Ajv2020Type
-const ajvKeywords = require('ajv-keywords') as (ajv: Ajv2020Type, keywords: string[]) => Ajv2020Type
+
+/**
+ * A configured Ajv, loaded and built at the first validation: Ajv, its formats and its 2020-12 meta-schemas are
+ * ~90 modules and the largest piece of startup CPU and idle memory of a server that has not validated a body yet.
+ */
+function createAjv(options: Options): Ajv2020Type {
+  const Ajv2020 = require('ajv/dist/2020.js') as typeof Ajv2020Type
+  const addFormats = require('ajv-formats') as (ajv: Ajv2020Type) => Ajv2020Type
+  // Only the one keyword used: the package's entry point loads all of its ~35 keyword modules.
+  const addTransform = require('ajv-keywords/dist/keywords/transform') as (ajv: Ajv2020Type) => Ajv2020Type
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, allowUnionTypes: true, strict: true, ...options })
+  addFormats(ajv)
+  addTransform(ajv)
+  return ajv
+}
 
 /**
  * The validation port on Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) with ajv-formats
  * (email, date-time, uuid…) and ajv-keywords' `transform` (trim, toLowerCase…). Every error is
  * collected (`allErrors`), `default`s are filled in, types are never coerced (a JSON body keeps its
  * types; queries are coerced by the domain's coerceQuery, which knows REST strings from JSON).
- * Each schema object is compiled once, on first use.
+ * Each schema object is compiled once, when it first validates a value (services get their
+ * validators when registered, most are first used much later, some never): a schema Ajv refuses
+ * fails that validation, and every later one, with Ajv's error.
  */
 @injectable()
 export class AjvSchemaValidator implements SchemaValidator {
-  private readonly ajv: Ajv2020Type
+  private ajv?: Ajv2020Type
   private readonly compiled = new WeakMap<object, Validate>()
 
-  constructor(options: Options = {}) {
-    this.ajv = new Ajv2020({ allErrors: true, useDefaults: true, allowUnionTypes: true, strict: true, ...options })
-    addFormats(this.ajv)
-    ajvKeywords(this.ajv, ['transform'])
-  }
+  constructor(private readonly options: Options = {}) {}
 
   compile(schema: JsonSchema): Validate {
     if (typeof schema === 'boolean') return this.build(schema)
@@ -38,8 +48,11 @@ export class AjvSchemaValidator implements SchemaValidator {
   }
 
   private build(schema: JsonSchema): Validate {
-    const check = this.ajv.compile(schema as object)
-    return (value) => (check(value) ? [] : (check.errors ?? []).map(toIssue))
+    let check: ValidateFunction | undefined
+    return (value) => {
+      check ??= (this.ajv ??= createAjv(this.options)).compile(schema as object)
+      return check(value) ? [] : (check.errors ?? []).map(toIssue)
+    }
   }
 }
 

@@ -5,12 +5,13 @@ import {
   authenticationResultSchema,
   cursorPageSchema,
   errorSchema,
+  loginOf,
   pascal,
   schemaRefs,
-  type OpenApiOptions,
   type Schema,
   type SchemaRefs
-} from './openapi-document.js'
+} from './api-schemas.js'
+import type { OpenApiOptions } from './openapi-document.js'
 
 /*
  * The AsyncAPI 3.0 document of an app: what the real-time transport (socket.io) carries, generated from
@@ -57,7 +58,7 @@ export function asyncApiDocument(app: App, options: OpenApiOptions): Schema {
   ]) {
     const refs =
       service.path === authPath
-        ? authenticationRefs(results.get(options.entityPath ?? 'users') ?? { type: 'object' })
+        ? authenticationRefs(service, results.get(options.entityPath ?? 'users') ?? { type: 'object' })
         : schemaRefs(service, schemas)
     results.set(service.path, refs.result)
     const key = keyOf(service.path)
@@ -79,9 +80,10 @@ export function asyncApiDocument(app: App, options: OpenApiOptions): Schema {
   }
 }
 
-function authenticationRefs(user: Schema): SchemaRefs {
-  const request = authenticationRequestSchema()
-  return { result: authenticationResultSchema(user), data: request, patch: request }
+function authenticationRefs(service: ServiceDescription, user: Schema): SchemaRefs {
+  const login = loginOf(service.service)
+  const request = authenticationRequestSchema(login)
+  return { result: authenticationResultSchema(user, login), data: request, patch: request }
 }
 
 /** One service's channel: a call message and its reply per method, a message per event, and their operations. */

@@ -38,9 +38,9 @@ export interface StoreContractOptions {
  * The behaviour every adapter of the Store port must show: a translation of @feathersjs/adapter-tests (test
  * names in parentheses are theirs) to the port, plus plumage's own rows ($search, $contains, typed ranges,
  * numeric-string ids, copies), run once per id field name; and the optional live members as the App uses them.
- * Groups: `queries`, `writes`, `indexes`, `cursors`, and `live` (`live / watch`, `live / whenWatching`, `live / publish`,
- * `live / across processes`), each made of smaller ones. Unsorted results are compared as sets: a database may
- * return rows in any order.
+ * Groups: `queries`, `writes`, `indexes`, `cursors`, and `live` (`live / watch`, `live / whenWatching`,
+ * `live / publish`, `live / across processes`), each made of smaller ones. Unsorted results are compared as sets:
+ * a database may return rows in any order.
  */
 export const runStoreContract = defineContract<StoreContractOptions>('Store', (tools, options) => {
   const { describe, group, test, beforeAll, afterAll, beforeEach, expect } = tools

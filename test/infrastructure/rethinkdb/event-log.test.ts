@@ -55,7 +55,7 @@ describe("the event log's numbering", () => {
       .toString()
     // One atomic update takes as many numbers as there are events, without waiting for the disk…
     expect(term).toMatch(
-      /table\("plumage_events"\)\.get\("counter"\)\.update\(\(var_\d+\) => \{ seq: var_\d+\("seq"\)\.add\(var_\d+\) \}, \{ durability: "soft", returnChanges: "always" \}\)/
+      /table\("plumage_events_counter"\)\.get\("counter"\)\.update\(\(var_\d+\) => \{ seq: var_\d+\("seq"\)\.add\(var_\d+\) \}, \{ durability: "soft", returnChanges: "always" \}\)/
     )
     // …fails with the server's message when that update fails (its changes would carry the old number)…
     expect(term).toMatch(

@@ -48,4 +48,10 @@ describe('AjvSchemaValidator', () => {
       { field: 'createdAt', rule: 'readOnly', message: "'createdAt' is set by the server and may not be sent" }
     ])
   })
+
+  it('compiles a schema when it first validates: a schema Ajv refuses fails each validation with its error', () => {
+    const validate = validator.compile({ type: 'object', properties: { text: { type: 'string', colour: 'red' } } })
+    expect(() => validate({ text: 'hi' })).toThrow('strict mode: unknown keyword: "colour"')
+    expect(() => validate({ text: 'hi' })).toThrow('unknown keyword')
+  })
 })

@@ -1,0 +1,152 @@
+/**
+ * `npm run bench:startup`: cold start and idle memory of the server `npm start` runs, on the memory store
+ * (issue 25: cold start to `/health` ≤ 400 ms, idle RSS ≤ 75 MB, medians of 10).
+ *
+ * Each spawn is the process `npm start` runs, `node scripts/start.mjs` (it reads .env, checks the build is
+ * up to date and imports dist/plumage.mjs; npm's own CLI in front of it is left out), with
+ * NODE_ENV=production, STORE=memory and a free port. The clock runs from spawn to the first 200 on
+ * `GET /health` (polled every 2 ms). Then the server is left alone until it used no CPU for 100 ms, and
+ * its RSS is read twice: as it is (idle RSS) and after a full GC (asked over IPC through the same
+ * preload the other benchmarks use; the preload imports nothing). The build is brought up to date once
+ * before the first spawn, so no spawn builds.
+ *
+ * BENCH_SPAWNS: how many spawns (default 10). BENCH_PROFILE=1 writes a `--cpu-prof` of each spawn's
+ * startup to dist/bench/profiles (the server exits normally on SIGTERM, which writes the profile).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { get } from 'node:http'
+import { createServer } from 'node:net'
+import { loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { loadText } from './support/report.js'
+import { collectGarbage, cpuTicks, HOOK_ARGS, memoryOf, waitIdle } from './support/servers.js'
+
+const SPAWNS = Number(process.env.BENCH_SPAWNS ?? 10)
+const PROFILE = process.env.BENCH_PROFILE === '1'
+const GOAL_MS = 400
+const GOAL_MB = 75
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const start = fileURLToPath(new URL('../../scripts/start.mjs', import.meta.url))
+const profiles = fileURLToPath(new URL('./profiles', import.meta.url))
+
+interface Spawned {
+  /** Spawn → first 200 on /health, ms. */
+  ms: number
+  /** CPU time (user + system) the server used until then, ms: less sensitive to a busy machine than the clock. */
+  cpu: number
+  /** RSS once idle, MB. */
+  idle: number
+  /** RSS after a full GC, MB. */
+  collected: number
+}
+
+async function startOnce(): Promise<Spawned> {
+  const port = await freePort()
+  const args = [...HOOK_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []), start]
+  const started = performance.now()
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      STORE: 'memory',
+      AUTH_SECRET: 'bench-startup-secret-0123456789',
+      PORT: String(port),
+      HOST: '127.0.0.1'
+    }
+  })
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`scripts/start.mjs exited with ${code} before /health answered 200:\n${stderr}`)
+  })
+  exited.catch(() => undefined)
+  try {
+    while ((await Promise.race([probe(port), exited])) !== 200) await new Promise((resolve) => setTimeout(resolve, 2))
+    const ms = performance.now() - started
+    const cpu = cpuTicks(child.pid!) * 10
+    await waitIdle(child.pid!, 5_000)
+    const idle = memoryOf(child.pid!).rss
+    await collectGarbage(child)
+    return { ms, cpu, idle, collected: memoryOf(child.pid!).rss }
+  } finally {
+    await stop(child)
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exit = once(child, 'exit')
+  // SIGTERM lets a profiled server write its profile on the way out; the others need not wait for it.
+  child.kill(PROFILE ? 'SIGTERM' : 'SIGKILL')
+  await exit
+}
+
+/** The status of one `GET /health`, or 0 while nothing listens yet. */
+function probe(port: number): Promise<number> {
+  return new Promise((resolve) => {
+    const request = get({ host: '127.0.0.1', port, path: '/health', agent: false }, (response) => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    })
+    request.on('error', () => resolve(0))
+  })
+}
+
+function freePort(): Promise<number> {
+  const server = createServer()
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length / 2
+  return sorted.length % 2 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+const range = (values: number[], digits: number) =>
+  `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
+const verdict = (met: boolean) => (met ? 'met' : 'NOT met')
+
+const build = spawnSync(
+  process.execPath,
+  [fileURLToPath(new URL('../../scripts/build-if-changed.mjs', import.meta.url))],
+  {
+    cwd: root,
+    stdio: 'inherit'
+  }
+)
+if (build.status !== 0) process.exit(build.status ?? 1)
+console.log(`npm start's server on memory: ${SPAWNS} spawns of scripts/start.mjs   [load ${loadText()}]`)
+const runs: Spawned[] = []
+for (let index = 0; index < SPAWNS; index++) {
+  const run = await startOnce()
+  runs.push(run)
+  console.log(
+    `  spawn ${index + 1}: ${run.ms.toFixed(0)} ms to /health (${run.cpu} ms CPU), idle RSS ${run.idle.toFixed(1)} MB, ` +
+      `after GC ${run.collected.toFixed(1)} MB`
+  )
+}
+const [ms, cpu, idle, collected] = [
+  runs.map((r) => r.ms),
+  runs.map((r) => r.cpu),
+  runs.map((r) => r.idle),
+  runs.map((r) => r.collected)
+]
+console.log(
+  `\n| median of ${SPAWNS} | value | range | goal | |\n|---|--:|--:|---|---|\n` +
+    `| cold start to first 200 on /health | ${median(ms).toFixed(0)} ms | ${range(ms, 0)} ms | ≤ ${GOAL_MS} ms | ${verdict(median(ms) <= GOAL_MS)} |\n` +
+    `| CPU time used until then | ${median(cpu).toFixed(0)} ms | ${range(cpu, 0)} ms | | |\n` +
+    `| idle RSS | ${median(idle).toFixed(1)} MB | ${range(idle, 1)} MB | ≤ ${GOAL_MB} MB | ${verdict(median(idle) <= GOAL_MB)} |\n` +
+    `| idle RSS after a full GC | ${median(collected).toFixed(1)} MB | ${range(collected, 1)} MB | ≤ ${GOAL_MB} MB | ${verdict(median(collected) <= GOAL_MB)} |\n` +
+    `\nload average (1/5/15 min) at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' / ')}${PROFILE ? `; profiles in ${profiles}` : ''}`
+)

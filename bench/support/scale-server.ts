@@ -1,0 +1,160 @@
+import 'reflect-metadata'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { MemoryService } from '@feathersjs/memory'
+import { Server } from 'socket.io'
+import { AdapterService } from '../../src/application/adapter-service.js'
+import { App } from '../../src/application/app.js'
+import { Clock } from '../../src/domain/clock.js'
+import { Logger } from '../../src/domain/logger.js'
+import type { Connection } from '../../src/domain/service/service.js'
+import { Metrics } from '../../src/domain/metrics.js'
+import { StoreFactory } from '../../src/domain/store/store-factory.js'
+import { loadConfig } from '../../src/infrastructure/config/config.js'
+import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
+import { buildContainer, httpEngines, restAppOptions, startRealtime } from '../../src/container.js'
+import { BENCH_SECRET, BENCH_USER } from './auth-setup.js'
+import { createFeathersReferenceApp } from './feathers-reference-app.js'
+
+/**
+ * One server of `npm run bench:scale` (bench/scale.ts), forked with an IPC channel and --expose-gc:
+ * SCALE_SERVER=plumage (the app `npm start` serves on memory: src/container.ts, the reference app's
+ * channels, connection state recovery on), feathers (the Feathers v5 reference app,
+ * feathers-reference-app.ts) or socketio (a bare socket.io server: every socket in one room, the
+ * physical limit of fan-out). Both apps get two more open services: `ticks`, whose events go to the
+ * channel 'busy' (or to 'authenticated' when the record says `all`), and `rooms`, whose `create`
+ * puts the caller's connection in 'busy'. Answers the driver's messages: `stats` (heap after a full
+ * GC, RSS, CPU), `cpu` (CPU only, no GC), `broadcast` (one `ticks created` to every socket, created
+ * on the server), `records` (seeds `records` with n records), and replies with the same `id`.
+ */
+type Command = { id: number; type: 'stats' | 'cpu' | 'broadcast' | 'records'; t?: number; n?: number }
+type Started = { url: string; token: string; broadcast(t: number): Promise<void>; records(n: number): Promise<void> }
+
+const kind = process.env.SCALE_SERVER ?? 'plumage'
+const gc = (globalThis as { gc?: () => void }).gc!
+
+async function startPlumage(): Promise<Started> {
+  const config = loadConfig({
+    STORE: 'memory',
+    AUTH_SECRET: BENCH_SECRET,
+    JWT_EXPIRES_IN: '1d',
+    PORT: '0',
+    METRICS: 'false',
+    LOG_LEVEL: 'error',
+    API_DOCS: 'false',
+    STATIC_DIR: ''
+  })
+  const container = buildContainer(config)
+  const app = container.get<App>(App)
+  app.use('ticks', new AdapterService(new InMemoryStore()))
+  app.use('records', new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, multi: ['create'] }))
+  app.use('rooms', {
+    async create(data: Record<string, unknown>, params?: { connection?: Connection }) {
+      if (params?.connection) app.channel('busy').join(params.connection)
+      return data
+    }
+  })
+  app
+    .service('ticks')
+    .publish((data) => ((data as { all?: boolean }).all ? app.channel('authenticated') : app.channel('busy')))
+  app.service('rooms').publish(() => null)
+  app.service('records').publish(() => null)
+  await app.setup()
+  const logger = container.get<Logger>(Logger)
+  const engine = httpEngines[config.http](
+    app,
+    restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory), container.get<Metrics>(Metrics))
+  )
+  startRealtime(config, app, engine.server, logger, container.get<Clock>(Clock))
+  const http = await engine.listen(0, '127.0.0.1')
+  await app.service('users').create(BENCH_USER)
+  const { accessToken } = (await app.service('authentication').create({ strategy: 'local', ...BENCH_USER })) as {
+    accessToken: string
+  }
+  return {
+    url: http.url,
+    token: accessToken,
+    broadcast: async (t) => void (await app.service('ticks').create({ t, all: true })),
+    records: (n) => seed(app.service('records') as { create(data: unknown): Promise<unknown> }, n)
+  }
+}
+
+async function startFeathers(): Promise<Started> {
+  const app = createFeathersReferenceApp()
+  const channels = app as unknown as { channel(name: string): { join(connection: unknown): void } }
+  app.use('ticks', new MemoryService() as never)
+  app.use('records', new MemoryService({ paginate: { default: 10, max: 50 }, multi: ['create'] }) as never)
+  app.use('rooms', {
+    async create(data: Record<string, unknown>, params?: { connection?: unknown }) {
+      if (params?.connection) channels.channel('busy').join(params.connection)
+      return data
+    }
+  } as never)
+  const service = (path: string) => app.service(path) as unknown as { publish(fn: (data: unknown) => unknown): void }
+  service('ticks').publish((data) =>
+    (data as { all?: boolean }).all ? channels.channel('authenticated') : channels.channel('busy')
+  )
+  service('rooms').publish(() => null)
+  service('records').publish(() => null)
+  const http = await app.listen(0, '127.0.0.1')
+  if (!http.listening) await new Promise((resolve) => http.once('listening', resolve))
+  await app.service('users').create(BENCH_USER)
+  const { accessToken } = (await app
+    .service('authentication')
+    .create({ strategy: 'local', ...BENCH_USER })) as unknown as { accessToken: string }
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    token: accessToken,
+    broadcast: async (t) => void (await app.service('ticks').create({ t, all: true })),
+    records: (n) => seed(app.service('records') as unknown as Parameters<typeof seed>[0], n)
+  }
+}
+
+/** Every socket in the room 'all'; a login is answered (with no check) so clients run the same steps everywhere. */
+async function startSocketIo(): Promise<Started> {
+  const http = createServer()
+  const io = new Server(http, { serveClient: false, perMessageDeflate: false })
+  io.on('connection', (socket) => {
+    void socket.join('all')
+    socket.on('create', (...args: unknown[]) => {
+      const ack = args.at(-1)
+      if (typeof ack === 'function') ack(null, { accessToken: 'none' })
+    })
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  let id = 0
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    token: 'none',
+    broadcast: async (t) => void io.to('all').emit('ticks created', { t, all: true, id: id++ }),
+    records: async () => undefined
+  }
+}
+
+async function seed(service: { create(data: unknown): Promise<unknown> }, n: number): Promise<void> {
+  const batch = 1000
+  for (let i = 0; i < n; i += batch)
+    await service.create(
+      Array.from({ length: Math.min(batch, n - i) }, (_, j) => ({ text: `record ${i + j}`, k: (i + j) % 1000 }))
+    )
+}
+
+const starts: Record<string, () => Promise<Started>> = {
+  plumage: startPlumage,
+  feathers: startFeathers,
+  socketio: startSocketIo
+}
+const server = await starts[kind]!()
+process.on('message', (message: Command) => {
+  const reply = (value: unknown) => process.send!({ id: message.id, value })
+  if (message.type === 'stats') {
+    gc()
+    gc()
+    const { heapUsed, rss } = process.memoryUsage()
+    reply({ heapUsed, rss, cpu: process.cpuUsage() })
+  } else if (message.type === 'cpu') reply({ cpu: process.cpuUsage() })
+  else if (message.type === 'broadcast') void server.broadcast(message.t!).then(() => reply(null))
+  else void server.records(message.n!).then(() => reply(null))
+})
+process.once('SIGTERM', () => process.exit(0))
+process.send!({ id: 0, value: { url: server.url, token: server.token } })
