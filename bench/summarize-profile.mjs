@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 // Summarizes `node --cpu-prof` profiles: the functions with the most self time, and self time per
 // package (node_modules/<name>), plumage's own code (src/, dist/plumage.mjs) and Node's internals.
-// Usage: node bench/summarize-profile.mjs [--top N] <file.cpuprofile>...   (several files are added up)
+// Usage: node bench/summarize-profile.mjs [--top N] [--after MS] <file.cpuprofile>...   (several files are added up;
+// --after leaves out the first MS milliseconds of each profile, e.g. a server's startup before the load)
 import { readFileSync } from 'node:fs'
 
 const args = process.argv.slice(2)
 let top = 25
+let after = 0
 const files = []
 for (let index = 0; index < args.length; index++) {
   if (args[index] === '--top') top = Number(args[++index])
+  else if (args[index] === '--after') after = Number(args[++index])
   else files.push(args[index])
 }
 if (files.length === 0) {
-  console.error('usage: node bench/summarize-profile.mjs [--top N] <file.cpuprofile>...')
+  console.error('usage: node bench/summarize-profile.mjs [--top N] [--after MS] <file.cpuprofile>...')
   process.exit(2)
 }
 
@@ -39,7 +42,10 @@ for (const file of files) {
   const nodeById = new Map(nodes.map((node) => [node.id, node]))
   const self = new Map()
   // Each sample's time is the delta to the next one, charged to the frame on top of the stack.
+  let elapsed = 0
   for (let index = 0; index < samples.length; index++) {
+    elapsed += timeDeltas[index] / 1000
+    if (elapsed < after) continue
     const ms = (timeDeltas[index + 1] ?? 0) / 1000
     add(self, samples[index], ms)
   }

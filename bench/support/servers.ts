@@ -10,7 +10,8 @@ export interface Target {
   pid: number
   /** Runs a full GC in the server (spawned with `--expose-gc` and the hook below) and resolves after it settled. */
   collectGarbage(): Promise<void>
-  stop(): Promise<void>
+  /** Kills the server (SIGKILL unless told; a server that handles SIGTERM exits normally on it). */
+  stop(signal?: NodeJS.Signals): Promise<void>
 }
 
 /**
@@ -27,8 +28,14 @@ const GC_HOOK =
 export const HOOK_ARGS = ['--expose-gc', `--import=${GC_HOOK}`]
 
 /** Runs a bundled server script (built beside this file) in its own process and waits for READY. */
-export async function startTarget(name: string, script: string, env: Record<string, string> = {}): Promise<Target> {
-  const child: ChildProcess = spawn(process.execPath, [...HOOK_ARGS, fileURLToPath(new URL(script, import.meta.url))], {
+export async function startTarget(
+  name: string,
+  script: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = []
+): Promise<Target> {
+  const args = [...HOOK_ARGS, ...nodeArgs, fileURLToPath(new URL(script, import.meta.url))]
+  const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production', ...env }
   })
@@ -41,8 +48,8 @@ export async function startTarget(name: string, script: string, env: Record<stri
         url: `http://127.0.0.1:${match[1]}`,
         pid: child.pid!,
         collectGarbage: () => collectGarbage(child),
-        async stop() {
-          child.kill('SIGKILL')
+        async stop(signal = 'SIGKILL') {
+          child.kill(signal)
           if (child.exitCode === null && child.signalCode === null) await once(child, 'exit')
         }
       }

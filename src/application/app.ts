@@ -42,8 +42,13 @@ export class App<Services extends object = object> extends EventEmitter implemen
   private readonly registry: ServiceRegistry
   private readonly pipeline: HookPipeline
   private readonly events: ServiceEvents
-  /** Calls that came in through a transport and have not finished (see `idle`). */
-  private readonly inFlight = new Set<Promise<unknown>>()
+  /**
+   * How many calls that came in through a transport have not finished (see `idle`): a count, not a
+   * set of their promises, so a call pays no extra promise and closures for being tracked.
+   */
+  private inFlight = 0
+  /** Resolvers of `idle()` waits, called when `inFlight` drops to 0. */
+  private readonly drained = new Set<() => void>()
   private isSetup = false
 
   constructor(options: AppOptions = {}) {
@@ -119,7 +124,10 @@ export class App<Services extends object = object> extends EventEmitter implemen
     return this
   }
 
-  /** Calls every service's `setup` and waits until live stores publish their changes. */
+  /**
+   * Calls every service's `setup`, then the setup steps its hooks carry (e.g. uniqueField's back-fill), and waits
+   * until live stores publish their changes.
+   */
   async setup(): Promise<void> {
     this.isSetup = true
     for (const entry of this.registry.values()) await this.setupEntry(entry)
@@ -141,15 +149,14 @@ export class App<Services extends object = object> extends EventEmitter implemen
    * would have, instead of every query it had running failing at once when the pool is drained.
    */
   async idle(timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs
-    while (this.inFlight.size > 0 && Date.now() < deadline) {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const late = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, deadline - Date.now())
-      })
-      await Promise.race([Promise.allSettled([...this.inFlight]), late])
-      clearTimeout(timer)
-    }
+    if (this.inFlight === 0) return
+    let resolve!: () => void
+    const drained = new Promise<void>((done) => (resolve = done))
+    const timer = setTimeout(resolve, timeoutMs)
+    this.drained.add(resolve)
+    await drained
+    clearTimeout(timer)
+    this.drained.delete(resolve)
   }
 
   /** A named channel (created on first use), or several as one. */
@@ -176,28 +183,45 @@ export class App<Services extends object = object> extends EventEmitter implemen
     return new Gateway(this.core, options.clock ?? systemClock)
   }
 
-  /** One call (AppCore.run): counted in flight when it came from a transport. */
+  /** One call (AppCore.run) through the hooks, then its events; counted in flight when it came from a transport. */
   private run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
-    const running = this.traced(entry, call)
-    if (call.params.provider === undefined) return running
-    this.inFlight.add(running)
-    const done = () => {
-      this.inFlight.delete(running)
-    }
-    running.then(done, done)
-    return running
+    if (call.params.provider === undefined) return this.traced(entry, call)
+    this.inFlight++
+    return this.traced(entry, call).then(this.finished, this.failed)
+  }
+
+  // Bound once: tracking a call in flight allocates nothing per call but the promise of `then`.
+  private readonly finished = (context: HookContext): HookContext => {
+    this.settled()
+    return context
+  }
+
+  private readonly failed = (error: unknown): never => {
+    this.settled()
+    throw error
+  }
+
+  private settled(): void {
+    if (--this.inFlight === 0 && this.drained.size > 0) for (const resolve of this.drained) resolve()
   }
 
   /**
    * One call through the hooks, then its events. Traced, the call is the span `<path>.<method>`
    * (its store queries and the calls its hooks make are children), and its events link to it.
+   * Untraced (the common case), the events are emitted as soon as the pipeline settled, without an
+   * async function of its own around it.
    */
-  private async traced(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+  private traced(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
     if (!this.tracer.enabled) {
-      const context = await this.pipeline.run(entry, call)
-      this.events.emitResult(entry, context)
-      return context
+      return this.pipeline.run(entry, call).then((context) => {
+        this.events.emitResult(entry, context)
+        return context
+      })
     }
+    return this.tracedRun(entry, call)
+  }
+
+  private async tracedRun(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
     let writer: string | undefined
     const context = await this.tracer.run(
       `${entry.path}.${call.method}`,
@@ -220,6 +244,7 @@ export class App<Services extends object = object> extends EventEmitter implemen
 
   private async setupEntry(entry: ServiceEntry): Promise<void> {
     await (entry.service as { setup?: (app: App, path: string) => unknown }).setup?.(this as App, entry.path)
+    for (const step of this.pipeline.setupSteps(entry)) await step({ path: entry.path, service: entry.service })
     // Ready means every write from now on is published: wait until the change stream is live.
     await this.events.follow(entry, () => this.pipeline.hiddenFields(entry))
   }

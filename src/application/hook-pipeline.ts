@@ -4,18 +4,22 @@ import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-d
 import type { ServiceCall } from '../domain/service/service.js'
 import type { AroundHook, HookApp, HookContext, HookMap } from './hook-context.js'
 import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
+import { collectSetupSteps, type HookSetup } from './hook-setup.js'
 import { PROTECTED_FIELDS } from './protected-fields.js'
 import type { ServiceEntry } from './service-entry.js'
 
 /**
  * The hook pipeline: app hooks wrap service hooks; each call runs around → before → method (skipped
  * when a before hook set `result`) → after, and the error hooks on failure. It also collects the
- * fields `protect(...)` hooks hide, which the app strips from events stores publish by themselves.
+ * fields `protect(...)` hooks hide, which the app strips from events stores publish by themselves, and
+ * the setup steps hooks carry (hook-setup.ts), which the app runs when it sets services up.
  */
 export class HookPipeline {
   private readonly appHooks = new HookRegistry()
   /** Fields hidden by app-level `protect(...)` hooks. */
   readonly appProtected = new Set<string>()
+  /** Setup steps of app-level hooks: run for every service. */
+  private readonly appSetup = new Set<HookSetup>()
 
   constructor(
     private readonly app: HookApp,
@@ -25,13 +29,13 @@ export class HookPipeline {
   /** App-level hooks: they wrap every service's hooks. */
   addAppHooks(map: HookMap | AroundHook[]): void {
     this.appHooks.add(map)
-    collectProtected(map, this.appProtected)
+    collectMarks(map, this.appProtected, this.appSetup)
     for (const entry of this.entries()) entry.chains.clear()
   }
 
   addServiceHooks(entry: ServiceEntry, map: HookMap | AroundHook[]): void {
     entry.hooks.add(map)
-    collectProtected(map, entry.protectedFields)
+    collectMarks(map, entry.protectedFields, entry.setupSteps)
     entry.chains.clear()
   }
 
@@ -45,6 +49,11 @@ export class HookPipeline {
     return chain
   }
 
+  /** The distinct setup steps of this service's hooks, app-level ones first. */
+  setupSteps(entry: ServiceEntry): HookSetup[] {
+    return [...new Set([...this.appSetup, ...entry.setupSteps])]
+  }
+
   /** Fields hidden from this service's external callers and published events. */
   hiddenFields(entry: ServiceEntry): ReadonlySet<string> {
     if (entry.protectedFields.size === 0) return this.appProtected
@@ -56,7 +65,21 @@ export class HookPipeline {
    * service's exposed methods; malformed data and over-deep queries are a 400 before any hook runs
    * (hooks walk queries recursively too, e.g. forbidQueryOn).
    */
-  async run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+  run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+    let context: HookContext
+    try {
+      context = this.contextFor(entry, call)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const chain = this.chainFor(entry, context.method)
+    if (chain.around.length === 0) return runHooksAndMethod(entry, chain, context)
+    return runAround(chain.around, 0, context, async () => {
+      await runHooksAndMethod(entry, chain, context)
+    }).then(() => context)
+  }
+
+  private contextFor(entry: ServiceEntry, call: ServiceCall): HookContext {
     const { method, id, data, params } = call
     if (params.provider !== undefined && !entry.methods.includes(method)) {
       throw new MethodNotAllowed(`Method \`${method}\` is not supported by this endpoint.`)
@@ -64,7 +87,7 @@ export class HookPipeline {
     validateData(method, data)
     if (nestedDeeperThan(params.query))
       throw new BadRequest(`The query may be nested at most ${MAX_NESTING_DEPTH} levels deep`)
-    const context: HookContext = {
+    return {
       app: this.app,
       service: entry.handle,
       path: entry.path,
@@ -76,23 +99,64 @@ export class HookPipeline {
       event: layoutOf(method).event ?? null,
       http: {}
     }
-    const chain = this.chainFor(entry, method)
-    if (chain.around.length === 0) await runHooksAndMethod(entry, chain, context)
-    else await runAround(chain.around, 0, context, () => runHooksAndMethod(entry, chain, context))
-    return context
   }
 }
 
-async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<void> {
+/**
+ * before → method → after (error hooks on failure); resolves with the context. A hook that returns
+ * no promise (most are synchronous: validation, protect, stamps) is not awaited: an `await` per hook
+ * is a turn of the microtask queue on every call. Without after and error hooks (the common chain)
+ * no async function runs at all: the synchronous before hooks, then one `then` on the method's promise.
+ */
+function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context: HookContext): Promise<HookContext> {
+  if (chain.after.length > 0 || chain.error.length > 0) return runChain(entry, chain, context, 0)
   try {
-    for (const hook of chain.before) {
+    const { before } = chain
+    for (let index = 0; index < before.length; index++) {
       context.type = 'before'
-      await hook(context)
+      const pending = before[index]!(context)
+      if (isThenable(pending)) return runChain(entry, chain, context, index + 1, pending)
+    }
+    if (context.result !== undefined) return Promise.resolve(context)
+    return Promise.resolve(callMethod(entry, context)).then(
+      (result) => {
+        context.result = result
+        return context
+      },
+      (error: unknown) => failed(context, error)
+    )
+  } catch (error) {
+    context.error = error
+    return Promise.reject(error)
+  }
+}
+
+/** A failure with no error hooks to recover it: recorded on the context, as the full chain records it, and rethrown. */
+function failed(context: HookContext, error: unknown): never {
+  context.error = error
+  throw error
+}
+
+/** The general chain, from before hook `start` on, after `pending` (the promise the hook before it returned). */
+async function runChain(
+  entry: ServiceEntry,
+  chain: HookChain,
+  context: HookContext,
+  start: number,
+  pending?: PromiseLike<unknown>
+): Promise<HookContext> {
+  try {
+    if (pending) await pending
+    for (let index = start; index < chain.before.length; index++) {
+      context.type = 'before'
+      const returned = chain.before[index]!(context)
+      if (isThenable(returned)) await returned
     }
     if (context.result === undefined) context.result = await callMethod(entry, context)
     for (const hook of chain.after) {
       context.type = 'after'
-      await hook(context)
+      const returned = hook(context)
+      if (isThenable(returned)) await returned
     }
   } catch (error) {
     context.error = error
@@ -109,10 +173,15 @@ async function runHooksAndMethod(entry: ServiceEntry, chain: HookChain, context:
     if (!recovered) throw context.error
     context.error = undefined
   }
+  return context
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
 }
 
 /** Calls the service's own method with the handle as `this`, its arguments laid out by method-layout. */
-function callMethod(entry: ServiceEntry, context: HookContext): Promise<unknown> {
+function callMethod(entry: ServiceEntry, context: HookContext): unknown {
   const method = (entry.service as Record<string, (...args: unknown[]) => Promise<unknown>>)[context.method]!
   return method.apply(
     entry.handle,
@@ -145,9 +214,10 @@ function validateData(method: string, data: unknown): void {
   }
 }
 
-function collectProtected(map: HookMap | AroundHook[], into: Set<string>): void {
+function collectMarks(map: HookMap | AroundHook[], into: Set<string>, steps: Set<HookSetup>): void {
   const groups = Array.isArray(map) ? [map] : Object.values(map).flatMap((byMethod) => Object.values(byMethod ?? {}))
   for (const hooks of groups) {
+    collectSetupSteps(hooks, steps)
     for (const hook of [hooks].flat()) {
       const fields = (hook as { [PROTECTED_FIELDS]?: string[] } | undefined)?.[PROTECTED_FIELDS]
       if (fields) for (const field of fields) into.add(field)

@@ -8,6 +8,7 @@ import type { Tracer } from '../domain/tracing.js'
 import type { Publisher } from './channel.js'
 import type { ServiceHandle } from './hook-context.js'
 import type { HookChain, HookRegistry } from './hook-registry.js'
+import type { HookSetup } from './hook-setup.js'
 import type { CompiledSchemas } from './schema/compile-schemas.js'
 
 /*
@@ -88,6 +89,8 @@ export interface ServiceEntry {
   readonly publishers: Map<string, Publisher>
   /** Fields `protect(...)` hooks of this service hide; stripped from live-store events too. */
   readonly protectedFields: Set<string>
+  /** Setup steps carried by this service's hooks (hook-setup.ts), run by `App.setup`. */
+  readonly setupSteps: Set<HookSetup>
   /** The path's segments when it has `:placeholders`; undefined for a plain path. */
   readonly route?: readonly string[]
   /** The service's events come from its store (LiveService), not from its method results. */

@@ -57,6 +57,7 @@ export class ServiceRegistry {
       emitter: new EventEmitter().setMaxListeners(0),
       publishers: new Map(),
       protectedFields: new Set(),
+      setupSteps: new Set(),
       route: segments.some((segment) => segment.startsWith(':')) ? segments : undefined,
       live: typeof (service as Partial<LiveService>).watch === 'function',
       schemas

@@ -7,8 +7,11 @@ import type { Id } from './service/service.js'
  * id of the record that holds it, so the normalised value finds the record by its primary key.
  */
 export interface UniqueKeys {
-  /** Claims `key` in `scope`: true when it was free (and is now taken), false when it was already taken. */
-  claim(scope: string, key: string): Promise<boolean>
+  /**
+   * Claims `key` in `scope`: true when it was free (and is now taken), false when it was already taken. With
+   * `holder`, the claim records it at once (a back-fill knows the record; a write learns its id later, `assign`).
+   */
+  claim(scope: string, key: string, holder?: Id): Promise<boolean>
   /** Frees `key` in `scope` (nothing happens when it was not claimed). */
   release(scope: string, key: string): Promise<void>
   /** Records the id of the record holding a claimed key (nothing happens when it is not claimed). */

@@ -207,7 +207,18 @@ withBinary('RethinkDB restarted and failing over, with real processes', () => {
     const config = (await r.db('cluster').table('plumage_events').config().run(probe)) as unknown as {
       shards: { primary_replica: string }[]
     }
+    // Every table of the app — the services', the log's, its counter's, the sessions' — has a copy on each server.
+    const placements = (await r
+      .db('rethinkdb')
+      .table('table_config')
+      .filter({ db: 'cluster' })
+      .map((table) => [table('name'), table('shards')(0)('replicas').count()])
+      .run(probe)) as [string, number][]
     await probe.close()
+    expect(placements.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['messages', 'plumage_events', 'plumage_events_counter', 'revocations', 'refresh_tokens'])
+    )
+    expect(placements.filter(([, replicas]) => replicas !== 3)).toEqual([])
     const victim = [first, second!, third!].find((server) => server.name === config.shards[0]!.primary_replica)!
     const writing = writeUntil(targets, (acked) => acked < 90)
     await new Promise((resolve) => setTimeout(resolve, 300))

@@ -1,7 +1,8 @@
-import { BadRequest, Conflict } from '../../domain/errors/errors.js'
-import type { Data, Id, Query } from '../../domain/service/service.js'
+import { BadRequest, Conflict, NotFound, type FeathersError } from '../../domain/errors/errors.js'
+import type { Data, Id, Params, Query } from '../../domain/service/service.js'
 import type { UniqueKeys } from '../../domain/unique-keys.js'
 import type { Hook, HookContext } from '../hook-context.js'
+import { HOOK_SETUP, type SetupTarget } from '../hook-setup.js'
 import { declaredIdField } from '../id-field.js'
 
 /** Marks the `before` hook with its field (the OpenAPI generator documents the 409). */
@@ -56,6 +57,10 @@ interface CallState {
  *
  * Register `before` after the schema validation and the ownership checks (an invalid or unauthorised
  * call claims nothing), and before slow hooks such as `hashPassword` (a losing signup costs no hash).
+ *
+ * `before` also carries the back-fill (hook-setup.ts): when the app is set up, every record the service
+ * holds gets its key, so a field made unique on a service that already has records is unique from the
+ * first call on; records that already collide stop the start with a 409 naming them (see `backfill`).
  */
 export function uniqueField(field: string, options: UniqueFieldOptions): UniqueFieldHooks {
   const { keys } = options
@@ -157,5 +162,104 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     await releaseAll(state.scope, state.claimed)
   }
 
-  return { before: Object.assign(before, { [UNIQUE_FIELD]: field }), after, error, lookup }
+  const setup = (target: SetupTarget) =>
+    backfill(target, { keys, field, normalize: claimedKeyOf, scope: options.scope ?? `${target.path}.${field}` })
+
+  return { before: Object.assign(before, { [UNIQUE_FIELD]: field, [HOOK_SETUP]: setup }), after, error, lookup }
+}
+
+/** How many keys a back-fill settles at once (each is one or two round trips to the keys' store). */
+const BACKFILL_CONCURRENCY = 32
+/** How many collisions the error's message lists (its `data` has all of them). */
+const LISTED_COLLISIONS = 10
+
+interface Backfill {
+  keys: UniqueKeys
+  field: string
+  scope: string
+  normalize: (value: unknown) => string | undefined
+}
+
+interface RawService {
+  find?(params: Params): Promise<unknown>
+  get?(id: Id, params: Params): Promise<unknown>
+}
+
+/**
+ * Claims the key of every record `target` holds, each with its record's id, so that records written
+ * before the field was unique (or straight into the database) count. It runs at every start and is
+ * idempotent: a key its record already holds is left alone, one claimed by an earlier version (no
+ * holder) is given its record, and one whose holder no longer has the value (removed or changed in the
+ * database) moves to the record that has it. Several instances starting at once agree: a claim names
+ * its holder atomically, so the loser reads the winner's id, its own record's.
+ *
+ * Records that share a key stop it: a 409 naming the field and, per normalised value, the ids that
+ * hold it (found among the records read, or a record that got the key since), so that they can be
+ * fixed before the service starts answering — until then every one of them could be the one a login
+ * or a find by the field returns. It reads the id and the field of every record in one query.
+ */
+async function backfill({ path, service }: SetupTarget, options: Backfill): Promise<void> {
+  const { field, normalize } = options
+  const raw = service as RawService
+  if (!raw.find) throw new Error(`uniqueField on '${path}' needs a service with a find method`)
+  const idField = declaredIdField(service) ?? 'id'
+  const found = await raw.find({ paginate: false, query: { $select: [idField, field] } })
+  const records = (Array.isArray(found) ? found : ((found as { data?: unknown[] }).data ?? [])) as Data[]
+  const idsByKey = new Map<string, Id[]>()
+  for (const record of records) {
+    const key = normalize(record[field])
+    const id = record[idField]
+    if (key === undefined || (typeof id !== 'string' && typeof id !== 'number')) continue
+    idsByKey.set(key, [...(idsByKey.get(key) ?? []), id])
+  }
+  const collisions = [...idsByKey].filter(([, ids]) => ids.length > 1).map(([value, ids]) => ({ value, ids }))
+  if (collisions.length === 0) {
+    const single = [...idsByKey].map(([key, [id]]) => ({ key, id: id! }))
+    for (let start = 0; start < single.length; start += BACKFILL_CONCURRENCY) {
+      const settled = await Promise.all(
+        single.slice(start, start + BACKFILL_CONCURRENCY).map(({ key, id }) => settle(raw, options, key, id))
+      )
+      for (const collision of settled) if (collision) collisions.push(collision)
+    }
+  }
+  if (collisions.length > 0) throw duplicates(path, field, collisions)
+}
+
+/** Gives `key` to record `id`; a collision when another record holds it and still has the value. */
+async function settle(
+  service: RawService,
+  { keys, field, scope, normalize }: Backfill,
+  key: string,
+  id: Id
+): Promise<{ value: string; ids: Id[] } | undefined> {
+  if (await keys.claim(scope, key, id)) return undefined
+  const holder = await keys.holder(scope, key)
+  if (holder !== undefined && String(holder) === String(id)) return undefined
+  if (holder !== undefined && normalize(await fieldOf(service, holder, field)) === key)
+    return { value: key, ids: [id, holder] }
+  await keys.assign(scope, key, id)
+  return undefined
+}
+
+/** The field of record `id`, undefined when the record is gone. */
+async function fieldOf(service: RawService, id: Id, field: string): Promise<unknown> {
+  if (!service.get) return undefined
+  try {
+    return ((await service.get(id, {})) as Data | undefined)?.[field]
+  } catch (error) {
+    if (error instanceof NotFound) return undefined
+    throw error
+  }
+}
+
+function duplicates(path: string, field: string, collisions: { value: string; ids: Id[] }[]): FeathersError {
+  const listed = collisions
+    .slice(0, LISTED_COLLISIONS)
+    .map(({ value, ids }) => `'${value}' (ids ${ids.map((id) => JSON.stringify(id)).join(', ')})`)
+  const more = collisions.length > LISTED_COLLISIONS ? ` and ${collisions.length - LISTED_COLLISIONS} more` : ''
+  return new Conflict(
+    `'${field}' of '${path}' is unique but ${collisions.length} value(s) are held by several records: ` +
+      `${listed.join('; ')}${more}. Change or remove the duplicates, then start again.`,
+    { field, duplicates: collisions }
+  )
 }

@@ -21,7 +21,8 @@ export function validateSchemas(): Hook {
     const compiled = context.app.schemasOf(context.path)
     if (!compiled) throw new Error(`validateSchemas on '${context.path}': the service was registered without schemas`)
     const { params } = context
-    if (compiled.query && params.query !== undefined) {
+    // An empty query (every get, patch and create without one) has nothing to coerce: params are not copied for it.
+    if (compiled.query && params.query !== undefined && !isEmpty(params.query)) {
       context.params = {
         ...params,
         query: coerceQuery(params.query, compiled.query, declaredIdField(context.service)) as Record<string, unknown>
@@ -72,4 +73,9 @@ function checkData(context: HookContext, validators: BodyValidators): unknown {
       : one(data, '')
   if (issues.length > 0) throw validationError('data', issues)
   return checked
+}
+
+function isEmpty(query: object): boolean {
+  for (const key in query) if (Object.hasOwn(query, key)) return false
+  return true
 }

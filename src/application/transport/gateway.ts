@@ -34,6 +34,12 @@ export interface CallResult {
   location?: string
 }
 
+/** What a call answers, read off its context once the hooks ran. */
+function callResult(context: HookContext): CallResult {
+  const { status, location } = context.http
+  return { result: context.dispatch ?? context.result, status, location }
+}
+
 /**
  * The application's seam for driving adapters (REST, socket.io, fastify…). A transport translates its
  * wire format into `call`s and, when it keeps connections, reports their lifecycle here (`handshake`,
@@ -83,14 +89,12 @@ export class Gateway {
    * one (`Target.path`), and `params.provider` must name the transport: external calls reach only the
    * exposed methods.
    */
-  async call(call: ServiceCall): Promise<CallResult> {
+  call(call: ServiceCall): Promise<CallResult> {
     const entry = this.core.registry.get(call.path)
-    if (!entry) throw new NotFound(`Service '${call.path}' not found`)
+    if (!entry) return Promise.reject(new NotFound(`Service '${call.path}' not found`))
     const { metrics } = this.core
     // Timed when metrics are on (see `measured`); off, the call pays nothing but this test.
-    const context = metrics.enabled ? await this.measured(entry, call, metrics) : await this.core.run(entry, call)
-    const { status, location } = context.http
-    return { result: context.dispatch ?? context.result, status, location }
+    return (metrics.enabled ? this.measured(entry, call, metrics) : this.core.run(entry, call)).then(callResult)
   }
 
   /** The params of a call made on a connection: its members (provider, headers, authentication…) spread in. */

@@ -139,8 +139,9 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     return [...this.records.values()].filter(matches)
   }
 
+  /** The filter as a function; the empty filter of most gets, patches and pages compiles to nothing. */
   private predicate(filter: Filter): Predicate {
-    return compileFilter(filter, compilePattern)
+    return isMatchAll(filter) ? matchAll : compileFilter(filter, compilePattern)
   }
 
   private generateId(): number {
@@ -211,6 +212,8 @@ function topK(
 }
 
 /** Deep copy of JSON-like data (faster than structuredClone for plain records). */
+const matchAll: Predicate = () => true
+
 export function clone<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value
   if (Array.isArray(value)) return value.map(clone) as T

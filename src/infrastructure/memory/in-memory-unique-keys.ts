@@ -11,11 +11,11 @@ import type { UniqueKeys } from '../../domain/unique-keys.js'
 export class InMemoryUniqueKeys implements UniqueKeys {
   private readonly scopes = new Map<string, Map<string, Id | undefined>>()
 
-  async claim(scope: string, key: string): Promise<boolean> {
+  async claim(scope: string, key: string, holder?: Id): Promise<boolean> {
     let keys = this.scopes.get(scope)
     if (!keys) this.scopes.set(scope, (keys = new Map()))
     if (keys.has(key)) return false
-    keys.set(key, undefined)
+    keys.set(key, holder)
     return true
   }
 

@@ -17,18 +17,28 @@ declare module 'pg' {
   export interface PoolOptions extends ConnectionOptions {
     max?: number
     idleTimeoutMillis?: number
+    /** Awaited on each new connection before its first use; a rejection fails the connection. */
+    onConnect?: (client: Client) => Promise<unknown>
   }
   export interface Notification {
     channel: string
     payload?: string
   }
+  /** A statement with a `name` is prepared once per connection and then only bound and executed. */
+  export interface QueryConfig {
+    name?: string
+    text: string
+    values?: unknown[]
+  }
   interface Queryable {
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>
+    query<R = Record<string, unknown>>(config: QueryConfig): Promise<QueryResult<R>>
   }
   export class Client implements Queryable {
     constructor(options?: ConnectionOptions)
     connect(): Promise<void>
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>
+    query<R = Record<string, unknown>>(config: QueryConfig): Promise<QueryResult<R>>
     end(): Promise<void>
     on(event: 'notification', listener: (message: Notification) => void): this
     on(event: 'error', listener: (error: Error) => void): this
@@ -41,6 +51,7 @@ declare module 'pg' {
   export class Pool implements Queryable {
     constructor(options?: PoolOptions)
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>
+    query<R = Record<string, unknown>>(config: QueryConfig): Promise<QueryResult<R>>
     connect(): Promise<PoolClient>
     end(): Promise<void>
     on(event: 'error', listener: (error: Error) => void): this

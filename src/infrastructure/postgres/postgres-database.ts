@@ -24,6 +24,13 @@ export interface PostgresDatabaseOptions {
 const SCHEMA_LOCK = 0x706c756d // 'plum'
 
 /**
+ * At most this many statements are prepared (per connection, the same ones on each): callers
+ * prepare statements of a few fixed shapes, and a bound keeps statements whose text depends on a
+ * request from piling up on the server; past it, statements run unnamed.
+ */
+const PREPARED_LIMIT = 200
+
+/**
  * One PostgreSQL database as the adapters use it: a node-postgres pool, queries whose failures
  * become domain errors (503 when the database is away), transactions, and schema changes that are
  * safe when several instances start at once. The pool is made on first use.
@@ -33,20 +40,28 @@ export class PostgresDatabase {
   readonly where: string
   private pool?: Pool
   private closed = false
+  private readonly prepared = new Map<string, string>()
 
   constructor(private readonly options: PostgresDatabaseOptions) {
     this.logger = options.logger ?? silentLogger
     this.where = redactPostgresUrl(options.url)
   }
 
-  /** Runs one statement (an implicit transaction of its own); values are always parameters. */
+  /**
+   * Runs one statement (an implicit transaction of its own); values are always parameters.
+   * `prepare`: the statement is parsed and planned once per connection, then only bound and run —
+   * for hot statements whose plan does not depend on their values (a primary-key lookup; a plan
+   * that needs a field name's value to match an expression index must stay unnamed).
+   */
   async query<R = Record<string, unknown>>(
     operation: string,
     text: string,
-    values?: unknown[]
+    values?: unknown[],
+    { prepare = false }: { prepare?: boolean } = {}
   ): Promise<QueryResult<R>> {
     try {
-      return await this.connections().query<R>(text, values)
+      const name = prepare ? this.statementName(text) : undefined
+      return await this.connections().query<R>(name ? { name, text, values } : { text, values })
     } catch (error) {
       throw toStoreError(error, this.logger, operation)
     }
@@ -123,10 +138,22 @@ export class PostgresDatabase {
     await this.pool?.end()
   }
 
+  private statementName(text: string): string | undefined {
+    let name = this.prepared.get(text)
+    if (!name && this.prepared.size < PREPARED_LIMIT) this.prepared.set(text, (name = `plumage_${this.prepared.size}`))
+    return name
+  }
+
   private connections(): Pool {
     if (this.closed) throw new Error('The PostgreSQL pool is closed')
     if (!this.pool) {
-      this.pool = new (pgDriver().Pool)({ ...this.connectionOptions(), max: this.options.poolSize ?? 10 })
+      this.pool = new (pgDriver().Pool)({
+        ...this.connectionOptions(),
+        max: this.options.poolSize ?? 10,
+        // Writes through the pool are plumage's own: the event triggers leave the NOTIFY to the store,
+        // which sends one after its commit (PostgresEventLog.committed).
+        onConnect: (client) => client.query(`SET plumage.writer TO 'store'`)
+      })
       // An idle connection that breaks (a server restart) is dropped from the pool; the next query opens another.
       this.pool.on('error', (error) =>
         this.logger.warn('PostgreSQL: an idle connection was lost', { error: error.message })

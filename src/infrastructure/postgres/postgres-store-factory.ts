@@ -36,6 +36,7 @@ export class PostgresStoreFactory implements StoreFactory {
       table: name,
       ...(options.id !== undefined ? { id: options.id } : {}),
       ...(options.indexes ? { indexes: options.indexes } : {}),
+      ...(options.schema ? { schema: options.schema } : {}),
       ...(events ? { events } : {}),
       ...(this.options.traceparent ? { traceparent: this.options.traceparent } : {})
     })

@@ -3,6 +3,8 @@ import type { PoolClient } from 'pg'
 import { Conflict } from '../../domain/errors/errors.js'
 import type { Filter, StoreQuery } from '../../domain/query/ast.js'
 import { project } from '../../domain/query/project.js'
+import { shapesFromSchema } from '../../domain/schema/field-shapes.js'
+import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
 import type { Data, Id } from '../../domain/service/service.js'
 import type { StoreIndex } from '../../domain/store/store-factory.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
@@ -21,6 +23,8 @@ export interface PostgresStoreOptions {
   id?: string
   /** Expression indexes on `doc -> field`, created by setup(). */
   indexes?: readonly StoreIndex[]
+  /** The schema of the stored records: fields of one declared type are filtered and sorted without kind guards. */
+  schema?: JsonSchemaObject
   /** The database's event log: present, the store publishes every change of its table (`watch`). */
   events?: PostgresEventLog
   /** The active span's `traceparent` (tracing on): logged with each write's events. */
@@ -45,7 +49,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   readonly tableName: string
   private readonly db: PostgresDatabase
   private readonly table: string
-  private readonly compiler = new SqlCompiler()
+  private readonly compiler: SqlCompiler
   private ready?: Promise<void>
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -53,6 +57,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     this.id = options.id ?? 'id'
     this.tableName = options.table
     this.table = identifier(options.table)
+    this.compiler = new SqlCompiler(shapesFromSchema(options.schema, this.id))
     const events = options.events
     if (events) {
       this.watch = (listener) => events.subscribe(this.tableName, (change) => listener(change as StoreChange<T>))
@@ -118,7 +123,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const params = new Parameters()
     const search = hasSearch(query.filter)
     const sql = `SELECT doc FROM ${this.table} WHERE key = ${params.add(String(id), 'text')} AND ${this.compiler.where(query.filter, params, true)}`
-    const { rows } = await this.db.query<Row>(`${this.tableName}.get`, sql, params.values)
+    // A lookup by key whatever the filter: the same plan for every value (see PostgresDatabase.query).
+    const { rows } = await this.db.query<Row>(`${this.tableName}.get`, sql, params.values, { prepare: true })
     const found = search ? rows.filter(({ doc }) => compileFilter(query.filter, compilePattern)(doc)) : rows
     return found.length > 0 ? this.records(found, query.select)[0]! : null
   }
@@ -131,15 +137,15 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     )
     const stored = texts.map((text) => JSON.parse(text) as Data)
     const params = new Parameters()
-    const keys = params.add(
-      stored.map((record) => String(record[this.id])),
-      'text[]'
-    )
-    const docs = params.add(texts, 'jsonb[]')
     const { cte, from } = this.settings(params)
-    const sql = `${cte}INSERT INTO ${this.table} (key, doc) SELECT row.key, row.doc FROM unnest(${keys}, ${docs}) AS row(key, doc)${from ? `, ${from}` : ''}`
+    const keys = stored.map((record) => String(record[this.id]))
+    // One record (the common case) is a plain VALUES row; several go in as two arrays.
+    const sql =
+      keys.length === 1 && !from
+        ? `INSERT INTO ${this.table} (key, doc) VALUES (${params.add(keys[0], 'text')}, ${params.add(texts[0], 'jsonb')})`
+        : `${cte}INSERT INTO ${this.table} (key, doc) SELECT row.key, row.doc FROM unnest(${params.add(keys, 'text[]')}, ${params.add(texts, 'jsonb[]')}) AS row(key, doc)${from ? `, ${from}` : ''}`
     try {
-      await this.db.query(`${this.tableName}.create`, sql, params.values)
+      await this.db.query(`${this.tableName}.create`, sql, params.values, { prepare: true })
       this.options.events?.committed()
     } catch (error) {
       if (error instanceof Conflict) throw new Conflict(`A record with this ${this.id} already exists`)
@@ -205,7 +211,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     if (!hasSearch(filter)) {
       const params = new Parameters()
       const sql = statement(params, `${byId(params)} AND ${this.compiler.where(filter, params)}`)
-      const { rows } = await this.db.query<Row>(`${this.tableName}.${operation}`, sql, params.values)
+      const { rows } = await this.db.query<Row>(`${this.tableName}.${operation}`, sql, params.values, {
+        // By id: a lookup by key, the same plan for every value; a multi-record write is planned with its values.
+        prepare: id !== null
+      })
       if (rows.length > 0) this.options.events?.committed()
       return rows.map((row) => row.doc)
     }
@@ -259,19 +268,19 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   /**
-   * The transaction-local settings the event triggers read: that the store writes (it notifies
-   * itself), the method's event (`updated` or `patched`: both are an UPDATE) and the writer's trace.
-   * A CTE the statement joins, so it runs before the rows are written and the statement's triggers fire.
+   * The transaction-local settings the event triggers read, when a write needs any: the method's
+   * event when it is `updated` (an UPDATE is `patched` unless told) and the writer's trace. A CTE the
+   * statement joins, so it runs before the rows are written and the statement's triggers fire. (That
+   * the store writes, and notifies itself, is said once per connection: see PostgresDatabase.)
    */
   private settings(params: Parameters, event?: 'updated' | 'patched'): { cte: string; from?: string } {
     if (!this.options.events) return { cte: '' }
     const trace = this.options.traceparent?.()
     const calls = [
-      // The store notifies the followers itself once the write committed (PostgresEventLog.committed).
-      "set_config('plumage.writer', 'store', true)",
-      ...(event ? [`set_config('plumage.event', ${params.add(event, 'text')}, true)`] : []),
+      ...(event === 'updated' ? [`set_config('plumage.event', ${params.add(event, 'text')}, true)`] : []),
       ...(trace ? [`set_config('plumage.trace', ${params.add(trace, 'text')}, true)`] : [])
     ]
+    if (calls.length === 0) return { cte: '' }
     return { cte: `WITH settings AS MATERIALIZED (SELECT ${calls.join(', ')}) `, from: 'settings' }
   }
 

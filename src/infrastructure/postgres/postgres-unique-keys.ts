@@ -9,11 +9,11 @@ import { SchemaOwner } from './schema-owner.js'
  * `INSERT … ON CONFLICT DO NOTHING`: of concurrent claims of one key, on any instances, exactly one inserts.
  */
 export class PostgresUniqueKeys extends SchemaOwner implements UniqueKeys {
-  async claim(scope: string, key: string): Promise<boolean> {
+  async claim(scope: string, key: string, holder?: Id): Promise<boolean> {
     const { rowCount } = await this.run(
       'claim a unique key',
-      'INSERT INTO plumage_unique_keys (id) VALUES ($1) ON CONFLICT DO NOTHING',
-      [keyId(scope, key)]
+      'INSERT INTO plumage_unique_keys (id, holder) VALUES ($1, $2::jsonb) ON CONFLICT DO NOTHING',
+      [keyId(scope, key), holder === undefined ? null : JSON.stringify(holder)]
     )
     return rowCount === 1
   }

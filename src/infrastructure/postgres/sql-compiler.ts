@@ -1,5 +1,6 @@
 import { BadRequest } from '../../domain/errors/errors.js'
 import { assertNever, type Filter, type StoreQuery, type Value } from '../../domain/query/ast.js'
+import { onlyKinds, UNKNOWN_SHAPES, type FieldShapes } from '../../domain/schema/field-shapes.js'
 
 /**
  * The parameters of one statement: every value and every field name of a query goes in as a
@@ -28,9 +29,20 @@ export class Parameters {
  * - ranges compare values of the bound's JSON type only, strings by code point (`COLLATE "C"`);
  * - `$search` is not compiled: `relaxed` makes it TRUE, and the store applies the RE2 pattern to
  *   what the rest of the filter selected (see PostgresStore).
+ *
+ * Fields of a declared type (`shapes`, read from the records' schema) drop what only mixed kinds
+ * need: a number bound on a numbers-only field is a bare jsonb comparison (jsonb orders numbers as
+ * numbers, and the expression index on the field serves it), and a sort on a field of one kind is
+ * one key instead of four (a required number sorts by the jsonb value itself, in the order of its
+ * index). A bound of another type than the declared one keeps the general, type-guarded form. The
+ * schema is a promise: a record that breaks it (written around the service) may be matched or
+ * sorted differently than the memory store would, never with an error.
  */
 export class SqlCompiler {
-  constructor(private readonly doc = 'doc') {}
+  constructor(
+    private readonly shapes: FieldShapes = UNKNOWN_SHAPES,
+    private readonly doc = 'doc'
+  ) {}
 
   /** The WHERE condition of `filter`. `relaxed`: `$search` conditions count as true. */
   where(filter: Filter, params: Parameters, relaxed = false): string {
@@ -57,8 +69,15 @@ export class SqlCompiler {
         if (bound === null) return 'FALSE'
         const field = this.field(filter.field, params)
         const operator = RANGE[filter.op]
-        if (typeof bound === 'string')
-          return `(jsonb_typeof(${field}) = 'string' AND (${field} #>> '{}') COLLATE "C" ${operator} ${params.add(bound, 'text')})`
+        const shape = this.shapes(filter.field)
+        if (typeof bound === 'string') {
+          const text = `(${field} #>> '{}') COLLATE "C" ${operator} ${params.add(bound, 'text')}`
+          // `#>>` reads a JSON null as SQL NULL, which no range matches: no guard for strings and nulls.
+          return onlyKinds(shape, 'string', 'null') ? text : `(jsonb_typeof(${field}) = 'string' AND ${text})`
+        }
+        // A JSON null sorts below every number in jsonb: only a field that is never null drops the guard.
+        if (typeof bound === 'number' && onlyKinds(shape, 'number'))
+          return `${field} ${operator} ${json(bound, params)}`
         return `(jsonb_typeof(${field}) = '${typeof bound}' AND ${field} ${operator} ${json(bound, params)})`
       }
       case 'in':
@@ -92,17 +111,31 @@ export class SqlCompiler {
    * themselves); ties, and unsorted queries, by the record's key, so that pages never overlap.
    */
   orderBy(sort: StoreQuery['sort'], params: Parameters): string {
-    const keys = sort.flatMap(([name, direction]) => {
-      const field = this.field(name, params)
-      const order = direction === 1 ? 'ASC' : 'DESC'
-      return [
-        `CASE jsonb_typeof(${field}) WHEN 'number' THEN 1 WHEN 'string' THEN 2 WHEN 'boolean' THEN 3 WHEN 'array' THEN 5 WHEN 'object' THEN 6 ELSE 0 END ${order}`,
-        `CASE WHEN jsonb_typeof(${field}) = 'number' THEN (${field})::numeric END ${order}`,
-        `CASE WHEN jsonb_typeof(${field}) = 'string' THEN ${field} #>> '{}' END COLLATE "C" ${order}`,
-        `CASE WHEN jsonb_typeof(${field}) = 'boolean' THEN (${field})::boolean END ${order}`
-      ]
-    })
+    const keys = sort.flatMap(([name, direction]) => this.sortKeys(name, direction, params))
     return [...keys, 'key'].join(', ')
+  }
+
+  /**
+   * The keys of one sorted field. Null and missing rank first ascending (last descending) and tie.
+   * A field of one declared kind needs one key: its jsonb value (numbers, booleans: jsonb compares
+   * them as such; a required number as is, so that its expression index gives the order) or its
+   * text (strings, by code point). Any other field ranks kinds first, then compares within one.
+   */
+  private sortKeys(name: string, direction: 1 | -1, params: Parameters): string[] {
+    const field = this.field(name, params)
+    const order = direction === 1 ? 'ASC' : 'DESC'
+    const nulls = direction === 1 ? 'NULLS FIRST' : 'NULLS LAST'
+    const shape = this.shapes(name)
+    if (shape?.required && onlyKinds(shape, 'number')) return [`${field} ${order}`]
+    if (onlyKinds(shape, 'number', 'null') || onlyKinds(shape, 'boolean', 'null'))
+      return [`nullif(${field}, 'null'::jsonb) ${order} ${nulls}`]
+    if (onlyKinds(shape, 'string', 'null')) return [`(${field} #>> '{}') COLLATE "C" ${order} ${nulls}`]
+    return [
+      `CASE jsonb_typeof(${field}) WHEN 'number' THEN 1 WHEN 'string' THEN 2 WHEN 'boolean' THEN 3 WHEN 'array' THEN 5 WHEN 'object' THEN 6 ELSE 0 END ${order}`,
+      `CASE WHEN jsonb_typeof(${field}) = 'number' THEN (${field})::numeric END ${order}`,
+      `CASE WHEN jsonb_typeof(${field}) = 'string' THEN ${field} #>> '{}' END COLLATE "C" ${order}`,
+      `CASE WHEN jsonb_typeof(${field}) = 'boolean' THEN (${field})::boolean END ${order}`
+    ]
   }
 
   /** The field's value as jsonb (SQL NULL when missing); each path segment is a parameter. */

@@ -232,11 +232,11 @@ export class EventLog {
     await ensureTable(this.r, { db: this.db, name: this.counterTableName, ...placement }, this.logger)
     const r = this.r
     const earlier = this.r.db(this.db).table<Counter>(this.tableName).get(COUNTER)
-    // Of instances starting at once, one inserts the row; the others' conflict is no error here.
+    // Of instances starting at once, one inserts the row; the others' conflict is no error here. It
+    // continues after the old row's numbers too: numbers taken by writes that died were given up.
+    const seq = r.expr([this.newest(), earlier('seq').default(0)]).max()
     await this.counterTable()
-      .insert({ id: COUNTER, seq: this.newest(), epoch: earlier('epoch').default(r.uuid()) } as never, {
-        conflict: 'error'
-      })
+      .insert({ id: COUNTER, seq, epoch: earlier('epoch').default(r.uuid()) } as never, { conflict: 'error' })
       .run()
     // An instance of an earlier version would go on numbering from the old row: without it, it stops loudly.
     await earlier.delete().run()

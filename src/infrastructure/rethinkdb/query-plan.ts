@@ -1,7 +1,7 @@
 import type { R, RDatum, RStream, RTable } from 'rethinkdb-ts'
 import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
 import type { Data } from '../../domain/service/service.js'
-import { onlyKinds, type FieldShapes } from './field-shapes.js'
+import { onlyKinds, type FieldShapes } from '../../domain/schema/field-shapes.js'
 import { conjuncts, isIndexableScalar, skipLimitSelect, type ReqlCompiler } from './reql-compiler.js'
 import { indexValue, type IndexSpec } from './rethinkdb-tables.js'
 

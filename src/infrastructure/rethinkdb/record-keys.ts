@@ -2,7 +2,7 @@ import type { RStream } from 'rethinkdb-ts'
 import { BadRequest, Conflict, GeneralError, type FeathersError } from '../../domain/errors/errors.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
 import { canonical } from './direct-writes.js'
-import { onlyKinds, type FieldShape } from './field-shapes.js'
+import { onlyKinds, type FieldShape } from '../../domain/schema/field-shapes.js'
 
 // The record-level rules of RethinkDbStore that need no query: keys, insert results, params.rethinkdb.
 

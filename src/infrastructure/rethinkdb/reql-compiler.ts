@@ -1,6 +1,6 @@
 import type { MultiFieldSelector, R, RDatum, RStream } from 'rethinkdb-ts'
 import { assertNever, isMatchAll, type Filter, type Scalar, type StoreQuery } from '../../domain/query/ast.js'
-import { onlyKinds, UNKNOWN_SHAPES, type FieldShapes, type Kind } from './field-shapes.js'
+import { onlyKinds, UNKNOWN_SHAPES, type FieldShapes, type Kind } from '../../domain/schema/field-shapes.js'
 
 /**
  * Translates the query AST into ReQL. Building terms needs no connection, so everything here is pure

@@ -90,6 +90,7 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
         db: this.options.db,
         name: this.tableName,
         primaryKey: 'id',
+        ...this.placement(),
         indexes: [{ name: 'disconnectedAt', fields: ['disconnectedAt'] }]
       },
       this.logger

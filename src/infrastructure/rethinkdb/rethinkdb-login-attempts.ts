@@ -79,6 +79,7 @@ export class RethinkDbLoginAttempts extends TableOwner implements LoginAttempts 
         db: this.options.db,
         name: this.tableName,
         primaryKey: 'id',
+        ...this.placement(),
         indexes: [{ name: 'lastAt', fields: ['lastAt'] }]
       },
       this.logger

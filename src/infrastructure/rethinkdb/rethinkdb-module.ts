@@ -81,6 +81,7 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
         ) =>
           new RethinkDbConnectionSessions({
             db: options.db,
+            ...placement(options),
             clock,
             windowMs,
             logger,
@@ -92,23 +93,28 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
     bind<UniqueKeys>(UniqueKeys)
       .toResolvedValue(
         (options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
-          new RethinkDbUniqueKeys({ db: options.db, logger }),
+          new RethinkDbUniqueKeys({ db: options.db, logger, ...placement(options) }),
         [RethinkDbSettings, Logger, StoreFactory]
       )
       .inSingletonScope()
     bind<SessionStore>(SessionStore)
       .toResolvedValue(
         (options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
-          new RethinkDbSessionStore({ db: options.db, logger }),
+          new RethinkDbSessionStore({ db: options.db, logger, ...placement(options) }),
         [RethinkDbSettings, Logger, StoreFactory]
       )
       .inSingletonScope()
     bind<LoginAttempts>(LoginAttempts)
       .toResolvedValue(
         (options: RethinkDbSettings, logger: Logger, _pool: StoreFactory) =>
-          new RethinkDbLoginAttempts({ db: options.db, logger }),
+          new RethinkDbLoginAttempts({ db: options.db, logger, ...placement(options) }),
         [RethinkDbSettings, Logger, StoreFactory]
       )
       .inSingletonScope()
   })
+}
+
+/** The replicas and shards every table of the app gets (RETHINKDB_REPLICAS/SHARDS), when set. */
+function placement({ replicas, shards }: RethinkDbSettings): { replicas?: number; shards?: number } {
+  return { ...(replicas !== undefined ? { replicas } : {}), ...(shards !== undefined ? { shards } : {}) }
 }

@@ -144,6 +144,7 @@ export class RethinkDbSessionStore extends TableOwner implements SessionStore {
         db,
         name: this.refreshTable,
         primaryKey: 'id',
+        ...this.placement(),
         indexes: [
           { name: 'family', fields: ['family'] },
           { name: 'userId', fields: ['userId'] },
@@ -158,6 +159,7 @@ export class RethinkDbSessionStore extends TableOwner implements SessionStore {
         db,
         name: this.revocationTable,
         primaryKey: 'id',
+        ...this.placement(),
         indexes: [
           { name: 'at', fields: ['at'] },
           { name: 'expiresAt', fields: ['expiresAt'] }

@@ -38,12 +38,11 @@ export class RethinkDbUniqueKeys extends TableOwner implements UniqueKeys {
     this.tableName = options.table ?? 'unique_keys'
   }
 
-  async claim(scope: string, key: string): Promise<boolean> {
+  async claim(scope: string, key: string, holder?: Id): Promise<boolean> {
     await this.setup()
     try {
-      const result = await this.table()
-        .insert({ id: keyId(scope, key), scope, key }, { conflict: 'error' })
-        .run()
+      const row: KeyRow = { id: keyId(scope, key), scope, key, ...(holder === undefined ? {} : { holder }) }
+      const result = await this.table().insert(row, { conflict: 'error' }).run()
       if (result.inserted === 1) return true
       if (result.errors > 0 && /duplicate primary key/i.test(result.first_error ?? '')) return false
       throw new GeneralError(`Claiming a unique key failed: ${result.first_error ?? 'nothing was inserted'}`)
@@ -82,7 +81,11 @@ export class RethinkDbUniqueKeys extends TableOwner implements UniqueKeys {
 
   /** The claims' table (safe when several processes claim their first key at the same moment). */
   protected async create(): Promise<void> {
-    await ensureTable(this.r(), { db: this.options.db, name: this.tableName, primaryKey: 'id' }, this.logger)
+    await ensureTable(
+      this.r(),
+      { db: this.options.db, name: this.tableName, primaryKey: 'id', ...this.placement() },
+      this.logger
+    )
   }
 
   protected creating(): string {

@@ -11,6 +11,9 @@ export interface TableOwnerOptions {
    * connects).
    */
   r?: R
+  /** Replicas and shards of the tables (a cluster, RETHINKDB_REPLICAS/SHARDS), as the stores' tables get them. */
+  replicas?: number
+  shards?: number
 }
 
 /**
@@ -44,6 +47,15 @@ export abstract class TableOwner {
 
   protected run<T>(operation: string, query: () => Promise<T>): Promise<T> {
     return runQuery(() => this.setup(), this.logger, operation, query)
+  }
+
+  /**
+   * Where the tables live: with the stores' replicas, so that losing a server on a cluster does not
+   * leave the logins, revocations or counters of the app on a table without a primary.
+   */
+  protected placement(): { replicas?: number; shards?: number } {
+    const { replicas, shards } = this.options
+    return { ...(replicas !== undefined ? { replicas } : {}), ...(shards !== undefined ? { shards } : {}) }
   }
 
   protected r(): R {

@@ -156,13 +156,15 @@ function serviceHandler(
 ) {
   const { formatter, staticDir } = options
   const bodyParsed = options.bodyParsers ?? true
+  // The route template is only read by the request metrics: without them, responses are not marked.
+  const measured = options.metrics !== undefined
   return async function services(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const route = restRoute(gateway, request.url)
     if (!route) {
       if (staticDir && (request.method === 'GET' || request.method === 'HEAD')) return sendStatic(request, reply)
       return notFound(request, reply)
     }
-    markRoute(reply.raw, route.target)
+    if (measured) markRoute(reply.raw, route.target)
     reply.header('Allow', route.allow)
     const input = {
       method: request.method,

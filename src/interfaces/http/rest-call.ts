@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { parseAuthorization, type Gateway, type Target } from '../../application/transport/index.js'
 import { BadRequest, MethodNotAllowed } from '../../domain/errors/errors.js'
 import { isStandardMethod, layoutOf } from '../../domain/service/method-layout.js'
-import type { NullableId, Params } from '../../domain/service/service.js'
+import type { NullableId, Params, ServiceCall } from '../../domain/service/service.js'
 import { parseQueryString } from './query-parser.js'
 
 /*
@@ -60,12 +60,27 @@ export function restRoute(gateway: Gateway, url: string): RestRoute | undefined 
  * `bodyParsed`: without body parsers the body stays undefined and create/update/patch get the 400s
  * of docs/wire-protocol.md, Service calls; with them a missing body is `{}`.
  */
-export async function restCall(
+export function restCall(
   gateway: Gateway,
   route: RestRoute,
   request: RestRequest,
   bodyParsed: boolean
 ): Promise<RestOutcome> {
+  let call: ServiceCall
+  try {
+    call = callFor(route, request, bodyParsed)
+  } catch (error) {
+    return Promise.reject(error)
+  }
+  // A `then`, not an async function: one promise less on every request.
+  return gateway.call(call).then(({ result, status, location }) => {
+    if (location !== undefined) return { status: status ?? 303, location }
+    if (!result) return { status: status ?? 204 }
+    return { status: status ?? (call.method === 'create' ? 201 : 200), result }
+  })
+}
+
+function callFor(route: RestRoute, request: RestRequest, bodyParsed: boolean): ServiceCall {
   const { target } = route
   const id = target.id === undefined ? null : decodeSegment(target.id)
   const method = methodFor(request, id)
@@ -80,16 +95,13 @@ export async function restCall(
   Object.defineProperty(params, 'address', { value: request.address, enumerable: false })
   const authentication = parseAuthorization(request.headers.authorization)
   if (authentication) params.authentication = authentication
-  const { result, status, location } = await gateway.call({
+  return {
     path: target.path,
     method,
     id: layout.id ? id : undefined,
     data: layout.data ? (bodyParsed ? (request.body ?? {}) : request.body) : undefined,
     params
-  })
-  if (location !== undefined) return { status: status ?? 303, location }
-  if (!result) return { status: status ?? 204 }
-  return { status: status ?? (method === 'create' ? 201 : 200), result }
+  }
 }
 
 /** The service method a verb calls (`X-Service-Method` names a custom one on POST). */
@@ -148,6 +160,7 @@ export function decodeSegment(segment: string): string {
 }
 
 function decodeRoute(route: Record<string, string>): Record<string, string> {
-  for (const key of Object.keys(route)) route[key] = decodeSegment(route[key]!)
+  // for…in: the route of most services is empty, and Object.keys would allocate an array for it on every request.
+  for (const key in route) route[key] = decodeSegment(route[key]!)
   return route
 }

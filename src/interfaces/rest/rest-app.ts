@@ -83,7 +83,14 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
     http.use((optional('cors') as typeof cors)({ origin: origins.includes('*') ? true : origins, credentials: true }))
   if (bodyParsers) http.use(bodyParser(limit))
   for (const middleware of options.middleware ?? []) http.use(middleware)
-  http.use(serviceMiddleware(app.gateway(), { logger, formatter: options.formatter, bodyParsed: bodyParsers }))
+  http.use(
+    serviceMiddleware(app.gateway(), {
+      logger,
+      formatter: options.formatter,
+      bodyParsed: bodyParsers,
+      measured: options.metrics !== undefined
+    })
+  )
   if (options.staticDir) http.use(express.static(options.staticDir))
   http.use((req) => {
     throw new NotFound('Page not found', { url: req.originalUrl })

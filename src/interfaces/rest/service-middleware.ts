@@ -12,6 +12,8 @@ export type Formatter = (req: Request, res: Response & { data?: unknown }) => vo
 export interface ServiceMiddlewareOptions {
   logger: Logger
   formatter?: Formatter
+  /** Whether request metrics are on: they read the route template each response is marked with. */
+  measured: boolean
   /**
    * Without body parsers `req.body` stays undefined and create/update/patch get the 400s of docs/wire-protocol.md,
    * Service calls.
@@ -24,11 +26,11 @@ export interface ServiceMiddlewareOptions {
  * route per service); src/interfaces/http/rest-call.ts decides the call and the status, this writes them.
  */
 export function serviceMiddleware(gateway: Gateway, options: ServiceMiddlewareOptions): RequestHandler {
-  const { logger, formatter, bodyParsed } = options
+  const { logger, formatter, bodyParsed, measured } = options
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const route = restRoute(gateway, req.url)
     if (!route) return next()
-    markRoute(res, route.target)
+    if (measured) markRoute(res, route.target)
     res.setHeader('Allow', route.allow)
     try {
       const request = {

@@ -16,10 +16,20 @@ runStoreContract({
   adapter: 'memory',
   // It publishes its own changes (watch), live at once (no whenWatching), in one process (no publish, nothing
   // across processes).
-  cases: ['queries', 'writes', 'indexes', 'live / watch'],
+  cases: ['queries', 'writes', 'indexes', 'cursors', 'live / watch'],
   open: async ({ id, watch }) => ({ store: new InMemoryStore({ id, watch }) })
 })
-runUniqueKeysContract({ adapter: 'memory', cases: 'all', open: () => new InMemoryUniqueKeys() })
+// One process: the instances that share keys are one object.
+const sharedKeys = new Map<string, InMemoryUniqueKeys>()
+runUniqueKeysContract({
+  adapter: 'memory',
+  cases: 'all',
+  open: (shared) => {
+    if (shared === undefined) return new InMemoryUniqueKeys()
+    if (!sharedKeys.has(shared)) sharedKeys.set(shared, new InMemoryUniqueKeys())
+    return sharedKeys.get(shared)!
+  }
+})
 runSessionStoreContract({ adapter: 'memory', cases: 'all', open: () => new InMemorySessionStore() })
 runLoginAttemptsContract({ adapter: 'memory', cases: 'all', open: () => new InMemoryLoginAttempts() })
 // Kept in this process: the sessions of another instance are not these.

@@ -60,7 +60,12 @@ withServer('on a real server', () => {
       return { store, close: () => factory.close() }
     }
   })
-  runUniqueKeysContract({ adapter: 'postgres', cases: 'all', open: async () => new PostgresUniqueKeys(await fresh()) })
+  // Shared keys: one schema, a pool per instance (as each process has).
+  runUniqueKeysContract({
+    adapter: 'postgres',
+    cases: 'all',
+    open: async (shared) => new PostgresUniqueKeys(shared === undefined ? await fresh() : await poolFor(shared))
+  })
   runSessionStoreContract({
     adapter: 'postgres',
     cases: 'all',

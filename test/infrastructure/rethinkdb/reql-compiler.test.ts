@@ -1,7 +1,7 @@
 import { r, type RDatum } from 'rethinkdb-ts'
 import { MATCH_ALL, type Filter, type StoreQuery } from '../../../src/domain/query/ast.js'
 import type { JsonSchemaObject } from '../../../src/domain/schema/json-schema.js'
-import { shapesFromSchema } from '../../../src/infrastructure/rethinkdb/field-shapes.js'
+import { shapesFromSchema } from '../../../src/domain/schema/field-shapes.js'
 import { conjuncts, ReqlCompiler, selection } from '../../../src/infrastructure/rethinkdb/reql-compiler.js'
 
 // Building ReQL terms needs no connection: these tests read the term each query compiles to

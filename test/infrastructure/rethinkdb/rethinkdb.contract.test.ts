@@ -36,7 +36,8 @@ withServer('on a real server', () => {
   runUniqueKeysContract({
     adapter: 'rethinkdb',
     cases: 'all',
-    open: () => new RethinkDbUniqueKeys({ r: server!.r, db: server!.db, table: `unique_keys_${++tables}` })
+    open: (shared) =>
+      new RethinkDbUniqueKeys({ r: server!.r, db: server!.db, table: `unique_keys_${shared ?? ++tables}` })
   })
   runSessionStoreContract({
     adapter: 'rethinkdb',

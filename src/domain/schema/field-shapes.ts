@@ -1,4 +1,4 @@
-import type { JsonSchema, JsonSchemaObject } from '../../domain/schema/json-schema.js'
+import type { JsonSchema, JsonSchemaObject } from './json-schema.js'
 
 /** The JSON kinds a stored value can have (`integer` counts as number). */
 export type Kind = 'number' | 'string' | 'boolean' | 'null' | 'array' | 'object'

@@ -1,4 +1,4 @@
-import { onlyKinds, shapesFromSchema, UNKNOWN_SHAPES } from '../../../src/infrastructure/rethinkdb/field-shapes.js'
+import { onlyKinds, shapesFromSchema, UNKNOWN_SHAPES } from '../../../src/domain/schema/field-shapes.js'
 import { candidateKeys } from '../../../src/infrastructure/rethinkdb/record-keys.js'
 
 const shapes = shapesFromSchema(
