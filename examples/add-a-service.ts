@@ -47,7 +47,7 @@ export const todoSchemas = {
     additionalProperties: false
   },
   query: { type: 'object', properties: { id, title, done }, additionalProperties: false }
-} satisfies ServiceSchemas
+} as const satisfies ServiceSchemas
 
 /** The service's type: `new App<{ todos: TodosService }>()` types `app.service('todos')` with it. */
 export type TodosService = AdapterService<Todo>
@@ -71,7 +71,7 @@ export async function main(): Promise<void> {
   useTodos(app, new InMemoryStoreFactory(), { requireLogin: false })
   const todos = app.service('todos')
   // One object in, one record out: the service is not `multi`.
-  const { id } = (await todos.create({ title: '  Write the docs ' })) as Todo
+  const { id } = await todos.create({ title: '  Write the docs ' })
   console.log('created', await todos.get(id))
   console.log('patched', await todos.patch(id, { done: true }))
   console.log('updated', await todos.update(id, { title: 'Publish the docs' }))

@@ -1,7 +1,26 @@
 import { BadRequest, MethodNotAllowed, NotFound } from '../domain/errors/errors.js'
 import type { StoreQuery } from '../domain/query/ast.js'
+import {
+  beyond,
+  decodeCursor,
+  encodeCursor,
+  fingerprint,
+  keysetSort,
+  selectForCursor,
+  takeCursorParameters,
+  type CursorParameters
+} from '../domain/query/cursor.js'
 import { parseQuery } from '../domain/query/parse-query.js'
-import type { Data, Id, NullableId, Paginated, PaginationOptions, Params } from '../domain/service/service.js'
+import { project } from '../domain/query/project.js'
+import type {
+  CursorPage,
+  Data,
+  Id,
+  NullableId,
+  Paginated,
+  PaginationOptions,
+  Params
+} from '../domain/service/service.js'
 import type { Store, StoreChange } from '../domain/store/store.js'
 
 export interface AdapterServiceOptions {
@@ -63,7 +82,7 @@ export class AdapterService<T extends Data = Data> {
 
   // The public methods hand back the promise of their `_` method: an async function around it would cost every call
   // a promise and turns of the microtask queue.
-  find(params: AdapterParams = {}): Promise<T[] | Paginated<T>> {
+  find(params: AdapterParams = {}): Promise<T[] | Paginated<T> | CursorPage<T>> {
     return this._find(params)
   }
 
@@ -71,6 +90,10 @@ export class AdapterService<T extends Data = Data> {
     return this._get(id, params)
   }
 
+  /** One record for one object, an array for an array (`multi` must allow it). */
+  create(data: Partial<T>, params?: AdapterParams): Promise<T>
+  create(data: Partial<T>[], params?: AdapterParams): Promise<T[]>
+  create(data: Partial<T> | Partial<T>[], params?: AdapterParams): Promise<T | T[]>
   create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
     if (Array.isArray(data) && !this.allowsMulti('create', params)) return Promise.reject(multiRefused('create'))
     return this._create(data, params)
@@ -91,13 +114,18 @@ export class AdapterService<T extends Data = Data> {
   /**
    * A page (`{ total, limit, skip, data }`) when the call's options paginate, else an array. Like
    * Feathers, a page has no `limit` when neither `$limit` nor a default or max size bounds it.
+   * A query naming `$after`, `$before` or `$count` asks for a page of a cursor walk (`CursorPage`).
    */
-  async _find(params: AdapterParams = {}): Promise<T[] | Paginated<T>> {
-    const query = this.parse(params)
+  async _find(params: AdapterParams = {}): Promise<T[] | Paginated<T> | CursorPage<T>> {
+    const { query: raw, cursor } = takeCursorParameters(params.query)
+    const query = this.parseRaw(raw, params)
     const { paginate } = this.getOptions(params)
+    if (cursor.requested && !paginate)
+      throw new BadRequest('$after, $before and $count page a find: this call is not paginated')
     if (paginate) {
       const size = Math.min(query.limit ?? paginate.default ?? Infinity, paginate.max ?? Infinity)
       query.limit = Number.isFinite(size) ? size : undefined
+      if (cursor.requested) return this.cursorPage(query, cursor, params)
       if (query.limit === 0) {
         return { total: await this.store.count(query.filter, params), limit: 0, skip: query.skip, data: [] }
       }
@@ -107,6 +135,50 @@ export class AdapterService<T extends Data = Data> {
     }
     if (query.limit === 0) return []
     return this.store.find(query, params)
+  }
+
+  /**
+   * One page of a keyset walk: the records beyond the cursor's position (one more than the limit
+   * tells whether another page follows), read backwards for `$before` and then put in sort order.
+   * `total` counts the query's matches, whatever the cursor, and only when `$count` is not false.
+   */
+  private async cursorPage(query: StoreQuery, cursor: CursorParameters, params: AdapterParams): Promise<CursorPage<T>> {
+    const sort = keysetSort(query.sort, this.id)
+    const print = fingerprint(query.filter, sort)
+    const forward = cursor.before === undefined
+    const mark = forward ? cursor.after : cursor.before
+    const position = mark ? decodeCursor(mark, sort, print) : undefined
+    const { limit } = query
+    const read: StoreQuery = {
+      filter: position
+        ? { op: 'and', filters: [query.filter, beyond(position, sort, forward, this.id)] }
+        : query.filter,
+      sort: forward ? sort : sort.map(([field, direction]) => [field, direction === 1 ? -1 : 1]),
+      skip: query.skip,
+      limit: limit === undefined ? undefined : limit + 1,
+      select: selectForCursor(query.select, sort)
+    }
+    const [rows, total] = await Promise.all([
+      limit === 0 ? [] : this.store.find(read, params),
+      cursor.count ? this.store.count(query.filter, params) : undefined
+    ])
+    const more = limit !== undefined && rows.length > limit
+    const records = more ? rows.slice(0, limit) : rows
+    if (!forward) records.reverse()
+    const first = records[0]
+    const last = records[records.length - 1]
+    // Toward the walk's direction another page exists when more rows came; backwards, when it began at a position.
+    const ahead = (record: T | undefined) => (more && record ? encodeCursor(record, sort, print) : null)
+    const behind = (record: T | undefined) =>
+      position || query.skip > 0 ? (record ? encodeCursor(record, sort, print) : mark || null) : null
+    return {
+      ...(total === undefined ? {} : { total }),
+      ...(limit === undefined ? {} : { limit }),
+      skip: query.skip,
+      data: query.select ? records.map((record) => project(record, query.select, this.id)) : records,
+      next: forward ? ahead(last) : behind(last),
+      prev: forward ? behind(first) : ahead(first)
+    }
   }
 
   _get(id: Id, params: AdapterParams = {}): Promise<T> {
@@ -184,7 +256,11 @@ export class AdapterService<T extends Data = Data> {
 
   /** The typed query for `params.query`, with the operators this call allows. */
   parse(params: AdapterParams): StoreQuery {
-    return parseQuery(params.query, { operators: this.getOptions(params).operators ?? this.store.operators })
+    return this.parseRaw(params.query, params)
+  }
+
+  private parseRaw(raw: unknown, params: AdapterParams): StoreQuery {
+    return parseQuery(raw, { operators: this.getOptions(params).operators ?? this.store.operators })
   }
 
   /** `$limit`/`$skip`/`$sort` do not restrict which records patch and remove change. */

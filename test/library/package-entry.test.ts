@@ -40,6 +40,19 @@ const missing = await todos.get(99).catch((error: unknown) => error instanceof N
 console.log(JSON.stringify({ page, missing }))
 `
 
+/** A front end: the typed client with the reference app's Services, from the package alone. */
+const frontEnd = `import { createClient, type Transport } from 'plumage/client'
+import { userSchemas, type Services } from 'plumage/services'
+
+const transport: Transport = { name: 'fake', call: async ({ data }) => ({ id: 1, ...(data as object) }) }
+const users = createClient<Services>().configure((client) => (client.transport = transport)).service('users')
+const user = await users.create({ email: 'ann@example.com', password: 'secret-pw' })
+const email: string = user.email
+// @ts-expect-error a user's data has no role (the server's data schema)
+await users.create({ email: 'bob@example.com', password: 'secret-pw', role: 'admin' })
+console.log(JSON.stringify({ email, required: userSchemas.data.required }))
+`
+
 /** Runs TypeScript's compiler with these arguments, in `cwd`. */
 const compile = (args: string[], cwd = root) => run(process.execPath, [tsc, ...args], { cwd })
 
@@ -67,11 +80,12 @@ beforeAll(async () => {
   await compile(['-p', join(project, 'tsconfig.library.json')])
   await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module', dependencies: { plumage: '*' } }))
   await writeFile(join(project, 'consumer.ts'), consumer)
+  await writeFile(join(project, 'front-end.ts'), frontEnd)
   await writeFile(
     join(project, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'nodenext', strict: true, skipLibCheck: true },
-      files: ['consumer.ts']
+      files: ['consumer.ts', 'front-end.ts']
     })
   )
 }, 300_000)
@@ -97,9 +111,17 @@ describe('plumage as a dependency', () => {
     })
   }, 120_000)
 
+  it("types a front end with the typed client and the reference app's Services, and runs it", async () => {
+    await compile(['-p', 'tsconfig.json'], project)
+    const { stdout } = await run(process.execPath, ['front-end.js'], { cwd: project })
+    expect(JSON.parse(stdout)).toEqual({ email: 'ann@example.com', required: ['email', 'password'] })
+  }, 120_000)
+
   it('resolves every entry of the exports map to built JS and declarations', async () => {
     const entries = Object.entries(exports).filter(([, target]) => typeof target !== 'string')
-    expect(entries.map(([name]) => name)).toEqual(expect.arrayContaining(['.', './memory', './rethinkdb', './testing']))
+    expect(entries.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['.', './memory', './rethinkdb', './testing', './client', './services'])
+    )
     for (const [name, target] of entries) {
       const { types, default: js } = target as { types: string; default: string }
       await expect(readFile(join(installed, types), 'utf8')).resolves.toContain('export')

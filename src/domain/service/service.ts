@@ -64,6 +64,17 @@ export interface Paginated<T> {
   data: T[]
 }
 
+/**
+ * A page of a cursor walk: what a paginated find answers when its query names `$after`, `$before` or
+ * `$count` (src/domain/query/cursor.ts). `next` and `prev` are the cursors of the following and the
+ * preceding page (null at either end); `total` is absent when the query says `$count: false`.
+ */
+export interface CursorPage<T> extends Omit<Paginated<T>, 'total'> {
+  total?: number
+  next: string | null
+  prev: string | null
+}
+
 export type Data = Record<string, unknown>
 
 /** Every standard method is optional: a service implements the ones it offers. */

@@ -75,6 +75,8 @@ export class PostgresEventLog {
   private current?: LogPlace
   private logEpoch?: string
   private retry?: ReturnType<typeof setTimeout>
+  /** The next read while events wait for an older transaction (a timer of its own: never the reconnection's). */
+  private readSoon?: ReturnType<typeof setTimeout>
   private poller?: ReturnType<typeof setInterval>
   private pruner?: ReturnType<typeof setInterval>
   private backoffMs = 100
@@ -179,8 +181,13 @@ export class PostgresEventLog {
       this.notifyAgain = true
       return
     }
+    // A NOTIFY commits a transaction of its own; nothing in it needs to be durable (a lost wake-up is
+    // made up by the next one or the poll), so it does not wait for the WAL flush a durable commit waits for.
     this.notifying = this.db
-      .query('notify the event log', `SELECT pg_notify('${CHANNEL}', '')`)
+      .query(
+        'notify the event log',
+        `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${CHANNEL}', '')`
+      )
       .then(
         () => undefined,
         // The others read every few seconds anyway.
@@ -237,6 +244,7 @@ export class PostgresEventLog {
     this.running = false
     this.setLive(false)
     clearTimeout(this.retry)
+    clearTimeout(this.readSoon)
     clearInterval(this.poller)
     clearInterval(this.pruner)
     const client = this.client
@@ -334,9 +342,9 @@ export class PostgresEventLog {
           this.read()
         } else if (this.heldBack) {
           // Events of a transaction that committed after an older one still running: read again soon.
-          clearTimeout(this.retry)
-          this.retry = setTimeout(() => this.read(), 20)
-          this.retry.unref?.()
+          clearTimeout(this.readSoon)
+          this.readSoon = setTimeout(() => this.read(), 20)
+          this.readSoon.unref?.()
         }
       })
   }

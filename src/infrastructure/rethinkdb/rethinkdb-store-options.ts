@@ -32,7 +32,7 @@ export interface RethinkDbStoreOptions {
    * answer (query-plan.ts): `{ fields: ['city'] }`, nested `['address.city']`, compound `['city', 'age']`.
    */
   indexes?: readonly StoreIndex[]
-  /** The schema of the stored records: fields of known types need no type guards (src/domain/schema/field-shapes.ts). */
+  /** The schema of the stored records: fields of known types need no type guards (domain/schema/field-shapes.ts). */
   schema?: JsonSchemaObject
   /** Replication of the table in a cluster; init() applies it when the table differs. */
   replicas?: number

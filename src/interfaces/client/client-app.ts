@@ -1,6 +1,7 @@
 import { Emitter } from './emitter.js'
 import { RemoteService } from './remote-service.js'
 import type { Transport } from './transport.js'
+import type { ServiceTypes, TypedService } from './typed-service.js'
 import type { ServiceCall } from '../../domain/service/service.js'
 
 /** What client hooks see: one object per call, the call itself plus the app and the result. */
@@ -26,8 +27,12 @@ export type ClientHook = (context: ClientHookContext, next: () => Promise<void>)
  * - `on/once/off/emit`: app events ('login', 'logout', …) emitted by plugins.
  * - `set/get`: settings shared by plugins (e.g. the authentication client's storage).
  * - `service(path)`: cached `RemoteService`s (remote-service.ts); `.methods('name')` adds custom methods.
+ *
+ * `Services` maps paths to their types (typed-service.ts): `service('messages')` of a
+ * `createClient<Services>()` is then typed — data, query, results, events and custom methods — while
+ * the object it answers is the same RemoteService. Paths not in the map stay untyped.
  */
-export class ClientApp extends Emitter {
+export class ClientApp<Services extends object = object> extends Emitter {
   private readonly services = new Map<string, RemoteService>()
   private readonly settings = new Map<string, unknown>()
   private readonly around: ClientHook[] = []
@@ -47,7 +52,9 @@ export class ClientApp extends Emitter {
     for (const service of this.services.values()) service.resubscribe()
   }
 
-  service(path: string): RemoteService {
+  service<P extends keyof Services & string>(path: P): TypedServiceAt<Services, P>
+  service(path: string): RemoteService
+  service(path: string): unknown {
     const name = path
       .split('/')
       .filter((segment) => segment.length > 0)
@@ -90,7 +97,15 @@ export class ClientApp extends Emitter {
   }
 }
 
-/** Creates a client app; plug a transport in with `configure`. */
-export function createClient(): ClientApp {
-  return new ClientApp()
+/** The typed view of the service at `P`: its TypedService when `Services[P]` is a ServiceTypes. */
+export type TypedServiceAt<Services, P extends keyof Services> = Services[P] extends ServiceTypes
+  ? TypedService<Services[P]>
+  : RemoteService
+
+/**
+ * Creates a client app; plug a transport in with `configure`. `createClient<Services>()` types its
+ * services from a map of ServiceTypes (no code is generated: the types come from the schemas).
+ */
+export function createClient<Services extends object = object>(): ClientApp<Services> {
+  return new ClientApp<Services>()
 }

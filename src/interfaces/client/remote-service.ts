@@ -1,6 +1,6 @@
 import { BadRequest } from '../../domain/errors/errors.js'
 import { layoutOf } from '../../domain/service/method-layout.js'
-import type { Data, Id, NullableId, Paginated, Params } from '../../domain/service/service.js'
+import type { CursorPage, Data, Id, NullableId, Paginated, Params, Query } from '../../domain/service/service.js'
 import type { ClientApp, ClientHookContext } from './client-app.js'
 import { Emitter } from './emitter.js'
 
@@ -24,6 +24,23 @@ export class RemoteService<T = Data> extends Emitter {
 
   find(params: Params = {}): Promise<T[] | Paginated<T>> {
     return this.call('find', undefined, undefined, params) as Promise<T[] | Paginated<T>>
+  }
+
+  /**
+   * Every record `find` matches for `query`, page after page by cursor (`$after` each page's `next`), as
+   * `for await (const message of messages.iterate({ $sort: { createdAt: -1 } }))`. Pages leave the count
+   * out (`$count: false`, unless the query says otherwise); records created or removed during the walk never
+   * make one repeat or go missing. Needs a paginated service on a plumage server.
+   */
+  async *iterate(query: Query = {}, params: Params = {}): AsyncGenerator<T, void, undefined> {
+    let cursor: string | null = ''
+    while (cursor !== null) {
+      const page = await this.find({ ...params, query: { $count: false, ...query, $after: cursor } })
+      if (Array.isArray(page) || !('next' in page))
+        throw new BadRequest(`Service '${this.path}' answered no cursor page: iterate needs a paginated find`)
+      yield* (page as CursorPage<T>).data
+      cursor = (page as CursorPage<T>).next
+    }
   }
 
   get(id: Id, params: Params = {}): Promise<T> {

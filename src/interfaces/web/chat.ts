@@ -1,6 +1,6 @@
 import { io } from 'socket.io-client'
 import type { FeathersError } from '../../domain/errors/errors.js'
-import type { Paginated } from '../../domain/service/service.js'
+import type { CursorPage } from '../../domain/service/service.js'
 import { authentication, SESSION_EXPIRED } from '../client/authentication/authentication-client.js'
 import { createClient } from '../client/client-app.js'
 import type { RemoteService } from '../client/remote-service.js'
@@ -51,6 +51,11 @@ const logoutButton = element<HTMLButtonElement>('logout')
 const errorBox = element<HTMLElement>('error')
 const statusBox = element<HTMLElement>('status')
 const shown = new Set<string | number>()
+/**
+ * Where the next page back in time starts: the `next` cursor of the last history page ('' before the first, null
+ * once the oldest is shown). A cursor, unlike a skip count, stays right while new messages arrive live.
+ */
+let olderCursor: string | null = ''
 const authors = new Map<string | number, Promise<string>>()
 /** The signed-in user; undefined on the login form. */
 let signedIn: User | undefined
@@ -141,13 +146,15 @@ function render(message: Message, atTop = false): void {
   updateEmpty()
 }
 
-/** The next page back in time: newest first from the server, so each is prepended. */
+/** The next page back in time: newest first from the server, so each is prepended; never counts the table. */
 async function loadOlder(): Promise<void> {
+  if (olderCursor === null) return
   const page = (await messages.find({
-    query: { $sort: { createdAt: -1 }, $limit: PAGE_SIZE, $skip: shown.size }
-  })) as Paginated<Message>
+    query: { $sort: { createdAt: -1 }, $limit: PAGE_SIZE, $after: olderCursor, $count: false }
+  })) as CursorPage<Message>
   for (const message of page.data) render(message, true)
-  older.hidden = shown.size >= page.total
+  olderCursor = page.next
+  older.hidden = olderCursor === null
   updateEmpty()
 }
 
@@ -163,6 +170,7 @@ async function enter(user: User): Promise<void> {
   clearError()
   list.replaceChildren()
   shown.clear()
+  olderCursor = ''
   await loadOlder()
   list.lastElementChild?.scrollIntoView({ block: 'end' })
   element<HTMLInputElement>('text').focus()

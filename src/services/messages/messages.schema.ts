@@ -44,7 +44,7 @@ export const messageSchemas = {
     properties: { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp },
     additionalProperties: true
   }
-} satisfies ServiceSchemas
+} as const satisfies ServiceSchemas
 
 /** One message as the messages service returns it. */
 export type Message = FromSchema<typeof messageSchema>

@@ -19,7 +19,8 @@ export interface MessagesOptions {
 export function useMessages(app: App, { stores, clock, authentication }: MessagesOptions): void {
   app.use(
     'messages',
-    new AdapterService(stores.create('messages'), {
+    // The store may rely on the stored records' declared types (a sort by `text` is then one key).
+    new AdapterService(stores.create('messages', { schema: messageSchemas.result }), {
       paginate: { default: 10, max: 50 },
       multi: ['create', 'patch', 'remove']
     }),

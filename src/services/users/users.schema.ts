@@ -38,7 +38,7 @@ export const userSchemas = {
   data: userData,
   patch: { ...userData, $id: 'UserPatch', required: [] },
   query: { type: 'object', properties: { id, email, name }, additionalProperties: false }
-} satisfies ServiceSchemas
+} as const satisfies ServiceSchemas
 
 /** One user as the users service returns it to a client. */
 export type User = FromSchema<typeof userSchema>

@@ -5,6 +5,7 @@ import type { StoreOptions } from '../../domain/store/store-factory.js'
 import type { Store } from '../../domain/store/store.js'
 import { defineContract } from '../contract.js'
 import type { StoreContext } from './store-context.js'
+import { cursorCases } from './store-cursors.cases.js'
 import { indexCases } from './store-indexes.cases.js'
 import { liveCases } from './store-live.cases.js'
 import { queryCases } from './store-queries.cases.js'
@@ -37,9 +38,9 @@ export interface StoreContractOptions {
  * The behaviour every adapter of the Store port must show: a translation of @feathersjs/adapter-tests (test
  * names in parentheses are theirs) to the port, plus plumage's own rows ($search, $contains, typed ranges,
  * numeric-string ids, copies), run once per id field name; and the optional live members as the App uses them.
- * Groups: `queries`, `writes`, `indexes`, and `live` (`live / watch`, `live / whenWatching`, `live / publish`,
- * `live / across processes`), each made of smaller ones. Unsorted results are compared as sets: a database may
- * return rows in any order.
+ * Groups: `queries`, `writes`, `indexes`, `cursors`, and `live` (`live / watch`, `live / whenWatching`,
+ * `live / publish`, `live / across processes`), each made of smaller ones. Unsorted results are compared as sets:
+ * a database may return rows in any order.
  */
 export const runStoreContract = defineContract<StoreContractOptions>('Store', (tools, options) => {
   const { describe, group, test, beforeAll, afterAll, beforeEach, expect } = tools
@@ -339,6 +340,7 @@ export const runStoreContract = defineContract<StoreContractOptions>('Store', (t
       })
       group('writes', () => writeCases(tools, context))
       group('indexes', () => indexCases(tools, idProp, options.open))
+      group('cursors', () => cursorCases(tools, idProp, options.open))
     })
   }
   group('live', () => liveCases(tools, options.open))

@@ -16,7 +16,7 @@ runStoreContract({
   adapter: 'memory',
   // It publishes its own changes (watch), live at once (no whenWatching), in one process (no publish, nothing
   // across processes).
-  cases: ['queries', 'writes', 'indexes', 'live / watch'],
+  cases: ['queries', 'writes', 'indexes', 'cursors', 'live / watch'],
   open: async ({ id, watch }) => ({ store: new InMemoryStore({ id, watch }) })
 })
 // One process: the instances that share keys are one object.

@@ -112,6 +112,34 @@ withServer('the PostgreSQL event log', () => {
     expect(onA.names().filter((name) => name.includes('once') || name.includes('twice'))).toEqual([])
   })
 
+  it('follows again after losing its connection while events wait for an older transaction', async () => {
+    const admin = new pg.Client({ connectionString: database!.url })
+    await admin.connect()
+    const older = new pg.Client({ connectionString: database!.url })
+    await older.connect()
+    try {
+      // An open transaction that wrote: newer events wait for it, and the followers read again every few ms.
+      await older.query('BEGIN')
+      await older.query(`INSERT INTO messages (key, doc) VALUES ('older', '{"id": "older", "name": "older"}')`)
+      await a.create([{ name: 'newer' }], q())
+      // Both followers' connections (LISTEN, then their reads) are cut, mid-read or between reads.
+      for (let cut = 0; cut < 5; cut++) {
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE pid <> pg_backend_pid() AND (query LIKE 'LISTEN%' OR query LIKE '%FROM plumage_events%')`
+        )
+        await new Promise((resolve) => setTimeout(resolve, 30))
+      }
+      await older.query('COMMIT')
+      for (const on of [onA, onB]) await on.seen(about('created', 'newer'))
+      expect(onA.names().slice(-2)).toEqual(['created older', 'created newer'])
+      expect(onB.names()).toEqual(onA.names())
+    } finally {
+      await older.end()
+      await admin.end()
+    }
+  })
+
   it('misses nothing and repeats nothing across a restart of the database', async () => {
     const before = onA.events.length
     await database!.server!.halt()

@@ -49,7 +49,9 @@ const DEFAULTS: Omit<AuthenticationClientOptions, 'storage'> = {
 const MAX_TIMER_DELAY = 2 ** 31 - 1
 
 declare module '../client-app.js' {
-  interface ClientApp {
+  // An augmentation repeats the class's type parameters, used or not.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  interface ClientApp<Services extends object = object> {
     /** Added by `configure(authentication())`. */
     authentication: AuthenticationClient
     authenticate(data?: AuthenticationRequest, params?: Params): Promise<LoginResult>
