@@ -179,10 +179,18 @@ export class AdapterService<T extends Data = Data> {
     }
   }
 
-  async _get(id: Id, params: AdapterParams = {}): Promise<T> {
-    const record = await this.store.get(id, this.parse(params), params)
-    if (record === null) throw notFound(id)
-    return record
+  _get(id: Id, params: AdapterParams = {}): Promise<T> {
+    let query: StoreQuery
+    try {
+      query = this.parse(params)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    // A `then` on the store's promise, not an async function: `get` is the most frequent call.
+    return this.store.get(id, query, params).then((record) => {
+      if (record === null) throw notFound(id)
+      return record
+    })
   }
 
   async _create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
