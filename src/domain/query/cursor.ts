@@ -119,7 +119,9 @@ export function decodeCursor(cursor: string, sort: StoreQuery['sort'], print: st
  * when lower or null. A sort key is expected to hold one type of scalar (and null or nothing).
  *
  * When the first key runs upward from a value, the filter also says `k1 >= value` on its own: the
- * same records, but a conjunct a store can answer with a range read of an index.
+ * same records, but a conjunct a store can answer with a range read of an index. Downward it says
+ * `k1 <= value or k1 null`, which a store that knows from the schema that k1 is never null reads as
+ * the range `k1 <= value` (a descending walk, e.g. newest first, then reads an index backwards).
  */
 export function beyond(position: Position, sort: StoreQuery['sort'], forward: boolean, idField: string): Filter {
   const branches: Filter[] = []
@@ -133,10 +135,14 @@ export function beyond(position: Position, sort: StoreQuery['sort'], forward: bo
   })
   const chain: Filter = branches.length === 1 ? branches[0]! : { op: 'or', filters: branches }
   const [first, direction] = sort[0]!
-  const upward = (forward ? direction : -direction) === 1
-  return upward && position[0] !== null
-    ? { op: 'and', filters: [{ op: 'gte', field: first, value: position[0]! }, chain] }
-    : chain
+  const value = position[0]!
+  if (value === null) return chain
+  if ((forward ? direction : -direction) === 1)
+    return { op: 'and', filters: [{ op: 'gte', field: first, value }, chain] }
+  const atMost: Filter = { op: 'lte', field: first, value }
+  const bound: Filter =
+    first === idField ? atMost : { op: 'or', filters: [atMost, { op: 'eq', field: first, value: null }] }
+  return { op: 'and', filters: [bound, chain] }
 }
 
 /** The records whose `field` lies beyond `value` in `direction`; undefined when none can. Ids are never null. */

@@ -173,7 +173,8 @@ export class QueryPlanner {
     const { index, prefix, components } = plan.order
     const count = query.skip + query.limit!
     const fields = index.fields.slice(prefix, prefix + components)
-    const valueOf = (row: RDatum) => indexValue(row, fields)
+    // Several fields are a JavaScript array of terms: r.expr makes it one term to compare.
+    const valueOf = (row: RDatum) => r.expr(indexValue(row, fields))
     const head = r.expr(rows.limit(count).coerceTo('array')).do(((found: RDatum<Data[]>) =>
       r.branch(
         found.count().lt(count),
@@ -251,13 +252,15 @@ class Criteria {
     private readonly shapes: FieldShapes
   ) {
     this.parts = isMatchAll(filter) ? [] : conjuncts(filter)
-    for (const part of this.parts) {
+    for (const whole of this.parts) {
+      // A part answered exactly by its simpler form is used whole when that form is.
+      const part = withoutNullBranch(whole, shapes)
       if (part.op === 'eq' || part.op === 'in') {
         const values = 'values' in part ? part.values : [part.value]
         if (values.length > 0 && values.every(isIndexableScalar) && !this.equal.has(part.field)) {
           this.equal.set(part.field, {
             values: [...new Map(values.map((value) => [JSON.stringify(value), value])).values()],
-            part
+            part: whole
           })
         }
       } else if (part.op === 'lt' || part.op === 'lte' || part.op === 'gt' || part.op === 'gte') {
@@ -267,7 +270,7 @@ class Criteria {
         const side = part.op === 'gt' || part.op === 'gte' ? 'lower' : 'upper'
         if (range.kind !== kind || range[side]) continue
         range[side] = { value: part.value, open: part.op === 'gt' || part.op === 'lt' }
-        range.parts.push(part)
+        range.parts.push(whole)
         this.ranges.set(part.field, range)
       }
     }
@@ -302,6 +305,20 @@ class Criteria {
     const rest = this.parts.filter((part) => !used.includes(part))
     return rest.length === 1 ? rest[0]! : { op: 'and', filters: rest }
   }
+}
+
+/**
+ * `field <op> value or field null` as just `field <op> value` when the schema says the field is
+ * present and never null in every record (the null branch matches nothing): so a descending
+ * cursor's bound ("at most the value, or null") becomes a range an index reads.
+ */
+function withoutNullBranch(part: Filter, shapes: FieldShapes): Filter {
+  if (part.op !== 'or' || part.filters.length !== 2) return part
+  const [test, nullTest] = part.filters as [Filter, Filter]
+  if (nullTest.op !== 'eq' || nullTest.value !== null || !('field' in test) || test.field !== nullTest.field)
+    return part
+  const shape = shapes(test.field)
+  return shape?.required === true && !shape.kinds.has('null') ? test : part
 }
 
 /** The highest score; between ordered reads of equal score, the one serving more sort keys. */

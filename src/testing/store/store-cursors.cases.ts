@@ -1,5 +1,6 @@
 import { AdapterService } from '../../application/adapter-service.js'
 import { parseQuery } from '../../domain/query/parse-query.js'
+import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
 import type { CursorPage, Data, Query } from '../../domain/service/service.js'
 import type { StoreIndex } from '../../domain/store/store-factory.js'
 import type { ContractTools } from '../contract.js'
@@ -19,8 +20,8 @@ export function cursorCases(
   openStore: StoreContractOptions['open']
 ): void {
   const closers: (() => Promise<void>)[] = []
-  const open = async (name: string, indexes?: StoreIndex[]): Promise<AdapterService> => {
-    const fixture = await openStore({ id: idProp, name: `${name}_${idProp}`, watch: false, indexes })
+  const open = async (name: string, indexes?: StoreIndex[], schema?: JsonSchemaObject): Promise<AdapterService> => {
+    const fixture = await openStore({ id: idProp, name: `${name}_${idProp}`, watch: false, indexes, schema })
     closers.push(async () => fixture.close?.())
     await fixture.store.remove(null, parseQuery({}))
     return new AdapterService(fixture.store, { paginate: { default: 3, max: 100 }, multi: true })
@@ -108,6 +109,51 @@ export function cursorCases(
       })
     })
   }
+
+  group('cursor pages on keys the schema declares present and not null', () => {
+    // A store may read such keys through an index in either direction (the null branch of a descending
+    // bound matches nothing); the pages must still be the plain store's.
+    const schema: JsonSchemaObject = {
+      type: 'object',
+      required: ['name', 'rank', 'team'],
+      properties: {
+        [idProp]: { type: 'integer' },
+        name: { type: 'string' },
+        rank: { type: 'number' },
+        team: { type: 'string' }
+      }
+    }
+    // Ids are given, so that they order ties the same way in both stores.
+    const typed: Data[] = Array.from({ length: 23 }, (_, n) => ({
+      [idProp]: (n * 11) % 23,
+      name: `t${String(n).padStart(2, '0')}`,
+      rank: (n * 7) % 5,
+      team: n % 3 === 0 ? 'a' : 'b'
+    }))
+    let services: [AdapterService, AdapterService]
+    beforeAll(async () => {
+      services = [
+        await open('cursors_typed_plain'),
+        await open('cursors_typed_indexed', [{ fields: ['rank'] }, { fields: ['team', 'rank'] }], schema)
+      ]
+      for (const service of services) await service.create(typed)
+    })
+    const typedSorts: Record<string, number>[] = [{ rank: -1 }, { rank: -1, name: -1 }, { team: -1, rank: -1 }]
+    for (const sort of typedSorts) {
+      test(`walk the same pages with and without the schema and indexes ($sort ${JSON.stringify(sort)})`, async () => {
+        const [plain, indexed] = services
+        const expected = await walk(plain, { $sort: sort, $limit: 4 })
+        expect(expected.flat()).toHaveLength(typed.length)
+        expect(await walk(indexed, { $sort: sort, $limit: 4 })).toEqual(expected)
+        expect(await walk(indexed, { $sort: sort, $limit: 4 }, true)).toEqual(
+          await walk(plain, { $sort: sort, $limit: 4 }, true)
+        )
+        expect(await walk(indexed, { team: 'b', $sort: sort, $limit: 4 })).toEqual(
+          await walk(plain, { team: 'b', $sort: sort, $limit: 4 })
+        )
+      })
+    }
+  })
 
   group('cursor pages while records come and go', () => {
     test('show every record that stays exactly once, and none after its removal', async () => {

@@ -124,23 +124,44 @@ describe('cursors', () => {
     })
 
     it('rank null and missing values first: lower keys come after a value downward, any value after null upward', () => {
+      // Downward, the first key's bound alone is "at most the value, or null".
       expect(beyond([3, 'k'], twoKeys, false, 'id')).toEqual({
-        op: 'or',
+        op: 'and',
         filters: [
           {
             op: 'or',
             filters: [
-              { op: 'lt', field: 'rank', value: 3 },
+              { op: 'lte', field: 'rank', value: 3 },
               { op: 'eq', field: 'rank', value: null }
             ]
           },
           {
-            op: 'and',
+            op: 'or',
             filters: [
-              { op: 'eq', field: 'rank', value: 3 },
-              { op: 'lt', field: 'id', value: 'k' }
+              {
+                op: 'or',
+                filters: [
+                  { op: 'lt', field: 'rank', value: 3 },
+                  { op: 'eq', field: 'rank', value: null }
+                ]
+              },
+              {
+                op: 'and',
+                filters: [
+                  { op: 'eq', field: 'rank', value: 3 },
+                  { op: 'lt', field: 'id', value: 'k' }
+                ]
+              }
             ]
           }
+        ]
+      })
+      // The id is never null: downward by id alone, its bound is a plain range.
+      expect(beyond(['k'], [['id', -1]], true, 'id')).toEqual({
+        op: 'and',
+        filters: [
+          { op: 'lte', field: 'id', value: 'k' },
+          { op: 'lt', field: 'id', value: 'k' }
         ]
       })
       expect(beyond([null, 'k'], twoKeys, true, 'id')).toEqual({
