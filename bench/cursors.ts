@@ -4,9 +4,11 @@
  * `$skip` (with its count), through AdapterService on each store: memory, RethinkDB (with an index on
  * the sort key) and PostgreSQL (with an expression index on it); the median of `BENCH_ROUNDS`
  * alternating rounds of `BENCH_SECONDS` each. Goal (issue 26): by cursor, page 1,000 costs at most
- * 1.2× page 1. Run: `node bench/run.mjs cursors`; RethinkDB runs on `RETHINKDB_URL`, or on a
- * throw-away server started from `RETHINKDB_BIN`, and PostgreSQL on `POSTGRES_URL` or a throw-away
- * server (test/support/postgres-server.ts); a store without a server is left out, saying so.
+ * 1.2× page 1; the same by cursor in descending order (the chat's newest first).
+ * Run: `node bench/run.mjs cursors` (`BENCH_STORES=rethinkdb` for one store); RethinkDB runs on
+ * `RETHINKDB_URL`, or on a throw-away server started from `RETHINKDB_BIN`, and PostgreSQL on
+ * `POSTGRES_URL` or a throw-away server (test/support/postgres-server.ts); a store without a server is
+ * left out, saying so.
  */
 import { randomBytes } from 'node:crypto'
 import { AdapterService } from '../src/application/adapter-service.js'
@@ -42,37 +44,60 @@ const schema: JsonSchemaObject = {
   }
 }
 /** Ties broken by the id in both ways, so that page 1,000 by `$skip` holds the same records as by cursor. */
-const sort = { score: 1, id: 1 }
+const sort = { score: 1, id: 1 } as const
+/** The chat's order (newest first), both keys descending. */
+const newestFirst = { score: -1, id: -1 } as const
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 
 const rows: Record<string, string | number>[] = []
 
 async function bench(label: string, store: Store): Promise<void> {
   const service = new AdapterService<Data>(store, { paginate: { default: PAGE, max: 100 } })
-  // The cursor page 1,000 starts after: the position of the last record of page 999.
-  const skipped = (await service.find({
-    query: { $sort: sort, $skip: (DEEP - 1) * PAGE - 1, $limit: 1 }
-  })) as Paginated<Data>
-  const before = skipped.data[0]
-  const keyset = keysetSort(parseQuery({ $sort: sort }).sort, store.id)
-  const deepCursor = encodeCursor(before!, keyset, fingerprint(parseQuery({}).filter, keyset))
-  const byCursor = (after: string) => () => service.find({ query: { $sort: sort, $after: after, $count: false } })
   const bySkip = (skip: number) => () => service.find({ query: { $sort: sort, $skip: skip } })
-  // Both ways give page 1,000 the same records.
-  const viaCursor = (await byCursor(deepCursor)()) as CursorPage<Data>
-  const viaSkip = (await bySkip((DEEP - 1) * PAGE)()) as Paginated<Data>
-  if (JSON.stringify(viaCursor.data) !== JSON.stringify(viaSkip.data))
-    throw new Error(`${label}: page ${DEEP} by cursor and by $skip differ`)
-  // Page 2 is the first page read through a cursor's filter: against it, page 1,000 shows what depth costs.
-  const second = ((await byCursor('')()) as CursorPage<Data>).next!
-  const [cursorFirst, cursorDeep] = await alternate(byCursor(''), byCursor(deepCursor))
-  const [cursorSecond, cursorDeeper] = await alternate(byCursor(second), byCursor(deepCursor))
+  const [cursorFirst, cursorDeep, cursorSecond, cursorDeeper] = await cursorPages(label, service, store.id, sort)
+  const [downFirst, downDeep, downSecond, downDeeper] = await cursorPages(label, service, store.id, newestFirst)
   const [skipFirst, skipDeep] = await alternate(bySkip(0), bySkip((DEEP - 1) * PAGE))
   rows.push(
     row(`${label}: cursor ($after, $count: false)`, cursorFirst, cursorDeep, cursorSecond / cursorDeeper),
+    row(`${label}: cursor, descending`, downFirst, downDeep, downSecond / downDeeper),
     row(`${label}: $skip (with total), for contrast`, skipFirst, skipDeep)
   )
-  console.log(rows.slice(-2))
+  console.log(rows.slice(-3))
+}
+
+/**
+ * Ops/s of cursor pages 1 and 1,000, then 2 and 1,000 (page 2 is the first read through a cursor's
+ * filter: against it, page 1,000 shows what depth costs), in `order`.
+ */
+async function cursorPages(
+  label: string,
+  service: AdapterService<Data>,
+  id: string,
+  order: Record<string, 1 | -1>
+): Promise<[number, number, number, number]> {
+  // The cursor page 1,000 starts after: the position of the last record of page 999.
+  const skipped = (await service.find({
+    query: { $sort: order, $skip: (DEEP - 1) * PAGE - 1, $limit: 1 }
+  })) as Paginated<Data>
+  const keyset = keysetSort(parseQuery({ $sort: order }).sort, id)
+  const deepCursor = encodeCursor(skipped.data[0]!, keyset, fingerprint(parseQuery({}).filter, keyset))
+  const byCursor = (after: string) => () => service.find({ query: { $sort: order, $after: after, $count: false } })
+  // Both ways give page 1,000 the same records.
+  const viaCursor = (await byCursor(deepCursor)()) as CursorPage<Data>
+  const viaSkip = (await service.find({ query: { $sort: order, $skip: (DEEP - 1) * PAGE } })) as Paginated<Data>
+  if (JSON.stringify(viaCursor.data) !== JSON.stringify(viaSkip.data))
+    throw new Error(`${label}: page ${DEEP} by cursor and by $skip differ (${JSON.stringify(order)})`)
+  const second = ((await byCursor('')()) as CursorPage<Data>).next!
+  return [
+    ...(await alternate(byCursor(''), byCursor(deepCursor))),
+    ...(await alternate(byCursor(second), byCursor(deepCursor)))
+  ]
+}
+
+/** Whether the run includes this store (`BENCH_STORES`, e.g. `rethinkdb`; default: all). */
+function included(store: string): boolean {
+  const only = process.env.BENCH_STORES
+  return !only || only.split(',').includes(store)
 }
 
 /** Median ops/s of `ROUNDS` rounds of each, alternating (who goes first rotates), on a shared machine. */
@@ -103,14 +128,14 @@ async function fill(store: Store): Promise<void> {
 }
 
 // memory
-{
+if (included('memory')) {
   const store = new InMemoryStore()
   await fill(store)
   await bench('memory', store)
 }
 
 // RethinkDB
-{
+if (included('rethinkdb')) {
   let server: RethinkDbProcess | undefined
   let connection: RethinkDbConnection | undefined
   try {
@@ -147,7 +172,7 @@ async function fill(store: Store): Promise<void> {
 }
 
 // PostgreSQL
-{
+if (included('postgresql')) {
   const database = await discoverPostgres()
   if (!database) console.log('PostgreSQL rows SKIPPED: set POSTGRES_URL or install PostgreSQL')
   else {
