@@ -1,4 +1,5 @@
 import { r, type RTable } from 'rethinkdb-ts'
+import { beyond, keysetSort } from '../../../src/domain/query/cursor.js'
 import { parseQuery } from '../../../src/domain/query/parse-query.js'
 import type { JsonSchemaObject } from '../../../src/domain/schema/json-schema.js'
 import type { Data } from '../../../src/domain/service/service.js'
@@ -182,3 +183,29 @@ describe('sorting from an index', () => {
     ).toBe(`${table}.getAll(r.args(["Rome"]), { index: "city" }).orderBy(r.asc("age")).limit(5)`)
   })
 })
+
+describe('cursor pages', () => {
+  /** The store query of a cursor page after the record with `score` and `id`, as AdapterService builds it. */
+  const page = (direction: 1 | -1, score: number, id: number) => {
+    const sort = keysetSort(parseQuery({ $sort: { score: direction, id: direction } }).sort, 'id')
+    return { ...parseQuery({ $limit: 26 }), filter: beyond([score, id], sort, true, 'id'), sort }
+  }
+
+  it('read upward from the position through the index, stopping at the limit', () => {
+    expect(typed.find(page(1, 24.5, 7)).toString()).toMatch(
+      new RegExp(`^${escape(`${table}.between(24.5, ${MAX}`)}.*orderBy\\({ index: r.asc\\("score"\\) }\\)\\.filter`)
+    )
+  })
+
+  it('read downward through the index when the schema says the key is never null, else scan', () => {
+    expect(typed.find(page(-1, 24.5, 7)).toString()).toMatch(
+      new RegExp(`^${escape(`${table}.between(-${MAX}, 24.5`)}.*orderBy\\({ index: r.desc\\("score"\\) }\\)\\.filter`)
+    )
+    // Null and missing scores come last downward and are in no index.
+    expect(untyped.find(page(-1, 24.5, 7)).toString()).not.toContain('between')
+  })
+})
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
