@@ -1,7 +1,8 @@
 import type { R, RDatum, RStream, RTable } from 'rethinkdb-ts'
-import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
+import { isMatchAll, type Filter, type Scalar, type StoreQuery } from '../../domain/query/ast.js'
+import { beyond } from '../../domain/query/cursor.js'
 import type { Data } from '../../domain/service/service.js'
-import { onlyKinds, type FieldShapes } from '../../domain/schema/field-shapes.js'
+import { onlyKinds, type FieldShape, type FieldShapes, type Kind } from '../../domain/schema/field-shapes.js'
 import { conjuncts, isIndexableScalar, skipLimitSelect, type ReqlCompiler } from './reql-compiler.js'
 import { indexValue, type IndexSpec } from './rethinkdb-tables.js'
 
@@ -70,6 +71,9 @@ export class QueryPlanner {
     const sort = query.sort.filter(([field]) => criteria.single(field) === undefined)
     const sorted = { ...query, sort }
     const primary = this.primary(criteria)
+    const keyset = primary ? undefined : this.keyset(query, criteria)
+    if (keyset)
+      return skipLimitSelect(this.compiler.filter(keyset.sequence, criteria.without(keyset.used)), query, this.idField)
     if (primary)
       return this.compiler.page(
         this.compiler.filter(primary.sequence, criteria.without(primary.used)),
@@ -90,6 +94,44 @@ export class QueryPlanner {
     if (!choice.order) return this.compiler.page(rows, sorted, this.idField)
     if (choice.order.served >= sort.length) return skipLimitSelect(rows, sorted, this.idField)
     return this.boundary(choice as OrderedAccess, rows, criteria, sorted)
+  }
+
+  /**
+   * A cursor page (src/domain/query/cursor.ts) whose sort keys, all in one direction and ending with
+   * the id, are exactly the fields of a compound index: the records beyond the position are one
+   * `between` from it, read in index order, with no filter on the rows (every key present, not null,
+   * a number or a string, from the schema).
+   */
+  private keyset(query: StoreQuery, criteria: Criteria): Access | undefined {
+    const { sort, limit } = query
+    const direction = sort[0]?.[1]
+    const fields = sort.map(([field]) => field)
+    if (limit === undefined || sort.length < 2 || fields.at(-1) !== this.idField) return undefined
+    if (sort.some(([field, way]) => way !== direction || (field !== this.idField && !criteria.ordered(field, true))))
+      return undefined
+    const index = this.indexes.find((spec) => spec.fields.join() === fields.join())
+    if (!index) return undefined
+    for (const part of criteria.parts) {
+      const position = positionOf(part, sort.length)
+      // An index orders one type apart from the others: each value must be of its key's one declared type.
+      if (!position?.every((value, key) => sameKind(this.shapes(fields[key]!), value))) continue
+      const cursor = beyond(position, sort, true, this.idField)
+      const parts = conjuncts(cursor)
+      const used = parts.map((wanted) => criteria.parts.find((have) => JSON.stringify(have) === JSON.stringify(wanted)))
+      if (used.some((found) => found === undefined)) continue
+      const { r } = this
+      const far = fields.map(() => (direction === 1 ? r.maxval : r.minval))
+      const [lower, upper] = direction === 1 ? [position, far] : [far, position]
+      const sequence = this.table()
+        .between(lower as never, upper as never, {
+          index: index.name,
+          leftBound: direction === 1 ? 'open' : 'closed',
+          rightBound: direction === 1 ? 'closed' : 'open'
+        })
+        .orderBy({ index: direction === 1 ? r.asc(index.name) : r.desc(index.name) }) as RStream<Data>
+      return { sequence, used: used as Filter[], score: Infinity }
+    }
+    return undefined
   }
 
   /** Equality or `$in` on the id field: the primary key answers it. */
@@ -245,7 +287,7 @@ class Criteria {
   readonly equal = new Map<string, { values: Key[]; part: Filter }>()
   /** Ranges with a number or string bound, both ends combined (the first of each side). */
   readonly ranges = new Map<string, Range>()
-  private readonly parts: Filter[]
+  readonly parts: Filter[]
 
   constructor(
     filter: Filter,
@@ -292,12 +334,15 @@ class Criteria {
     )
   }
 
-  /** Whether an index orders this field's matching values as the memory adapter does (numbers, strings, present). */
-  ordered(field: string): boolean {
+  /**
+   * Whether an index orders this field's matching values as the memory adapter does (numbers, strings, present);
+   * `declared`: known from the schema alone.
+   */
+  ordered(field: string, declared = false): boolean {
     const shape = this.shapes(field)
     const equal = this.equal.get(field)
-    if (equal) return equal.values.every((value) => typeof value !== 'boolean')
-    return this.ranges.has(field) || (shape?.required === true && onlyKinds(shape, 'number', 'string'))
+    if (equal && !declared) return equal.values.every((value) => typeof value !== 'boolean')
+    return (!declared && this.ranges.has(field)) || (shape?.required === true && onlyKinds(shape, 'number', 'string'))
   }
 
   /** The criteria left once `used` are answered by the way into the table. */
@@ -305,6 +350,25 @@ class Criteria {
     const rest = this.parts.filter((part) => !used.includes(part))
     return rest.length === 1 ? rest[0]! : { op: 'and', filters: rest }
   }
+}
+
+/**
+ * The position of a cursor chain over `keys` sort keys (its last branch fixes every key but the
+ * last, which it bounds), or undefined when `part` is no such chain.
+ */
+function positionOf(part: Filter, keys: number): Scalar[] | undefined {
+  if (part.op !== 'or') return undefined
+  const last = part.filters.at(-1)!
+  if (last.op !== 'and' || last.filters.length !== keys) return undefined
+  const values = last.filters.map((filter) => ('value' in filter ? filter.value : undefined))
+  return values.every((value) => typeof value === 'number' || typeof value === 'string')
+    ? (values as Scalar[])
+    : undefined
+}
+
+/** Whether the field holds only values of `value`'s kind. */
+function sameKind(shape: FieldShape | undefined, value: Scalar): boolean {
+  return shape !== undefined && shape.kinds.size === 1 && shape.kinds.has(typeof value as Kind)
 }
 
 /**

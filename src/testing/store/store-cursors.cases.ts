@@ -134,11 +134,22 @@ export function cursorCases(
     beforeAll(async () => {
       services = [
         await open('cursors_typed_plain'),
-        await open('cursors_typed_indexed', [{ fields: ['rank'] }, { fields: ['team', 'rank'] }], schema)
+        await open(
+          'cursors_typed_indexed',
+          [{ fields: ['rank'] }, { fields: ['team', 'rank'] }, { fields: ['rank', idProp] }],
+          schema
+        )
       ]
       for (const service of services) await service.create(typed)
     })
-    const typedSorts: Record<string, number>[] = [{ rank: -1 }, { rank: -1, name: -1 }, { team: -1, rank: -1 }]
+    // The last two walk exactly the keys of the index on rank and the id.
+    const typedSorts: Record<string, number>[] = [
+      { rank: -1 },
+      { rank: -1, name: -1 },
+      { team: -1, rank: -1 },
+      { rank: 1 },
+      { rank: -1, [idProp]: -1 }
+    ]
     for (const sort of typedSorts) {
       test(`walk the same pages with and without the schema and indexes ($sort ${JSON.stringify(sort)})`, async () => {
         const [plain, indexed] = services

@@ -206,6 +206,31 @@ describe('cursor pages', () => {
   })
 })
 
+describe('cursor pages on a compound index of the sort keys and the id', () => {
+  const planner = plannerFor(true, [...indexes, { name: 'score_id', fields: ['score', 'id'] }])
+  const page = (direction: 1 | -1) => {
+    const sort = keysetSort(parseQuery({ $sort: { score: direction, id: direction } }).sort, 'id')
+    return { ...parseQuery({ $limit: 26 }), filter: beyond([24.5, 7], sort, true, 'id'), sort }
+  }
+
+  it('read one range from the position, with no filter on the rows', () => {
+    expect(planner.find(page(1)).toString()).toBe(
+      `${table}.between([24.5, 7], [r.maxval, r.maxval], { index: "score_id", leftBound: "open", ` +
+        `rightBound: "closed" }).orderBy({ index: r.asc("score_id") }).limit(26)`
+    )
+    expect(planner.find(page(-1)).toString()).toBe(
+      `${table}.between([r.minval, r.minval], [24.5, 7], { index: "score_id", leftBound: "closed", ` +
+        `rightBound: "open" }).orderBy({ index: r.desc("score_id") }).limit(26)`
+    )
+  })
+
+  it('keep the filter when the position does not hold the keys declared types', () => {
+    const sort = keysetSort(parseQuery({ $sort: { score: 1, id: 1 } }).sort, 'id')
+    const forged = { ...parseQuery({ $limit: 26 }), filter: beyond(['x', 7], sort, true, 'id'), sort }
+    expect(planner.find(forged).toString()).not.toContain('score_id')
+  })
+})
+
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
