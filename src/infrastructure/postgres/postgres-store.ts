@@ -94,14 +94,12 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
 
   async page(query: StoreQuery): Promise<Page<T>> {
     if (hasSearch(query.filter)) return this.searched(query)
+    if (query.limit === 0) return { total: await this.count(query.filter), data: [] }
     const params = new Parameters()
     const where = this.compiler.where(query.filter, params)
+    if (query.sort.length > 0) return this.sortedPage(query, where, params)
+    // Unsorted, the page follows the primary key and stops early: total and page as two scans in one round trip.
     const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
-    if (query.limit === 0) {
-      const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, count, params.values)
-      return { total: Number(rows[0]!.count), data: [] }
-    }
-    // Total and page in one round trip (the condition's parameters serve both).
     const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
     const sql = `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
     const { rows } = await this.db.query<{ total: string; data: Data[] }>(`${this.tableName}.page`, sql, params.values)
@@ -109,6 +107,18 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       total: Number(rows[0]!.total),
       data: rows[0]!.data.map((doc) => project(doc, query.select, this.id) as T)
     }
+  }
+
+  /**
+   * A sorted page reads every match anyway (to sort them), so one scan also counts them: `count(*) OVER ()`
+   * is computed before LIMIT and OFFSET cut the page. An empty page past the first has lost that count:
+   * the total is then counted on its own (a second statement, only for a page beyond the last).
+   */
+  private async sortedPage(query: StoreQuery, where: string, params: Parameters): Promise<Page<T>> {
+    const sql = `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
+    const { rows } = await this.db.query<Row & { total: string }>(`${this.tableName}.page`, sql, params.values)
+    if (rows.length > 0) return { total: Number(rows[0]!.total), data: this.records(rows, query.select) }
+    return { total: query.skip > 0 ? await this.count(query.filter) : 0, data: [] }
   }
 
   async count(filter: Filter): Promise<number> {
