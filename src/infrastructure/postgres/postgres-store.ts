@@ -50,6 +50,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   private readonly db: PostgresDatabase
   private readonly table: string
   private readonly compiler: SqlCompiler
+  /** The fields of the declared indexes: a page sorted by one of them may be read in the index's order. */
+  private readonly indexed: ReadonlySet<string>
   private ready?: Promise<void>
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -58,6 +60,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     this.tableName = options.table
     this.table = identifier(options.table)
     this.compiler = new SqlCompiler(shapesFromSchema(options.schema, this.id))
+    this.indexed = new Set((options.indexes ?? []).flatMap((index) => index.fields))
     const events = options.events
     if (events) {
       this.watch = (listener) => events.subscribe(this.tableName, (change) => listener(change as StoreChange<T>))
@@ -97,8 +100,9 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     if (query.limit === 0) return { total: await this.count(query.filter), data: [] }
     const params = new Parameters()
     const where = this.compiler.where(query.filter, params)
-    if (query.sort.length > 0) return this.sortedPage(query, where, params)
-    // Unsorted, the page follows the primary key and stops early: total and page as two scans in one round trip.
+    if (query.sort.length > 0 && !this.indexed.has(query.sort[0]![0])) return this.sortedPage(query, where, params)
+    // The page may follow an index (the primary key's when unsorted, a declared one's) and stop early:
+    // total and page are then two scans in one round trip.
     const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
     const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
     const sql = `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
@@ -110,9 +114,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   /**
-   * A sorted page reads every match anyway (to sort them), so one scan also counts them: `count(*) OVER ()`
-   * is computed before LIMIT and OFFSET cut the page. An empty page past the first has lost that count:
-   * the total is then counted on its own (a second statement, only for a page beyond the last).
+   * A page sorted by a field no declared index holds reads every match anyway (to sort them), so one scan
+   * also counts them: `count(*) OVER ()` is computed before LIMIT and OFFSET cut the page. An empty page
+   * past the first has lost that count: the total is then counted on its own (a second statement, only
+   * for a page beyond the last).
    */
   private async sortedPage(query: StoreQuery, where: string, params: Parameters): Promise<Page<T>> {
     const sql = `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
