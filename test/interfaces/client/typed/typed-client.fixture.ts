@@ -5,7 +5,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import type { ServiceSchemas } from '../../../../src/domain/schema/json-schema.js'
-import type { Paginated } from '../../../../src/domain/service/service.js'
+import type { CursorPage, Paginated } from '../../../../src/domain/service/service.js'
 import { createClient } from '../../../../src/interfaces/client/client-app.js'
 import type { SchemaTypes } from '../../../../src/interfaces/client/schema-types.js'
 import type { Message, Services, User } from '../../../../src/reference-services.js'
@@ -58,6 +58,22 @@ export async function referenceServices() {
   await users.find({ query: { $select: ['password'] } })
   // @ts-expect-error $limit is a number
   await messages.find({ query: { $limit: '5' } })
+
+  // Cursors: a query naming $after, $before or $count answers a cursor page; iterate yields records.
+  const first = await users.find({ query: { $after: '', $limit: 20, $sort: { email: 1 } } })
+  typeOf(first).is<CursorPage<User>>(true)
+  const previous = await messages.find({ query: { $before: first.prev ?? '', userId: 3 } })
+  typeOf(previous).is<CursorPage<Message>>(true)
+  typeOf(await users.find({ query: { $count: false } })).is<CursorPage<User>>(true)
+  for await (const message of messages.iterate({ $sort: { id: -1 }, userId: { $in: [1, 2] } })) {
+    typeOf(message).is<Message>(true)
+  }
+  // @ts-expect-error $after is a cursor string (a page's `next`)
+  await users.find({ query: { $after: 3 } })
+  // @ts-expect-error $count is a boolean
+  await messages.find({ query: { $count: 'no' } })
+  // @ts-expect-error iterate's query is checked like find's (users' query names only id, email and name)
+  users.iterate({ password: 'guess' })
 
   // Events carry the record.
   messages.on('created', (message) => {
@@ -122,4 +138,6 @@ export async function customMethodsAndEvents() {
   await todos.create({ id: 3, title: 'x' })
   // @ts-expect-error `done` is a boolean, in queries too
   await todos.find({ query: { done: 'yes' } })
+  // @ts-expect-error cursors page a find: a service that answers arrays takes none
+  await todos.find({ query: { $after: '' } })
 }
