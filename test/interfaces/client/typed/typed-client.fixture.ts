@@ -3,8 +3,8 @@
  * file; `npm run typecheck` checks it too). Each `// @ts-expect-error` line must fail to compile — tsc
  * reports an unused one — and each `typeOf(value).is<T>(true)` holds only when the value's type is exactly T.
  */
-import type { FromSchema } from 'json-schema-to-ts'
 import type { ServiceSchemas } from '../../../../src/domain/schema/json-schema.js'
+import type { SchemaType } from '../../../../src/domain/schema/schema-type.js'
 import type { CursorPage, Paginated } from '../../../../src/domain/service/service.js'
 import { createClient } from '../../../../src/interfaces/client/client-app.js'
 import type { SchemaTypes } from '../../../../src/interfaces/client/schema-types.js'
@@ -103,7 +103,7 @@ export const todoSchemas = {
   data: { ...todo, properties: { ...todo.properties, id: false }, required: ['title'] },
   query: todo
 } as const satisfies ServiceSchemas
-type Todo = FromSchema<typeof todo>
+type Todo = SchemaType<typeof todo>
 
 /** With a custom method and a custom event, not paginated. */
 type TodoServices = {
@@ -140,4 +140,43 @@ export async function customMethodsAndEvents() {
   await todos.find({ query: { done: 'yes' } })
   // @ts-expect-error cursors page a find: a service that answers arrays takes none
   await todos.find({ query: { $after: '' } })
+}
+
+/** SchemaType reads each keyword plumage's schemas use (src/domain/schema/schema-type.ts). */
+export const everyKeyword = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string', enum: ['a', 'b'] },
+    one: { const: 1 },
+    either: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+    maybe: { type: ['string', 'null'], format: 'date-time' },
+    legacy: { type: 'number', nullable: true },
+    tags: { type: 'array', items: { type: 'string' } },
+    list: { type: 'array' },
+    flags: { type: 'object', additionalProperties: { type: 'boolean' } },
+    open: { type: 'object' },
+    owned: false,
+    any: true
+  },
+  required: ['kind', 'tags'],
+  additionalProperties: false
+} as const
+
+export function schemaKeywords(record: SchemaType<typeof everyKeyword>) {
+  typeOf(record.kind).is<'a' | 'b'>(true)
+  typeOf(record.one).is<1 | undefined>(true)
+  typeOf(record.either).is<string | number | undefined>(true)
+  typeOf(record.maybe).is<string | null | undefined>(true)
+  typeOf(record.legacy).is<number | null | undefined>(true)
+  typeOf(record.tags).is<string[]>(true)
+  typeOf(record.list).is<unknown[] | undefined>(true)
+  typeOf(record.flags).is<{ [field: string]: boolean } | undefined>(true)
+  typeOf(record.open).is<{ [field: string]: unknown } | undefined>(true)
+  typeOf(record.owned).is<undefined>(true)
+  typeOf(record.any).is<unknown>(true)
+  // @ts-expect-error additionalProperties: false closes the object
+  typeOf(record.other)
+  // @ts-expect-error `tags` is required
+  const partial: SchemaType<typeof everyKeyword> = { kind: 'a' }
+  return partial
 }
