@@ -11,6 +11,7 @@
  * needs `npm run build`); `BENCH_ONLY=http` runs only that part, `BENCH_ONLY=store` all but that part,
  * `BENCH_DURATION` sets its seconds per run.
  */
+import { loadavg } from 'node:os'
 import pg, { type QueryResult } from 'pg'
 import type { StoreQuery } from '../src/domain/query/ast.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
@@ -49,6 +50,12 @@ if (!database) {
   process.exit(0)
 }
 const shown = redactPostgresUrl(database.url)
+/** The machine may be shared: its load average goes with the numbers. */
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' / ')
+const startLoad = load()
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 const hand = new pg.Pool({ connectionString: database.url, max: 10 })
 const quiet = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }), { watch: false })
@@ -67,6 +74,7 @@ try {
     )
     writeResults('postgres-http', http)
   }
+  console.log(`\nLoad average (1/5/15 min): start ${startLoad}, end ${load()}`)
 } finally {
   await quiet.close()
   await live.close()

@@ -62,6 +62,7 @@ async function clientProcess(): Promise<void> {
   let token = ''
   const steady: number[] = []
   let doubled = 0
+  const drops = new Map<string, number>()
   const broadcasts = new Map<number, { count: number; last: number }>()
   let expectPerBroadcast = 0
   let back = 0
@@ -80,6 +81,10 @@ async function clientProcess(): Promise<void> {
     new Promise<Socket>((resolve, reject) => {
       const seen = new Set<number>()
       const socket = connectClient(url, { transports: ['websocket'], forceNew: true, reconnectionDelayMax: 2000 })
+      // Why sockets dropped outside the storm (a client process starved of CPU misses its pings: 'ping timeout').
+      socket.on('disconnect', (reason) => {
+        if (!stormStarted) drops.set(reason, (drops.get(reason) ?? 0) + 1)
+      })
       socket.on('ticks created', (data: Tick) => {
         const at = now()
         if (data.all) {
@@ -137,7 +142,7 @@ async function clientProcess(): Promise<void> {
       )
     } else if (type === 'steady-count') send({ type: 'steady', received: steady.length - doubled })
     else if (type === 'steady') {
-      send({ type: 'steady', latencies: steady, received: steady.length - doubled, doubled })
+      send({ type: 'steady', latencies: steady, received: steady.length - doubled, doubled, drops: [...drops] })
     } else if (type === 'drop') {
       stormStarted = true
       back = 0
@@ -314,6 +319,8 @@ interface Run {
   steadyLost?: number
   steadyDoubled?: number
   steadyFailedWrites?: number
+  /** Sockets that dropped before the storm, by socket.io's reason. */
+  steadyDrops?: string
   lastDeliveryMs?: number
   cpuPerDeliveryUs?: number
   /** The reconnect storms, one after the other (a second one shows whether memory grows with each). */
@@ -369,6 +376,11 @@ async function steadyPhase(clients: Clients, url: string, run: Run): Promise<voi
   run.steadyLost = writes * BUSY - answers.reduce((sum, answer) => sum + (answer.received as number), 0)
   run.steadyDoubled = answers.reduce((sum, answer) => sum + (answer.doubled as number), 0)
   run.steadyFailedWrites = failed
+  const drops = new Map<string, number>()
+  for (const answer of answers)
+    for (const [reason, count] of answer.drops as [string, number][])
+      drops.set(reason, (drops.get(reason) ?? 0) + count)
+  run.steadyDrops = [...drops].map(([reason, count]) => `${count} ${reason}`).join(', ') || 'none'
   for (const writer of writers) writer.disconnect()
 }
 
@@ -498,6 +510,7 @@ async function measure(kind: string, sockets: number, full: boolean): Promise<{ 
 /* ------------------------------------------------------------------ report */
 
 const kb = (bytes: number | undefined) => (bytes === undefined ? '—' : `${(bytes / 1024).toFixed(1)} KB`)
+const us = (value: number | undefined) => (value === undefined ? '—' : `${value.toFixed(2)} µs`)
 const mb = (bytes: number | undefined) => (bytes === undefined ? '—' : `${(bytes / 2 ** 20).toFixed(1)} MB`)
 const ms = (value: number | undefined) => (value === undefined ? '—' : `${value.toFixed(1)} ms`)
 const times = (ours: number | undefined, theirs: number | undefined) =>
@@ -522,7 +535,7 @@ function growthSvg(runs: Run[]): string {
     const oy = Math.floor(index / 2) * (height + 20)
     const values = runs.map(chart.value).filter((value): value is number => value !== undefined)
     const maxY = Math.max(...values, 0) * 1.1 || 1
-    const x = (sockets: number) => ox + pad + ((width - pad - 10) * sockets) / maxX
+    const x = (sockets: number) => ox + pad + ((width - pad - 30) * sockets) / maxX
     const y = (value: number) => oy + height - pad + 10 - ((height - pad - 20) * value) / maxY
     parts.push(`<g font-family="sans-serif" font-size="11">`)
     parts.push(`<text x="${ox + width / 2}" y="${oy + 16}" text-anchor="middle" font-size="13">${chart.title}</text>`)
@@ -579,8 +592,9 @@ function report(runs: Run[], clientCpu: Record<string, number>, loads: string[])
     `| ${WRITES_PER_SECOND} writes/s to ${BUSY} sockets: p50 | ${ms(ours.steadyP50)} | ${ms(feathers?.steadyP50)} | | ${times(ours.steadyP50, feathers?.steadyP50)} | |`,
     `| ${WRITES_PER_SECOND} writes/s to ${BUSY} sockets: p99 | ${ms(ours.steadyP99)} | ${ms(feathers?.steadyP99)} | | ${times(ours.steadyP99, feathers?.steadyP99)} | ≤ 0.5× |`,
     `| … lost / doubled deliveries (failed writes) | ${ours.steadyLost} / ${ours.steadyDoubled} (${ours.steadyFailedWrites}) | ${feathers?.steadyLost ?? '—'} / ${feathers?.steadyDoubled ?? '—'} (${feathers?.steadyFailedWrites ?? '—'}) | | | 0 |`,
+    `| … sockets dropped (reason) | ${ours.steadyDrops ?? '—'} | ${feathers?.steadyDrops ?? '—'} | | | none |`,
     `| one event to all: last delivery (median of ${BROADCASTS}) | ${ms(ours.lastDeliveryMs)} | ${ms(feathers?.lastDeliveryMs)} | ${ms(bare?.lastDeliveryMs)} | ${times(ours.lastDeliveryMs, feathers?.lastDeliveryMs)} | ≤ 0.5× |`,
-    `| server CPU per delivered event | ${ours.cpuPerDeliveryUs?.toFixed(2)} µs | ${feathers?.cpuPerDeliveryUs?.toFixed(2) ?? '—'} µs | ${bare?.cpuPerDeliveryUs?.toFixed(2) ?? '—'} µs | plumage / bare: ${times(ours.cpuPerDeliveryUs, bare?.cpuPerDeliveryUs)} | ≤ 1.3× bare |`,
+    `| server CPU per delivered event | ${us(ours.cpuPerDeliveryUs)} | ${us(feathers?.cpuPerDeliveryUs)} | ${us(bare?.cpuPerDeliveryUs)} | plumage / bare: ${times(ours.cpuPerDeliveryUs, bare?.cpuPerDeliveryUs)} | ≤ 1.3× bare |`,
     `| client processes' CPU, whole run | ${(clientCpu.plumage! / 1000).toFixed(1)} s | ${((clientCpu.feathers ?? NaN) / 1000).toFixed(1)} s | ${((clientCpu.socketio ?? NaN) / 1000).toFixed(1)} s | | |`,
     ...(ours.storms ?? []).flatMap((storm, i) => [
       `| reconnect storm ${i + 1}: all back, authenticated | ${ms(storm.ms)} (${storm.recovered} recovered; server CPU ${ms(storm.serverCpuMs)}; ${storm.listenQueueOverflows} listen-queue overflows) | | | | ≤ 10 s |`,
@@ -601,7 +615,7 @@ function report(runs: Run[], clientCpu: Record<string, number>, loads: string[])
       .filter((run) => run.server === 'plumage')
       .map(
         (run) =>
-          `| ${run.sockets.toLocaleString('en-US')} sockets | ${ms(run.connectMs)} | ${kb(run.heapPerSocket)} | ${ms(run.lastDeliveryMs)} | ${run.cpuPerDeliveryUs?.toFixed(2)} µs |`
+          `| ${run.sockets.toLocaleString('en-US')} sockets | ${ms(run.connectMs)} | ${kb(run.heapPerSocket)} | ${ms(run.lastDeliveryMs)} | ${us(run.cpuPerDeliveryUs)} |`
       ),
     '',
     ...runs

@@ -88,6 +88,9 @@ describe('GET /openapi.json', () => {
     for (const name of [
       '$limit',
       '$skip',
+      '$after',
+      '$before',
+      '$count',
       '$sort',
       '$select',
       'createdAt',
@@ -99,21 +102,116 @@ describe('GET /openapi.json', () => {
     ])
       expect(names).toContain(name)
     expect(JSON.stringify(find.responses['200'])).toContain('"required":["total","limit","skip","data"]')
+    // A cursor page: no total with $count=false, and the cursors of the pages around it.
+    expect(JSON.stringify(find.responses['200'])).toContain('"required":["limit","skip","data","next","prev"]')
     expect(find.security).toEqual([{ bearerAuth: [] }])
-    expect(Object.keys(find.responses).sort()).toEqual(['200', '400', '401'])
+    expect(Object.keys(find.responses)).toEqual(['200', '400', '401', '500', '503'])
     const signup = document.paths['/users']!.post!
     expect(signup.security).toBeUndefined()
-    expect(Object.keys(signup.responses).sort()).toEqual(['201', '400', '405', '409'])
-    expect(Object.keys(document.paths['/messages/{id}']!.patch!.responses).sort()).toEqual([
+    expect(Object.keys(signup.responses)).toEqual(['201', '400', '405', '409', '413', '500', '503'])
+    expect(Object.keys(document.paths['/messages/{id}']!.patch!.responses)).toEqual([
       '200',
       '400',
       '401',
       '403',
-      '404'
+      '404',
+      '413',
+      '500',
+      '503'
+    ])
+    expect(Object.keys(document.paths['/messages/{id}']!.get!.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '500',
+      '503'
     ])
     expect(schemas.Error).toMatchObject({ required: ['name', 'message', 'code', 'className'] })
   })
+
+  it('gives every error response the Feathers error body with its name, code and class', () => {
+    const responses = (document.components as unknown as { responses: Record<string, { content: unknown }> }).responses
+    expect(signupConflict()).toEqual({ $ref: '#/components/responses/Conflict' })
+    expect(responses.Conflict!.content).toEqual({
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/Error' },
+            {
+              type: 'object',
+              properties: { name: { const: 'Conflict' }, code: { const: 409 }, className: { const: 'conflict' } }
+            }
+          ]
+        }
+      }
+    })
+    // Every status any operation names has its component, and every error the server sends fits it.
+    const named = Object.values(document.paths)
+      .flatMap((operations) => Object.values(operations))
+      .flatMap((operation) => Object.entries(operation.responses))
+      .filter(([status]) => Number(status) >= 400)
+    expect(named.length).toBeGreaterThan(40)
+    for (const [, response] of named) {
+      const name = (response as { $ref: string }).$ref.replace('#/components/responses/', '')
+      expect(Object.keys(responses)).toContain(name)
+    }
+    expect(Object.keys(responses)).toEqual([
+      'BadRequest',
+      'NotAuthenticated',
+      'Forbidden',
+      'NotFound',
+      'MethodNotAllowed',
+      'Conflict',
+      'PayloadTooLarge',
+      'TooManyRequests',
+      'GeneralError',
+      'Unavailable'
+    ])
+  })
+
+  it('documents logging in with each strategy the server accepts, and what it answers', async () => {
+    const login = document.paths['/authentication']!.post! as Operation & { requestBody: unknown }
+    const body = JSON.parse(JSON.stringify(login.requestBody)) as {
+      content: { 'application/json': { schema: { oneOf: { title: string; required: string[] }[] } } }
+    }
+    const shapes = body.content['application/json'].schema.oneOf
+    expect(shapes.map(({ title, required }) => [title, required])).toEqual([
+      ['jwt', ['strategy', 'accessToken']],
+      ['local', ['strategy', 'email', 'password']],
+      ['refresh', ['strategy', 'refreshToken']]
+    ])
+    // No 429: this server does not throttle logins (LOGIN_MAX_FAILURES=0).
+    expect(Object.keys(login.responses)).toEqual(['201', '400', '401', '413', '500', '503'])
+    const answer = (login.responses['201'] as { content: { 'application/json': { schema: Schema } } }).content[
+      'application/json'
+    ].schema
+    expect(answer.required).toEqual(['accessToken', 'authentication', 'refreshToken'])
+    expect(Object.keys(answer.properties as object)).toEqual(['accessToken', 'authentication', 'user', 'refreshToken'])
+    expect(answer.properties).toMatchObject({ user: { $ref: '#/components/schemas/User' } })
+    // What the server really answers to a signup and a local login has every field the document requires.
+    const credentials = { email: 'openapi@example.com', password: 'openapi-password' }
+    const post = (path: string, data: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(data)
+      })
+    expect((await post('/users', credentials)).status).toBe(201)
+    const again = await post('/users', credentials)
+    expect(again.status).toBe(409)
+    expect(await again.json()).toMatchObject({ name: 'Conflict', code: 409, className: 'conflict' })
+    const loggedIn = await post('/authentication', { strategy: 'local', ...credentials })
+    expect(loggedIn.status).toBe(201)
+    const result = (await loggedIn.json()) as Record<string, unknown>
+    for (const field of answer.required as string[]) expect(result).toHaveProperty(field)
+    const refreshed = await post('/authentication', { strategy: 'refresh', refreshToken: result.refreshToken })
+    expect(refreshed.status).toBe(201)
+  })
 })
+
+type Schema = Record<string, unknown>
+const signupConflict = () => document.paths['/users']!.post!.responses['409']
 
 withChromium('the API reference page at /docs', () => {
   let browser: Browser

@@ -6,6 +6,8 @@ import type { App } from '../app.js'
 import type { HookContext } from '../hook-context.js'
 import type { AuthenticationResult, LoginResult } from '../../domain/auth/authentication-result.js'
 import type { AuthenticationStrategy } from './authentication-strategy.js'
+import { JwtStrategy } from './jwt-strategy.js'
+import { LocalStrategy } from './local-strategy.js'
 import type { LoginThrottle } from './login-throttle.js'
 import { RefreshStrategy } from './refresh-strategy.js'
 import type { Sessions } from './sessions.js'
@@ -25,6 +27,16 @@ export interface AuthenticationServiceOptions {
   sessions?: Sessions
   /** Limits failed logins of strategies with a username (local) per account and client address. */
   throttle?: LoginThrottle
+}
+
+/** What logging in takes and answers, for generated documentation (OpenAPI, AsyncAPI): see `describeLogin`. */
+export interface LoginDescription {
+  /** Each strategy `create` accepts, with the body fields it reads besides `strategy` (all required). */
+  strategies: { name: string; fields: string[]; summary: string }[]
+  /** Logins answer a `refreshToken` too (sessions are on). */
+  refreshTokens: boolean
+  /** Failed logins with a username are limited: a 429 with `Retry-After`. */
+  throttled: boolean
 }
 
 /**
@@ -64,6 +76,25 @@ export class AuthenticationService {
 
   get authStrategies(): string[] {
     return this.options.authStrategies ?? [...this.strategies.keys()]
+  }
+
+  /** The login bodies this service accepts and what it answers, from its strategies and options. */
+  describeLogin(): LoginDescription {
+    const strategies = this.authStrategies.flatMap((name) => {
+      const strategy = this.strategies.get(name)
+      if (strategy instanceof LocalStrategy)
+        return [{ name, fields: [strategy.usernameField, strategy.passwordField], summary: 'username and password' }]
+      if (strategy instanceof JwtStrategy)
+        return [{ name, fields: ['accessToken'], summary: 'an access token: re-authenticate (the same token back)' }]
+      if (strategy instanceof RefreshStrategy)
+        return [{ name, fields: ['refreshToken'], summary: 'a refresh token: a new access and refresh token' }]
+      return strategy ? [{ name, fields: [], summary: `the '${name}' strategy` }] : []
+    })
+    return {
+      strategies,
+      refreshTokens: this.sessions !== undefined,
+      throttled: this.options.throttle?.enabled === true
+    }
   }
 
   /**

@@ -252,7 +252,11 @@ async function fieldOf(service: RawService, id: Id, field: string): Promise<unkn
   }
 }
 
-function duplicates(path: string, field: string, collisions: { value: string; ids: Id[] }[]): FeathersError {
+function duplicates(path: string, field: string, found: { value: string; ids: Id[] }[]): FeathersError {
+  // In id order, whatever order the store read them in: the same message on every instance and start.
+  const order = (a: Id, b: Id) =>
+    typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))
+  const collisions = found.map(({ value, ids }) => ({ value, ids: [...ids].sort(order) }))
   const listed = collisions
     .slice(0, LISTED_COLLISIONS)
     .map(({ value, ids }) => `'${value}' (ids ${ids.map((id) => JSON.stringify(id)).join(', ')})`)

@@ -4,6 +4,7 @@
  */
 export type { App, ServiceDescription } from '../app.js'
 export { AUTHENTICATES } from '../authentication/hooks/authenticate.js'
+export type { LoginDescription } from '../authentication/authentication-service.js'
 export type { Delivery } from '../channel.js'
 export { UNIQUE_FIELD } from '../schema/unique-field.js'
 export { parseAuthorization } from './authorization-header.js'

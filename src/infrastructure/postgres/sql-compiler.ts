@@ -122,14 +122,14 @@ export class SqlCompiler {
    * text (strings, by code point). Any other field ranks kinds first, then compares within one.
    */
   private sortKeys(name: string, direction: 1 | -1, params: Parameters): string[] {
-    const field = this.field(name, params)
     const order = direction === 1 ? 'ASC' : 'DESC'
     const nulls = direction === 1 ? 'NULLS FIRST' : 'NULLS LAST'
     const shape = this.shapes(name)
+    if (onlyKinds(shape, 'string', 'null')) return [`${this.text(name, params)} COLLATE "C" ${order} ${nulls}`]
+    const field = this.field(name, params)
     if (shape?.required && onlyKinds(shape, 'number')) return [`${field} ${order}`]
     if (onlyKinds(shape, 'number', 'null') || onlyKinds(shape, 'boolean', 'null'))
       return [`nullif(${field}, 'null'::jsonb) ${order} ${nulls}`]
-    if (onlyKinds(shape, 'string', 'null')) return [`(${field} #>> '{}') COLLATE "C" ${order} ${nulls}`]
     return [
       `CASE jsonb_typeof(${field}) WHEN 'number' THEN 1 WHEN 'string' THEN 2 WHEN 'boolean' THEN 3 WHEN 'array' THEN 5 WHEN 'object' THEN 6 ELSE 0 END ${order}`,
       `CASE WHEN jsonb_typeof(${field}) = 'number' THEN (${field})::numeric END ${order}`,
@@ -144,6 +144,13 @@ export class SqlCompiler {
       .split('.')
       .map((part) => ` -> ${params.add(part, 'text')}`)
       .join('')})`
+  }
+
+  /** The field's value as text when it is a string (`->>` on the last segment; SQL NULL for a JSON null). */
+  private text(name: string, params: Parameters): string {
+    const parts = name.split('.')
+    const last = parts.pop()!
+    return `(${this.doc}${parts.map((part) => ` -> ${params.add(part, 'text')}`).join('')} ->> ${params.add(last, 'text')})`
   }
 
   private isNull(name: string, params: Parameters): string {

@@ -3,13 +3,15 @@ import { layoutOf, STANDARD_EVENTS } from '../../domain/service/method-layout.js
 import {
   authenticationRequestSchema,
   authenticationResultSchema,
+  cursorPageSchema,
   errorSchema,
+  loginOf,
   pascal,
   schemaRefs,
-  type OpenApiOptions,
   type Schema,
   type SchemaRefs
-} from './openapi-document.js'
+} from './api-schemas.js'
+import type { OpenApiOptions } from './openapi-document.js'
 
 /*
  * The AsyncAPI 3.0 document of an app: what the real-time transport (socket.io) carries, generated from
@@ -22,7 +24,9 @@ import {
 const ERROR_REF = { $ref: '#/components/schemas/Error' }
 const QUERY = {
   type: 'object',
-  description: 'The query, as JSON (its types survive, unlike a query string): fields, operators, $limit, $sort…',
+  description:
+    'The query, as JSON (its types survive, unlike a query string): fields, operators, $limit, $sort…; ' +
+    "for cursor pages $after (a page's next), $before (its prev) and $count: false (no total)",
   additionalProperties: true
 }
 const ID = { type: ['integer', 'string'], description: 'The record id' }
@@ -54,7 +58,7 @@ export function asyncApiDocument(app: App, options: OpenApiOptions): Schema {
   ]) {
     const refs =
       service.path === authPath
-        ? authenticationRefs(results.get(options.entityPath ?? 'users') ?? { type: 'object' })
+        ? authenticationRefs(service, results.get(options.entityPath ?? 'users') ?? { type: 'object' })
         : schemaRefs(service, schemas)
     results.set(service.path, refs.result)
     const key = keyOf(service.path)
@@ -76,9 +80,10 @@ export function asyncApiDocument(app: App, options: OpenApiOptions): Schema {
   }
 }
 
-function authenticationRefs(user: Schema): SchemaRefs {
-  const request = authenticationRequestSchema()
-  return { result: authenticationResultSchema(user), data: request, patch: request }
+function authenticationRefs(service: ServiceDescription, user: Schema): SchemaRefs {
+  const login = loginOf(service.service)
+  const request = authenticationRequestSchema(login)
+  return { result: authenticationResultSchema(user, login), data: request, patch: request }
 }
 
 /** One service's channel: a call message and its reply per method, a message per event, and their operations. */
@@ -193,15 +198,20 @@ function callResult(method: string, refs: SchemaRefs, authentication: boolean): 
       oneOf: [
         { type: 'array', items: refs.result },
         {
-          type: 'object',
-          description: 'A page',
-          required: ['data'],
-          properties: {
-            total: { type: 'integer' },
-            limit: { type: 'integer' },
-            skip: { type: 'integer' },
-            data: { type: 'array', items: refs.result }
-          }
+          anyOf: [
+            {
+              type: 'object',
+              description: 'A page',
+              required: ['data'],
+              properties: {
+                total: { type: 'integer' },
+                limit: { type: 'integer' },
+                skip: { type: 'integer' },
+                data: { type: 'array', items: refs.result }
+              }
+            },
+            cursorPageSchema(refs.result, false)
+          ]
         }
       ]
     }

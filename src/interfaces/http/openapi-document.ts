@@ -1,7 +1,18 @@
 import { AUTHENTICATES, UNIQUE_FIELD, type App, type ServiceDescription } from '../../application/transport/index.js'
-import type { JsonSchema, JsonSchemaObject, ServiceSchemas } from '../../domain/schema/json-schema.js'
+import type { JsonSchema, ServiceSchemas } from '../../domain/schema/json-schema.js'
 import { isStandardMethod } from '../../domain/service/method-layout.js'
 import type { PaginationOptions } from '../../domain/service/service.js'
+import {
+  authenticationRequestSchema,
+  authenticationResultSchema,
+  cursorPageSchema,
+  documented,
+  errorSchema,
+  loginOf,
+  pascal,
+  schemaRefs,
+  type Schema
+} from './api-schemas.js'
 
 export interface OpenApiOptions {
   title: string
@@ -13,25 +24,91 @@ export interface OpenApiOptions {
   entityPath?: string
 }
 
-export type Schema = Record<string, unknown>
 type Operation = Record<string, unknown>
 
-const ERROR_REF = { $ref: '#/components/schemas/Error' }
 const RANGE_OPERATORS = ['$ne', '$lt', '$lte', '$gt', '$gte'] as const
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Invalid data or query (every failing field is listed in `errors` and `data`)',
-  401: 'Not authenticated: a missing, invalid or expired access token',
-  403: 'Forbidden: not the owner of the record',
-  404: 'No record with this id',
-  405: 'The method, or acting on several records, is not allowed here',
-  409: 'Conflict: a unique value is already taken'
+
+/**
+ * Every error status an operation may answer, as a reusable response (`#/components/responses/<name>`) whose body
+ * is the Feathers error with its `name`, `code` and `className` fixed: what a client switches on.
+ */
+const ERRORS: Record<number, { name: string; className: string; description: string }> = {
+  400: {
+    name: 'BadRequest',
+    className: 'bad-request',
+    description: 'Invalid data, query or JSON: every failing field is listed in `errors` (field → message) and `data`'
+  },
+  401: {
+    name: 'NotAuthenticated',
+    className: 'not-authenticated',
+    description: 'Not authenticated: a missing, invalid, expired or revoked access token'
+  },
+  403: { name: 'Forbidden', className: 'forbidden', description: 'Forbidden: not the owner of the record' },
+  404: { name: 'NotFound', className: 'not-found', description: 'No record with this id' },
+  405: {
+    name: 'MethodNotAllowed',
+    className: 'method-not-allowed',
+    description: 'The method, or acting on several records, is not allowed here'
+  },
+  409: {
+    name: 'Conflict',
+    className: 'conflict',
+    description: 'Conflict: a unique value is already taken (`errors` names the field)'
+  },
+  413: { name: 'PayloadTooLarge', className: 'payload-too-large', description: 'The body is too large' },
+  429: {
+    name: 'TooManyRequests',
+    className: 'too-many-requests',
+    description: 'Too many failed logins for this account or address: retry after `Retry-After` seconds'
+  },
+  500: {
+    name: 'GeneralError',
+    className: 'general-error',
+    description: 'An unexpected server error (its message says nothing more; the server logs the cause)'
+  },
+  503: { name: 'Unavailable', className: 'unavailable', description: 'The database is unreachable: retry later' }
+}
+/** Every operation may meet a failing server or an unreachable database. */
+const SERVER_ERRORS = [500, 503]
+/** Operations with a body: malformed JSON is a 400, an oversized one a 413. */
+const BODY_ERRORS = [400, 413]
+
+const errorRef = (status: number) => ({ $ref: `#/components/responses/${ERRORS[status]!.name}` })
+function errorResponses(statuses: number[]): Record<string, unknown> {
+  const sorted = [...new Set(statuses)].sort((a, b) => a - b)
+  return Object.fromEntries(sorted.map((status) => [status, errorRef(status)]))
+}
+
+/** The reusable error responses: the Error schema with each status's name, code and class. */
+function errorComponents(): Record<string, Schema> {
+  return Object.fromEntries(
+    Object.entries(ERRORS).map(([status, { name, className, description }]) => [
+      name,
+      {
+        description,
+        ...(status === '429'
+          ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }
+          : {}),
+        content: json({
+          allOf: [
+            { $ref: '#/components/schemas/Error' },
+            {
+              type: 'object',
+              properties: { name: { const: name }, code: { const: Number(status) }, className: { const: className } }
+            }
+          ]
+        })
+      }
+    ])
+  )
 }
 
 /**
  * The OpenAPI 3.1 document of an app, generated from what is registered: every service's external
  * methods with their REST routes, the schemas it was registered with (records, data, patch data,
  * query fields with every query operator), pagination envelopes, multi-record create/patch/remove,
- * Feathers' error responses, and bearer-token security wherever an `authenticate` hook runs.
+ * logging in with each strategy the authentication service accepts, Feathers' error bodies with the
+ * statuses each operation answers, and bearer-token security wherever an `authenticate` hook runs.
  */
 export function openApiDocument(app: App, options: OpenApiOptions): Schema {
   const authPath = options.authenticationPath ?? 'authentication'
@@ -63,6 +140,7 @@ export function openApiDocument(app: App, options: OpenApiOptions): Schema {
     paths,
     components: {
       schemas: components,
+      responses: errorComponents(),
       securitySchemes: {
         bearerAuth: {
           type: 'http',
@@ -109,9 +187,16 @@ function serviceOperations(
     const chain = service.hooks(method)
     const authenticated = chain.before.some((hook) => AUTHENTICATES in hook)
     const unique = chain.before.some((hook) => UNIQUE_FIELD in hook)
-    const errors = [400, ...(authenticated ? [401] : []), ...statuses, ...(unique ? [409] : [])]
-    const responses = operation.responses as Record<string, unknown>
-    for (const status of errors) responses[status] = { description: STATUS_TEXT[status], content: json(ERROR_REF) }
+    const body = operation.requestBody ? BODY_ERRORS : []
+    const errors = [
+      400,
+      ...body,
+      ...(authenticated ? [401] : []),
+      ...statuses,
+      ...(unique ? [409] : []),
+      ...SERVER_ERRORS
+    ]
+    Object.assign(operation.responses as Record<string, unknown>, errorResponses(errors))
     return {
       tags: [path],
       operationId: `${camel(path)}_${method}${operation.operationIdSuffix ?? ''}`,
@@ -123,14 +208,20 @@ function serviceOperations(
   const sized = options.paginate && (options.paginate.default !== undefined || options.paginate.max !== undefined)
   const page = options.paginate
     ? {
-        type: 'object',
-        required: sized ? ['total', 'limit', 'skip', 'data'] : ['total', 'skip', 'data'],
-        properties: {
-          total: { type: 'integer' },
-          limit: { type: 'integer' },
-          skip: { type: 'integer' },
-          data: { type: 'array', items: refs.result }
-        }
+        anyOf: [
+          {
+            type: 'object',
+            description: 'A page (Feathers)',
+            required: sized ? ['total', 'limit', 'skip', 'data'] : ['total', 'skip', 'data'],
+            properties: {
+              total: { type: 'integer' },
+              limit: { type: 'integer' },
+              skip: { type: 'integer' },
+              data: { type: 'array', items: refs.result }
+            }
+          },
+          cursorPageSchema(refs.result, sized === true)
+        ]
       }
     : { type: 'array', items: refs.result }
   const routes: Record<string, Record<string, Operation>> = { [collection]: {}, [item]: {} }
@@ -279,68 +370,10 @@ function withCustomMethods(create: Operation | undefined, methods: string[], cal
     responses: {
       ...(post.responses as Record<string, unknown>),
       200: { description: 'What the custom method returned', content: json({}) },
-      ...(callable.responses as Record<string, unknown>)
+      ...(callable.responses as Record<string, unknown>),
+      ...errorResponses(BODY_ERRORS)
     },
     ...((post.security ?? callable.security) ? { security: post.security ?? callable.security } : {})
-  }
-}
-
-/** A service's record, data and patch schemas; each is put in `components` once and referenced. */
-export interface SchemaRefs {
-  result: Schema
-  data: Schema
-  patch: Schema
-}
-
-/**
- * The schemas a service was registered with, as references into `components` (named by their `$id`, else after the
- * path: `Messages`, `MessagesData`, `MessagesPatch`), or open objects where it has none. The patch schema defaults
- * to the data schema without `required`. OpenAPI and AsyncAPI (asyncapi-document.ts) both document records with it.
- */
-export function schemaRefs(service: ServiceDescription, components: Record<string, Schema>): SchemaRefs {
-  const { schemas = {} } = service
-  const name = pascal(service.path)
-  const open = { type: 'object', additionalProperties: true }
-  return {
-    result: component(components, schemas.result, `${name}`) ?? open,
-    data: component(components, schemas.data, `${name}Data`) ?? open,
-    patch:
-      component(components, schemas.patch, `${name}Patch`) ??
-      component(components, patchOf(schemas.data), `${name}Patch`) ??
-      open
-  }
-}
-
-/** What a login sends: local (email + password) or jwt (an access token), the Feathers v5 shapes. */
-export function authenticationRequestSchema(): Schema {
-  return {
-    oneOf: [
-      {
-        type: 'object',
-        title: 'local',
-        required: ['strategy', 'email', 'password'],
-        properties: { strategy: { const: 'local' }, email: { type: 'string' }, password: { type: 'string' } }
-      },
-      {
-        type: 'object',
-        title: 'jwt',
-        required: ['strategy', 'accessToken'],
-        properties: { strategy: { const: 'jwt' }, accessToken: { type: 'string' } }
-      }
-    ]
-  }
-}
-
-/** What a login (and a logout) answers: the access token, how it was obtained, and the entity (`user`). */
-export function authenticationResultSchema(user: Schema): Schema {
-  return {
-    type: 'object',
-    required: ['accessToken', 'authentication'],
-    properties: {
-      accessToken: { type: 'string', description: 'A JWT: send it as `Authorization: Bearer <accessToken>`' },
-      authentication: { type: 'object', properties: { strategy: { type: 'string' }, payload: { type: 'object' } } },
-      user
-    }
   }
 }
 
@@ -350,20 +383,20 @@ function authenticationOperations(
   user: Schema
 ): Record<string, Record<string, Operation>> {
   const collection = `/${routePath(service.path)}`
-  const result = authenticationResultSchema(user)
-  const request = authenticationRequestSchema()
-  const error = (status: number, description: string) => ({ [status]: { description, content: json(ERROR_REF) } })
+  const login = loginOf(service.service)
+  const result = authenticationResultSchema(user, login)
   const operations: Record<string, Operation> = {}
   if (service.methods.includes('create')) {
     operations.post = {
       tags: [service.path],
       operationId: `${camel(service.path)}_create`,
-      summary: 'Log in: local (email + password) or jwt (re-authenticate)',
-      requestBody: { required: true, content: json(request) },
+      summary: `Log in: ${login.strategies.map((strategy) => strategy.name).join(', ')}`,
+      description: login.strategies.map(({ name, summary }) => `- \`${name}\`: ${summary}`).join('\n'),
+      requestBody: { required: true, content: json(authenticationRequestSchema(login)) },
       responses: {
         201: { description: 'Logged in', content: json(result) },
-        ...error(400, STATUS_TEXT[400]!),
-        ...error(401, 'Invalid login')
+        // 401: an unknown or disallowed strategy, wrong credentials, or a dead token.
+        ...errorResponses([...BODY_ERRORS, 401, ...(login.throttled ? [429] : []), ...SERVER_ERRORS])
       }
     }
   }
@@ -371,15 +404,19 @@ function authenticationOperations(
     operations.delete = {
       tags: [service.path],
       operationId: `${camel(service.path)}_remove`,
-      summary: 'Log out',
+      summary:
+        'Log out' + (login.refreshTokens ? ': the session ends (its refresh and access tokens are revoked)' : ''),
       security: [{ bearerAuth: [] }],
-      responses: { 200: { description: 'Logged out', content: json(result) }, ...error(401, STATUS_TEXT[401]!) }
+      responses: {
+        200: { description: 'Logged out', content: json(result) },
+        ...errorResponses([401, ...SERVER_ERRORS])
+      }
     }
   }
   return { [collection]: operations }
 }
 
-/** `$limit`, `$skip`, `$sort`, `$select`, then each declared field with equality and every operator. */
+/** `$limit`, `$skip`, `$sort`, `$select`, the cursor parameters, then each declared field with every operator. */
 function queryParameters(schemas: ServiceSchemas, operators: readonly string[]): Schema[] {
   const parameters: Schema[] = [
     {
@@ -389,6 +426,25 @@ function queryParameters(schemas: ServiceSchemas, operators: readonly string[]):
       schema: { type: 'integer', minimum: 0 }
     },
     { name: '$skip', in: 'query', description: 'Number of records to skip', schema: { type: 'integer', minimum: 0 } },
+    {
+      name: '$after',
+      in: 'query',
+      description:
+        "The page after this cursor (a page's `next`; empty: the first page); keep the query and `$sort` of the walk",
+      schema: { type: 'string' }
+    },
+    {
+      name: '$before',
+      in: 'query',
+      description: "The page before this cursor (a page's `prev`; empty: the last page)",
+      schema: { type: 'string' }
+    },
+    {
+      name: '$count',
+      in: 'query',
+      description: '`false` leaves `total` out of the page (no count of every match); the page carries cursors',
+      schema: { type: 'boolean' }
+    },
     {
       name: '$sort',
       in: 'query',
@@ -458,54 +514,6 @@ function queryParameters(schemas: ServiceSchemas, operators: readonly string[]):
   return parameters
 }
 
-function component(
-  components: Record<string, Schema>,
-  schema: JsonSchemaObject | undefined,
-  fallback: string
-): Schema | undefined {
-  if (!schema) return undefined
-  const name = typeof schema.$id === 'string' ? schema.$id : fallback
-  components[name] ??= documented(schema) as Schema
-  return { $ref: `#/components/schemas/${name}` }
-}
-
-/** A schema as documented: `$id` dropped, server-owned `false` properties spelled out. */
-function documented(schema: JsonSchema): JsonSchema {
-  if (typeof schema !== 'object') return schema
-  const { $id: _id, ...rest } = schema
-  if (!rest.properties) return rest
-  const properties: Record<string, JsonSchema> = {}
-  for (const [name, property] of Object.entries(rest.properties)) {
-    properties[name] =
-      property === false ? { not: {}, description: 'Set by the server; refused in requests' } : documented(property)
-  }
-  return { ...rest, properties }
-}
-
-function patchOf(data: JsonSchemaObject | undefined): JsonSchemaObject | undefined {
-  if (!data) return undefined
-  const { required: _required, $id: _id, ...rest } = data
-  return rest
-}
-
-/** Feathers' error envelope, as REST bodies and socket acks carry it. */
-export function errorSchema(): Schema {
-  return {
-    type: 'object',
-    description:
-      "Every error, in Feathers' shape. Validation errors map each field to its message in `errors` and list `{ field, rule, message }` in `data`.",
-    required: ['name', 'message', 'code', 'className'],
-    properties: {
-      name: { type: 'string', examples: ['BadRequest'] },
-      message: { type: 'string' },
-      code: { type: 'integer', examples: [400] },
-      className: { type: 'string', examples: ['bad-request'] },
-      data: {},
-      errors: { type: 'object', additionalProperties: { type: 'string' } }
-    }
-  }
-}
-
 function storeOperators(service: object): readonly string[] {
   const adapter = service as { options?: { operators?: string[] }; store?: { operators?: readonly string[] } }
   return adapter.options?.operators ?? adapter.store?.operators ?? []
@@ -518,11 +526,6 @@ function isStringy(schema: JsonSchema): boolean {
 
 const json = (schema: unknown) => ({ 'application/json': { schema } })
 const routePath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
-const words = (path: string) => path.split(/[^A-Za-z0-9]+/).filter(Boolean)
-export const pascal = (path: string) =>
-  words(path)
-    .map((word) => word[0]!.toUpperCase() + word.slice(1))
-    .join('')
 const camel = (path: string) => {
   const name = pascal(path)
   return name[0]!.toLowerCase() + name.slice(1)

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { Parser } from '@asyncapi/parser'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { App } from '../../../src/application/app.js'
+import { AuthenticationService } from '../../../src/application/authentication/authentication-service.js'
+import { LocalStrategy } from '../../../src/application/authentication/local-strategy.js'
+import { LoginThrottle } from '../../../src/application/authentication/login-throttle.js'
+import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
+import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { asyncApiDocument } from '../../../src/interfaces/http/asyncapi-document.js'
+import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
 import { openApiDocument } from '../../../src/interfaces/http/openapi-document.js'
 import { startHttpServer, type TestServer } from './http-test-server.js'
 
@@ -46,6 +53,32 @@ describe('OpenAPI', () => {
     // A service without custom methods has no such header.
     const users = document.paths['/users']!.post!
     expect(users.parameters?.map((parameter) => parameter.name) ?? []).not.toContain('X-Service-Method')
+  })
+
+  it('documents the login fields of the strategies the authentication service has, and 429 when it throttles', () => {
+    const loginOf = (throttle?: LoginThrottle) => {
+      const app = new App()
+      const auth = new AuthenticationService({
+        tokens: new JsonWebTokenService({ secret: 'documents-secret' }),
+        ...(throttle ? { throttle } : {})
+      })
+      app.use(
+        'authentication',
+        auth.register(new LocalStrategy(new FakePasswordHasher(), { usernameField: 'username' }))
+      )
+      const document = openApiDocument(app, options) as { paths: Record<string, Record<string, Operation>> }
+      return document.paths['/authentication']!.post!
+    }
+    const clock = { now: () => 0 }
+    const throttled = loginOf(new LoginThrottle(new InMemoryLoginAttempts(), clock, { maxFailures: 3 }))
+    expect(Object.keys(throttled.responses)).toContain('429')
+    // One strategy: its shape, no oneOf; no sessions: no refresh token answered.
+    expect(throttled.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { title: 'local', required: ['strategy', 'username', 'password'] } } }
+    })
+    expect(JSON.stringify(throttled.responses['201'])).not.toContain('refreshToken')
+    const off = loginOf(new LoginThrottle(new InMemoryLoginAttempts(), clock, { maxFailures: 0 }))
+    expect(Object.keys(off.responses)).not.toContain('429')
   })
 })
 
