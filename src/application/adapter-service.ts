@@ -1,5 +1,5 @@
 import { BadRequest, MethodNotAllowed, NotFound } from '../domain/errors/errors.js'
-import type { StoreQuery } from '../domain/query/ast.js'
+import { isMatchAll, type Filter, type StoreQuery } from '../domain/query/ast.js'
 import {
   beyond,
   decodeCursor,
@@ -150,9 +150,7 @@ export class AdapterService<T extends Data = Data> {
     const position = mark ? decodeCursor(mark, sort, print) : undefined
     const { limit } = query
     const read: StoreQuery = {
-      filter: position
-        ? { op: 'and', filters: [query.filter, beyond(position, sort, forward, this.id)] }
-        : query.filter,
+      filter: position ? within(query.filter, beyond(position, sort, forward, this.id)) : query.filter,
       sort: forward ? sort : sort.map(([field, direction]) => [field, direction === 1 ? -1 : 1]),
       skip: query.skip,
       limit: limit === undefined ? undefined : limit + 1,
@@ -278,6 +276,11 @@ export class AdapterService<T extends Data = Data> {
   private assertMulti(method: MultiMethod, params: AdapterParams): void {
     if (!this.allowsMulti(method, params)) throw multiRefused(method)
   }
+}
+
+/** The records of `filter` that also match `cursor`. */
+function within(filter: Filter, cursor: Filter): Filter {
+  return isMatchAll(filter) ? cursor : { op: 'and', filters: [filter, cursor] }
 }
 
 function multiRefused(method: MultiMethod): Error {

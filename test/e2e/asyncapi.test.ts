@@ -104,6 +104,12 @@ for (const http of ['express', 'fastify'])
       expect(JSON.stringify(createReply!.payload)).toContain('"$ref":"#/components/schemas/User"')
       expect(JSON.stringify(document)).toContain("app's channel rules")
     })
+
+    it('describes cursor pages: $after, $before and $count in the query, next and prev in the page', () => {
+      const { findReply, findCall } = document.channels.messages!.messages
+      expect(JSON.stringify(findCall!.payload)).toMatch(/\$after.*\$before.*\$count: false/)
+      expect(JSON.stringify(findReply!.payload)).toContain('"required":["skip","data","next","prev"]')
+    })
   })
 
 withChromium('the real-time API page at /asyncapi', () => {

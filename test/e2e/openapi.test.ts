@@ -88,6 +88,9 @@ describe('GET /openapi.json', () => {
     for (const name of [
       '$limit',
       '$skip',
+      '$after',
+      '$before',
+      '$count',
       '$sort',
       '$select',
       'createdAt',
@@ -99,6 +102,8 @@ describe('GET /openapi.json', () => {
     ])
       expect(names).toContain(name)
     expect(JSON.stringify(find.responses['200'])).toContain('"required":["total","limit","skip","data"]')
+    // A cursor page: no total with $count=false, and the cursors of the pages around it.
+    expect(JSON.stringify(find.responses['200'])).toContain('"required":["limit","skip","data","next","prev"]')
     expect(find.security).toEqual([{ bearerAuth: [] }])
     expect(Object.keys(find.responses)).toEqual(['200', '400', '401', '500', '503'])
     const signup = document.paths['/users']!.post!

@@ -1,4 +1,4 @@
-import { assertNever, type Filter } from '../../domain/query/ast.js'
+import { assertNever, isMatchAll, type Filter } from '../../domain/query/ast.js'
 import { fieldGetter, type Doc } from './field-getter.js'
 
 export type Predicate = (record: Doc) => boolean
@@ -13,12 +13,23 @@ export type PatternCompiler = (pattern: string) => (text: string) => boolean
 export function compileFilter(filter: Filter, compilePattern?: PatternCompiler): Predicate {
   switch (filter.op) {
     case 'and': {
-      const parts = filter.filters.map((part) => compileFilter(part, compilePattern))
+      // Match-all parts (a cursor's filter wraps the query's, which often is one) cost nothing.
+      const parts = filter.filters
+        .filter((part) => !isMatchAll(part))
+        .map((part) => compileFilter(part, compilePattern))
       if (parts.length === 1) return parts[0]!
+      if (parts.length === 2) {
+        const [first, second] = parts as [Predicate, Predicate]
+        return (record) => first(record) && second(record)
+      }
       return (record) => parts.every((part) => part(record))
     }
     case 'or': {
       const parts = filter.filters.map((part) => compileFilter(part, compilePattern))
+      if (parts.length === 2) {
+        const [first, second] = parts as [Predicate, Predicate]
+        return (record) => first(record) || second(record)
+      }
       return (record) => parts.some((part) => part(record))
     }
     case 'eq': {

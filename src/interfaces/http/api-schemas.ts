@@ -154,3 +154,27 @@ export const pascal = (path: string) =>
   words(path)
     .map((word) => word[0]!.toUpperCase() + word.slice(1))
     .join('')
+
+/**
+ * The page a find answers when its query names `$after`, `$before` or `$count` (src/domain/query/cursor.ts):
+ * the Feathers page with the cursors of the pages around it; `total` only when counted. In both documents.
+ */
+export function cursorPageSchema(result: Schema, sized: boolean): Schema {
+  const cursor = (which: string) => ({
+    type: ['string', 'null'],
+    description: `The cursor of the ${which} page (pass it as \`${which === 'next' ? '$after' : '$before'}\`); null when there is none`
+  })
+  return {
+    type: 'object',
+    description: 'A page of a cursor walk (the query named $after, $before or $count)',
+    required: [...(sized ? ['limit'] : []), 'skip', 'data', 'next', 'prev'],
+    properties: {
+      total: { type: 'integer', description: 'Every match of the query; absent with `$count=false`' },
+      limit: { type: 'integer' },
+      skip: { type: 'integer' },
+      data: { type: 'array', items: result },
+      next: cursor('next'),
+      prev: cursor('previous')
+    }
+  }
+}

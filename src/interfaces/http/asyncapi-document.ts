@@ -3,6 +3,7 @@ import { layoutOf, STANDARD_EVENTS } from '../../domain/service/method-layout.js
 import {
   authenticationRequestSchema,
   authenticationResultSchema,
+  cursorPageSchema,
   errorSchema,
   loginOf,
   pascal,
@@ -23,7 +24,9 @@ import type { OpenApiOptions } from './openapi-document.js'
 const ERROR_REF = { $ref: '#/components/schemas/Error' }
 const QUERY = {
   type: 'object',
-  description: 'The query, as JSON (its types survive, unlike a query string): fields, operators, $limit, $sort…',
+  description:
+    'The query, as JSON (its types survive, unlike a query string): fields, operators, $limit, $sort…; ' +
+    "for cursor pages $after (a page's next), $before (its prev) and $count: false (no total)",
   additionalProperties: true
 }
 const ID = { type: ['integer', 'string'], description: 'The record id' }
@@ -195,15 +198,20 @@ function callResult(method: string, refs: SchemaRefs, authentication: boolean): 
       oneOf: [
         { type: 'array', items: refs.result },
         {
-          type: 'object',
-          description: 'A page',
-          required: ['data'],
-          properties: {
-            total: { type: 'integer' },
-            limit: { type: 'integer' },
-            skip: { type: 'integer' },
-            data: { type: 'array', items: refs.result }
-          }
+          anyOf: [
+            {
+              type: 'object',
+              description: 'A page',
+              required: ['data'],
+              properties: {
+                total: { type: 'integer' },
+                limit: { type: 'integer' },
+                skip: { type: 'integer' },
+                data: { type: 'array', items: refs.result }
+              }
+            },
+            cursorPageSchema(refs.result, false)
+          ]
         }
       ]
     }

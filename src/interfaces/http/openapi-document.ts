@@ -5,6 +5,7 @@ import type { PaginationOptions } from '../../domain/service/service.js'
 import {
   authenticationRequestSchema,
   authenticationResultSchema,
+  cursorPageSchema,
   documented,
   errorSchema,
   loginOf,
@@ -207,14 +208,20 @@ function serviceOperations(
   const sized = options.paginate && (options.paginate.default !== undefined || options.paginate.max !== undefined)
   const page = options.paginate
     ? {
-        type: 'object',
-        required: sized ? ['total', 'limit', 'skip', 'data'] : ['total', 'skip', 'data'],
-        properties: {
-          total: { type: 'integer' },
-          limit: { type: 'integer' },
-          skip: { type: 'integer' },
-          data: { type: 'array', items: refs.result }
-        }
+        anyOf: [
+          {
+            type: 'object',
+            description: 'A page (Feathers)',
+            required: sized ? ['total', 'limit', 'skip', 'data'] : ['total', 'skip', 'data'],
+            properties: {
+              total: { type: 'integer' },
+              limit: { type: 'integer' },
+              skip: { type: 'integer' },
+              data: { type: 'array', items: refs.result }
+            }
+          },
+          cursorPageSchema(refs.result, sized === true)
+        ]
       }
     : { type: 'array', items: refs.result }
   const routes: Record<string, Record<string, Operation>> = { [collection]: {}, [item]: {} }
@@ -409,7 +416,7 @@ function authenticationOperations(
   return { [collection]: operations }
 }
 
-/** `$limit`, `$skip`, `$sort`, `$select`, then each declared field with equality and every operator. */
+/** `$limit`, `$skip`, `$sort`, `$select`, the cursor parameters, then each declared field with every operator. */
 function queryParameters(schemas: ServiceSchemas, operators: readonly string[]): Schema[] {
   const parameters: Schema[] = [
     {
@@ -419,6 +426,25 @@ function queryParameters(schemas: ServiceSchemas, operators: readonly string[]):
       schema: { type: 'integer', minimum: 0 }
     },
     { name: '$skip', in: 'query', description: 'Number of records to skip', schema: { type: 'integer', minimum: 0 } },
+    {
+      name: '$after',
+      in: 'query',
+      description:
+        "The page after this cursor (a page's `next`; empty: the first page); keep the query and `$sort` of the walk",
+      schema: { type: 'string' }
+    },
+    {
+      name: '$before',
+      in: 'query',
+      description: "The page before this cursor (a page's `prev`; empty: the last page)",
+      schema: { type: 'string' }
+    },
+    {
+      name: '$count',
+      in: 'query',
+      description: '`false` leaves `total` out of the page (no count of every match); the page carries cursors',
+      schema: { type: 'boolean' }
+    },
     {
       name: '$sort',
       in: 'query',

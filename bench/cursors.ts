@@ -1,0 +1,171 @@
+/**
+ * Cursor pagination: page 1 against page 1,000 (25 records a page, sorted by score, ties by id) on
+ * 100,000 records (`BENCH_RECORDS`), by cursor (`$after`, `$count: false`) and, for contrast, by
+ * `$skip` (with its count), through AdapterService on each store: memory, RethinkDB (with an index on
+ * the sort key) and PostgreSQL (with an expression index on it); the median of `BENCH_ROUNDS`
+ * alternating rounds of `BENCH_SECONDS` each. Goal (issue 26): by cursor, page 1,000 costs at most
+ * 1.2× page 1. Run: `node bench/run.mjs cursors`; RethinkDB runs on `RETHINKDB_URL`, or on a
+ * throw-away server started from `RETHINKDB_BIN`, and PostgreSQL on `POSTGRES_URL` or a throw-away
+ * server (test/support/postgres-server.ts); a store without a server is left out, saying so.
+ */
+import { randomBytes } from 'node:crypto'
+import { AdapterService } from '../src/application/adapter-service.js'
+import { encodeCursor, fingerprint, keysetSort } from '../src/domain/query/cursor.js'
+import { parseQuery } from '../src/domain/query/parse-query.js'
+import type { JsonSchemaObject } from '../src/domain/schema/json-schema.js'
+import type { CursorPage, Data, Paginated } from '../src/domain/service/service.js'
+import type { Store } from '../src/domain/store/store.js'
+import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
+import { PostgresDatabase } from '../src/infrastructure/postgres/postgres-database.js'
+import { PostgresStoreFactory } from '../src/infrastructure/postgres/postgres-store-factory.js'
+import { connectRethinkDb, type RethinkDbConnection } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
+import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { discoverPostgres } from '../test/support/postgres-server.js'
+import { RETHINKDB_BIN, rethinkDbProcess, type RethinkDbProcess } from '../test/support/rethinkdb-process.js'
+import { measure, printTable, writeResults } from './support/measure.js'
+import { peopleRecords } from './support/seed.js'
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000)
+const PAGE = 25
+const DEEP = 1_000
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1)
+const records = peopleRecords(RECORDS)
+const schema: JsonSchemaObject = {
+  type: 'object',
+  required: ['id', 'name', 'age', 'city', 'score'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    age: { type: 'integer' },
+    city: { type: 'string' },
+    score: { type: 'number' }
+  }
+}
+/** Ties broken by the id in both ways, so that page 1,000 by `$skip` holds the same records as by cursor. */
+const sort = { score: 1, id: 1 }
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+
+const rows: Record<string, string | number>[] = []
+
+async function bench(label: string, store: Store): Promise<void> {
+  const service = new AdapterService<Data>(store, { paginate: { default: PAGE, max: 100 } })
+  // The cursor page 1,000 starts after: the position of the last record of page 999.
+  const skipped = (await service.find({
+    query: { $sort: sort, $skip: (DEEP - 1) * PAGE - 1, $limit: 1 }
+  })) as Paginated<Data>
+  const before = skipped.data[0]
+  const keyset = keysetSort(parseQuery({ $sort: sort }).sort, store.id)
+  const deepCursor = encodeCursor(before!, keyset, fingerprint(parseQuery({}).filter, keyset))
+  const byCursor = (after: string) => () => service.find({ query: { $sort: sort, $after: after, $count: false } })
+  const bySkip = (skip: number) => () => service.find({ query: { $sort: sort, $skip: skip } })
+  // Both ways give page 1,000 the same records.
+  const viaCursor = (await byCursor(deepCursor)()) as CursorPage<Data>
+  const viaSkip = (await bySkip((DEEP - 1) * PAGE)()) as Paginated<Data>
+  if (JSON.stringify(viaCursor.data) !== JSON.stringify(viaSkip.data))
+    throw new Error(`${label}: page ${DEEP} by cursor and by $skip differ`)
+  // Page 2 is the first page read through a cursor's filter: against it, page 1,000 shows what depth costs.
+  const second = ((await byCursor('')()) as CursorPage<Data>).next!
+  const [cursorFirst, cursorDeep] = await alternate(byCursor(''), byCursor(deepCursor))
+  const [cursorSecond, cursorDeeper] = await alternate(byCursor(second), byCursor(deepCursor))
+  const [skipFirst, skipDeep] = await alternate(bySkip(0), bySkip((DEEP - 1) * PAGE))
+  rows.push(
+    row(`${label}: cursor ($after, $count: false)`, cursorFirst, cursorDeep, cursorSecond / cursorDeeper),
+    row(`${label}: $skip (with total), for contrast`, skipFirst, skipDeep)
+  )
+  console.log(rows.slice(-2))
+}
+
+/** Median ops/s of `ROUNDS` rounds of each, alternating (who goes first rotates), on a shared machine. */
+async function alternate(first: () => unknown, deep: () => unknown): Promise<[number, number]> {
+  const results: [number[], number[]] = [[], []]
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0]
+    for (const which of order)
+      results[which]!.push((await measure(which === 0 ? first : deep, { seconds: SECONDS })).opsPerSecond)
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  return [median(results[0]), median(results[1])]
+}
+
+function row(workload: string, first: number, deep: number, fromSecond?: number): Record<string, string | number> {
+  return {
+    workload,
+    'page 1 ops/s': first,
+    [`page ${DEEP} ops/s`]: deep,
+    'page 1000/page 1 time ratio': first / deep,
+    'page 1000/page 2 time ratio': fromSecond ?? '—'
+  }
+}
+
+async function fill(store: Store): Promise<void> {
+  for (let index = 0; index < records.length; index += 1_000)
+    await store.create(records.slice(index, index + 1_000), {})
+}
+
+// memory
+{
+  const store = new InMemoryStore()
+  await fill(store)
+  await bench('memory', store)
+}
+
+// RethinkDB
+{
+  let server: RethinkDbProcess | undefined
+  let connection: RethinkDbConnection | undefined
+  try {
+    let url = process.env.RETHINKDB_URL
+    if (!url && RETHINKDB_BIN) {
+      server = await rethinkDbProcess('bench-cursors')
+      url = `rethinkdb://127.0.0.1:${server.driverPort}`
+    }
+    if (!url) console.log('RethinkDB rows SKIPPED: set RETHINKDB_URL or RETHINKDB_BIN')
+    else {
+      connection = await connectRethinkDb(url, { timeoutMs: 10_000 })
+      const db = `plumage_bench_${randomBytes(4).toString('hex')}`
+      const store = new RethinkDbStore({
+        r: connection.r,
+        db,
+        table: 'people',
+        watch: false,
+        schema,
+        indexes: [{ fields: ['score'] }]
+      })
+      await store.init()
+      for (let index = 0; index < records.length; index += 1_000)
+        await store
+          .table()
+          .insert(records.slice(index, index + 1_000))
+          .run()
+      await bench('RethinkDB', store)
+      await connection.r.dbDrop(db).run()
+    }
+  } finally {
+    await connection?.close()
+    await server?.destroy()
+  }
+}
+
+// PostgreSQL
+{
+  const database = await discoverPostgres()
+  if (!database) console.log('PostgreSQL rows SKIPPED: set POSTGRES_URL or install PostgreSQL')
+  else {
+    const factory = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }), { watch: false })
+    try {
+      const store = factory.create('people', { indexes: [{ fields: ['score'] }], schema })
+      await store.setup!()
+      await fill(store)
+      await bench('PostgreSQL', store)
+    } finally {
+      await factory.close()
+      await database.stop()
+    }
+  }
+}
+
+printTable(
+  `Page 1 vs page ${DEEP} (${PAGE} a page, $sort score) on ${RECORDS.toLocaleString()} records (goal: cursor ≤ 1.2×)`,
+  rows
+)
+writeResults('cursors', rows)
