@@ -51,18 +51,10 @@ module.exports = {
     {
       name: 'client-is-browser-safe',
       comment:
-        'Client code runs in browsers: domain and its own folder only; no npm, no node built-ins (json-schema-to-ts: types only, next rule).',
+        "Client code runs in browsers: domain and its own folder only; no npm, no node built-ins (its schema types are the domain's SchemaType).",
       severity: 'error',
       from: { path: '^src/interfaces/client/' },
-      to: { pathNot: '^(src/domain/|src/interfaces/client/|node_modules/json-schema-to-ts/)' }
-    },
-    {
-      name: 'client-schema-types-are-types-only',
-      comment:
-        'The typed client derives its types from schemas with json-schema-to-ts; nothing of it may reach the bundle.',
-      severity: 'error',
-      from: { path: '^src/interfaces/client/' },
-      to: { path: '^node_modules/json-schema-to-ts/', dependencyTypesNot: ['type-only'] }
+      to: { pathNot: '^(src/domain/|src/interfaces/client/)' }
     },
     {
       name: 'services-are-application-code',

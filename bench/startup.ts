@@ -7,13 +7,13 @@
  * NODE_ENV=production, STORE=memory and a free port. The clock runs from spawn to the first 200 on
  * `GET /health` (polled every 2 ms). Then the server is left alone until it used no CPU for 100 ms, and
  * its RSS is read twice: as it is (idle RSS) and after a full GC (asked over IPC through the same
- * preload the other benchmarks use; the preload imports nothing). The build is brought up to date once
- * before the first spawn, so no spawn builds.
+ * preload the other benchmarks use; the preload imports nothing). bench/run.mjs brings the build up to date
+ * before the benchmark starts, so no spawn builds.
  *
  * BENCH_SPAWNS: how many spawns (default 10). BENCH_PROFILE=1 writes a `--cpu-prof` of each spawn's
  * startup to dist/bench/profiles (the server exits normally on SIGTERM, which writes the profile).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { get } from 'node:http'
 import { createServer } from 'node:net'
@@ -115,15 +115,6 @@ const range = (values: number[], digits: number) =>
   `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met')
 
-const build = spawnSync(
-  process.execPath,
-  [fileURLToPath(new URL('../../scripts/build-if-changed.mjs', import.meta.url))],
-  {
-    cwd: root,
-    stdio: 'inherit'
-  }
-)
-if (build.status !== 0) process.exit(build.status ?? 1)
 console.log(`npm start's server on memory: ${SPAWNS} spawns of scripts/start.mjs   [load ${loadText()}]`)
 const runs: Spawned[] = []
 for (let index = 0; index < SPAWNS; index++) {

@@ -1,9 +1,9 @@
-import type { FromSchema } from 'json-schema-to-ts'
 import { AdapterService } from '../src/application/adapter-service.js'
 import { App } from '../src/application/app.js'
 import { authenticate } from '../src/application/authentication/hooks/authenticate.js'
 import { validateSchemas } from '../src/application/schema/validate-schemas.js'
 import type { ServiceSchemas } from '../src/domain/schema/json-schema.js'
+import type { SchemaType } from '../src/domain/schema/schema-type.js'
 import type { Service } from '../src/domain/service/service.js'
 import type { StoreFactory } from '../src/domain/store/store-factory.js'
 import { InMemoryStoreFactory } from '../src/infrastructure/memory/in-memory-store-factory.js'
@@ -23,8 +23,8 @@ export const todoSchema = {
   additionalProperties: false
 } as const
 
-/** Its TypeScript type derives from the schema (json-schema-to-ts): the two cannot disagree. */
-export type Todo = FromSchema<typeof todoSchema>
+/** Its TypeScript type derives from the schema (SchemaType): the two cannot disagree. */
+export type Todo = SchemaType<typeof todoSchema>
 
 /**
  * Create and update send a whole todo (a title; done defaults to false), patch some of its fields.

@@ -50,6 +50,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   private readonly db: PostgresDatabase
   private readonly table: string
   private readonly compiler: SqlCompiler
+  /** The fields of the declared indexes: a page sorted by one of them may be read in the index's order. */
+  private readonly indexed: ReadonlySet<string>
   private ready?: Promise<void>
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -58,6 +60,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     this.tableName = options.table
     this.table = identifier(options.table)
     this.compiler = new SqlCompiler(shapesFromSchema(options.schema, this.id))
+    this.indexed = new Set((options.indexes ?? []).flatMap((index) => index.fields))
     const events = options.events
     if (events) {
       this.watch = (listener) => events.subscribe(this.tableName, (change) => listener(change as StoreChange<T>))
@@ -94,14 +97,13 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
 
   async page(query: StoreQuery): Promise<Page<T>> {
     if (hasSearch(query.filter)) return this.searched(query)
+    if (query.limit === 0) return { total: await this.count(query.filter), data: [] }
     const params = new Parameters()
     const where = this.compiler.where(query.filter, params)
+    if (query.sort.length > 0 && !this.indexed.has(query.sort[0]![0])) return this.sortedPage(query, where, params)
+    // The page may follow an index (the primary key's when unsorted, a declared one's) and stop early:
+    // total and page are then two scans in one round trip.
     const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
-    if (query.limit === 0) {
-      const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, count, params.values)
-      return { total: Number(rows[0]!.count), data: [] }
-    }
-    // Total and page in one round trip (the condition's parameters serve both).
     const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
     const sql = `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
     const { rows } = await this.db.query<{ total: string; data: Data[] }>(`${this.tableName}.page`, sql, params.values)
@@ -109,6 +111,19 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       total: Number(rows[0]!.total),
       data: rows[0]!.data.map((doc) => project(doc, query.select, this.id) as T)
     }
+  }
+
+  /**
+   * A page sorted by a field no declared index holds reads every match anyway (to sort them), so one scan
+   * also counts them: `count(*) OVER ()` is computed before LIMIT and OFFSET cut the page. An empty page
+   * past the first has lost that count: the total is then counted on its own (a second statement, only
+   * for a page beyond the last).
+   */
+  private async sortedPage(query: StoreQuery, where: string, params: Parameters): Promise<Page<T>> {
+    const sql = `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
+    const { rows } = await this.db.query<Row & { total: string }>(`${this.tableName}.page`, sql, params.values)
+    if (rows.length > 0) return { total: Number(rows[0]!.total), data: this.records(rows, query.select) }
+    return { total: query.skip > 0 ? await this.count(query.filter) : 0, data: [] }
   }
 
   async count(filter: Filter): Promise<number> {

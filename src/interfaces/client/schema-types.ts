@@ -1,9 +1,9 @@
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import type { ServiceSchemas } from '../../domain/schema/json-schema.js'
+import type { SchemaType } from '../../domain/schema/schema-type.js'
 import type { ServiceTypes } from './typed-service.js'
 
 /** The TypeScript type one schema describes, or `Fallback` when the service declares none. */
-type Typed<Schema, Fallback> = [Schema] extends [JSONSchema] ? FromSchema<Schema> : Fallback
+type Typed<Schema, Fallback> = [Schema] extends [undefined] ? Fallback : SchemaType<Schema>
 
 /** The schema a service declares under `K`; undefined (never a schema) when it declares none. */
 type Declared<Schemas, K extends keyof ServiceSchemas> = Schemas extends { [Key in K]: infer Schema }
@@ -13,7 +13,8 @@ type Declared<Schemas, K extends keyof ServiceSchemas> = Schemas extends { [Key 
 /**
  * A service's ServiceTypes from the schemas it is registered with (`app.use(path, service, { schemas })`,
  * declared `as const` or `satisfies ServiceSchemas`): the client's data, query and results are the
- * server's, through json-schema-to-ts like the server's own record types, with no generated code.
+ * server's, through SchemaType (src/domain/schema/schema-type.ts) like the server's own record types, with no
+ * generated code.
  * `Extra` adds what schemas do not say: `paginate`, custom `methods` and `events` (see ServiceTypes).
  *
  * ```ts

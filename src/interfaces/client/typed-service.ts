@@ -1,4 +1,4 @@
-import type { Id, Paginated, Params, Query } from '../../domain/service/service.js'
+import type { CursorPage, Id, Paginated, Params, Query } from '../../domain/service/service.js'
 
 /**
  * What a typed client knows about one service: types only, nothing of it exists at runtime. A record
@@ -48,15 +48,36 @@ export interface FieldOperators<V> {
 /** Criteria on the queryable fields: a value (equality) or operators. */
 export type FieldCriteria<F> = { [K in keyof F]?: F[K] | FieldOperators<F[K]> }
 
-/** A query a client may send to a service: criteria on its query fields plus the `$` parameters. */
-export type QueryOf<S extends ServiceTypes> = FieldCriteria<FieldsOf<S>> & {
-  $limit?: number
-  $skip?: number
-  $sort?: { [K in keyof FieldsOf<S>]?: 1 | -1 }
-  $select?: Extract<keyof S['result'], string>[]
-  $or?: FieldCriteria<FieldsOf<S>>[]
-  $and?: FieldCriteria<FieldsOf<S>>[]
+/**
+ * The parameters of a cursor walk (src/domain/query/cursor.ts): `$after` / `$before` a page's `next` /
+ * `prev` ('' for the first / last page), `$count: false` to leave `total` out. Only a paginated find takes
+ * them (the server answers 400 otherwise), so a service typed `paginate: false` has none.
+ */
+export interface CursorQuery {
+  $after?: string
+  $before?: string
+  $count?: boolean
 }
+type CursorQueryOf<S extends ServiceTypes> = S extends { paginate: false } ? unknown : CursorQuery
+
+/**
+ * A query a client may send to a service: criteria on its query fields plus the `$` parameters. The `$`
+ * parameters are plumage's, not the query schema's: a schema with `additionalProperties: false` still takes them.
+ */
+export type QueryOf<S extends ServiceTypes> = FieldCriteria<FieldsOf<S>> &
+  CursorQueryOf<S> & {
+    $limit?: number
+    $skip?: number
+    $sort?: { [K in keyof FieldsOf<S>]?: 1 | -1 }
+    $select?: Extract<keyof S['result'], string>[]
+    $or?: FieldCriteria<FieldsOf<S>>[]
+    $and?: FieldCriteria<FieldsOf<S>>[]
+  }
+
+/** A query that names a cursor parameter, so that find answers a CursorPage; none on a service of arrays. */
+type CursorWalkOf<S extends ServiceTypes> = S extends { paginate: false }
+  ? never
+  : { $after: string } | { $before: string } | { $count: boolean }
 
 /** Params of a typed call: those of the untyped client, with the query typed. */
 export interface ClientParams<Q extends Query = Query> extends Params {
@@ -69,6 +90,11 @@ export type FindResult<S extends ServiceTypes> = S extends { paginate: true }
   : S extends { paginate: false }
     ? ResultOf<S>[]
     : ResultOf<S>[] | Paginated<ResultOf<S>>
+
+/** What `find` answers to a query naming `$after`, `$before` or `$count`: a cursor page, or an array when unknown. */
+export type CursorFindResult<S extends ServiceTypes> = S extends { paginate: true }
+  ? CursorPage<ResultOf<S>>
+  : ResultOf<S>[] | CursorPage<ResultOf<S>>
 
 /** The standard events carry one record each; custom events carry what `events` declares. */
 export type EventsOf<S extends ServiceTypes> = {
@@ -94,7 +120,13 @@ export type CustomMethodsOf<S extends ServiceTypes, N extends keyof MethodsOf<S>
  */
 export interface TypedService<S extends ServiceTypes> {
   readonly path: string
+  find(params: ClientParams<QueryOf<S> & CursorWalkOf<S>>): Promise<CursorFindResult<S>>
   find(params?: ClientParams<QueryOf<S>>): Promise<FindResult<S>>
+  /**
+   * Every record the query matches, page after page by cursor (RemoteService.iterate), as
+   * `for await (const message of messages.iterate({ $sort: { createdAt: -1 } }))`.
+   */
+  iterate(query?: QueryOf<S>, params?: ClientParams): AsyncIterable<ResultOf<S>>
   get(id: Id, params?: ClientParams<QueryOf<S>>): Promise<ResultOf<S>>
   create(data: DataOf<S>, params?: ClientParams<QueryOf<S>>): Promise<ResultOf<S>>
   create(data: DataOf<S>[], params?: ClientParams<QueryOf<S>>): Promise<ResultOf<S>[]>

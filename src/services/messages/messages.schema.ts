@@ -1,9 +1,9 @@
-import type { FromSchema } from 'json-schema-to-ts'
 import type { ServiceSchemas } from '../../domain/schema/json-schema.js'
+import type { SchemaType } from '../../domain/schema/schema-type.js'
 
 /*
  * The messages service's schemas: each field is declared once, here. The TypeScript type of a
- * message derives from them (json-schema-to-ts), the `validateSchemas()` hook applies them, and
+ * message derives from them (SchemaType), the `validateSchemas()` hook applies them, and
  * GET /openapi.json publishes them.
  */
 
@@ -47,4 +47,4 @@ export const messageSchemas = {
 } as const satisfies ServiceSchemas
 
 /** One message as the messages service returns it. */
-export type Message = FromSchema<typeof messageSchema>
+export type Message = SchemaType<typeof messageSchema>

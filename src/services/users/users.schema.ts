@@ -1,9 +1,9 @@
-import type { FromSchema } from 'json-schema-to-ts'
 import type { ServiceSchemas } from '../../domain/schema/json-schema.js'
+import type { SchemaType } from '../../domain/schema/schema-type.js'
 
 /*
  * The users service's schemas: each field is declared once, here. The TypeScript type of a user
- * derives from them (json-schema-to-ts), the `validateSchemas()` hook applies them, and
+ * derives from them (SchemaType), the `validateSchemas()` hook applies them, and
  * GET /openapi.json publishes them.
  */
 
@@ -41,4 +41,4 @@ export const userSchemas = {
 } as const satisfies ServiceSchemas
 
 /** One user as the users service returns it to a client. */
-export type User = FromSchema<typeof userSchema>
+export type User = SchemaType<typeof userSchema>

@@ -211,6 +211,14 @@ export function queryCases({ group, test, beforeEach, expect }: ContractTools, c
       expect(await store.page(q({ $skip: 10, $limit: 5 }))).toEqual({ total: 3, data: [] })
     })
 
+    test('keeps the total when $skip passes the last match of a sorted, filtered page', async () => {
+      expect(await store.page(q({ age: { $gt: 18 }, $sort: { name: 1 }, $skip: 10, $limit: 5 }))).toEqual({
+        total: 3,
+        data: []
+      })
+      expect(await store.page(q({ name: 'Nobody', $sort: { name: 1 }, $limit: 5 }))).toEqual({ total: 0, data: [] })
+    })
+
     test('projects the page data with $select', async () => {
       const page = await store.page(q({ name: 'Bob', $select: ['age'] }))
       expect(page).toEqual({ total: 1, data: [{ [idProp]: idOf(bob), age: 25 }] })

@@ -3,9 +3,9 @@
  * file; `npm run typecheck` checks it too). Each `// @ts-expect-error` line must fail to compile — tsc
  * reports an unused one — and each `typeOf(value).is<T>(true)` holds only when the value's type is exactly T.
  */
-import type { FromSchema } from 'json-schema-to-ts'
 import type { ServiceSchemas } from '../../../../src/domain/schema/json-schema.js'
-import type { Paginated } from '../../../../src/domain/service/service.js'
+import type { SchemaType } from '../../../../src/domain/schema/schema-type.js'
+import type { CursorPage, Paginated } from '../../../../src/domain/service/service.js'
 import { createClient } from '../../../../src/interfaces/client/client-app.js'
 import type { SchemaTypes } from '../../../../src/interfaces/client/schema-types.js'
 import type { Message, Services, User } from '../../../../src/reference-services.js'
@@ -59,6 +59,22 @@ export async function referenceServices() {
   // @ts-expect-error $limit is a number
   await messages.find({ query: { $limit: '5' } })
 
+  // Cursors: a query naming $after, $before or $count answers a cursor page; iterate yields records.
+  const first = await users.find({ query: { $after: '', $limit: 20, $sort: { email: 1 } } })
+  typeOf(first).is<CursorPage<User>>(true)
+  const previous = await messages.find({ query: { $before: first.prev ?? '', userId: 3 } })
+  typeOf(previous).is<CursorPage<Message>>(true)
+  typeOf(await users.find({ query: { $count: false } })).is<CursorPage<User>>(true)
+  for await (const message of messages.iterate({ $sort: { id: -1 }, userId: { $in: [1, 2] } })) {
+    typeOf(message).is<Message>(true)
+  }
+  // @ts-expect-error $after is a cursor string (a page's `next`)
+  await users.find({ query: { $after: 3 } })
+  // @ts-expect-error $count is a boolean
+  await messages.find({ query: { $count: 'no' } })
+  // @ts-expect-error iterate's query is checked like find's (users' query names only id, email and name)
+  users.iterate({ password: 'guess' })
+
   // Events carry the record.
   messages.on('created', (message) => {
     typeOf(message).is<Message>(true)
@@ -87,7 +103,7 @@ export const todoSchemas = {
   data: { ...todo, properties: { ...todo.properties, id: false }, required: ['title'] },
   query: todo
 } as const satisfies ServiceSchemas
-type Todo = FromSchema<typeof todo>
+type Todo = SchemaType<typeof todo>
 
 /** With a custom method and a custom event, not paginated. */
 type TodoServices = {
@@ -122,4 +138,45 @@ export async function customMethodsAndEvents() {
   await todos.create({ id: 3, title: 'x' })
   // @ts-expect-error `done` is a boolean, in queries too
   await todos.find({ query: { done: 'yes' } })
+  // @ts-expect-error cursors page a find: a service that answers arrays takes none
+  await todos.find({ query: { $after: '' } })
+}
+
+/** SchemaType reads each keyword plumage's schemas use (src/domain/schema/schema-type.ts). */
+export const everyKeyword = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string', enum: ['a', 'b'] },
+    one: { const: 1 },
+    either: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+    maybe: { type: ['string', 'null'], format: 'date-time' },
+    legacy: { type: 'number', nullable: true },
+    tags: { type: 'array', items: { type: 'string' } },
+    list: { type: 'array' },
+    flags: { type: 'object', additionalProperties: { type: 'boolean' } },
+    open: { type: 'object' },
+    owned: false,
+    any: true
+  },
+  required: ['kind', 'tags'],
+  additionalProperties: false
+} as const
+
+export function schemaKeywords(record: SchemaType<typeof everyKeyword>) {
+  typeOf(record.kind).is<'a' | 'b'>(true)
+  typeOf(record.one).is<1 | undefined>(true)
+  typeOf(record.either).is<string | number | undefined>(true)
+  typeOf(record.maybe).is<string | null | undefined>(true)
+  typeOf(record.legacy).is<number | null | undefined>(true)
+  typeOf(record.tags).is<string[]>(true)
+  typeOf(record.list).is<unknown[] | undefined>(true)
+  typeOf(record.flags).is<{ [field: string]: boolean } | undefined>(true)
+  typeOf(record.open).is<{ [field: string]: unknown } | undefined>(true)
+  typeOf(record.owned).is<undefined>(true)
+  typeOf(record.any).is<unknown>(true)
+  // @ts-expect-error additionalProperties: false closes the object
+  typeOf(record.other)
+  // @ts-expect-error `tags` is required
+  const partial: SchemaType<typeof everyKeyword> = { kind: 'a' }
+  return partial
 }

@@ -66,6 +66,30 @@ describe('typed client', () => {
     expect(created).toEqual(['hi'])
   })
 
+  it("iterates every record of a cursor walk, page after page, typed as the service's records", async () => {
+    const queries: unknown[] = []
+    const pages: Record<string, { data: { id: number; text: string }[]; next: string | null }> = {
+      '': { data: [{ id: 1, text: 'a' }], next: 'c1' },
+      c1: { data: [{ id: 2, text: 'b' }], next: null }
+    }
+    const client = createClient<Services>()
+    client.transport = {
+      name: 'fake',
+      async call(call) {
+        const query = call.params.query as { $after: string }
+        queries.push(query)
+        return { limit: 1, skip: 0, prev: null, ...pages[query.$after] }
+      }
+    }
+    const texts: string[] = []
+    for await (const message of client.service('messages').iterate({ userId: 3, $limit: 1 })) texts.push(message.text)
+    expect(texts).toEqual(['a', 'b'])
+    expect(queries).toEqual([
+      { $count: false, userId: 3, $limit: 1, $after: '' },
+      { $count: false, userId: 3, $limit: 1, $after: 'c1' }
+    ])
+  })
+
   it('adds the custom methods the types declare, called as on the untyped client', async () => {
     type Todo = { id: number; title: string }
     const calls: ServiceCall[] = []
