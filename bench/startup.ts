@@ -15,12 +15,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { get } from 'node:http'
-import { createServer } from 'node:net'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { loadText } from './support/report.js'
 import { collectGarbage, cpuTicks, HOOK_ARGS, memoryOf, waitIdle } from './support/servers.js'
+import { freePort, probe } from './support/processes.js'
 
 const SPAWNS = Number(process.env.BENCH_SPAWNS ?? 10)
 const PROFILE = process.env.BENCH_PROFILE === '1'
@@ -64,7 +63,8 @@ async function startOnce(): Promise<Spawned> {
   })
   exited.catch(() => undefined)
   try {
-    while ((await Promise.race([probe(port), exited])) !== 200) await new Promise((resolve) => setTimeout(resolve, 2))
+    while ((await Promise.race([probe(port, '/health'), exited])) !== 200)
+      await new Promise((resolve) => setTimeout(resolve, 2))
     const ms = performance.now() - started
     const cpu = cpuTicks(child.pid!) * 10
     await waitIdle(child.pid!, 5_000)
@@ -82,28 +82,6 @@ async function stop(child: ChildProcess): Promise<void> {
   // SIGTERM lets a profiled server write its profile on the way out; the others need not wait for it.
   child.kill(PROFILE ? 'SIGTERM' : 'SIGKILL')
   await exit
-}
-
-/** The status of one `GET /health`, or 0 while nothing listens yet. */
-function probe(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const request = get({ host: '127.0.0.1', port, path: '/health', agent: false }, (response) => {
-      response.resume()
-      resolve(response.statusCode ?? 0)
-    })
-    request.on('error', () => resolve(0))
-  })
-}
-
-function freePort(): Promise<number> {
-  const server = createServer()
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 const median = (values: number[]) => {

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { get } from 'node:http'
-import { createServer } from 'node:net'
 import { collectGarbage, HOOK_ARGS, memoryOf } from './servers.js'
+import { freePort, probe } from './processes.js'
 
 export interface ColdStart {
   /** Spawn → first HTTP response, in ms. */
@@ -32,7 +31,7 @@ export async function coldStart(script: string, env: Record<string, string>): Pr
   try {
     let status = 0
     while (status === 0) {
-      status = await Promise.race([probe(port), exited])
+      status = await Promise.race([probe(port, '/messages'), exited])
       if (status === 0) await new Promise((resolve) => setTimeout(resolve, 2))
     }
     const ms = performance.now() - started
@@ -42,26 +41,4 @@ export async function coldStart(script: string, env: Record<string, string>): Pr
     child.kill('SIGKILL')
     if (child.exitCode === null && child.signalCode === null) await once(child, 'exit')
   }
-}
-
-/** The status of one `GET /messages`, or 0 while nothing listens yet. */
-function probe(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const request = get({ host: '127.0.0.1', port, path: '/messages', agent: false }, (response) => {
-      response.resume()
-      resolve(response.statusCode ?? 0)
-    })
-    request.on('error', () => resolve(0))
-  })
-}
-
-function freePort(): Promise<number> {
-  const server = createServer()
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }

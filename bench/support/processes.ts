@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { get } from 'node:http'
 import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 
@@ -94,6 +95,17 @@ export function freePort(): Promise<number> {
       const { port } = server.address() as { port: number }
       server.close(() => resolve(port))
     })
+  })
+}
+
+/** The status of one `GET path` on 127.0.0.1, or 0 while nothing listens yet (for polling a starting server). */
+export function probe(port: number, path: string): Promise<number> {
+  return new Promise((resolve) => {
+    const request = get({ host: '127.0.0.1', port, path, agent: false }, (response) => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    })
+    request.on('error', () => resolve(0))
   })
 }
 
