@@ -14,7 +14,6 @@ import { randomBytes } from 'node:crypto'
 import { AdapterService } from '../src/application/adapter-service.js'
 import { encodeCursor, fingerprint, keysetSort } from '../src/domain/query/cursor.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
-import type { JsonSchemaObject } from '../src/domain/schema/json-schema.js'
 import type { CursorPage, Data, Paginated } from '../src/domain/service/service.js'
 import type { Store } from '../src/domain/store/store.js'
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
@@ -25,24 +24,13 @@ import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.
 import { discoverPostgres } from '../test/support/postgres-server.js'
 import { RETHINKDB_BIN, rethinkDbProcess, type RethinkDbProcess } from '../test/support/rethinkdb-process.js'
 import { measure, printTable, writeResults } from './support/measure.js'
-import { peopleRecords } from './support/seed.js'
+import { peopleRecords, peopleSchema } from './support/seed.js'
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000)
 const PAGE = 25
 const DEEP = 1_000
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1)
 const records = peopleRecords(RECORDS)
-const schema: JsonSchemaObject = {
-  type: 'object',
-  required: ['id', 'name', 'age', 'city', 'score'],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    age: { type: 'integer' },
-    city: { type: 'string' },
-    score: { type: 'number' }
-  }
-}
 /** Ties broken by the id in both ways, so that page 1,000 by `$skip` holds the same records as by cursor. */
 const sort = { score: 1, id: 1 } as const
 /** The chat's order (newest first), both keys descending. */
@@ -153,7 +141,7 @@ if (included('rethinkdb')) {
         db,
         table: 'people',
         watch: false,
-        schema,
+        schema: peopleSchema,
         indexes: [{ fields: ['score'] }, { fields: ['score', 'id'] }]
       })
       await store.init()
@@ -178,7 +166,7 @@ if (included('postgresql')) {
   else {
     const factory = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }), { watch: false })
     try {
-      const store = factory.create('people', { indexes: [{ fields: ['score'] }], schema })
+      const store = factory.create('people', { indexes: [{ fields: ['score'] }], schema: peopleSchema })
       await store.setup!()
       await fill(store)
       await bench('PostgreSQL', store)

@@ -15,7 +15,6 @@ import { loadavg } from 'node:os'
 import pg, { type QueryResult } from 'pg'
 import type { StoreQuery } from '../src/domain/query/ast.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
-import type { JsonSchemaObject } from '../src/domain/schema/json-schema.js'
 import type { Store } from '../src/domain/store/store.js'
 import { PostgresDatabase } from '../src/infrastructure/postgres/postgres-database.js'
 import { redactPostgresUrl } from '../src/infrastructure/postgres/postgres-settings.js'
@@ -23,26 +22,13 @@ import { PostgresStoreFactory } from '../src/infrastructure/postgres/postgres-st
 import { discoverPostgres } from '../test/support/postgres-server.js'
 import { measure, printTable, writeResults } from './support/measure.js'
 import { httpAgainstFeathers } from './support/postgres-http.js'
-import { peopleRecords } from './support/seed.js'
+import { peopleRecords, peopleSchema } from './support/seed.js'
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const ONLY = process.env.BENCH_ONLY
 if (ONLY !== undefined && ONLY !== 'http' && ONLY !== 'store')
   throw new Error(`BENCH_ONLY must be 'http' or 'store', got '${ONLY}'`)
-
-/** What a service would declare for these records (its result schema): the store sorts typed fields by one key. */
-const peopleSchema: JsonSchemaObject = {
-  type: 'object',
-  required: ['id', 'name', 'age', 'city', 'score'],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    age: { type: 'integer' },
-    city: { type: 'string' },
-    score: { type: 'number' }
-  }
-}
 
 const database = await discoverPostgres()
 if (!database) {

@@ -16,7 +16,6 @@ import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
 import type { StoreQuery } from '../src/domain/query/ast.js'
 import { parseQuery } from '../src/domain/query/parse-query.js'
-import type { JsonSchemaObject } from '../src/domain/schema/json-schema.js'
 import {
   connectRethinkDb,
   redactRethinkDbUrl,
@@ -24,7 +23,7 @@ import {
 } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { measure, printTable, writeResults } from './support/measure.js'
-import { peopleRecords } from './support/seed.js'
+import { peopleRecords, peopleSchema } from './support/seed.js'
 
 const RECORDS = recordCount(process.env.BENCH_RECORDS)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -47,18 +46,6 @@ try {
 const { r } = connection
 const db = `plumage_bench_${randomBytes(4).toString('hex')}`
 const records = peopleRecords(RECORDS)
-/** What a service would declare for these records (its result schema). */
-const schema: JsonSchemaObject = {
-  type: 'object',
-  required: ['id', 'name', 'age', 'city', 'score'],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    age: { type: 'integer' },
-    city: { type: 'string' },
-    score: { type: 'number' }
-  }
-}
 
 /** `writes`: only the durable-writes table (the reads take a few minutes). */
 const ONLY = process.env.BENCH_ONLY
@@ -81,13 +68,13 @@ try {
 async function readsAgainstHandWritten(): Promise<void> {
   const untyped = new RethinkDbStore({ r, db, table: 'people', watch: false })
   // The same table, with the records' schema.
-  const typed = new RethinkDbStore({ r, db, table: 'people', watch: false, schema })
+  const typed = new RethinkDbStore({ r, db, table: 'people', watch: false, schema: peopleSchema })
   const indexed = new RethinkDbStore({
     r,
     db,
     table: 'people_indexed',
     watch: false,
-    schema,
+    schema: peopleSchema,
     indexes: [{ fields: ['city'] }, { fields: ['age'] }, { fields: ['city', 'score'] }]
   })
   for (const store of [untyped, indexed]) {

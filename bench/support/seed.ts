@@ -1,3 +1,4 @@
+import type { JsonSchemaObject } from '../../src/domain/schema/json-schema.js'
 /** The records both servers start with: same data, so every workload compares like with like. */
 export const SEED_COUNT = 1000
 
@@ -23,6 +24,19 @@ export function peopleRecords(count: number): { id: number; name: string; age: n
     city: CITIES[Math.floor(random() * CITIES.length)]!,
     score: Math.round(random() * 1e4) / 100
   }))
+}
+
+/** What a service would declare for the people (its result schema): stores sort and compare typed fields simply. */
+export const peopleSchema: JsonSchemaObject = {
+  type: 'object',
+  required: ['id', 'name', 'age', 'city', 'score'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    age: { type: 'integer' },
+    city: { type: 'string' },
+    score: { type: 'number' }
+  }
 }
 
 /** Started servers print this line with their port, then serve until killed. */
