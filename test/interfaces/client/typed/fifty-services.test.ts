@@ -105,7 +105,8 @@ async function diagnose(file: string) {
   return {
     errors: stdout.split('\n').filter((line) => line.includes('error TS')),
     instantiations: Number(figure('Instantiations')),
-    checkSeconds: Number(figure('Check time'))
+    checkSeconds: Number(figure('Check time')),
+    totalSeconds: Number(figure('Total time'))
   }
 }
 
