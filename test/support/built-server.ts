@@ -65,7 +65,8 @@ export async function buildServer(name: string): Promise<BuiltServer> {
           return { child, port: Number(new URL(entry.url!).port), logs, startup, exited }
         startup.push(line.value)
       }
-      throw new Error('the server exited before logging "plumage started"')
+      // What it logged before exiting says why (the process's stderr holds the one-line reason).
+      throw new Error(`the server exited before logging "plumage started"; its log:\n${startup.slice(-10).join('\n')}`)
     },
     async cleanup() {
       for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')

@@ -163,13 +163,38 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
   }
 
   const setup = (target: SetupTarget) =>
-    backfill(target, { keys, field, normalize: claimedKeyOf, scope: options.scope ?? `${target.path}.${field}` })
+    whileUnavailable(() =>
+      backfill(target, { keys, field, normalize: claimedKeyOf, scope: options.scope ?? `${target.path}.${field}` })
+    )
 
   return { before: Object.assign(before, { [UNIQUE_FIELD]: field, [HOOK_SETUP]: setup }), after, error, lookup }
 }
 
 /** How many keys a back-fill settles at once (each is one or two round trips to the keys' store). */
 const BACKFILL_CONCURRENCY = 32
+
+/** How long a back-fill keeps trying while the database answers 503, and its first pause (doubled each time). */
+const BACKFILL_PATIENCE_MS = 30_000
+const BACKFILL_FIRST_PAUSE_MS = 50
+
+/**
+ * Runs `step` again while it fails with a 503 (Unavailable), for up to BACKFILL_PATIENCE_MS. Instances
+ * starting together on a database cluster meet moments the store reports as unavailable — a table another
+ * instance has just created under the same name and is still repairing, a replica still moving — that pass
+ * within a second; the back-fill is the first read of the service's records, so it must not make them fatal.
+ * Every claim it makes is idempotent, so running it again from the start is safe.
+ */
+async function whileUnavailable(step: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + BACKFILL_PATIENCE_MS
+  for (let pause = BACKFILL_FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, 2_000)) {
+    try {
+      return await step()
+    } catch (error) {
+      if ((error as FeathersError | undefined)?.code !== 503 || Date.now() + pause > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, pause))
+    }
+  }
+}
 /** How many collisions the error's message lists (its `data` has all of them). */
 const LISTED_COLLISIONS = 10
 

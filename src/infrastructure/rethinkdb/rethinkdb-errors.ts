@@ -22,9 +22,11 @@ const isRethinkDBError = (error: unknown): error is RethinkDBError => rethinkdbD
  * could be completed", "primary replica for shard … not available", "lost contact with primary replica"
  * and "The primary replica isn't connected to a quorum of replicas" while a cluster fails over; the
  * event log re-raises a failed write's own message with `r.error`, so it arrives as a user error).
+ * "Table `db.t` is ambiguous" is a table another instance created at the same moment under the same name,
+ * renamed away by the startup repair (rethinkdb-tables.ts) within moments: also a wait, not a fault.
  */
 const UNAVAILABLE_MESSAGES =
-  /none of the pools|connection was closed|connection is closed|not available|lost contact|quorum of replicas|ECONNREFUSED|ECONNRESET/i
+  /none of the pools|connection was closed|connection is closed|not available|lost contact|quorum of replicas|is ambiguous|ECONNREFUSED|ECONNRESET/i
 
 /** The driver's own message, without the query backtrace it appends to `message`. */
 export function driverMessage(error: unknown): string {

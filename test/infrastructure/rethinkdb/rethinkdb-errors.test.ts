@@ -47,6 +47,12 @@ describe('toStoreError', () => {
       )
     ],
     [
+      'a table created twice at once by two instances, before the startup repair renamed one',
+      new RethinkDBError('Table `app.users` is ambiguous; there are multiple tables with that name.', {
+        type: RethinkDBErrorType.OP_FAILED
+      })
+    ],
+    [
       'a primary lost in the middle of a write (cluster failover)',
       new RethinkDBError('Cannot perform write: lost contact with primary replica', {
         type: RethinkDBErrorType.OP_INDETERMINATE
