@@ -5,6 +5,7 @@ import type { StoreChange } from '../../domain/store/store.js'
 import type { Data } from '../../domain/service/service.js'
 import { pgDriver } from './pg-driver.js'
 import { identifier, type PostgresDatabase } from './postgres-database.js'
+import { TableSubscribers } from '../realtime/table-subscribers.js'
 
 /** A place in the log's order: the writing transaction's id, then the row's number within the log. */
 export interface LogPlace {
@@ -61,7 +62,10 @@ export class PostgresEventLog {
   private readonly db: PostgresDatabase
   private readonly logger: Logger
   private readonly retentionMs: number
-  private readonly subscribers = new Map<string, Set<Listener>>()
+  private readonly subscribers = new TableSubscribers<StoreChange<Data>>(
+    () => this.start(),
+    () => void this.stop()
+  )
   private readonly liveWaiters = new Set<() => void>()
   private readonly placeWaiters = new Set<{ place: LogPlace; resolve(reached: boolean): void }>()
   private ready?: Promise<void>
@@ -204,15 +208,7 @@ export class PostgresEventLog {
 
   /** Receives the events of one table; the first subscriber starts following the log. */
   subscribe(table: string, listener: Listener): () => void {
-    let listeners = this.subscribers.get(table)
-    if (!listeners) this.subscribers.set(table, (listeners = new Set()))
-    listeners.add(listener)
-    this.start()
-    return () => {
-      listeners.delete(listener)
-      if (listeners.size === 0) this.subscribers.delete(table)
-      if (this.subscribers.size === 0) void this.stop()
-    }
+    return this.subscribers.add(table, listener)
   }
 
   /** Resolves once the follower listens and knows its place; 503 after `timeoutMs`. */
@@ -381,7 +377,7 @@ export class PostgresEventLog {
     // Each place is handed out once, whatever reads overlap.
     if (this.place && !placeBefore(this.place, place)) return
     this.place = place
-    const listeners = this.subscribers.get(row.service) ?? new Set<Listener>()
+    const listeners = this.subscribers.of(row.service) ?? []
     const change: StoreChange<Data> = {
       event: row.event,
       record: row.record as Data,

@@ -5,6 +5,7 @@ import { driverMessage } from './rethinkdb-errors.js'
 import { EventSequence } from './event-sequence.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
+import { TableSubscribers } from '../realtime/table-subscribers.js'
 
 /** One row of the event log: a service event as every instance must publish it. */
 export interface LoggedEvent {
@@ -105,7 +106,10 @@ export class EventLog {
   private readonly logger: Logger
   private readonly retentionMs: number
   private readonly feed: LiveFeed<LogRow>
-  private readonly subscribers = new Map<string, Set<(event: LoggedEvent) => void>>()
+  private readonly subscribers = new TableSubscribers<LoggedEvent>(
+    () => this.start(),
+    () => void this.stop()
+  )
   private readonly sequence: EventSequence<LogRow>
   private readonly metrics: Metrics
   private readonly positionWaiters = new Set<{ seq: number; resolve(reached: boolean): void }>()
@@ -293,15 +297,7 @@ export class EventLog {
 
   /** Receives the events of one table; the first subscriber starts following the log. */
   subscribe(table: string, listener: (event: LoggedEvent) => void): () => void {
-    let listeners = this.subscribers.get(table)
-    if (!listeners) this.subscribers.set(table, (listeners = new Set()))
-    listeners.add(listener)
-    this.start()
-    return () => {
-      listeners.delete(listener)
-      if (listeners.size === 0) this.subscribers.delete(table)
-      if (this.subscribers.size === 0) void this.stop()
-    }
+    return this.subscribers.add(table, listener)
   }
 
   async stop(): Promise<void> {
@@ -467,7 +463,7 @@ export class EventLog {
 
   /** Hands one event to the subscribers of its table. */
   private hand(entry: LoggedEvent): void {
-    const listeners = this.subscribers.get(entry.table)
+    const listeners = this.subscribers.of(entry.table)
     if (!listeners) return
     this.metrics.eventApplied(entry.table, entry.ts)
     this.current = entry.id
