@@ -49,8 +49,7 @@ const DEFAULTS: Omit<AuthenticationClientOptions, 'storage'> = {
 const MAX_TIMER_DELAY = 2 ** 31 - 1
 
 declare module '../client-app.js' {
-  // An augmentation repeats the class's type parameters, used or not.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  // An augmentation repeats the class's type parameters.
   interface ClientApp<Services extends ServiceMap<Services> = object> {
     /** Added by `configure(authentication())`. */
     authentication: AuthenticationClient
