@@ -9,7 +9,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 /**
  * The packages bundled into the server with everything they require: what `npm start` loads before it
  * answers. Loaded from node_modules, they were ~350 CommonJS files, each resolved (stat, realpath,
- * package.json), read and compiled on its own; in the bundle they start ~25 % faster (BENCHMARKS.md).
+ * package.json), read and compiled on its own; bundled, a start takes ~30 % less CPU (BENCHMARKS.md).
  */
 const startupPackages = new Set([
   'express',
