@@ -61,7 +61,10 @@ export class PostgresDatabase {
   ): Promise<QueryResult<R>> {
     try {
       const name = prepare ? this.statementName(text) : undefined
-      return await this.connections().query<R>(name ? { name, text, values } : { text, values })
+      // Unnamed, as text and values: node-postgres copies a config object (property by property) on every query.
+      return await (name
+        ? this.connections().query<R>({ name, text, values })
+        : this.connections().query<R>(text, values))
     } catch (error) {
       throw toStoreError(error, this.logger, operation)
     }

@@ -14,6 +14,7 @@ import { pgDriver } from './pg-driver.js'
 import type { PostgresEventLog } from './postgres-event-log.js'
 import { identifier, type PostgresDatabase } from './postgres-database.js'
 import { hasSearch, Parameters, SqlCompiler } from './sql-compiler.js'
+import { queryShape, StatementCache } from './statement-cache.js'
 
 export interface PostgresStoreOptions {
   db: PostgresDatabase
@@ -50,6 +51,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   private readonly db: PostgresDatabase
   private readonly table: string
   private readonly compiler: SqlCompiler
+  /** The text of each read statement, compiled once per query shape. */
+  private readonly statements = new StatementCache()
   /** The fields of the declared indexes: a page sorted by one of them may be read in the index's order. */
   private readonly indexed: ReadonlySet<string>
   private ready?: Promise<void>
@@ -89,24 +92,27 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   async find(query: StoreQuery): Promise<T[]> {
     if (query.limit === 0) return []
     if (hasSearch(query.filter)) return (await this.searched(query)).data
-    const params = new Parameters()
-    const sql = `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(query.filter, params)}${this.pageClause(query, params)}`
-    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, sql, params.values)
+    const { text, values } = this.statements.statement('find', queryShape(query, true), (params) => {
+      const where = this.compiler.where(query.filter, params)
+      return `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
+    })
+    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, text, values)
     return this.records(rows, query.select)
   }
 
   async page(query: StoreQuery): Promise<Page<T>> {
     if (hasSearch(query.filter)) return this.searched(query)
     if (query.limit === 0) return { total: await this.count(query.filter), data: [] }
-    const params = new Parameters()
-    const where = this.compiler.where(query.filter, params)
-    if (query.sort.length > 0 && !this.indexed.has(query.sort[0]![0])) return this.sortedPage(query, where, params)
+    if (query.sort.length > 0 && !this.indexed.has(query.sort[0]![0])) return this.sortedPage(query)
     // The page may follow an index (the primary key's when unsorted, a declared one's) and stop early:
     // total and page are then two scans in one round trip.
-    const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
-    const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
-    const sql = `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
-    const { rows } = await this.db.query<{ total: string; data: Data[] }>(`${this.tableName}.page`, sql, params.values)
+    const { text, values } = this.statements.statement('page', queryShape(query, true), (params) => {
+      const where = this.compiler.where(query.filter, params)
+      const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
+      const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
+      return `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
+    })
+    const { rows } = await this.db.query<{ total: string; data: Data[] }>(`${this.tableName}.page`, text, values)
     return {
       total: Number(rows[0]!.total),
       data: rows[0]!.data.map((doc) => project(doc, query.select, this.id) as T)
@@ -119,18 +125,25 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
    * past the first has lost that count: the total is then counted on its own (a second statement, only
    * for a page beyond the last).
    */
-  private async sortedPage(query: StoreQuery, where: string, params: Parameters): Promise<Page<T>> {
-    const sql = `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.pageClause(query, params)}`
-    const { rows } = await this.db.query<Row & { total: string }>(`${this.tableName}.page`, sql, params.values)
+  private async sortedPage(query: StoreQuery): Promise<Page<T>> {
+    const { text, values } = this.statements.statement('sortedPage', queryShape(query, true), (params) => {
+      const where = this.compiler.where(query.filter, params)
+      return `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
+    })
+    const { rows } = await this.db.query<Row & { total: string }>(`${this.tableName}.page`, text, values)
     if (rows.length > 0) return { total: Number(rows[0]!.total), data: this.records(rows, query.select) }
     return { total: query.skip > 0 ? await this.count(query.filter) : 0, data: [] }
   }
 
   async count(filter: Filter): Promise<number> {
     if (hasSearch(filter)) return (await this.candidates(filter)).length
-    const params = new Parameters()
-    const sql = `SELECT count(*) FROM ${this.table} WHERE ${this.compiler.where(filter, params)}`
-    const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, sql, params.values)
+    const shape = queryShape({ filter, sort: [], skip: 0 }, false)
+    const { text, values } = this.statements.statement(
+      'count',
+      shape,
+      (params) => `SELECT count(*) FROM ${this.table} WHERE ${this.compiler.where(filter, params)}`
+    )
+    const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, text, values)
     return Number(rows[0]!.count)
   }
 
@@ -272,14 +285,6 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const sql = `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(filter, params, true)}${order}`
     const { rows } = await this.db.query<Row>(`${this.tableName}.find`, sql, params.values)
     return rows.filter((row) => matches(row.doc))
-  }
-
-  /** ORDER BY, LIMIT and OFFSET of a page: ordered whenever sorted or paged, so pages never overlap. */
-  private pageClause(query: StoreQuery, params: Parameters): string {
-    if (query.sort.length === 0 && query.limit === undefined && query.skip === 0) return ''
-    const limit = query.limit === undefined ? '' : ` LIMIT ${params.add(query.limit, 'bigint')}`
-    const offset = query.skip > 0 ? ` OFFSET ${params.add(query.skip, 'bigint')}` : ''
-    return ` ORDER BY ${this.compiler.orderBy(query.sort, params)}${limit}${offset}`
   }
 
   /**

@@ -11,11 +11,16 @@ export class Parameters {
 
   /** `$n` for `value`, cast to `type`. */
   add(value: unknown, type: string): string {
-    if (typeof value === 'string' && value.includes('\0'))
-      throw new BadRequest('Query values and field names cannot contain the NUL character')
-    this.values.push(value)
+    this.values.push(parameter(value))
     return `$${this.values.length}::${type}`
   }
+}
+
+/** `value` as a parameter: text with a NUL character is refused (PostgreSQL cannot hold it). */
+export function parameter<V>(value: V): V {
+  if (typeof value === 'string' && value.includes('\0'))
+    throw new BadRequest('Query values and field names cannot contain the NUL character')
+  return value
 }
 
 /**
@@ -105,6 +110,14 @@ export class SqlCompiler {
     }
   }
 
+  /** ORDER BY, LIMIT and OFFSET of a page: ordered whenever sorted or paged, so pages never overlap. */
+  pageClause(query: StoreQuery, params: Parameters): string {
+    if (query.sort.length === 0 && query.limit === undefined && query.skip === 0) return ''
+    const limit = query.limit === undefined ? '' : ` LIMIT ${params.add(query.limit, 'bigint')}`
+    const offset = query.skip > 0 ? ` OFFSET ${params.add(query.skip, 'bigint')}` : ''
+    return ` ORDER BY ${this.orderBy(query.sort, params)}${limit}${offset}`
+  }
+
   /**
    * ORDER BY for `sort`, in the memory store's order of kinds: null and missing, numbers, strings
    * (by code point), booleans, arrays, objects (arrays and objects are not compared among
@@ -159,19 +172,28 @@ export class SqlCompiler {
   }
 
   private list(values: Value[], params: Parameters): string {
-    return params.add(
-      values.map((value) => JSON.stringify(value)),
-      'jsonb[]'
-    )
+    return params.add(jsonList(values), 'jsonb[]')
   }
 }
 
 const RANGE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const
 
 function json(value: Value, params: Parameters): string {
+  return params.add(jsonText(value), 'jsonb')
+}
+
+/** The JSON text of a value parameter (`::jsonb`): PostgreSQL's jsonb cannot hold the NUL character either. */
+export function jsonText(value: Value): string {
   const text = JSON.stringify(value)
   if (text.includes('\\u0000')) throw new BadRequest('Query values cannot contain the NUL character')
-  return params.add(text, 'jsonb')
+  return text
+}
+
+/** The JSON texts of a list's values other than null (a `jsonb[]` parameter). */
+export function jsonList(values: readonly Value[]): string[] {
+  const texts: string[] = []
+  for (const value of values) if (value !== null) texts.push(JSON.stringify(value))
+  return texts
 }
 
 /** Whether the filter holds a `$search` (which the store applies after SQL selected the candidates). */
