@@ -1,6 +1,7 @@
 import 'reflect-metadata'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { writeHeapSnapshot } from 'node:v8'
 import { MemoryService } from '@feathersjs/memory'
 import { Server } from 'socket.io'
 import { AdapterService } from '../../src/application/adapter-service.js'
@@ -25,9 +26,16 @@ import { createFeathersReferenceApp } from './feathers-reference-app.js'
  * channel 'busy' (or to 'authenticated' when the record says `all`), and `rooms`, whose `create`
  * puts the caller's connection in 'busy'. Answers the driver's messages: `stats` (heap after a full
  * GC, RSS, CPU), `cpu` (CPU only, no GC), `broadcast` (one `ticks created` to every socket, created
- * on the server), `records` (seeds `records` with n records), and replies with the same `id`.
+ * on the server), `records` (seeds `records` with n records), `snapshot` (a V8 heap snapshot after a
+ * full GC, written to `file`), and replies with the same `id`.
  */
-type Command = { id: number; type: 'stats' | 'cpu' | 'broadcast' | 'records'; t?: number; n?: number }
+type Command = {
+  id: number
+  type: 'stats' | 'cpu' | 'broadcast' | 'records' | 'snapshot'
+  t?: number
+  n?: number
+  file?: string
+}
 type Started = { url: string; token: string; broadcast(t: number): Promise<void>; records(n: number): Promise<void> }
 
 const kind = process.env.SCALE_SERVER ?? 'plumage'
@@ -153,7 +161,11 @@ process.on('message', (message: Command) => {
     const { heapUsed, rss } = process.memoryUsage()
     reply({ heapUsed, rss, cpu: process.cpuUsage() })
   } else if (message.type === 'cpu') reply({ cpu: process.cpuUsage() })
-  else if (message.type === 'broadcast') void server.broadcast(message.t!).then(() => reply(null))
+  else if (message.type === 'snapshot') {
+    gc()
+    gc()
+    reply(writeHeapSnapshot(message.file))
+  } else if (message.type === 'broadcast') void server.broadcast(message.t!).then(() => reply(null))
   else void server.records(message.n!).then(() => reply(null))
 })
 process.once('SIGTERM', () => process.exit(0))
