@@ -6,6 +6,7 @@ import { dispatchCalls } from './dispatch.js'
 import { Handshake } from './handshake.js'
 import { PendingOutput } from './pending-output.js'
 import { SocketConnections } from './socket-connections.js'
+import { releaseUpgradeResponses } from './upgrade-response.js'
 
 /** What one socket may hold unsent before it is disconnected (SOCKET_MAX_BUFFERED_BYTES). */
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024
@@ -33,6 +34,7 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
     maxHttpBufferSize: options.maxMessageSize ?? 1e6,
     ...handshake.serverOptions()
   })
+  releaseUpgradeResponses(io, httpServer)
   io.use(handshake.authenticate)
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
   const pending = new PendingOutput(maxBufferedBytes, (socket, pendingBytes) => {

@@ -1,14 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { Server, type Socket as ServerSocket } from 'socket.io'
 import { WebSocket } from 'ws'
 import { silentLogger } from '../../../src/domain/logger.js'
 import { dispatchCalls } from '../../../src/interfaces/socketio/dispatch.js'
 import { Handshake } from '../../../src/interfaces/socketio/handshake.js'
 import { SocketConnections } from '../../../src/interfaces/socketio/socket-connections.js'
+import { releaseUpgradeResponses } from '../../../src/interfaces/socketio/upgrade-response.js'
 import { connect, emitAck, startSocketServer, type TestServer } from './support.js'
 import { createSocketTestApp } from './test-app.js'
+
+/** A full garbage collection, from inside the test (jest's process runs without --expose-gc). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
+}
 
 /** What a socket keeps on the server: no per-message deflate state, and not its upgrade request. */
 describe('what an idle socket keeps', () => {
@@ -49,9 +58,10 @@ describe('what an idle socket keeps', () => {
     const gateway = app.gateway()
     const handshake = new Handshake(gateway, connections, silentLogger, 0)
     const opened: ServerSocket[] = []
-    const requestAtHandshake: unknown[] = []
+    releaseUpgradeResponses(io, http)
+    const requestAtHandshake: WeakRef<IncomingMessage>[] = []
     io.use((socket, next) => {
-      requestAtHandshake.push(socket.request)
+      requestAtHandshake.push(new WeakRef(socket.request))
       handshake.authenticate(socket, next)
     })
     io.on('connection', (socket) => {
@@ -65,7 +75,7 @@ describe('what an idle socket keeps', () => {
     })
     try {
       const [socket] = opened
-      expect(requestAtHandshake[0]).toBeDefined()
+      expect(requestAtHandshake).toHaveLength(1)
       expect(socket!.request).toBeNull()
       expect(socket!.conn.request).toBeNull()
       expect(connections.connectionOf(socket!)!.headers!.authorization).toBe(`Bearer ${accessToken}`)
@@ -73,6 +83,9 @@ describe('what an idle socket keeps', () => {
       const [error, users] = await emitAck(client, 'find', 'users', {})
       expect(error).toBeNull()
       expect(users).toMatchObject({ total: 1 })
+      // Nothing holds the request any more (engine.io's upgrade response did, through the TCP socket's `close`).
+      collectGarbage()
+      expect(requestAtHandshake[0]!.deref()).toBeUndefined()
     } finally {
       client.disconnect()
       await io.close()
