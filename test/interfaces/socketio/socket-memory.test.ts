@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { Server, type Socket as ServerSocket } from 'socket.io'
@@ -45,6 +46,34 @@ describe('what an idle socket keeps', () => {
     const closed = new Promise((resolve) => client.once('close', resolve))
     client.close()
     await closed
+  })
+
+  it("keeps the close listeners an app put on a socket's TCP connection before its upgrade", async () => {
+    const http = createServer()
+    const io = new Server(http, { serveClient: false })
+    releaseUpgradeResponses(io, http)
+    const tcp: Duplex[] = []
+    let closes = 0
+    const tracker = () => closes++
+    http.on('connection', (socket: Duplex) => {
+      tcp.push(socket)
+      socket.on('close', tracker)
+    })
+    const opened = new Promise((resolve) => io.once('connection', resolve))
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    const client = await connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}`)
+    await opened
+    try {
+      expect(tcp).toHaveLength(1)
+      expect(tcp[0]!.listeners('close')).toContain(tracker)
+      const closed = new Promise((resolve) => tcp[0]!.once('close', resolve))
+      client.disconnect()
+      await closed
+      expect(closes).toBe(1)
+    } finally {
+      client.disconnect()
+      await io.close()
+    }
   })
 
   it('lets go of the upgrade request once the socket opened, keeping the Authorization header it logged in with', async () => {
