@@ -2,7 +2,7 @@ import { Server } from 'socket.io'
 import { silentLogger } from '../../domain/logger.js'
 import type { RealtimeTransportFactory } from '../realtime/realtime-transport.js'
 import { deliverEvents } from './delivery.js'
-import { dispatchCalls } from './dispatch.js'
+import { SocketCalls } from './dispatch.js'
 import { Handshake } from './handshake.js'
 import { PendingOutput } from './pending-output.js'
 import { SocketConnections } from './socket-connections.js'
@@ -41,11 +41,13 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
     gateway.metrics.connectionDroppedSlow('socketio')
     logger.warn('disconnected a socket that stopped reading', { socket: socket.id, pendingBytes, maxBufferedBytes })
   })
-  const dispatch = { gateway, logger, maxConcurrentCalls: options.maxConcurrentCalls ?? 100 }
+  const calls = new SocketCalls({ gateway, logger, maxConcurrentCalls: options.maxConcurrentCalls ?? 100 }, (socket) =>
+    connections.connectionOf(socket)
+  )
   io.on('connection', (socket) => {
-    const { connection, restored } = handshake.open(socket)
+    const { restored } = handshake.open(socket)
     pending.track(socket)
-    dispatchCalls(socket, connection, dispatch, restored)
+    calls.serve(socket, restored)
   })
   const stopDelivery = deliverEvents(io, gateway, connections, { logger, windowMs, pending })
   httpServer.once('close', () => {

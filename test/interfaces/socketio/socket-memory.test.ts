@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm'
 import { Server, type Socket as ServerSocket } from 'socket.io'
 import { WebSocket } from 'ws'
 import { silentLogger } from '../../../src/domain/logger.js'
-import { dispatchCalls } from '../../../src/interfaces/socketio/dispatch.js'
+import { SocketCalls } from '../../../src/interfaces/socketio/dispatch.js'
 import { Handshake } from '../../../src/interfaces/socketio/handshake.js'
 import { SocketConnections } from '../../../src/interfaces/socketio/socket-connections.js'
 import { releaseUpgradeResponses } from '../../../src/interfaces/socketio/upgrade-response.js'
@@ -86,6 +86,9 @@ describe('what an idle socket keeps', () => {
     const connections = new SocketConnections()
     const gateway = app.gateway()
     const handshake = new Handshake(gateway, connections, silentLogger, 0)
+    const calls = new SocketCalls({ gateway, logger: silentLogger, maxConcurrentCalls: 10 }, (socket) =>
+      connections.connectionOf(socket)
+    )
     const opened: ServerSocket[] = []
     releaseUpgradeResponses(io, http)
     const requestAtHandshake: WeakRef<IncomingMessage>[] = []
@@ -94,8 +97,8 @@ describe('what an idle socket keeps', () => {
       handshake.authenticate(socket, next)
     })
     io.on('connection', (socket) => {
-      const { connection } = handshake.open(socket)
-      dispatchCalls(socket, connection, { gateway, logger: silentLogger, maxConcurrentCalls: 10 })
+      handshake.open(socket)
+      calls.serve(socket)
       opened.push(socket)
     })
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
