@@ -36,7 +36,7 @@ export type { RethinkDbStoreOptions } from './rethinkdb-store-options.js'
  * it starts (1.00 on average for 26 rows, at most 1.03 for 11 or 101) and costs no more than the
  * default's page 1 (BENCHMARKS.md, cursor pagination).
  */
-const LIMITED_READ = { firstBatchScaledownFactor: 2 } as const
+export const LIMITED_READ = { firstBatchScaledownFactor: 2 } as const
 
 /**
  * The Store port over a RethinkDB table. Queries are planned by query-plan (which index, if any) and
