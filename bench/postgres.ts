@@ -6,7 +6,8 @@
  * creates whose event goes into the outbox by trigger in the same transaction, with 1 and 16
  * writers in flight. Run: `npm run bench:postgres` (POSTGRES_URL, else a throw-away server from
  * Debian's binaries; skips, exit 0, with neither); `BENCH_RECORDS` sets the table size (default
- * 10,000), `BENCH_ROUNDS` the rounds per variant (default 5; each variant's median is reported).
+ * 10,000), `BENCH_ROUNDS` the rounds (default 7; medians are reported), `BENCH_ROUND_SECONDS` the length of
+ * one interleaved round of the store table (default 1.5).
  * Then plumage against Feathers v5 + @feathersjs/knex over HTTP on the same server (support/postgres-http.ts;
  * needs `npm run build`); `BENCH_ONLY=http` runs only that part, `BENCH_ONLY=store` all but that part,
  * `BENCH_DURATION` sets its seconds per run.
@@ -20,12 +21,14 @@ import { PostgresDatabase } from '../src/infrastructure/postgres/postgres-databa
 import { redactPostgresUrl } from '../src/infrastructure/postgres/postgres-settings.js'
 import { PostgresStoreFactory } from '../src/infrastructure/postgres/postgres-store-factory.js'
 import { discoverPostgres } from '../test/support/postgres-server.js'
-import { measure, printTable, writeResults } from './support/measure.js'
+import { printTable, writeResults } from './support/measure.js'
 import { httpAgainstFeathers } from './support/postgres-http.js'
 import { peopleRecords, peopleSchema } from './support/seed.js'
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+/** Seconds of one interleaved round of a store workload (both variants together). */
+const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 1.5)
 const ONLY = process.env.BENCH_ONLY
 if (ONLY !== undefined && ONLY !== 'http' && ONLY !== 'store')
   throw new Error(`BENCH_ONLY must be 'http' or 'store', got '${ONLY}'`)
@@ -165,22 +168,22 @@ async function readsAgainstHandWritten(): Promise<void> {
   }
   const table = []
   for (const workload of workloads) {
-    // Rounds alternate the variants, so that a slow moment of the machine does not fall on one of them.
-    const samples: [number[], number[]] = [[], []]
-    for (let round = 0; round < ROUNDS; round++) {
-      samples[0].push((await measure(workload.hand, { seconds: 0.6, warmup: 0.1 })).opsPerSecond)
-      samples[1].push((await measure(() => workload.store(store), { seconds: 0.6, warmup: 0.1 })).opsPerSecond)
-    }
-    const [handRate, storeRate] = samples.map(median) as [number, number]
+    const variants = [workload.hand, () => workload.store(store)]
+    await interleaved(variants, 0.2)
+    // Every round times both variants one call at a time, turn about (the first to go alternates), so that a
+    // busy moment of the shared machine falls on both alike; the overhead is the median of the rounds' own.
+    const rounds: number[][] = []
+    for (let round = 0; round < ROUNDS; round++) rounds.push(await interleaved(variants, ROUND_SECONDS))
+    const [handRate, storeRate] = [0, 1].map((side) => median(rounds.map((rates) => rates[side]!)))
     table.push({
       workload: workload.name,
-      'hand-written ops/s': handRate,
-      'store ops/s': storeRate,
-      'overhead %': (handRate / storeRate - 1) * 100
+      'hand-written ops/s': handRate!,
+      'store ops/s': storeRate!,
+      'overhead %': median(rounds.map(([hand, ours]) => (hand! / ours! - 1) * 100))
     })
   }
   printTable(
-    `PostgresStore vs hand-written pg queries (${RECORDS.toLocaleString()} records, indexed, ${shown}, median of ${ROUNDS} rounds)`,
+    `PostgresStore vs hand-written pg queries (${RECORDS.toLocaleString()} records, indexed, ${shown}, median of ${ROUNDS} interleaved rounds of ${ROUND_SECONDS} s, load ${load()})`,
     table
   )
   writeResults(`postgres-${RECORDS}`, table)
@@ -220,6 +223,26 @@ async function durableWrites(): Promise<void> {
     table
   )
   writeResults('postgres-writes', table)
+}
+
+/**
+ * Calls per second of each variant when called in turn, one call at a time, for about `seconds` in all: each
+ * call is timed on its own and the variant that goes first alternates, so both see the same moments of the machine.
+ */
+async function interleaved(variants: (() => Promise<unknown>)[], seconds: number): Promise<number[]> {
+  const spent = variants.map(() => 0)
+  const calls = variants.map(() => 0)
+  const end = performance.now() + seconds * 1000
+  for (let turn = 0; performance.now() < end; turn++) {
+    for (let i = 0; i < variants.length; i++) {
+      const index = (turn + i) % variants.length
+      const start = performance.now()
+      await variants[index]!()
+      spent[index]! += performance.now() - start
+      calls[index]!++
+    }
+  }
+  return spent.map((ms, index) => calls[index]! / (ms / 1000))
 }
 
 /** Writes per second with `writers` loops each awaiting one write at a time, for about `seconds`. */

@@ -22,12 +22,28 @@ function inputs(base) {
   return [...top, 'src', 'public', 'scripts']
 }
 
-function* files(base, path) {
-  const full = join(base, path)
-  if (!existsSync(full)) return
-  if (statSync(full).isDirectory()) {
-    for (const name of readdirSync(full).sort()) yield* files(base, join(path, name))
-  } else if (!outputs.includes(path)) yield path
+/**
+ * The input files under `path` (a file or a folder), relative to `base`, in a stable order. Folder
+ * entries say their type, so only symbolic links are stat-ed here; each file once, in fingerprint().
+ */
+function files(base, path, found = []) {
+  let entries
+  try {
+    entries = readdirSync(join(base, path), { withFileTypes: true })
+  } catch (error) {
+    if (error.code === 'ENOTDIR' && !outputs.includes(path)) found.push(path)
+    else if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error
+    return found
+  }
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const inner = join(path, entry.name)
+    // A link counts as what it points to; a dangling one as nothing.
+    const target = entry.isSymbolicLink() ? statSync(join(base, inner), { throwIfNoEntry: false }) : entry
+    if (!target) continue
+    if (target.isDirectory()) files(base, inner, found)
+    else if (!outputs.includes(inner)) found.push(inner)
+  }
+  return found
 }
 
 /** The hash of every input's path, size and modification time. */

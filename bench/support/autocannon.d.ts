@@ -9,6 +9,8 @@ declare module 'autocannon' {
     method?: string
     headers?: Record<string, string>
     body?: string
+    /** Called before each request: may change its path (e.g. to spread writes over records). */
+    requests?: { setupRequest?: (request: { path: string }) => { path: string } }[]
   }
   interface Result {
     requests: { average: number; total: number }

@@ -34,7 +34,8 @@ interface Server {
 interface Workload {
   name: string
   method?: 'GET' | 'POST' | 'PATCH'
-  path: (server: Server) => string
+  /** The path of the `call`-th request of a run (most workloads: always the same). */
+  path: (server: Server, call: number) => string
   body?: unknown
 }
 
@@ -55,7 +56,15 @@ const WORKLOADS: Workload[] = [
       '/messages?room=general&user[$in][0]=user3&user[$in][1]=user6&user[$in][2]=user9&stars[$ne]=7&$sort[text]=-1&$limit=5'
   },
   { name: 'create', method: 'POST', path: () => '/messages', body: { ...seedRecord(1), text: 'a new message' } },
-  { name: 'patch', method: 'PATCH', path: (server) => `/messages/${server.ids[0]}`, body: { text: 'patched text' } }
+  { name: 'patch', method: 'PATCH', path: (server) => `/messages/${server.ids[0]}`, body: { text: 'patched text' } },
+  // Twenty connections on one record measure that row's lock, taken by one committing writer at a time, more
+  // than either server; here each request patches the next seeded record.
+  {
+    name: 'patch (records in turn)',
+    method: 'PATCH',
+    path: (server, call) => `/messages/${server.ids[call % server.ids.length]}`,
+    body: { text: 'patched text' }
+  }
 ]
 
 /** The anchor's tables, as a generated Feathers app on PostgreSQL would migrate them (`user` is quoted by knex). */
@@ -74,8 +83,8 @@ export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise
     return []
   }
   const feathersMain = fileURLToPath(new URL('./support/feathers-knex-server.mjs', import.meta.url))
-  // A run of 5 workloads × 2 servers × (1 s warm-up + DURATION) plus starts and seeding: far below this.
-  const limitMs = (120 + 5 * 2 * (1 + DURATION) * 3) * 1000
+  // A run of every workload × 2 servers × (1 s warm-up + DURATION) plus starts and seeding: far below this.
+  const limitMs = (120 + WORKLOADS.length * 2 * (1 + DURATION) * 3) * 1000
   const watchdog = setTimeout(() => {
     console.error(`HTTP section did not finish within ${limitMs / 1000} s: stopping its servers`)
     killChildren()
@@ -137,6 +146,8 @@ export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise
         rates.push(await run(server, workload, DURATION))
         progress(`${workload.name} on ${server.name}: ${rates.at(-1)!.toFixed(0)} req/s`)
       }
+      if (workload.name === 'patch')
+        progress(`patch's ceiling: ${(await oneRowCeiling(await fresh())).toFixed(0)} bare UPDATEs/s`)
       const [ours, theirs] = rates as [number, number]
       rows.push({ workload: workload.name, 'plumage req/s': ours, 'feathers+knex req/s': theirs, ratio: ours / theirs })
     }
@@ -144,6 +155,37 @@ export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise
   } finally {
     for (const server of servers) await stopChild(server.started.child, 'SIGTERM', 3_000)
     clearTimeout(watchdog)
+  }
+}
+
+/**
+ * What PostgreSQL alone gives the one-record patch: CONNECTIONS clients of `pg` each running a bare,
+ * prepared `UPDATE … WHERE key = $1` of the same row, one after the other, for DURATION seconds. Each waits
+ * for the row's lock, which the previous writer holds until its commit is flushed.
+ */
+async function oneRowCeiling(url: string): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: CONNECTIONS })
+  try {
+    await pool.query(`CREATE TABLE one_row (key text PRIMARY KEY, doc jsonb NOT NULL)`)
+    await pool.query(`INSERT INTO one_row VALUES ('1', '{"id": 1, "text": "a message"}')`)
+    let updates = 0
+    const start = performance.now()
+    const end = start + DURATION * 1000
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < end) {
+          await pool.query({
+            name: 'patch',
+            text: 'UPDATE one_row SET doc = doc || $2::jsonb WHERE key = $1',
+            values: ['1', '{"text": "patched text"}']
+          })
+          updates++
+        }
+      })
+    )
+    return updates / ((performance.now() - start) / 1000)
+  } finally {
+    await pool.end()
   }
 }
 
@@ -180,8 +222,10 @@ async function call(url: string, method: string, path: string, headers: Record<s
 
 /** Requests per second of one workload on one server; any error or non-2xx answer fails the bench. */
 async function run(server: Server, workload: Workload, seconds: number): Promise<number> {
+  let calls = 0
   const result = await autocannon({
-    url: server.url + workload.path(server),
+    url: server.url + workload.path(server, 0),
+    requests: [{ setupRequest: (request) => ({ ...request, path: workload.path(server, calls++) }) }],
     connections: CONNECTIONS,
     duration: seconds,
     method: workload.method ?? 'GET',

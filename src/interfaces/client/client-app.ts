@@ -16,6 +16,14 @@ export interface ClientHookContext extends ServiceCall {
 export type ClientHook = (context: ClientHookContext, next: () => Promise<void>) => Promise<void>
 
 /**
+ * What `createClient<Services>()` takes: every path's ServiceTypes. Declared as a bound on `Services`
+ * (rather than checked per path with a conditional type) so the compiler relates the map once, where the
+ * client is created, instead of once per variance check and per `service(path)` call (BENCHMARKS.md
+ * "Typed client").
+ */
+export type ServiceMap<Services> = { [P in keyof Services]: ServiceTypes }
+
+/**
  * The browser-safe client application. Extension points, used by the REST, socket and
  * authentication clients:
  *
@@ -32,7 +40,7 @@ export type ClientHook = (context: ClientHookContext, next: () => Promise<void>)
  * `createClient<Services>()` is then typed — data, query, results, events and custom methods — while
  * the object it answers is the same RemoteService. Paths not in the map stay untyped.
  */
-export class ClientApp<Services extends object = object> extends Emitter {
+export class ClientApp<Services extends ServiceMap<Services> = object> extends Emitter {
   private readonly services = new Map<string, RemoteService>()
   private readonly settings = new Map<string, unknown>()
   private readonly around: ClientHook[] = []
@@ -97,15 +105,13 @@ export class ClientApp<Services extends object = object> extends Emitter {
   }
 }
 
-/** The typed view of the service at `P`: its TypedService when `Services[P]` is a ServiceTypes. */
-export type TypedServiceAt<Services, P extends keyof Services> = Services[P] extends ServiceTypes
-  ? TypedService<Services[P]>
-  : RemoteService
+/** The typed view of the service at `P`. */
+export type TypedServiceAt<Services extends ServiceMap<Services>, P extends keyof Services> = TypedService<Services[P]>
 
 /**
  * Creates a client app; plug a transport in with `configure`. `createClient<Services>()` types its
  * services from a map of ServiceTypes (no code is generated: the types come from the schemas).
  */
-export function createClient<Services extends object = object>(): ClientApp<Services> {
+export function createClient<Services extends ServiceMap<Services> = object>(): ClientApp<Services> {
   return new ClientApp<Services>()
 }

@@ -1,7 +1,7 @@
 import { FeathersError, NotAuthenticated } from '../../../domain/errors/errors.js'
 import type { LoginResult } from '../../../domain/auth/authentication-result.js'
 import type { AuthenticationRequest, Params } from '../../../domain/service/service.js'
-import type { ClientApp, ClientHookContext } from '../client-app.js'
+import type { ClientApp, ClientHookContext, ServiceMap } from '../client-app.js'
 import { MemoryStorage, type TokenStorage } from './storage.js'
 
 export interface AuthenticationClientOptions {
@@ -49,9 +49,8 @@ const DEFAULTS: Omit<AuthenticationClientOptions, 'storage'> = {
 const MAX_TIMER_DELAY = 2 ** 31 - 1
 
 declare module '../client-app.js' {
-  // An augmentation repeats the class's type parameters, used or not.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  interface ClientApp<Services extends object = object> {
+  // An augmentation repeats the class's type parameters.
+  interface ClientApp<Services extends ServiceMap<Services> = object> {
     /** Added by `configure(authentication())`. */
     authentication: AuthenticationClient
     authenticate(data?: AuthenticationRequest, params?: Params): Promise<LoginResult>
