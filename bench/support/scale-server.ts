@@ -1,6 +1,7 @@
 import 'reflect-metadata'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { writeHeapSnapshot } from 'node:v8'
 import { MemoryService } from '@feathersjs/memory'
 import { Server } from 'socket.io'
 import { AdapterService } from '../../src/application/adapter-service.js'
@@ -26,9 +27,16 @@ import { createFeathersReferenceApp } from './feathers-reference-app.js'
  * puts the caller's connection in 'busy'. Answers the driver's messages: `stats` (heap after a full
  * GC, RSS, CPU), `memory` (heap and RSS as they are, no GC, and the open TCP connections: bench/slow-reader.ts
  * polls it), `cpu` (CPU only, no GC), `broadcast` (one `ticks created` to every socket, created
- * on the server), `records` (seeds `records` with n records), and replies with the same `id`.
+ * on the server), `records` (seeds `records` with n records), `snapshot` (a V8 heap snapshot after a
+ * full GC, written to `file`), and replies with the same `id`.
  */
-type Command = { id: number; type: 'stats' | 'memory' | 'cpu' | 'broadcast' | 'records'; t?: number; n?: number }
+type Command = {
+  id: number
+  type: 'stats' | 'memory' | 'cpu' | 'broadcast' | 'records' | 'snapshot'
+  t?: number
+  n?: number
+  file?: string
+}
 type Started = {
   url: string
   token: string
@@ -173,7 +181,11 @@ process.on('message', (message: Command) => {
     const { heapUsed, rss } = process.memoryUsage()
     void server.connections().then((connections) => reply({ heapUsed, rss, connections }))
   } else if (message.type === 'cpu') reply({ cpu: process.cpuUsage() })
-  else if (message.type === 'broadcast') void server.broadcast(message.t!).then(() => reply(null))
+  else if (message.type === 'snapshot') {
+    gc()
+    gc()
+    reply(writeHeapSnapshot(message.file))
+  } else if (message.type === 'broadcast') void server.broadcast(message.t!).then(() => reply(null))
   else void server.records(message.n!).then(() => reply(null))
 })
 process.once('SIGTERM', () => process.exit(0))
