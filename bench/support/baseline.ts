@@ -1,16 +1,40 @@
 import bcrypt from 'bcrypt'
 import jwt from 'jsonwebtoken'
+import type { Ajv2020 } from 'ajv/dist/2020.js'
+import { createRequire } from 'node:module'
+import { messageSchemas } from '../../src/services/messages/messages.schema.js'
 import { BENCH_SECRET, BENCH_USER } from './auth-setup.js'
 import { seedRecords } from './seed.js'
 
 /*
  * What the raw baselines (express-server.ts, fastify-server.ts) answer, without any framework: a Map
- * per collection, just enough query support for the benchmark's workloads, a JWT with Feathers'
- * claims verified and the user looked up on every `secure` call, login with bcrypt 10. Each server
- * only maps its engine's routes onto these functions, so the two floors do the same work.
+ * per collection, just enough query support for the benchmark's workloads, create and patch bodies
+ * validated against the messages schemas as plumage validates them, a JWT with Feathers' claims
+ * verified and the user looked up on every `secure` call, login with bcrypt 10. Each server only
+ * maps its engine's routes onto these functions, so the two floors do the same work.
  */
 export type Doc = Record<string, unknown>
 type Query = Record<string, unknown>
+
+// CommonJS packages: module.exports is the class / the plugin.
+const require = createRequire(import.meta.url)
+const Ajv = require('ajv/dist/2020.js') as typeof Ajv2020
+const addTransform = require('ajv-keywords/dist/keywords/transform') as (ajv: Ajv2020) => Ajv2020
+/** Plumage's Ajv options (src/infrastructure/schema/ajv-schema-validator.ts) and its one extra keyword (trim). */
+const ajv = addTransform(new Ajv({ allErrors: true, useDefaults: true, allowUnionTypes: true, strict: true }))
+const { $id: _data, ...dataSchema } = messageSchemas.data
+const { $id: _patch, ...patchSchema } = messageSchemas.patch
+const validators = { data: ajv.compile(dataSchema), patch: ajv.compile(patchSchema) }
+
+/**
+ * The 400 for a create (`data`) or patch body the messages schema refuses, or undefined when it is
+ * valid; valid bodies are trimmed in place, as the schema's `transform` asks.
+ */
+export function invalidBody(kind: 'data' | 'patch', body: unknown): Doc | undefined {
+  const validate = validators[kind]
+  if (validate(body)) return undefined
+  return { name: 'BadRequest', message: 'Invalid data', code: 400, className: 'bad-request', data: validate.errors }
+}
 
 export class Collection {
   readonly records = new Map<string, Doc>()

@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { SECURE_PATH } from './auth-setup.js'
 import {
   authenticatedUser,
+  invalidBody,
   login,
   messages,
   NOT_AUTHENTICATED,
@@ -41,9 +42,13 @@ function routes(
     else res.status(404).json(notFound(req.params.id as string))
   })
   app.post(`/${path}`, ...guard, (req, res) => {
-    res.status(201).json(collection.create(req.body as Doc))
+    const invalid = invalidBody('data', req.body)
+    if (invalid) res.status(400).json(invalid)
+    else res.status(201).json(collection.create(req.body as Doc))
   })
   app.patch(`/${path}/:id`, ...guard, (req, res) => {
+    const invalid = invalidBody('patch', req.body)
+    if (invalid) return void res.status(400).json(invalid)
     const record = collection.patch(req.params.id as string, req.body as Doc)
     if (record) res.json(record)
     else res.status(404).json(notFound(req.params.id as string))

@@ -3,6 +3,7 @@ import qs from 'qs'
 import { SECURE_PATH } from './auth-setup.js'
 import {
   authenticatedUser,
+  invalidBody,
   login,
   messages,
   NOT_AUTHENTICATED,
@@ -31,8 +32,13 @@ function routes(path: string, collection: Collection, guard?: typeof authenticat
     const record = collection.records.get(request.params.id)
     return record ?? reply.code(404).send(notFound(request.params.id))
   })
-  app.post(`/${path}`, options, async (request, reply) => reply.code(201).send(collection.create(request.body as Doc)))
+  app.post(`/${path}`, options, async (request, reply) => {
+    const invalid = invalidBody('data', request.body)
+    return invalid ? reply.code(400).send(invalid) : reply.code(201).send(collection.create(request.body as Doc))
+  })
   app.patch<{ Params: Params }>(`/${path}/:id`, options, async (request, reply) => {
+    const invalid = invalidBody('patch', request.body)
+    if (invalid) return reply.code(400).send(invalid)
     return collection.patch(request.params.id, request.body as Doc) ?? reply.code(404).send(notFound(request.params.id))
   })
 }

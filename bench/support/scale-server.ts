@@ -1,6 +1,7 @@
 import 'reflect-metadata'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { writeHeapSnapshot } from 'node:v8'
 import { MemoryService } from '@feathersjs/memory'
 import { Server } from 'socket.io'
 import { AdapterService } from '../../src/application/adapter-service.js'
@@ -24,11 +25,26 @@ import { createFeathersReferenceApp } from './feathers-reference-app.js'
  * physical limit of fan-out). Both apps get two more open services: `ticks`, whose events go to the
  * channel 'busy' (or to 'authenticated' when the record says `all`), and `rooms`, whose `create`
  * puts the caller's connection in 'busy'. Answers the driver's messages: `stats` (heap after a full
- * GC, RSS, CPU), `cpu` (CPU only, no GC), `broadcast` (one `ticks created` to every socket, created
- * on the server), `records` (seeds `records` with n records), and replies with the same `id`.
+ * GC, RSS, CPU), `memory` (heap and RSS as they are, no GC, and the open TCP connections: bench/slow-reader.ts
+ * polls it), `cpu` (CPU only, no GC), `broadcast` (one `ticks created` to every socket, created
+ * on the server), `records` (seeds `records` with n records), `snapshot` (a V8 heap snapshot after a
+ * full GC, written to `file`), and replies with the same `id`.
  */
-type Command = { id: number; type: 'stats' | 'cpu' | 'broadcast' | 'records'; t?: number; n?: number }
-type Started = { url: string; token: string; broadcast(t: number): Promise<void>; records(n: number): Promise<void> }
+type Command = {
+  id: number
+  type: 'stats' | 'memory' | 'cpu' | 'broadcast' | 'records' | 'snapshot'
+  t?: number
+  n?: number
+  file?: string
+}
+type Started = {
+  url: string
+  token: string
+  /** The server's open TCP connections (a socket it dropped is one fewer). */
+  connections(): Promise<number>
+  broadcast(t: number): Promise<void>
+  records(n: number): Promise<void>
+}
 
 const kind = process.env.SCALE_SERVER ?? 'plumage'
 const gc = (globalThis as { gc?: () => void }).gc!
@@ -74,6 +90,7 @@ async function startPlumage(): Promise<Started> {
   return {
     url: http.url,
     token: accessToken,
+    connections: () => connectionsOf(engine.server),
     broadcast: async (t) => void (await app.service('ticks').create({ t, all: true })),
     records: (n) => seed(app.service('records') as { create(data: unknown): Promise<unknown> }, n)
   }
@@ -105,6 +122,7 @@ async function startFeathers(): Promise<Started> {
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     token: accessToken,
+    connections: () => connectionsOf(http),
     broadcast: async (t) => void (await app.service('ticks').create({ t, all: true })),
     records: (n) => seed(app.service('records') as unknown as Parameters<typeof seed>[0], n)
   }
@@ -126,9 +144,16 @@ async function startSocketIo(): Promise<Started> {
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     token: 'none',
+    connections: () => connectionsOf(http),
     broadcast: async (t) => void io.to('all').emit('ticks created', { t, all: true, id: id++ }),
     records: async () => undefined
   }
+}
+
+function connectionsOf(http: { getConnections(done: (error: Error | null, count: number) => void): void }) {
+  return new Promise<number>((resolve, reject) =>
+    http.getConnections((error, count) => (error ? reject(error) : resolve(count)))
+  )
 }
 
 async function seed(service: { create(data: unknown): Promise<unknown> }, n: number): Promise<void> {
@@ -152,8 +177,15 @@ process.on('message', (message: Command) => {
     gc()
     const { heapUsed, rss } = process.memoryUsage()
     reply({ heapUsed, rss, cpu: process.cpuUsage() })
+  } else if (message.type === 'memory') {
+    const { heapUsed, rss } = process.memoryUsage()
+    void server.connections().then((connections) => reply({ heapUsed, rss, connections }))
   } else if (message.type === 'cpu') reply({ cpu: process.cpuUsage() })
-  else if (message.type === 'broadcast') void server.broadcast(message.t!).then(() => reply(null))
+  else if (message.type === 'snapshot') {
+    gc()
+    gc()
+    reply(writeHeapSnapshot(message.file))
+  } else if (message.type === 'broadcast') void server.broadcast(message.t!).then(() => reply(null))
   else void server.records(message.n!).then(() => reply(null))
 })
 process.once('SIGTERM', () => process.exit(0))

@@ -193,14 +193,16 @@ export class AdapterService<T extends Data = Data> {
     })
   }
 
-  async _create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
-    const query = this.parse(params)
-    if (Array.isArray(data)) {
-      if (data.length === 0) return []
-      return this.store.create(data, query, params)
+  // Like `_get`, `_create` and `_patch` are a `then` on the store's promise rather than async functions: one promise
+  // and a turn of the microtask queue less on every write.
+  _create(data: Partial<T> | Partial<T>[], params: AdapterParams = {}): Promise<T | T[]> {
+    try {
+      const query = this.parse(params)
+      if (Array.isArray(data)) return data.length === 0 ? Promise.resolve([]) : this.store.create(data, query, params)
+      return this.store.create([data], query, params).then(([record]) => record!)
+    } catch (error) {
+      return Promise.reject(error)
     }
-    const [record] = await this.store.create([data], query, params)
-    return record!
   }
 
   async _update(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T> {
@@ -211,15 +213,20 @@ export class AdapterService<T extends Data = Data> {
     return record
   }
 
-  async _patch(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T | T[]> {
-    const query = this.parseForWrite(params)
-    if (id === null) {
-      this.assertMulti('patch', params)
-      return this.store.patch(null, data, query, params)
+  _patch(id: NullableId, data: Partial<T>, params: AdapterParams = {}): Promise<T | T[]> {
+    try {
+      const query = this.parseForWrite(params)
+      if (id === null) {
+        this.assertMulti('patch', params)
+        return this.store.patch(null, data, query, params)
+      }
+      return this.store.patch(id, data, query, params).then(([record]) => {
+        if (!record) throw notFound(id)
+        return record
+      })
+    } catch (error) {
+      return Promise.reject(error)
     }
-    const [record] = await this.store.patch(id, data, query, params)
-    if (!record) throw notFound(id)
-    return record
   }
 
   async _remove(id: NullableId, params: AdapterParams = {}): Promise<T | T[]> {

@@ -22,6 +22,7 @@ export { hashPassword, type HashPasswordOptions } from '../application/authentic
 export { protect } from '../application/authentication/hooks/protect.js'
 export { restrictStrategies } from '../application/authentication/hooks/restrict-strategies.js'
 export { restrictToOwner, type RestrictToOwnerOptions } from '../application/authentication/hooks/restrict-to-owner.js'
+export { declareStatuses } from '../application/hook-statuses.js'
 export { stampTimes, type StampTimesOptions } from '../application/schema/stamp-times.js'
 export { uniqueField, type UniqueFieldOptions } from '../application/schema/unique-field.js'
 export { validateSchemas } from '../application/schema/validate-schemas.js'

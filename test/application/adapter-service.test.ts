@@ -268,4 +268,24 @@ describe('AdapterService hook-less methods', () => {
     const app = new App().use('stamped', new Stamped(new InMemoryStore()))
     await expect(app.service('stamped').create({ a: 1 })).resolves.toEqual({ id: 0, a: 1, stamped: true })
   })
+
+  it('reject rather than throw when the query is refused or the store throws before it returns a promise', async () => {
+    const { people } = hookedApp()
+    const badQuery = { query: { $limit: 'many' } }
+    // Rejections, not synchronous throws: a caller chaining `.then`/`.catch` (as the hooks do) sees the error.
+    await expect(people._create({ n: 1 }, badQuery)).rejects.toBeInstanceOf(BadRequest)
+    await expect(people._patch(0, { n: 1 }, badQuery)).rejects.toBeInstanceOf(BadRequest)
+    const store = new InMemoryStore()
+    store.create = () => {
+      throw new Error('create broke')
+    }
+    store.patch = () => {
+      throw new Error('patch broke')
+    }
+    const broken = new AdapterService(store)
+    await expect(broken._create({ n: 1 })).rejects.toThrow('create broke')
+    await expect(broken._patch(0, { n: 1 })).rejects.toThrow('patch broke')
+    await expect(broken._patch(404, { n: 1 })).rejects.toThrow('patch broke')
+    await expect(new AdapterService(new InMemoryStore())._patch(404, { n: 1 })).rejects.toBeInstanceOf(NotFound)
+  })
 })

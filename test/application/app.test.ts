@@ -192,6 +192,25 @@ describe('App', () => {
     await Promise.all([call, idle])
   })
 
+  it('a transport call whose event listener throws fails, and is no longer counted in flight', async () => {
+    const app = new App()
+    app.use('things', { create: async (data: unknown) => data })
+    app.service('things').on('created', () => {
+      throw new Error('listener broke')
+    })
+    const gateway = app.gateway()
+    await expect(
+      gateway.call({ path: 'things', method: 'create', data: { a: 1 }, params: { provider: 'test' } })
+    ).rejects.toThrow('listener broke')
+    // Counted out: idle() resolves at once, not after its timeout.
+    const order: string[] = []
+    const idle = app.idle(60_000).then(() => order.push('idle'))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(order).toEqual(['idle'])
+    await idle
+    gateway.shutdown()
+  })
+
   it('idle() gives up after its timeout when a call never ends', async () => {
     const app = new App()
     app.use('stuck', { find: () => new Promise(() => undefined) })

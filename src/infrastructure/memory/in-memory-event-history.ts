@@ -24,6 +24,8 @@ export class InMemoryEventHistory implements EventHistory {
   private seq = 0
   /** The seq of the last pruned event: offsets before it lost events. */
   private prunedThrough = 0
+  /** The offset of `seq`, made once: every connection keeps the head it was given (one string, not one each). */
+  private latest = this.offsetOf(0)
 
   constructor(
     private readonly clock: Clock,
@@ -34,13 +36,14 @@ export class InMemoryEventHistory implements EventHistory {
   append(event: PublishedEvent): string {
     const seq = ++this.seq
     const offset = this.offsetOf(seq)
+    this.latest = offset
     this.entries.push({ ...event, offset, seq, at: this.clock.now() })
     this.prune()
     return offset
   }
 
   head(): string {
-    return this.offsetOf(this.seq)
+    return this.latest
   }
 
   async since(offset: string): Promise<RecordedEvent[] | 'unknown'> {

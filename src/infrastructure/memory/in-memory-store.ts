@@ -65,13 +65,14 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
       if (record[this.id] === undefined || record[this.id] === null) record[this.id] = this.generateId()
       return record
     })
-    const keys = new Set<string>()
-    for (const record of prepared) {
-      const key = storageKey(record[this.id])
-      if (this.records.has(key) || keys.has(key)) throw new Conflict(`A record with id '${key}' already exists`)
-      keys.add(key)
+    const keys = prepared.map((record) => storageKey(record[this.id]))
+    // Duplicates within the call: a set only when there are several records (one is the usual create).
+    const seen = keys.length > 1 ? new Set<string>() : undefined
+    for (const key of keys) {
+      if (this.records.has(key) || seen?.has(key)) throw new Conflict(`A record with id '${key}' already exists`)
+      seen?.add(key)
     }
-    for (const record of prepared) this.records.set(storageKey(record[this.id]), record)
+    for (let index = 0; index < prepared.length; index++) this.records.set(keys[index]!, prepared[index]!)
     return prepared.map((record) => project(this.announce('created', record), query.select, this.id))
   }
 
@@ -211,9 +212,9 @@ function topK(
   return kept
 }
 
-/** Deep copy of JSON-like data (faster than structuredClone for plain records). */
 const matchAll: Predicate = () => true
 
+/** Deep copy of JSON-like data (faster than structuredClone for plain records). */
 export function clone<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value
   if (Array.isArray(value)) return value.map(clone) as T

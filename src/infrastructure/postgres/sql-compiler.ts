@@ -166,7 +166,15 @@ export class SqlCompiler {
     return `(${this.doc}${parts.map((part) => ` -> ${params.add(part, 'text')}`).join('')} ->> ${params.add(last, 'text')})`
   }
 
+  /**
+   * Whether the field is null or missing: never, for a field the schema declares present and not
+   * null. Then a descending cursor's bound ("at most the value, or null") is a plain range the
+   * planner reads from the field's expression index (`x <= $1 OR FALSE` folds to `x <= $1`),
+   * rather than a filter over every record above the position.
+   */
   private isNull(name: string, params: Parameters): string {
+    const shape = this.shapes(name)
+    if (shape?.required === true && !shape.kinds.has('null')) return 'FALSE'
     const field = this.field(name, params)
     return `(${field} IS NULL OR ${field} = 'null'::jsonb)`
   }

@@ -174,7 +174,7 @@ function serviceHandler(
       address: request.socket.remoteAddress,
       query: request.query as Record<string, unknown>
     }
-    return restCall(gateway, route, input, bodyParsed).then(({ status, location, result }) => {
+    return restCall(gateway, route, input, bodyParsed, ({ status, location, result }) => {
       reply.code(status)
       if (location !== undefined) return reply.header('Location', location).send()
       if (result === undefined) return reply.send()

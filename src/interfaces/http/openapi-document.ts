@@ -1,4 +1,11 @@
-import { AUTHENTICATES, UNIQUE_FIELD, type App, type ServiceDescription } from '../../application/transport/index.js'
+import {
+  AUTHENTICATES,
+  UNIQUE_FIELD,
+  declaredStatuses,
+  type App,
+  type ServiceDescription
+} from '../../application/transport/index.js'
+import { errorsByName } from '../../domain/errors/errors.js'
 import type { JsonSchema, ServiceSchemas } from '../../domain/schema/json-schema.js'
 import { isStandardMethod } from '../../domain/service/method-layout.js'
 import type { PaginationOptions } from '../../domain/service/service.js'
@@ -43,7 +50,7 @@ const ERRORS: Record<number, { name: string; className: string; description: str
     className: 'not-authenticated',
     description: 'Not authenticated: a missing, invalid, expired or revoked access token'
   },
-  403: { name: 'Forbidden', className: 'forbidden', description: 'Forbidden: not the owner of the record' },
+  403: { name: 'Forbidden', className: 'forbidden', description: 'Forbidden: not allowed to act on this record' },
   404: { name: 'NotFound', className: 'not-found', description: 'No record with this id' },
   405: {
     name: 'MethodNotAllowed',
@@ -73,33 +80,51 @@ const SERVER_ERRORS = [500, 503]
 /** Operations with a body: malformed JSON is a 400, an oversized one a 413. */
 const BODY_ERRORS = [400, 413]
 
-const errorRef = (status: number) => ({ $ref: `#/components/responses/${ERRORS[status]!.name}` })
+/**
+ * A status's name, class and description: the table above, or for a status only a hook declares
+ * (declareStatuses) the Feathers error with that code.
+ */
+function errorInfo(status: number): { name: string; className: string; description: string } {
+  const known = ERRORS[status]
+  if (known) return known
+  const error = Object.values(errorsByName)
+    .map((Class) => new Class())
+    .find((candidate) => candidate.code === status)
+  const name = error?.name ?? `Error${status}`
+  return { name, className: error?.className ?? 'error', description: `${name}, declared by a hook` }
+}
+
+const errorRef = (status: number) => ({ $ref: `#/components/responses/${errorInfo(status).name}` })
 function errorResponses(statuses: number[]): Record<string, unknown> {
   const sorted = [...new Set(statuses)].sort((a, b) => a - b)
   return Object.fromEntries(sorted.map((status) => [status, errorRef(status)]))
 }
 
 /** The reusable error responses: the Error schema with each status's name, code and class. */
-function errorComponents(): Record<string, Schema> {
+function errorComponents(used: number[]): Record<string, Schema> {
+  const errors = used.filter((status) => status >= 400)
+  const statuses = [...new Set([...Object.keys(ERRORS).map(Number), ...errors])].sort((a, b) => a - b)
   return Object.fromEntries(
-    Object.entries(ERRORS).map(([status, { name, className, description }]) => [
-      name,
-      {
-        description,
-        ...(status === '429'
-          ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }
-          : {}),
-        content: json({
-          allOf: [
-            { $ref: '#/components/schemas/Error' },
-            {
-              type: 'object',
-              properties: { name: { const: name }, code: { const: Number(status) }, className: { const: className } }
-            }
-          ]
-        })
-      }
-    ])
+    statuses
+      .map((status) => [status, errorInfo(status)] as const)
+      .map(([status, { name, className, description }]) => [
+        name,
+        {
+          description,
+          ...(status === 429
+            ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }
+            : {}),
+          content: json({
+            allOf: [
+              { $ref: '#/components/schemas/Error' },
+              {
+                type: 'object',
+                properties: { name: { const: name }, code: { const: Number(status) }, className: { const: className } }
+              }
+            ]
+          })
+        }
+      ])
   )
 }
 
@@ -140,7 +165,11 @@ export function openApiDocument(app: App, options: OpenApiOptions): Schema {
     paths,
     components: {
       schemas: components,
-      responses: errorComponents(),
+      responses: errorComponents(
+        Object.values(paths).flatMap((operations) =>
+          Object.values(operations).flatMap((operation) => Object.keys(operation.responses ?? {}).map(Number))
+        )
+      ),
       securitySchemes: {
         bearerAuth: {
           type: 'http',
@@ -193,6 +222,7 @@ function serviceOperations(
       ...body,
       ...(authenticated ? [401] : []),
       ...statuses,
+      ...declaredStatuses(chain.before).filter((status) => !statuses.includes(status)),
       ...(unique ? [409] : []),
       ...SERVER_ERRORS
     ]
@@ -301,7 +331,7 @@ function serviceOperations(
         requestBody: { required: true, content: json(refs.data) },
         responses: { 200: { description: 'The replaced record', content: json(refs.result) } }
       },
-      [403, 404]
+      [404]
     )
   if (has('patch'))
     i.patch = op(
@@ -312,7 +342,7 @@ function serviceOperations(
         requestBody: { required: true, content: json(refs.patch) },
         responses: { 200: { description: 'The patched record', content: json(refs.result) } }
       },
-      [403, 404]
+      [404]
     )
   if (has('remove'))
     i.delete = op(
@@ -322,7 +352,7 @@ function serviceOperations(
         parameters: [...routeParams, idParam],
         responses: { 200: { description: 'The removed record', content: json(refs.result) } }
       },
-      [403, 404]
+      [404]
     )
   const custom = service.methods.filter((method) => !isStandardMethod(method))
   if (custom.length > 0) {

@@ -56,27 +56,30 @@ export function restRoute(gateway: Gateway, url: string): RestRoute | undefined 
 
 /**
  * Runs the call a request makes through the gateway, so hooks see provider 'rest' and the transport
- * adds nothing else to params. Rejects with the call's error (the engine answers with the envelope).
- * `bodyParsed`: without body parsers the body stays undefined and create/update/patch get the 400s
- * of docs/wire-protocol.md, Service calls; with them a missing body is `{}`.
+ * adds nothing else to params, and hands its outcome to `respond` (the engine's writer); resolves
+ * with what `respond` returns. Rejects with the call's error, or the writer's (the engine answers
+ * with the envelope). `bodyParsed`: without body parsers the body stays undefined and
+ * create/update/patch get the 400s of docs/wire-protocol.md, Service calls; with them a missing body
+ * is `{}`.
  */
-export function restCall(
+export function restCall<R>(
   gateway: Gateway,
   route: RestRoute,
   request: RestRequest,
-  bodyParsed: boolean
-): Promise<RestOutcome> {
+  bodyParsed: boolean,
+  respond: (outcome: RestOutcome) => R
+): Promise<R> {
   let call: ServiceCall
   try {
     call = callFor(route, request, bodyParsed)
   } catch (error) {
     return Promise.reject(error)
   }
-  // A `then`, not an async function: one promise less on every request.
+  // One `then` that decides the outcome and writes it: no async function, and no promise of the outcome alone.
   return gateway.call(call).then(({ result, status, location }) => {
-    if (location !== undefined) return { status: status ?? 303, location }
-    if (!result) return { status: status ?? 204 }
-    return { status: status ?? (call.method === 'create' ? 201 : 200), result }
+    if (location !== undefined) return respond({ status: status ?? 303, location })
+    if (!result) return respond({ status: status ?? 204 })
+    return respond({ status: status ?? (call.method === 'create' ? 201 : 200), result })
   })
 }
 

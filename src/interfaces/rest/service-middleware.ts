@@ -39,22 +39,23 @@ export function serviceMiddleware(gateway: Gateway, options: ServiceMiddlewareOp
         body: req.body as unknown,
         address: req.socket.remoteAddress
       }
-      const { status, location, result } = await restCall(gateway, route, request, bodyParsed)
-      res.statusCode = status
-      if (location !== undefined) {
-        res.setHeader('Location', location)
-        res.end()
-      } else if (result === undefined) {
-        res.end()
-      } else if (formatter) {
-        ;(res as Response & { data?: unknown }).data = result
-        formatter(req, res)
-      } else {
-        const body = JSON.stringify(result)
-        res.setHeader('Content-Type', 'application/json; charset=utf-8')
-        res.setHeader('Content-Length', Buffer.byteLength(body))
-        res.end(body)
-      }
+      await restCall(gateway, route, request, bodyParsed, ({ status, location, result }) => {
+        res.statusCode = status
+        if (location !== undefined) {
+          res.setHeader('Location', location)
+          res.end()
+        } else if (result === undefined) {
+          res.end()
+        } else if (formatter) {
+          ;(res as Response & { data?: unknown }).data = result
+          formatter(req, res)
+        } else {
+          const body = JSON.stringify(result)
+          res.setHeader('Content-Type', 'application/json; charset=utf-8')
+          res.setHeader('Content-Length', Buffer.byteLength(body))
+          res.end(body)
+        }
+      })
     } catch (thrown) {
       sendError(res, toFeathersError(thrown, logger, `${req.method} ${req.path}`))
     }

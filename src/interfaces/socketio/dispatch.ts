@@ -17,27 +17,48 @@ export interface DispatchSettings {
 }
 
 /**
- * Serves a socket's events as calls: `emit(method, path, ...args, ack)` through the gateway, and
- * the older `authenticate` and `logout` events; the ack gets `(null, result)` or `(errorEnvelope)`
+ * Serves sockets' events as calls: `emit(method, path, ...args, ack)` through the gateway, and the
+ * older `authenticate` and `logout` events; the ack gets `(null, result)` or `(errorEnvelope)`
  * (docs/wire-protocol.md, Method calls). Calls sent as soon as a recovered socket opened run once
- * it is `restored`.
+ * it is `restored`. One listener serves every socket (socket.io calls `onAny` listeners with the
+ * socket as `this`), and a socket has state here only while it has calls in flight or is being
+ * restored: no closure per socket.
  */
-export function dispatchCalls(
-  socket: Socket,
-  connection: Connection,
-  { gateway, logger, maxConcurrentCalls }: DispatchSettings,
-  restored?: Promise<void>
-): void {
-  let inFlight = 0
-  socket.onAny((event: unknown, ...args: unknown[]) => {
+export class SocketCalls {
+  private readonly inFlight = new WeakMap<Socket, number>()
+  private readonly restoring = new WeakMap<Socket, Promise<void>>()
+  private readonly received = ((calls: SocketCalls) =>
+    function (this: Socket, event: unknown, ...args: unknown[]): void {
+      calls.receive(this, event, args)
+    })(this)
+
+  constructor(
+    private readonly settings: DispatchSettings,
+    /** The app's connection of a socket (SocketConnections). */
+    private readonly connectionOf: (socket: Socket) => Connection | undefined
+  ) {}
+
+  serve(socket: Socket, restored?: Promise<void>): void {
+    if (restored) {
+      this.restoring.set(socket, restored)
+      void restored.finally(() => this.restoring.delete(socket))
+    }
+    socket.onAny(this.received)
+  }
+
+  private receive(socket: Socket, event: unknown, args: unknown[]): void {
+    const { gateway, logger, maxConcurrentCalls } = this.settings
     const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
+    const connection = this.connectionOf(socket)
+    if (connection === undefined) return
+    const inFlight = this.inFlight.get(socket) ?? 0
     if (inFlight >= maxConcurrentCalls) {
       const error = new TooManyRequests(
         `Too many concurrent calls on this connection (limit ${maxConcurrentCalls}); wait for answers before sending more`
       )
       return answer(ack, logger, error.toJSON())
     }
-    inFlight++
+    this.inFlight.set(socket, inFlight + 1)
     const run = () =>
       event === 'authenticate'
         ? gateway.authenticate(connection, args[0])
@@ -53,14 +74,19 @@ export function dispatchCalls(
           throw thrown
         })
       )
+    const restored = this.restoring.get(socket)
     const call = restored ? restored.then(traced) : traced()
     call
       .then(
         (result) => answer(ack, logger, null, result === undefined ? null : result),
         (thrown: unknown) => answer(ack, logger, convertError(thrown).toJSON())
       )
-      .finally(() => inFlight--)
-  })
+      .finally(() => {
+        const left = this.inFlight.get(socket)! - 1
+        if (left === 0) this.inFlight.delete(socket)
+        else this.inFlight.set(socket, left)
+      })
+  }
 }
 
 /**

@@ -88,10 +88,7 @@ export class Handshake {
     forgetRequest(socket)
     const restorable = socket.recovered ? (socket.data as { restorable?: Restorable }).restorable : undefined
     const connection = restorable ? this.connections.add(socket) : this.connections.connectionOf(socket)!
-    socket.on('disconnect', (reason) => {
-      const why = this.replaced.has(socket) ? 'replaced' : LOST_REASONS.has(reason) ? 'lost' : 'closed'
-      this.gateway.close(connection, why)
-    })
+    socket.on('disconnect', this.closed)
     if (!restorable) {
       // Before the connection joins any channel: no event can reach it first with a later offset.
       if (this.windowMs > 0) socket.emit(OFFSET_EVENT, this.gateway.head())
@@ -111,6 +108,16 @@ export class Handshake {
       .finally(() => restoring.delete(socket.id))
     return { connection, restored }
   }
+
+  /**
+   * A socket's end, told to the gateway with why it went away. One listener for every socket (called with the socket
+   * as `this`, as EventEmitter listeners are), not a closure per socket.
+   */
+  private readonly closed = ((handshake: Handshake) =>
+    function (this: Socket, reason: string): void {
+      const why = handshake.replaced.has(this) ? 'replaced' : LOST_REASONS.has(reason) ? 'lost' : 'closed'
+      handshake.gateway.close(handshake.connections.connectionOf(this)!, why)
+    })(this)
 
   private async remember(socket: Socket, connection: Connection): Promise<void> {
     const pid = (socket as unknown as { pid?: string }).pid

@@ -27,7 +27,21 @@ function webSocketOf(socket: Socket): WebSocketLike | undefined {
  * disconnected before it is sent more: it never holds more than the bound and one event.
  */
 export class PendingOutput {
-  private readonly queued = new WeakMap<Socket, number>()
+  /** Bytes engine.io queued for a socket's connection since its last flush; none while its queue is empty. */
+  private readonly queued = new WeakMap<object, number>()
+  /**
+   * engine.io's events of every socket's connection, as one pair of listeners (called with the connection as `this`,
+   * as EventEmitter listeners are) rather than two closures per socket.
+   */
+  private readonly packetCreated = ((queued) =>
+    function (this: object, packet: QueuedPacket): void {
+      queued.set(this, (queued.get(this) ?? 0) + sizeOf(packet))
+    })(this.queued)
+  // engine.io hands its whole queue to the transport at once.
+  private readonly flushed = ((queued) =>
+    function (this: object): void {
+      queued.delete(this)
+    })(this.queued)
 
   constructor(
     private readonly maxBytes: number,
@@ -37,18 +51,13 @@ export class PendingOutput {
 
   /** Starts counting what engine.io queues for a new socket. */
   track(socket: Socket): void {
-    const { conn } = socket
-    this.queued.set(socket, 0)
-    conn.on('packetCreate', (packet: QueuedPacket) =>
-      this.queued.set(socket, (this.queued.get(socket) ?? 0) + sizeOf(packet))
-    )
-    // engine.io hands its whole queue to the transport at once.
-    conn.on('flush', () => this.queued.set(socket, 0))
+    socket.conn.on('packetCreate', this.packetCreated)
+    socket.conn.on('flush', this.flushed)
   }
 
   /** The bytes a socket has yet to take: queued by engine.io and held by its websocket. */
   pendingBytes(socket: Socket): number {
-    return (this.queued.get(socket) ?? 0) + (webSocketOf(socket)?.bufferedAmount ?? 0)
+    return (this.queued.get(socket.conn) ?? 0) + (webSocketOf(socket)?.bufferedAmount ?? 0)
   }
 
   /**

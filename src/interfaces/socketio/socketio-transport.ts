@@ -2,10 +2,11 @@ import { Server } from 'socket.io'
 import { silentLogger } from '../../domain/logger.js'
 import type { RealtimeTransportFactory } from '../realtime/realtime-transport.js'
 import { deliverEvents } from './delivery.js'
-import { dispatchCalls } from './dispatch.js'
+import { SocketCalls } from './dispatch.js'
 import { Handshake } from './handshake.js'
 import { PendingOutput } from './pending-output.js'
 import { SocketConnections } from './socket-connections.js'
+import { releaseUpgradeResponses } from './upgrade-response.js'
 
 /** What one socket may hold unsent before it is disconnected (SOCKET_MAX_BUFFERED_BYTES). */
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024
@@ -33,17 +34,20 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
     maxHttpBufferSize: options.maxMessageSize ?? 1e6,
     ...handshake.serverOptions()
   })
+  releaseUpgradeResponses(io, httpServer)
   io.use(handshake.authenticate)
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
   const pending = new PendingOutput(maxBufferedBytes, (socket, pendingBytes) => {
     gateway.metrics.connectionDroppedSlow('socketio')
     logger.warn('disconnected a socket that stopped reading', { socket: socket.id, pendingBytes, maxBufferedBytes })
   })
-  const dispatch = { gateway, logger, maxConcurrentCalls: options.maxConcurrentCalls ?? 100 }
+  const calls = new SocketCalls({ gateway, logger, maxConcurrentCalls: options.maxConcurrentCalls ?? 100 }, (socket) =>
+    connections.connectionOf(socket)
+  )
   io.on('connection', (socket) => {
-    const { connection, restored } = handshake.open(socket)
+    const { restored } = handshake.open(socket)
     pending.track(socket)
-    dispatchCalls(socket, connection, dispatch, restored)
+    calls.serve(socket, restored)
   })
   const stopDelivery = deliverEvents(io, gateway, connections, { logger, windowMs, pending })
   httpServer.once('close', () => {

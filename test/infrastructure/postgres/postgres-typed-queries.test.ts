@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import pg, { type Client } from 'pg'
 import type { StoreQuery } from '../../../src/domain/query/ast.js'
+import { beyond } from '../../../src/domain/query/cursor.js'
 import { parseQuery } from '../../../src/domain/query/parse-query.js'
 import { shapesFromSchema } from '../../../src/domain/schema/field-shapes.js'
 import type { JsonSchemaObject } from '../../../src/domain/schema/json-schema.js'
@@ -72,8 +73,8 @@ withServer('PostgreSQL queries on fields of declared types', () => {
   })
 
   /** The plan of the find the store runs for `raw` (its SQL compiled as the store compiles it). */
-  async function plan(raw: Record<string, unknown>): Promise<string> {
-    const query = q(raw)
+  async function plan(raw: Record<string, unknown> | StoreQuery): Promise<string> {
+    const query = 'filter' in raw ? (raw as StoreQuery) : q(raw)
     const params = new Parameters()
     const sql = `SELECT doc FROM typed_people WHERE ${compiler.where(query.filter, params)} ORDER BY ${compiler.orderBy(query.sort, params)} LIMIT ${query.limit}`
     const { rows } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params.values)
@@ -88,6 +89,22 @@ withServer('PostgreSQL queries on fields of declared types', () => {
     const ranged = await plan({ age: { $gte: 30 }, $sort: { age: -1, name: 1 }, $limit: 10 })
     expect(ranged).toMatch(/Index Scan Backward using typed_people_age/)
     expect(ranged).not.toContain('jsonb_typeof')
+  })
+
+  it('reads a descending cursor page from the position through the index when the key is never null', async () => {
+    // The records after (age 40, id 500) newest first: "age at most 40, or null" is the range age <= 40.
+    const query = q({ $sort: { age: -1, id: -1 }, $limit: 26 })
+    const paged = { ...query, filter: beyond([40, 500], query.sort, true, 'id') }
+    const read = await plan(paged)
+    expect(read).toMatch(/Index Scan Backward using typed_people_age/)
+    expect(read).toMatch(/Index Cond: \(\(doc -> 'age'::text\) <= '40'::jsonb\)/)
+    expect(read).not.toContain('IS NULL')
+    expect(await store.find(paged)).toEqual(await memory.find(paged))
+    // A key that may be null keeps its null test, and the records holding null.
+    const nullable = q({ $sort: { nick: -1, id: -1 }, $limit: 40 })
+    const after = { ...nullable, filter: beyond(['n5', 600], nullable.sort, true, 'id') }
+    expect(await plan(after)).toContain('IS NULL')
+    expect(await store.find(after)).toEqual(await memory.find(after))
   })
 
   it('keeps the kind-ranked sort and the type guards where the schema does not settle the kind', async () => {

@@ -10,6 +10,8 @@ import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-mem
 import { asyncApiDocument } from '../../../src/interfaces/http/asyncapi-document.js'
 import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
 import { openApiDocument } from '../../../src/interfaces/http/openapi-document.js'
+import { restrictToOwner } from '../../../src/application/authentication/hooks/restrict-to-owner.js'
+import { declareStatuses } from '../../../src/application/hook-statuses.js'
 import { startHttpServer, type TestServer } from './http-test-server.js'
 
 /*
@@ -79,6 +81,42 @@ describe('OpenAPI', () => {
     expect(JSON.stringify(throttled.responses['201'])).not.toContain('refreshToken')
     const off = loginOf(new LoginThrottle(new InMemoryLoginAttempts(), clock, { maxFailures: 0 }))
     expect(Object.keys(off.responses)).not.toContain('429')
+  })
+})
+
+describe('OpenAPI error statuses', () => {
+  it('lists 403 only where restrictToOwner runs, and the statuses a hook of the app declares', async () => {
+    const app = new App()
+    const record = { id: 1, ownerId: 1 }
+    app.use('notes', {
+      async get() {
+        return record
+      },
+      async update() {
+        return record
+      },
+      async patch() {
+        return record
+      },
+      async remove() {
+        return record
+      }
+    })
+    const paid = declareStatuses(() => undefined, 402)
+    app.service('notes').hooks({ before: { patch: [paid], remove: [restrictToOwner({ ownerField: 'ownerId' })] } })
+    const document = openApiDocument(app, options) as {
+      paths: Record<string, Record<string, Operation>>
+      components: { responses: Record<string, unknown> }
+    }
+    const result = await new Validator().validate(document as unknown as Record<string, unknown>)
+    expect(result.errors ?? []).toEqual([])
+    const statuses = (method: string) => Object.keys(document.paths['/notes/{id}']![method]!.responses)
+    expect(statuses('delete')).toEqual(['200', '400', '403', '404', '500', '503'])
+    expect(statuses('put')).toEqual(['200', '400', '404', '413', '500', '503'])
+    expect(statuses('patch')).toEqual(['200', '400', '402', '404', '413', '500', '503'])
+    expect(JSON.stringify(document.components.responses.PaymentError)).toContain(
+      '"className":{"const":"payment-error"}'
+    )
   })
 })
 

@@ -43,6 +43,17 @@ describe.each(ENGINES)('%s options', (engine) => {
       const created = await http.post('/messages').set('Accept', 'text/csv').send({ text: 'c' }).expect(201)
       expect(created.text).toBe('2,c')
     })
+
+    it('answers with the 500 envelope when the formatter throws, and goes on serving', async () => {
+      const broken = () => {
+        throw new Error('formatter broke')
+      }
+      const http = await start({ formatter: broken } as EngineOptions<typeof engine>)
+      const res = await http.get('/messages').expect(500)
+      expect(res.body).toMatchObject({ name: 'GeneralError', code: 500, className: 'general-error' })
+      expect(JSON.stringify(res.body)).not.toContain('formatter broke')
+      await http.post('/messages').send({ text: 'a' }).expect(500)
+    })
   })
 
   describe('optional middleware', () => {

@@ -1,14 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { Server, type Socket as ServerSocket } from 'socket.io'
 import { WebSocket } from 'ws'
 import { silentLogger } from '../../../src/domain/logger.js'
-import { dispatchCalls } from '../../../src/interfaces/socketio/dispatch.js'
+import { SocketCalls } from '../../../src/interfaces/socketio/dispatch.js'
 import { Handshake } from '../../../src/interfaces/socketio/handshake.js'
 import { SocketConnections } from '../../../src/interfaces/socketio/socket-connections.js'
+import { releaseUpgradeResponses } from '../../../src/interfaces/socketio/upgrade-response.js'
 import { connect, emitAck, startSocketServer, type TestServer } from './support.js'
 import { createSocketTestApp } from './test-app.js'
+
+/** A full garbage collection, from inside the test (jest's process runs without --expose-gc). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
+}
 
 /** What a socket keeps on the server: no per-message deflate state, and not its upgrade request. */
 describe('what an idle socket keeps', () => {
@@ -38,6 +48,34 @@ describe('what an idle socket keeps', () => {
     await closed
   })
 
+  it("keeps the close listeners an app put on a socket's TCP connection before its upgrade", async () => {
+    const http = createServer()
+    const io = new Server(http, { serveClient: false })
+    releaseUpgradeResponses(io, http)
+    const tcp: Duplex[] = []
+    let closes = 0
+    const tracker = () => closes++
+    http.on('connection', (socket: Duplex) => {
+      tcp.push(socket)
+      socket.on('close', tracker)
+    })
+    const opened = new Promise((resolve) => io.once('connection', resolve))
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    const client = await connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}`)
+    await opened
+    try {
+      expect(tcp).toHaveLength(1)
+      expect(tcp[0]!.listeners('close')).toContain(tracker)
+      const closed = new Promise((resolve) => tcp[0]!.once('close', resolve))
+      client.disconnect()
+      await closed
+      expect(closes).toBe(1)
+    } finally {
+      client.disconnect()
+      await io.close()
+    }
+  })
+
   it('lets go of the upgrade request once the socket opened, keeping the Authorization header it logged in with', async () => {
     const { accessToken } = (await app
       .service('authentication')
@@ -48,15 +86,19 @@ describe('what an idle socket keeps', () => {
     const connections = new SocketConnections()
     const gateway = app.gateway()
     const handshake = new Handshake(gateway, connections, silentLogger, 0)
+    const calls = new SocketCalls({ gateway, logger: silentLogger, maxConcurrentCalls: 10 }, (socket) =>
+      connections.connectionOf(socket)
+    )
     const opened: ServerSocket[] = []
-    const requestAtHandshake: unknown[] = []
+    releaseUpgradeResponses(io, http)
+    const requestAtHandshake: WeakRef<IncomingMessage>[] = []
     io.use((socket, next) => {
-      requestAtHandshake.push(socket.request)
+      requestAtHandshake.push(new WeakRef(socket.request))
       handshake.authenticate(socket, next)
     })
     io.on('connection', (socket) => {
-      const { connection } = handshake.open(socket)
-      dispatchCalls(socket, connection, { gateway, logger: silentLogger, maxConcurrentCalls: 10 })
+      handshake.open(socket)
+      calls.serve(socket)
       opened.push(socket)
     })
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
@@ -65,7 +107,7 @@ describe('what an idle socket keeps', () => {
     })
     try {
       const [socket] = opened
-      expect(requestAtHandshake[0]).toBeDefined()
+      expect(requestAtHandshake).toHaveLength(1)
       expect(socket!.request).toBeNull()
       expect(socket!.conn.request).toBeNull()
       expect(connections.connectionOf(socket!)!.headers!.authorization).toBe(`Bearer ${accessToken}`)
@@ -73,6 +115,9 @@ describe('what an idle socket keeps', () => {
       const [error, users] = await emitAck(client, 'find', 'users', {})
       expect(error).toBeNull()
       expect(users).toMatchObject({ total: 1 })
+      // Nothing holds the request any more (engine.io's upgrade response did, through the TCP socket's `close`).
+      collectGarbage()
+      expect(requestAtHandshake[0]!.deref()).toBeUndefined()
     } finally {
       client.disconnect()
       await io.close()

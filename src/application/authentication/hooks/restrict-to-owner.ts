@@ -1,5 +1,6 @@
 import { Forbidden, NotAuthenticated } from '../../../domain/errors/errors.js'
 import type { Hook, HookContext } from '../../hook-context.js'
+import { declareStatuses } from '../../hook-statuses.js'
 
 export interface RestrictToOwnerOptions {
   /** Field of the record naming its owner (e.g. 'userId'; 'id' on the users service itself). */
@@ -18,10 +19,11 @@ export interface RestrictToOwnerOptions {
  *   own matches. Refusing the whole call would leak whether others' records match; narrowing is what
  *   a caller can already see through find.
  *
- * Internal calls without a user are trusted and pass untouched.
+ * Internal calls without a user are trusted and pass untouched. The hook declares its 403, so the OpenAPI
+ * document lists it on the operations this hook guards.
  */
 export function restrictToOwner({ ownerField, idField = 'id' }: RestrictToOwnerOptions): Hook {
-  return async (context: HookContext) => {
+  return declareStatuses(async (context: HookContext) => {
     const { params } = context
     const user = params.user
     if (!user) {
@@ -43,5 +45,5 @@ export function restrictToOwner({ ownerField, idField = 'id' }: RestrictToOwnerO
     if (actual === undefined || actual === null || String(actual) !== String(owner)) {
       throw new Forbidden(`You can only ${context.method} your own records in '${context.path}'`)
     }
-  }
+  }, 403)
 }
