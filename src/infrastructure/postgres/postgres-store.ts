@@ -92,7 +92,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   async find(query: StoreQuery): Promise<T[]> {
     if (query.limit === 0) return []
     if (hasSearch(query.filter)) return (await this.searched(query)).data
-    const { text, values } = this.statements.statement('find', queryShape(query, true), (params) => {
+    const { text, values } = this.statements.statement('find', queryShape(query, true, this.compiler), (params) => {
       const where = this.compiler.where(query.filter, params)
       return `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
     })
@@ -106,7 +106,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     if (query.sort.length > 0 && !this.indexed.has(query.sort[0]![0])) return this.sortedPage(query)
     // The page may follow an index (the primary key's when unsorted, a declared one's) and stop early:
     // total and page are then two scans in one round trip.
-    const { text, values } = this.statements.statement('page', queryShape(query, true), (params) => {
+    const { text, values } = this.statements.statement('page', queryShape(query, true, this.compiler), (params) => {
       const where = this.compiler.where(query.filter, params)
       const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
       const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
@@ -126,10 +126,14 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
    * for a page beyond the last).
    */
   private async sortedPage(query: StoreQuery): Promise<Page<T>> {
-    const { text, values } = this.statements.statement('sortedPage', queryShape(query, true), (params) => {
-      const where = this.compiler.where(query.filter, params)
-      return `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
-    })
+    const { text, values } = this.statements.statement(
+      'sortedPage',
+      queryShape(query, true, this.compiler),
+      (params) => {
+        const where = this.compiler.where(query.filter, params)
+        return `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
+      }
+    )
     const { rows } = await this.db.query<Row & { total: string }>(`${this.tableName}.page`, text, values)
     if (rows.length > 0) return { total: Number(rows[0]!.total), data: this.records(rows, query.select) }
     return { total: query.skip > 0 ? await this.count(query.filter) : 0, data: [] }
@@ -137,7 +141,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
 
   async count(filter: Filter): Promise<number> {
     if (hasSearch(filter)) return (await this.candidates(filter)).length
-    const shape = queryShape({ filter, sort: [], skip: 0 }, false)
+    const shape = queryShape({ filter, sort: [], skip: 0 }, false, this.compiler)
     const { text, values } = this.statements.statement(
       'count',
       shape,

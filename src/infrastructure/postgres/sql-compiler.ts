@@ -166,6 +166,12 @@ export class SqlCompiler {
     return `(${this.doc}${parts.map((part) => ` -> ${params.add(part, 'text')}`).join('')} ->> ${params.add(last, 'text')})`
   }
 
+  /** Whether the field may be null or missing in a record (false: the schema declares it present and not null). */
+  mayBeNull(name: string): boolean {
+    const shape = this.shapes(name)
+    return !(shape?.required === true && !shape.kinds.has('null'))
+  }
+
   /**
    * Whether the field is null or missing: never, for a field the schema declares present and not
    * null. Then a descending cursor's bound ("at most the value, or null") is a plain range the
@@ -173,8 +179,7 @@ export class SqlCompiler {
    * rather than a filter over every record above the position.
    */
   private isNull(name: string, params: Parameters): string {
-    const shape = this.shapes(name)
-    if (shape?.required === true && !shape.kinds.has('null')) return 'FALSE'
+    if (!this.mayBeNull(name)) return 'FALSE'
     const field = this.field(name, params)
     return `(${field} IS NULL OR ${field} = 'null'::jsonb)`
   }

@@ -1,5 +1,5 @@
 import { assertNever, type Filter, type StoreQuery } from '../../domain/query/ast.js'
-import { jsonList, jsonText, parameter, Parameters } from './sql-compiler.js'
+import { jsonList, jsonText, parameter, Parameters, type SqlCompiler } from './sql-compiler.js'
 
 /**
  * A query's shape: what the text of its statement depends on — operators, field names, the
@@ -14,9 +14,9 @@ export interface QueryShape {
 }
 
 /** The shape of `query` (`paged`: with its page clause; without, the filter's alone, as a count reads it). */
-export function queryShape(query: StoreQuery, paged: boolean): QueryShape {
+export function queryShape(query: StoreQuery, paged: boolean, compiler: SqlCompiler): QueryShape {
   const values: unknown[] = []
-  let key = filterShape(query.filter, values)
+  let key = filterShape(query.filter, values, compiler)
   if (!paged || (query.sort.length === 0 && query.limit === undefined && query.skip === 0)) return { key, values }
   key += '|'
   if (query.limit !== undefined) {
@@ -39,18 +39,22 @@ export function queryShape(query: StoreQuery, paged: boolean): QueryShape {
  * path segments before the value; for `$in`/`$nin` with a null among the values, the null test's
  * segments after the list). `$search` adds nothing (relaxed: TRUE).
  */
-function filterShape(filter: Filter, values: unknown[]): string {
+function filterShape(filter: Filter, values: unknown[], compiler: SqlCompiler): string {
   switch (filter.op) {
     case 'and':
     case 'or': {
       let key = `${filter.op}(`
-      for (const part of filter.filters) key += `${filterShape(part, values)},`
+      for (const part of filter.filters) key += `${filterShape(part, values, compiler)},`
       return `${key})`
     }
     case 'eq':
     case 'ne':
+      if (filter.value === null) {
+        // The null test of a field that is never null is FALSE, without parameters.
+        if (compiler.mayBeNull(filter.field)) fieldValues(filter.field, values)
+        return `${filter.op}${fieldKey(filter.field)}n`
+      }
       fieldValues(filter.field, values)
-      if (filter.value === null) return `${filter.op}${fieldKey(filter.field)}n`
       values.push(jsonText(filter.value))
       return `${filter.op}${fieldKey(filter.field)}v`
     case 'lt':
@@ -71,7 +75,7 @@ function filterShape(filter: Filter, values: unknown[]): string {
         values.push(listed)
       }
       const nulls = listed.length < filter.values.length
-      if (nulls) fieldValues(filter.field, values)
+      if (nulls && compiler.mayBeNull(filter.field)) fieldValues(filter.field, values)
       return `${filter.op}${fieldKey(filter.field)}${listed.length > 0 ? 'v' : ''}${nulls ? 'n' : ''}`
     }
     case 'search':

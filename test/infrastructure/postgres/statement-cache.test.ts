@@ -70,14 +70,15 @@ const every: Record<string, unknown>[] = [
 describe('queryShape', () => {
   it.each(every)('has the values SqlCompiler adds, in its order: %j', (raw) => {
     const query = q(raw)
-    for (const paged of [true, false]) expect(queryShape(query, paged).values).toEqual(compiled(query, paged).values)
+    for (const paged of [true, false])
+      expect(queryShape(query, paged, compiler).values).toEqual(compiled(query, paged).values)
   })
 
   it('gives one key only to queries that compile to one text', () => {
     const texts = new Map<string, string>()
     for (const query of generated(3000)) {
       for (const paged of [true, false]) {
-        const { key, values } = queryShape(query, paged)
+        const { key, values } = queryShape(query, paged, compiler)
         const { text, values: expected } = compiled(query, paged)
         expect(values).toEqual(expected)
         const kept = texts.get(`${paged} ${key}`)
@@ -91,17 +92,17 @@ describe('queryShape', () => {
   })
 
   it('cannot be forged by a field name that holds the key punctuation', () => {
-    const plain = queryShape({ filter: { op: 'eq', field: 'a', value: 1 }, sort: [], skip: 0 }, true)
-    const forged = queryShape({ filter: { op: 'eq', field: 'a", "1:a', value: 1 }, sort: [], skip: 0 }, true)
+    const plain = queryShape({ filter: { op: 'eq', field: 'a', value: 1 }, sort: [], skip: 0 }, true, compiler)
+    const forged = queryShape({ filter: { op: 'eq', field: 'a", "1:a', value: 1 }, sort: [], skip: 0 }, true, compiler)
     expect(forged.key).not.toBe(plain.key)
-    const nested = queryShape(q({ $or: [{ 'x),eq1:y': 1 }] }), true)
-    const flat = queryShape(q({ $or: [{ x: 1 }, { y: 1 }] }), true)
+    const nested = queryShape(q({ $or: [{ 'x),eq1:y': 1 }] }), true, compiler)
+    const flat = queryShape(q({ $or: [{ x: 1 }, { y: 1 }] }), true, compiler)
     expect(nested.key).not.toBe(flat.key)
   })
 
   it('refuses a NUL character in a value or a field name, as the compiler does', () => {
     for (const raw of [{ name: 'a\0b' }, { 'na\0me': 1 }, { name: { $gt: 'a\0' } }, { $sort: { 'a\0': 1 } }]) {
-      expect(() => queryShape(q(raw), true)).toThrow(BadRequest)
+      expect(() => queryShape(q(raw), true, compiler)).toThrow(BadRequest)
       expect(() => compiled(q(raw), true)).toThrow(BadRequest)
     }
   })
@@ -109,7 +110,7 @@ describe('queryShape', () => {
 
 describe('StatementCache', () => {
   const statement = (cache: StatementCache, query: StoreQuery, counter: { compiles: number }) =>
-    cache.statement('find', queryShape(query, true), (params) => {
+    cache.statement('find', queryShape(query, true, compiler), (params) => {
       counter.compiles++
       return `${compiler.where(query.filter, params)}${compiler.pageClause(query, params)}`
     })
@@ -138,7 +139,7 @@ describe('StatementCache', () => {
   it('never keeps a text whose parameters are not the shape values', () => {
     const cache = new StatementCache()
     let compiles = 0
-    const shape = queryShape(q({ name: 'Ann' }), false)
+    const shape = queryShape(q({ name: 'Ann' }), false, compiler)
     const wrong = () =>
       cache.statement('count', shape, (params) => {
         compiles++
