@@ -25,14 +25,18 @@ export const UNKNOWN_SHAPES: FieldShapes = () => undefined
  */
 export function shapesFromSchema(schema: JsonSchemaObject | undefined, idField?: string): FieldShapes {
   if (!schema) return UNKNOWN_SHAPES
-  const cache = new Map<string, FieldShape | undefined>()
+  // Only fields the schema declares are kept: queries name any field a client sends, so caching the unknown
+  // ones would let clients grow the map without bound (an unknown field costs one walk of the path).
+  const known = new Map<string, FieldShape>()
   return (field) => {
-    if (!cache.has(field)) {
-      const shape = shapeAt(schema, field.split('.'))
-      // The primary key is in every record, whatever the schema says about presence.
-      cache.set(field, shape && field === idField ? { ...shape, required: true } : shape)
-    }
-    return cache.get(field)
+    const cached = known.get(field)
+    if (cached) return cached
+    const shape = shapeAt(schema, field.split('.'))
+    if (!shape) return undefined
+    // The primary key is in every record, whatever the schema says about presence.
+    const kept = field === idField ? { ...shape, required: true } : shape
+    known.set(field, kept)
+    return kept
   }
 }
 
