@@ -30,6 +30,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { io as connectClient, type Socket } from 'socket.io-client'
 import { replaceSection } from './support/report.js'
+import { children, median, percentile, ScaleServer } from './support/scale-server-process.js'
 
 const SOCKETS = Number(process.env.SOCKETS ?? 10_000)
 const CLIENT_PROCESSES = Number(process.env.CLIENT_PROCESSES ?? 4)
@@ -168,49 +169,6 @@ interface Stats {
   cpu: { user: number; system: number }
 }
 
-class ServerProcess {
-  private nextId = 1
-  private readonly waiting = new Map<number, (value: unknown) => void>()
-  readonly child: ChildProcess
-  readonly started: Promise<{ url: string; token: string }>
-
-  constructor(readonly kind: string) {
-    this.child = fork(join(here, 'support', 'scale-server.mjs'), [], {
-      execArgv: ['--expose-gc', ...(process.env.SCALE_SERVER_ARGS ?? '').split(' ').filter(Boolean)],
-      env: { ...process.env, SCALE_SERVER: kind, NODE_ENV: 'production' },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc']
-    })
-    children.add(this.child)
-    this.started = new Promise((resolve) => this.waiting.set(0, resolve as (value: unknown) => void))
-    this.child.on('message', (message: { id: number; value: unknown }) => {
-      this.waiting.get(message.id)?.(message.value)
-      this.waiting.delete(message.id)
-    })
-  }
-
-  ask<T>(type: string, fields: Record<string, unknown> = {}): Promise<T> {
-    const id = this.nextId++
-    const answer = new Promise<T>((resolve) => this.waiting.set(id, resolve as (value: unknown) => void))
-    this.child.send({ id, type, ...fields })
-    return answer
-  }
-
-  /** SIGTERM first, so a server run under `--cpu-prof` (SCALE_SERVER_ARGS) writes its profile. */
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return
-    const exited = new Promise((resolve) => this.child.once('exit', resolve))
-    this.child.kill('SIGTERM')
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000)
-    await exited
-    clearTimeout(timer)
-  }
-}
-
-const children = new Set<ChildProcess>()
-process.on('exit', () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
-})
-
 class Clients {
   readonly processes: ChildProcess[] = []
   private readonly listeners = new Set<(message: Record<string, unknown>) => void>()
@@ -290,12 +248,6 @@ class Clients {
 }
 
 const cpuMs = (stats: Stats) => (stats.cpu.user + stats.cpu.system) / 1000
-const percentile = (values: number[], p: number) => {
-  if (values.length === 0) return NaN
-  const sorted = Float64Array.from(values).sort()
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
-}
-const median = (values: number[]) => percentile(values, 0.5)
 
 interface Storm {
   ms: number
@@ -384,7 +336,7 @@ async function steadyPhase(clients: Clients, url: string, run: Run): Promise<voi
   for (const writer of writers) writer.disconnect()
 }
 
-async function broadcastPhase(server: ServerProcess, clients: Clients, run: Run): Promise<void> {
+async function broadcastPhase(server: ScaleServer, clients: Clients, run: Run): Promise<void> {
   const times: number[] = []
   const before = await server.ask<Stats>('cpu')
   for (let i = 0; i < BROADCASTS; i++) {
@@ -399,7 +351,7 @@ async function broadcastPhase(server: ServerProcess, clients: Clients, run: Run)
   run.cpuPerDeliveryUs = ((cpuMs(after) - cpuMs(before)) * 1000) / (BROADCASTS * run.sockets)
 }
 
-async function stormPhase(server: ServerProcess, clients: Clients): Promise<Storm> {
+async function stormPhase(server: ScaleServer, clients: Clients): Promise<Storm> {
   const heapBefore = (await server.ask<Stats>('stats')).heapUsed
   const overflowsBefore = listenOverflows()
   const cpuBefore = cpuMs(await server.ask<Stats>('cpu'))
@@ -431,7 +383,7 @@ function listenOverflows(): number {
   }
 }
 
-async function recordsPhase(server: ServerProcess, writer: Socket, run: Run): Promise<void> {
+async function recordsPhase(server: ScaleServer, writer: Socket, run: Run): Promise<void> {
   run.records = []
   let seeded = 0
   for (const count of [10_000, 100_000]) {
@@ -460,7 +412,7 @@ async function recordsPhase(server: ServerProcess, writer: Socket, run: Run): Pr
 
 /** One server at `sockets`: the phases `full` asks for (all of them at the largest count). */
 async function measure(kind: string, sockets: number, full: boolean): Promise<{ run: Run; clientCpuMs: number }> {
-  const server = new ServerProcess(kind)
+  const server = new ScaleServer(here, kind)
   const clients = new Clients()
   const run: Run = { server: kind, sockets }
   const log = (text: string) => console.log(`${kind} ${sockets}: ${text}`)

@@ -21,9 +21,10 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import type { Socket as TcpSocket } from 'node:net'
 import { loadavg } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { io as connectClient, type Socket } from 'socket.io-client'
+import { children, median, percentile, ScaleServer } from './support/scale-server-process.js'
 
 const CLIENTS = Number(process.env.CLIENTS ?? 100)
 const CLIENT_PROCESSES = Number(process.env.CLIENT_PROCESSES ?? 2)
@@ -110,11 +111,6 @@ async function clientProcess(): Promise<void> {
 
 /* ------------------------------------------------------------------ driver */
 
-const children = new Set<ChildProcess>()
-process.on('exit', () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-})
-
 /** A child that answers messages by type: `ask` sends one and resolves with the next answer of `answer`. */
 class Child {
   private readonly waiting = new Map<string, ((message: Record<string, unknown>) => void)[]>()
@@ -134,48 +130,6 @@ class Child {
     return next
   }
 }
-
-/** The server process of bench:scale: `{ id, type }` in, `{ id, value }` out. */
-class Server {
-  private nextId = 1
-  private readonly waiting = new Map<number, (value: unknown) => void>()
-  readonly child: ChildProcess
-  readonly started: Promise<{ url: string; token: string }>
-  constructor() {
-    this.child = fork(join(here, 'support', 'scale-server.mjs'), [], {
-      execArgv: ['--expose-gc'],
-      env: { ...process.env, SCALE_SERVER: 'plumage', NODE_ENV: 'production' },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc']
-    })
-    children.add(this.child)
-    this.started = new Promise((resolve) => this.waiting.set(0, resolve as (value: unknown) => void))
-    this.child.on('message', (message: { id: number; value: unknown }) => {
-      this.waiting.get(message.id)?.(message.value)
-      this.waiting.delete(message.id)
-    })
-  }
-  ask<T>(type: string): Promise<T> {
-    const id = this.nextId++
-    const answer = new Promise<T>((resolve) => this.waiting.set(id, resolve as (value: unknown) => void))
-    this.child.send({ id, type })
-    return answer
-  }
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return
-    const exited = new Promise((resolve) => this.child.once('exit', resolve))
-    this.child.kill('SIGTERM')
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(timer)
-  }
-}
-
-const percentile = (values: number[], p: number) => {
-  if (values.length === 0) return NaN
-  const sorted = Float64Array.from(values).sort()
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
-}
-const median = (values: number[]) => percentile(values, 0.5)
 
 interface Round {
   slow: number
@@ -205,7 +159,7 @@ const call = (socket: Socket, ...args: unknown[]) =>
   )
 
 async function round(slow: number): Promise<Round> {
-  const server = new Server()
+  const server = new ScaleServer(here, 'plumage')
   const { url, token } = await server.started
   const clients = Array.from(
     { length: CLIENT_PROCESSES },

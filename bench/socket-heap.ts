@@ -12,12 +12,12 @@
  * feathers, socketio), TOP the number of rows; KEEP_SNAPSHOTS=1 keeps the two snapshots (their paths are printed),
  * to open in Chrome's DevTools (Memory, Comparison).
  */
-import { fork } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { io as connectClient, type Socket } from 'socket.io-client'
+import { ScaleServer } from './support/scale-server-process.js'
 
 const SOCKETS = Number(process.env.SOCKETS ?? 1000)
 const WARMUP = Number(process.env.WARMUP ?? 100)
@@ -55,37 +55,6 @@ function kinds(file: string): Map<string, Kind> {
   return found
 }
 
-class Server {
-  private nextId = 1
-  private readonly waiting = new Map<number, (value: unknown) => void>()
-  private readonly child
-  readonly started: Promise<{ url: string; token: string }>
-
-  constructor(kind: string) {
-    this.child = fork(join(here, 'support', 'scale-server.mjs'), [], {
-      execArgv: ['--expose-gc'],
-      env: { ...process.env, SCALE_SERVER: kind, NODE_ENV: 'production' },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc']
-    })
-    this.started = new Promise((resolve) => this.waiting.set(0, resolve as (value: unknown) => void))
-    this.child.on('message', (message: { id: number; value: unknown }) => {
-      this.waiting.get(message.id)?.(message.value)
-      this.waiting.delete(message.id)
-    })
-  }
-
-  ask<T>(type: string, fields: Record<string, unknown> = {}): Promise<T> {
-    const id = this.nextId++
-    const answer = new Promise<T>((resolve) => this.waiting.set(id, resolve as (value: unknown) => void))
-    this.child.send({ id, type, ...fields })
-    return answer
-  }
-
-  stop(): void {
-    this.child.kill('SIGKILL')
-  }
-}
-
 function open(url: string, token: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connectClient(url, { transports: ['websocket'], forceNew: true, reconnection: false })
@@ -109,7 +78,7 @@ async function openMany(url: string, token: string, count: number, into: Socket[
 const kb = (bytes: number) => (bytes / 1024).toFixed(2)
 
 for (const kind of SERVERS) {
-  const server = new Server(kind)
+  const server = new ScaleServer(here, kind)
   const { url, token } = await server.started
   const sockets: Socket[] = []
   await openMany(url, token, WARMUP, sockets)
@@ -122,7 +91,7 @@ for (const kind of SERVERS) {
   const heapAfter = await heap()
   await server.ask('snapshot', { file: files[1] })
   for (const socket of sockets) socket.disconnect()
-  server.stop()
+  await server.stop()
   const [before, after] = files.map(kinds)
   if (process.env.KEEP_SNAPSHOTS === undefined) for (const file of files) rmSync(file)
   else console.log(`snapshots kept: ${files.join(' ')}`)
