@@ -20,6 +20,7 @@ import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { loadText } from './support/report.js'
 import { cpuTicks, startTarget, waitIdle, type Target } from './support/servers.js'
+import { MESSAGE_REQUESTS } from './support/message-requests.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 1.5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -38,17 +39,7 @@ interface Workload {
 }
 
 // Reads first, creates last: every create grows the collection the finds read.
-const workloads: Workload[] = [
-  { name: 'find', path: '/messages' },
-  { name: 'get', path: '/messages/500' },
-  { name: 'patch', method: 'PATCH', path: '/messages/42', body: { text: 'patched text' } },
-  {
-    name: 'create',
-    method: 'POST',
-    path: '/messages',
-    body: { text: 'a new message', user: 'user1', room: 'random', stars: '3' }
-  }
-]
+const workloads: Workload[] = [{ name: 'find', path: '/messages' }, ...MESSAGE_REQUESTS]
 
 /** Each plumage server and the raw server of its engine. */
 const engines = [

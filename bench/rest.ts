@@ -1,6 +1,7 @@
 import autocannon from 'autocannon'
 import { bearerHeader, SECURE_PATH } from './support/auth-setup.js'
 import { cpuTicks, startTarget, type Target } from './support/servers.js'
+import { MESSAGE_REQUESTS } from './support/message-requests.js'
 
 /**
  * `npm run bench:rest`: plumage against @feathersjs/express + @feathersjs/memory (the anchor), both
@@ -26,14 +27,7 @@ export const workloads: Workload[] = [
     name: 'filtered + sorted find',
     path: '/messages?room=general&user[$in][0]=user3&user[$in][1]=user6&user[$in][2]=user9&stars[$ne]=7&$sort[text]=-1&$limit=5'
   },
-  { name: 'get', path: '/messages/500' },
-  { name: 'patch', method: 'PATCH', path: '/messages/42', body: { text: 'patched text' } },
-  {
-    name: 'create',
-    method: 'POST',
-    path: '/messages',
-    body: { text: 'a new message', user: 'user1', room: 'random', stars: '3' }
-  },
+  ...MESSAGE_REQUESTS,
   // Same service behind authenticate('jwt'): token verification and entity lookup on every call.
   { name: 'authenticated find', path: `/${SECURE_PATH}`, headers: (target) => bearerHeader(target.url) },
   { name: 'authenticated get', path: `/${SECURE_PATH}/500`, headers: (target) => bearerHeader(target.url) }

@@ -1,4 +1,3 @@
-import type { JsonSchemaObject } from '../../src/domain/schema/json-schema.js'
 /** The records both servers start with: same data, so every workload compares like with like. */
 export const SEED_COUNT = 1000
 
@@ -26,18 +25,7 @@ export function peopleRecords(count: number): { id: number; name: string; age: n
   }))
 }
 
-/** What a service would declare for the people (its result schema): stores sort and compare typed fields simply. */
-export const peopleSchema: JsonSchemaObject = {
-  type: 'object',
-  required: ['id', 'name', 'age', 'city', 'score'],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    age: { type: 'integer' },
-    city: { type: 'string' },
-    score: { type: 'number' }
-  }
-}
+export { peopleSchema } from '../../test/support/people-schema.js'
 
 /** Started servers print this line with their port, then serve until killed. */
 export function announce(port: number): void {

@@ -10,6 +10,7 @@ import type { Store } from '../../../src/domain/store/store.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { PostgresDatabase } from '../../../src/infrastructure/postgres/postgres-database.js'
 import { PostgresStoreFactory } from '../../../src/infrastructure/postgres/postgres-store-factory.js'
+import { peopleSchema } from '../../support/people-schema.js'
 import { Parameters, SqlCompiler } from '../../../src/infrastructure/postgres/sql-compiler.js'
 import { discoverPostgres } from '../../support/postgres-server.js'
 
@@ -25,17 +26,10 @@ afterAll(async () => {
 
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
+/** The benches' people, with a field that may be null. */
 const schema: JsonSchemaObject = {
-  type: 'object',
-  required: ['id', 'name', 'age', 'city', 'score'],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string' },
-    age: { type: 'integer' },
-    city: { type: 'string' },
-    score: { type: 'number' },
-    nick: { type: ['string', 'null'] }
-  }
+  ...peopleSchema,
+  properties: { ...peopleSchema.properties, nick: { type: ['string', 'null'] } }
 }
 const cities = ['Rome', 'Oslo', 'Paris', 'Lima']
 const records: Data[] = Array.from({ length: 2000 }, (_, id) => ({

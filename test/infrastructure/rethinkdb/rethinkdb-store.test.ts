@@ -6,6 +6,7 @@ import { parseQuery } from '../../../src/domain/query/parse-query.js'
 import type { Data } from '../../../src/domain/service/service.js'
 import type { StoreChange } from '../../../src/domain/store/store.js'
 import { RethinkDbStore, type RethinkDbStoreOptions } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { peopleSchema } from '../../support/people-schema.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 
 // Integration suites: they need a real RethinkDB (RETHINKDB_URL, or Docker for a throw-away
@@ -78,18 +79,7 @@ describe('RethinkDbStore options', () => {
   })
 
   it("sends the hand-written ReQL for reads of fields whose types the records' schema declares", () => {
-    const schema = {
-      type: 'object',
-      required: ['id', 'name', 'age', 'city', 'score'],
-      properties: {
-        id: { type: 'integer' },
-        name: { type: 'string' },
-        age: { type: 'integer' },
-        city: { type: 'string' },
-        score: { type: 'number' }
-      }
-    } as const
-    const store = new RethinkDbStore({ r, table: 'people', db: 'bench', schema })
+    const store = new RethinkDbStore({ r, table: 'people', db: 'bench', schema: peopleSchema })
     const table = store.table()
     expect(store.findQuery(q({ city: 'Berlin', $limit: 50 })).toString()).toBe(
       table.filter({ city: 'Berlin' }).limit(50).toString()
