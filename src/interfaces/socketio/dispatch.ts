@@ -5,6 +5,7 @@ import { BadRequest, FeathersError, MethodNotAllowed, NotFound, TooManyRequests 
 import type { Logger } from '../../domain/logger.js'
 import { fromArguments } from '../../domain/service/method-layout.js'
 import type { Connection, Query } from '../../domain/service/service.js'
+import { releaseReceivedChunk } from './received-chunk.js'
 import { tracedCall } from './traced-call.js'
 
 type Ack = (...args: unknown[]) => void
@@ -47,6 +48,7 @@ export class SocketCalls {
   }
 
   private receive(socket: Socket, event: unknown, args: unknown[]): void {
+    releaseReceivedChunk(socket)
     const { gateway, logger, maxConcurrentCalls } = this.settings
     const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
     const connection = this.connectionOf(socket)
