@@ -45,6 +45,9 @@ export class SocketCalls {
       void restored.finally(() => this.restoring.delete(socket))
     }
     socket.onAny(this.received)
+    // socket.io pushes the listener onto a new array, which V8 sizes for 17 (152 bytes per socket): keep an exact copy.
+    const any = socket as unknown as { _anyListeners?: unknown[] }
+    if (any._anyListeners) any._anyListeners = any._anyListeners.slice()
   }
 
   private receive(socket: Socket, event: unknown, args: unknown[]): void {
