@@ -117,7 +117,7 @@ export class QueryPlanner {
       if (!position?.every((value, key) => sameKind(this.shapes(fields[key]!), value))) continue
       const cursor = beyond(position, sort, true, this.idField)
       const parts = conjuncts(cursor)
-      const used = parts.map((wanted) => criteria.parts.find((have) => JSON.stringify(have) === JSON.stringify(wanted)))
+      const used = parts.map((wanted) => criteria.parts.find((have) => sameData(have, wanted)))
       if (used.some((found) => found === undefined)) continue
       const { r } = this
       const far = fields.map(() => (direction === 1 ? r.maxval : r.minval))
@@ -364,6 +364,19 @@ function positionOf(part: Filter, keys: number): Scalar[] | undefined {
   return values.every((value) => typeof value === 'number' || typeof value === 'string')
     ? (values as Scalar[])
     : undefined
+}
+
+/**
+ * Whether two pieces of plain data (filters: objects, arrays, scalars) are equal, member by member: what comparing
+ * their JSON says, without writing it (a cursor page's planning compared the text of each criterion 8 µs a page).
+ */
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  return keys.every((key) => sameData((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
 }
 
 /** Whether the field holds only values of `value`'s kind. */
