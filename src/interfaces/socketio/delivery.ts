@@ -28,12 +28,11 @@ export function deliverEvents(
   // for all target sockets.
   gateway.onDelivery((delivery: Delivery) => {
     const ids: string[] = []
-    const batching = batch.open()
     for (const connection of delivery.connections) {
       const socket = connections.socketOf(connection)
       if (socket === undefined || !pending.admits(socket)) continue
       ids.push(socket.id)
-      if (batching) batch.add(socket)
+      batch.add(socket)
     }
     if (ids.length === 0) return
     try {
