@@ -277,8 +277,8 @@ export class EventLog {
    * The function a write's result goes through to log its events (and, when traced, the writer's
    * `traceparent` as its second argument), built once per table, event and tracing: rethinkdb-ts
    * makes every term it builds an object with a method per ReQL term, and building this function's
-   * ~60 terms for every write cost the writing instance more CPU than the rest of the write's query
-   * (BENCHMARKS.md, "Where an instance's CPU goes"). Terms are immutable JSON: the function is built
+   * ~60 terms for every grouped write was 14 % of an instance's CPU with 4 instances (BENCHMARKS.md,
+   * "Where the CPU goes with 2 and 4 instances"). Terms are immutable JSON: the function is built
    * once, and each write's query only refers to it.
    */
   private recorder(table: string, event: WriteEvent, traced: boolean): Term {
