@@ -10,8 +10,10 @@
  * one interleaved round of the store table (default 1.5).
  * Then plumage against Feathers v5 + @feathersjs/knex over HTTP on the same server (support/postgres-http.ts;
  * needs `npm run build`); `BENCH_ONLY=http` runs only that part, `BENCH_ONLY=store` all but that part,
+ * `BENCH_ONLY=queries` only the first table (store against hand-written queries),
  * `BENCH_DURATION` sets its seconds per run.
  */
+import { existsSync, openSync, readSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import pg, { type QueryResult } from 'pg'
 import type { StoreQuery } from '../src/domain/query/ast.js'
@@ -30,8 +32,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 /** Seconds of one interleaved round of a store workload (both variants together). */
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 1.5)
 const ONLY = process.env.BENCH_ONLY
-if (ONLY !== undefined && ONLY !== 'http' && ONLY !== 'store')
-  throw new Error(`BENCH_ONLY must be 'http' or 'store', got '${ONLY}'`)
+if (ONLY !== undefined && ONLY !== 'http' && ONLY !== 'store' && ONLY !== 'queries')
+  throw new Error(`BENCH_ONLY must be 'http', 'store' or 'queries', got '${ONLY}'`)
 
 const database = await discoverPostgres()
 if (!database) {
@@ -53,9 +55,9 @@ const live = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }
 try {
   if (ONLY !== 'http') {
     await readsAgainstHandWritten()
-    await durableWrites()
+    if (ONLY !== 'queries') await durableWrites()
   }
-  const http = ONLY === 'store' ? [] : await httpAgainstFeathers(database.fresh)
+  const http = ONLY === 'store' || ONLY === 'queries' ? [] : await httpAgainstFeathers(database.fresh)
   if (http.length > 0) {
     printTable(
       `HTTP: plumage (STORE=postgres) vs Feathers v5 + @feathersjs/knex, same PostgreSQL, JWT (${shown})`,
@@ -82,6 +84,11 @@ async function readsAgainstHandWritten(): Promise<void> {
   await hand.query('ANALYZE people')
   let next = RECORDS
   const rows = (result: QueryResult<{ doc: unknown }>) => result.rows.map((row) => row.doc)
+  // The store is handed parsed queries, as a service hands them: parsing is the service's, the same on every store.
+  const equality = q({ city: 'Berlin', $limit: 50 })
+  const sorted = q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1 }, $limit: 10 })
+  const paged = q({ city: 'Paris', $sort: { score: 1 }, $limit: 25 })
+  const all = q({})
   // By hand as a developer who made these expression indexes would write it: the same expressions, so they serve.
   const workloads: {
     name: string
@@ -91,19 +98,17 @@ async function readsAgainstHandWritten(): Promise<void> {
   }[] = [
     {
       name: 'find: equality, limit 50',
-      store: (store) => store.find(q({ city: 'Berlin', $limit: 50 })),
+      store: (store) => store.find(equality),
+      // Ordered by key, as the store orders every limited find so that its pages never overlap: the same 50 records.
       hand: async () =>
-        rows(await hand.query(`SELECT doc FROM people WHERE doc -> 'city' = $1::jsonb LIMIT 50`, ['"Berlin"'])),
-      same: (ours, theirs) =>
-        [ours, theirs].every(
-          (found) =>
-            Array.isArray(found) && found.length === 50 && found.every((row: { city: string }) => row.city === 'Berlin')
-        )
+        rows(
+          await hand.query(`SELECT doc FROM people WHERE doc -> 'city' = $1::jsonb ORDER BY key LIMIT 50`, ['"Berlin"'])
+        ),
+      same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
     },
     {
       name: 'find: $in + $gte + 2-key sort + limit 10',
-      store: (store) =>
-        store.find(q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1 }, $limit: 10 })),
+      store: (store) => store.find(sorted),
       hand: async () =>
         rows(
           await hand.query(
@@ -116,7 +121,7 @@ async function readsAgainstHandWritten(): Promise<void> {
     },
     {
       name: 'page: total + 25 sorted by score',
-      store: (store) => store.page(q({ city: 'Paris', $sort: { score: 1 }, $limit: 25 })),
+      store: (store) => store.page(paged),
       hand: async () => {
         const {
           rows: [page]
@@ -132,7 +137,7 @@ async function readsAgainstHandWritten(): Promise<void> {
     },
     {
       name: 'get by id',
-      store: (store) => store.get(4242, q({})),
+      store: (store) => store.get(4242, all),
       hand: async () => rows(await hand.query('SELECT doc FROM people WHERE key = $1', ['4242']))[0],
       same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
     },
@@ -152,7 +157,7 @@ async function readsAgainstHandWritten(): Promise<void> {
     },
     {
       name: 'patch by id',
-      store: (store) => store.patch(17, { score: Math.random() }, q({})),
+      store: (store) => store.patch(17, { score: Math.random() }, all),
       hand: async () =>
         rows(
           await hand.query(`UPDATE people SET doc = doc || $2::jsonb WHERE key = $1 RETURNING doc`, [
@@ -172,14 +177,22 @@ async function readsAgainstHandWritten(): Promise<void> {
     await interleaved(variants, 0.2)
     // Every round times both variants one call at a time, turn about (the first to go alternates), so that a
     // busy moment of the shared machine falls on both alike; the overhead is the median of the rounds' own.
-    const rounds: number[][] = []
+    const rounds: Round[] = []
     for (let round = 0; round < ROUNDS; round++) rounds.push(await interleaved(variants, ROUND_SECONDS))
-    const [handRate, storeRate] = [0, 1].map((side) => median(rounds.map((rates) => rates[side]!)))
+    const [handRate, storeRate] = [0, 1].map((side) => median(rounds.map(({ rates }) => rates[side]!)))
+    const overheads = rounds.map(({ rates: [hand, ours] }) => (hand! / ours! - 1) * 100)
+    const [handCpu, storeCpu] = [0, 1].map((side) => median(rounds.map(({ cpu }) => cpu[side]!)))
+    const cpuRatios = rounds.map(({ cpu: [hand, ours] }) => ours! / hand!)
     table.push({
       workload: workload.name,
       'hand-written ops/s': handRate!,
       'store ops/s': storeRate!,
-      'overhead %': median(rounds.map(([hand, ours]) => (hand! / ours! - 1) * 100))
+      'overhead %': median(overheads),
+      'overhead spread %': spread(overheads, 0),
+      'hand CPU µs/call': handCpu!,
+      'store CPU µs/call': storeCpu!,
+      'CPU ratio': median(cpuRatios),
+      'CPU ratio spread': spread(cpuRatios, 2)
     })
   }
   printTable(
@@ -225,24 +238,55 @@ async function durableWrites(): Promise<void> {
   writeResults('postgres-writes', table)
 }
 
+/** One interleaved round: calls per second of each variant, and the process's CPU time per call in µs. */
+interface Round {
+  rates: number[]
+  cpu: number[]
+}
+
 /**
  * Calls per second of each variant when called in turn, one call at a time, for about `seconds` in all: each
  * call is timed on its own and the variant that goes first alternates, so both see the same moments of the machine.
+ * Both wait on the same server, whose share of a busy machine moves from round to round: the CPU the main thread
+ * spends per call (one call in flight, so it is that call's) is the steadier figure of what the client side costs.
  */
-async function interleaved(variants: (() => Promise<unknown>)[], seconds: number): Promise<number[]> {
+async function interleaved(variants: (() => Promise<unknown>)[], seconds: number): Promise<Round> {
   const spent = variants.map(() => 0)
+  const cpu = variants.map(() => 0)
   const calls = variants.map(() => 0)
   const end = performance.now() + seconds * 1000
   for (let turn = 0; performance.now() < end; turn++) {
     for (let i = 0; i < variants.length; i++) {
       const index = (turn + i) % variants.length
+      const cpuStart = mainThreadCpu()
       const start = performance.now()
       await variants[index]!()
       spent[index]! += performance.now() - start
+      cpu[index]! += mainThreadCpu() - cpuStart
       calls[index]!++
     }
   }
-  return spent.map((ms, index) => calls[index]! / (ms / 1000))
+  return {
+    rates: spent.map((ms, index) => calls[index]! / (ms / 1000)),
+    cpu: cpu.map((micros, index) => micros / calls[index]!)
+  }
+}
+
+const schedstat = existsSync('/proc/thread-self/schedstat') ? openSync('/proc/thread-self/schedstat', 'r') : undefined
+const schedstatBuffer = Buffer.alloc(64)
+
+/**
+ * The main thread's CPU time in µs: on Linux its own run time (/proc/thread-self/schedstat, in ns; read in 3 µs),
+ * which leaves out V8's helper threads (concurrent GC, compilation) whose work lands on whichever call happens to
+ * wait; elsewhere the whole process's (user + system).
+ */
+function mainThreadCpu(): number {
+  if (schedstat === undefined) {
+    const { user, system } = process.cpuUsage()
+    return user + system
+  }
+  const length = readSync(schedstat, schedstatBuffer, 0, schedstatBuffer.length, 0)
+  return Number(schedstatBuffer.toString('latin1', 0, length).split(' ', 1)[0]) / 1000
 }
 
 /** Writes per second with `writers` loops each awaiting one write at a time, for about `seconds`. */
@@ -259,6 +303,11 @@ async function concurrently(write: () => Promise<unknown>, writers: number, seco
     })
   )
   return writes / ((performance.now() - start) / 1000)
+}
+
+/** The lowest and highest of `values`, e.g. `-3…12`. */
+function spread(values: number[], digits: number): string {
+  return `${Math.min(...values).toFixed(digits)}…${Math.max(...values).toFixed(digits)}`
 }
 
 function median(values: number[]): number {

@@ -26,13 +26,12 @@ export function deliverEvents(
 ): () => void {
   const batch = new WriteBatch()
   gateway.onDelivery((delivery: Delivery) => {
-    const batching = batch.open()
     let event: EncodedEvent | undefined
     try {
       for (const connection of delivery.connections) {
         const socket = connections.socketOf(connection)
         if (socket === undefined || !pending.admits(socket)) continue
-        if (batching) batch.add(socket)
+        batch.add(socket)
         // The offset goes last: socket.io clients keep the last string argument of an event as the offset to
         // resume from. Encoded once for every socket of the delivery, when the first one is found.
         event ??= new EncodedEvent(
