@@ -67,12 +67,17 @@ export class DeadlineQueue<T> {
     this.timer = undefined
     const next = this.deadlines[0]
     if (next === undefined) return
-    this.timer = setTimeout(() => this.run(), Math.max(0, Math.min(next - this.clock.now(), MAX_TIMER_DELAY)))
+    const delay = next - this.clock.now()
+    // The timer waits out the delay the Clock gave: when it fires, that deadline has come by the Clock too (a Clock
+    // that is not the system's, e.g. moved by hand in tests, need not have moved meanwhile). A capped one has not.
+    const reached = delay > MAX_TIMER_DELAY ? -Infinity : next
+    this.timer = setTimeout(() => this.run(reached), Math.max(0, Math.min(delay, MAX_TIMER_DELAY)))
     this.timer.unref?.()
   }
 
-  private run(): void {
-    const now = this.clock.now()
+  /** Fires every item due by now, or by `reached`, the deadline the timer was set for. */
+  private run(reached: number): void {
+    const now = Math.max(this.clock.now(), reached)
     while (this.deadlines.length > 0 && this.deadlines[0]! <= now) {
       const at = this.deadlines.shift()!
       const items = this.due.get(at)!

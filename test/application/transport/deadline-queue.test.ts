@@ -75,4 +75,15 @@ describe('DeadlineQueue', () => {
     jest.advanceTimersByTime(1_000)
     expect(fired).toEqual(['a', 'again'])
   })
+
+  it('fires once the delay its clock gave has passed, also by a clock moved by hand that has not moved since', () => {
+    const still = { now: () => 5_000 }
+    queue = new DeadlineQueue(still, (item) => fired.push(item))
+    queue.add('soon', 5_050)
+    queue.add('later', 6_000)
+    jest.advanceTimersByTime(49)
+    expect(fired).toEqual([])
+    jest.advanceTimersByTime(1)
+    expect(fired).toEqual(['soon'])
+  })
 })
