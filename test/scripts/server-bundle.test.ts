@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process'
 
 /*
  * What dist/plumage.mjs holds, as scripts/build-options.mjs configures it (BENCHMARKS.md, issue 25's
- * cold start): the packages every start loads are inside, what loads on first use and pino are not, and
- * the file is pure ASCII — V8 keeps a module's source for as long as it runs, as two bytes a character
- * when one character is not ASCII.
+ * cold start): the packages every start loads are inside, once per version, what loads on first use and pino
+ * are not, and the file is pure ASCII — V8 keeps a module's source for as long as it runs, as two bytes a
+ * character when one character is not ASCII.
  */
 interface Bundle {
   /** The packages (node_modules/<name>) with files in the bundle. */
@@ -14,6 +14,10 @@ interface Bundle {
   external: string[]
   /** Characters of the output outside ASCII. */
   nonAscii: string[]
+  /** Each bundled package's name@version and the installed folders its files came from. */
+  copies: Record<string, string[]>
+  /** Whether mime-db's db.json is in the output as a string given to JSON.parse (rather than an object literal). */
+  jsonAsString: boolean
 }
 
 let bundle: Bundle
@@ -25,13 +29,22 @@ beforeAll(() => {
     const { metafile, outputFiles } = await build({ ...serverOptions(), write: false, metafile: true, logLevel: 'silent' })
     const code = outputFiles.find((file) => file.path.endsWith('.mjs')).text
     const output = Object.values(metafile.outputs).find((entry) => entry.entryPoint)
+    const { readFileSync } = await import('node:fs')
     const packages = new Set()
+    const copies = {}
     for (const path of Object.keys(metafile.inputs)) {
+      if (!path.includes('node_modules/')) continue
       const rest = path.split('node_modules/').at(-1).split('/')
-      if (path.includes('node_modules/')) packages.add(rest[0].startsWith('@') ? rest[0] + '/' + rest[1] : rest[0])
+      const name = rest[0].startsWith('@') ? rest[0] + '/' + rest[1] : rest[0]
+      const folder = path.slice(0, path.lastIndexOf('node_modules/')) + 'node_modules/' + name
+      const key = name + '@' + JSON.parse(readFileSync(folder + '/package.json', 'utf8')).version
+      packages.add(name)
+      copies[key] = [...new Set([...(copies[key] ?? []), folder])]
     }
     const external = output.imports.filter((entry) => entry.external).map((entry) => entry.path)
-    console.log(JSON.stringify({ packages: [...packages], external, nonAscii: code.match(/[^\\x00-\\x7f]/g) ?? [] }))`
+    const jsonAsString = /JSON\\.parse\\(['"\`]\\{\\\\?"application\\/1d-interleaved-parityfec/.test(code)
+    const nonAscii = code.match(/[^\\x00-\\x7f]/g) ?? []
+    console.log(JSON.stringify({ packages: [...packages], external, nonAscii, copies, jsonAsString }))`
   bundle = JSON.parse(
     execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
   ) as Bundle
@@ -67,6 +80,23 @@ describe('the server bundle', () => {
     expect(bundle.external).toEqual(
       expect.arrayContaining(['pino', '@fastify/static', '@opentelemetry/sdk-trace-node'])
     )
+  })
+
+  it('holds one copy of each package version, and one mime-db', () => {
+    const repeated = Object.entries(bundle.copies).filter(([, folders]) => folders.length > 1)
+    expect(repeated).toEqual([])
+    expect(Object.keys(bundle.copies).filter((key) => key.startsWith('mime-db@'))).toHaveLength(1)
+    // debug 4 is installed under several of the bundled packages: one of them serves all
+    expect(Object.keys(bundle.copies).filter((key) => key.startsWith('debug@'))).toHaveLength(1)
+  })
+
+  it('leaves iconv-lite, whose encodings load on first use, to node_modules', () => {
+    expect(bundle.packages).not.toContain('iconv-lite')
+    expect(bundle.external).toContain('iconv-lite')
+  })
+
+  it("holds packages' JSON as strings for JSON.parse, not as code", () => {
+    expect(bundle.jsonAsString).toBe(true)
   })
 
   it('is pure ASCII', () => {
