@@ -58,6 +58,9 @@ export class PendingOutput {
    */
   admits(socket: Socket): boolean {
     if (!socket.connected) return false
+    // A transport engine.io may write to has had every frame it was given taken by the TCP socket (engine.io marks
+    // it writable once ws's last write completed): nothing is pending, and the common case reads no further.
+    if (socket.conn.transport.writable) return true
     const pending = this.pendingBytes(socket)
     if (pending <= this.maxBytes) return true
     const webSocket = webSocketOf(socket)
