@@ -10,19 +10,19 @@
  * one interleaved round of the store table (default 1.5).
  * Then plumage against Feathers v5 + @feathersjs/knex over HTTP on the same server (support/postgres-http.ts;
  * needs `npm run build`); `BENCH_ONLY=http` runs only that part, `BENCH_ONLY=store` all but that part,
+ * `BENCH_ONLY=queries` only the first table (store against hand-written queries),
  * `BENCH_DURATION` sets its seconds per run.
  */
+import { existsSync, openSync, readSync } from 'node:fs'
 import { loadavg } from 'node:os'
-import pg, { type QueryResult } from 'pg'
-import type { StoreQuery } from '../src/domain/query/ast.js'
-import { parseQuery } from '../src/domain/query/parse-query.js'
-import type { Store } from '../src/domain/store/store.js'
+import pg from 'pg'
 import { PostgresDatabase } from '../src/infrastructure/postgres/postgres-database.js'
 import { redactPostgresUrl } from '../src/infrastructure/postgres/postgres-settings.js'
 import { PostgresStoreFactory } from '../src/infrastructure/postgres/postgres-store-factory.js'
 import { discoverPostgres } from '../test/support/postgres-server.js'
 import { printTable, writeResults } from './support/measure.js'
 import { httpAgainstFeathers } from './support/postgres-http.js'
+import { peopleIndexes, postgresWorkloads } from './support/postgres-workloads.js'
 import { peopleRecords, peopleSchema } from './support/seed.js'
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 10_000)
@@ -30,8 +30,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 /** Seconds of one interleaved round of a store workload (both variants together). */
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 1.5)
 const ONLY = process.env.BENCH_ONLY
-if (ONLY !== undefined && ONLY !== 'http' && ONLY !== 'store')
-  throw new Error(`BENCH_ONLY must be 'http' or 'store', got '${ONLY}'`)
+if (ONLY !== undefined && ONLY !== 'http' && ONLY !== 'store' && ONLY !== 'queries')
+  throw new Error(`BENCH_ONLY must be 'http', 'store' or 'queries', got '${ONLY}'`)
 
 const database = await discoverPostgres()
 if (!database) {
@@ -45,7 +45,6 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(' / ')
 const startLoad = load()
-const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 const hand = new pg.Pool({ connectionString: database.url, max: 10 })
 const quiet = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }), { watch: false })
 const live = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }))
@@ -53,9 +52,9 @@ const live = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }
 try {
   if (ONLY !== 'http') {
     await readsAgainstHandWritten()
-    await durableWrites()
+    if (ONLY !== 'queries') await durableWrites()
   }
-  const http = ONLY === 'store' ? [] : await httpAgainstFeathers(database.fresh)
+  const http = ONLY === 'store' || ONLY === 'queries' ? [] : await httpAgainstFeathers(database.fresh)
   if (http.length > 0) {
     printTable(
       `HTTP: plumage (STORE=postgres) vs Feathers v5 + @feathersjs/knex, same PostgreSQL, JWT (${shown})`,
@@ -72,96 +71,12 @@ try {
 }
 
 async function readsAgainstHandWritten(): Promise<void> {
-  const store = quiet.create('people', {
-    indexes: [{ fields: ['city'] }, { fields: ['age'] }, { fields: ['city', 'score'] }],
-    schema: peopleSchema
-  })
+  const store = quiet.create('people', { indexes: peopleIndexes, schema: peopleSchema })
   await store.setup!()
   const records = peopleRecords(RECORDS)
   for (let i = 0; i < records.length; i += 1_000) await store.create(records.slice(i, i + 1_000), {})
   await hand.query('ANALYZE people')
-  let next = RECORDS
-  const rows = (result: QueryResult<{ doc: unknown }>) => result.rows.map((row) => row.doc)
-  // By hand as a developer who made these expression indexes would write it: the same expressions, so they serve.
-  const workloads: {
-    name: string
-    store: (store: Store) => Promise<unknown>
-    hand: () => Promise<unknown>
-    same?: (ours: unknown, theirs: unknown) => boolean
-  }[] = [
-    {
-      name: 'find: equality, limit 50',
-      store: (store) => store.find(q({ city: 'Berlin', $limit: 50 })),
-      hand: async () =>
-        rows(await hand.query(`SELECT doc FROM people WHERE doc -> 'city' = $1::jsonb LIMIT 50`, ['"Berlin"'])),
-      same: (ours, theirs) =>
-        [ours, theirs].every(
-          (found) =>
-            Array.isArray(found) && found.length === 50 && found.every((row: { city: string }) => row.city === 'Berlin')
-        )
-    },
-    {
-      name: 'find: $in + $gte + 2-key sort + limit 10',
-      store: (store) =>
-        store.find(q({ city: { $in: ['Rome', 'Oslo'] }, age: { $gte: 30 }, $sort: { age: -1, name: 1 }, $limit: 10 })),
-      hand: async () =>
-        rows(
-          await hand.query(
-            `SELECT doc FROM people WHERE doc -> 'city' = ANY($1::jsonb[]) AND doc -> 'age' >= $2::jsonb
-             ORDER BY doc -> 'age' DESC, doc ->> 'name' COLLATE "C", key LIMIT 10`,
-            [['"Rome"', '"Oslo"'], '30']
-          )
-        ),
-      same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
-    },
-    {
-      name: 'page: total + 25 sorted by score',
-      store: (store) => store.page(q({ city: 'Paris', $sort: { score: 1 }, $limit: 25 })),
-      hand: async () => {
-        const {
-          rows: [page]
-        } = await hand.query(
-          `SELECT (SELECT count(*) FROM people WHERE doc -> 'city' = $1::jsonb) AS total,
-             (SELECT json_agg(doc) FROM (SELECT doc FROM people WHERE doc -> 'city' = $1::jsonb
-               ORDER BY doc -> 'score', key LIMIT 25) AS page) AS data`,
-          ['"Paris"']
-        )
-        return { total: Number(page.total), data: page.data }
-      },
-      same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
-    },
-    {
-      name: 'get by id',
-      store: (store) => store.get(4242, q({})),
-      hand: async () => rows(await hand.query('SELECT doc FROM people WHERE key = $1', ['4242']))[0],
-      same: (ours, theirs) => JSON.stringify(ours) === JSON.stringify(theirs)
-    },
-    {
-      name: 'create one',
-      store: (store) => store.create([{ id: next++, name: 'new', age: 1, city: 'Oslo', score: 0 }], {}),
-      hand: async () => {
-        const id = next++
-        const doc = { id, name: 'new', age: 1, city: 'Oslo', score: 0 }
-        return rows(
-          await hand.query('INSERT INTO people (key, doc) VALUES ($1, $2::jsonb) RETURNING doc', [
-            String(id),
-            JSON.stringify(doc)
-          ])
-        )
-      }
-    },
-    {
-      name: 'patch by id',
-      store: (store) => store.patch(17, { score: Math.random() }, q({})),
-      hand: async () =>
-        rows(
-          await hand.query(`UPDATE people SET doc = doc || $2::jsonb WHERE key = $1 RETURNING doc`, [
-            '17',
-            JSON.stringify({ score: Math.random() })
-          ])
-        )
-    }
-  ]
+  const workloads = postgresWorkloads(hand, RECORDS)
   for (const workload of workloads) {
     if (workload.same && !workload.same(await workload.store(store), await workload.hand()))
       throw new Error(`Results differ for '${workload.name}'`)
@@ -172,14 +87,22 @@ async function readsAgainstHandWritten(): Promise<void> {
     await interleaved(variants, 0.2)
     // Every round times both variants one call at a time, turn about (the first to go alternates), so that a
     // busy moment of the shared machine falls on both alike; the overhead is the median of the rounds' own.
-    const rounds: number[][] = []
+    const rounds: Round[] = []
     for (let round = 0; round < ROUNDS; round++) rounds.push(await interleaved(variants, ROUND_SECONDS))
-    const [handRate, storeRate] = [0, 1].map((side) => median(rounds.map((rates) => rates[side]!)))
+    const [handRate, storeRate] = [0, 1].map((side) => median(rounds.map(({ rates }) => rates[side]!)))
+    const overheads = rounds.map(({ rates: [hand, ours] }) => (hand! / ours! - 1) * 100)
+    const [handCpu, storeCpu] = [0, 1].map((side) => median(rounds.map(({ cpu }) => cpu[side]!)))
+    const cpuRatios = rounds.map(({ cpu: [hand, ours] }) => ours! / hand!)
     table.push({
       workload: workload.name,
       'hand-written ops/s': handRate!,
       'store ops/s': storeRate!,
-      'overhead %': median(rounds.map(([hand, ours]) => (hand! / ours! - 1) * 100))
+      'overhead %': median(overheads),
+      'overhead spread %': spread(overheads, 0),
+      'hand CPU µs/call': handCpu!,
+      'store CPU µs/call': storeCpu!,
+      'CPU ratio': median(cpuRatios),
+      'CPU ratio spread': spread(cpuRatios, 2)
     })
   }
   printTable(
@@ -225,24 +148,55 @@ async function durableWrites(): Promise<void> {
   writeResults('postgres-writes', table)
 }
 
+/** One interleaved round: calls per second of each variant, and the process's CPU time per call in µs. */
+interface Round {
+  rates: number[]
+  cpu: number[]
+}
+
 /**
  * Calls per second of each variant when called in turn, one call at a time, for about `seconds` in all: each
  * call is timed on its own and the variant that goes first alternates, so both see the same moments of the machine.
+ * Both wait on the same server, whose share of a busy machine moves from round to round: the CPU the main thread
+ * spends per call (one call in flight, so it is that call's) is the steadier figure of what the client side costs.
  */
-async function interleaved(variants: (() => Promise<unknown>)[], seconds: number): Promise<number[]> {
+async function interleaved(variants: (() => Promise<unknown>)[], seconds: number): Promise<Round> {
   const spent = variants.map(() => 0)
+  const cpu = variants.map(() => 0)
   const calls = variants.map(() => 0)
   const end = performance.now() + seconds * 1000
   for (let turn = 0; performance.now() < end; turn++) {
     for (let i = 0; i < variants.length; i++) {
       const index = (turn + i) % variants.length
+      const cpuStart = mainThreadCpu()
       const start = performance.now()
       await variants[index]!()
       spent[index]! += performance.now() - start
+      cpu[index]! += mainThreadCpu() - cpuStart
       calls[index]!++
     }
   }
-  return spent.map((ms, index) => calls[index]! / (ms / 1000))
+  return {
+    rates: spent.map((ms, index) => calls[index]! / (ms / 1000)),
+    cpu: cpu.map((micros, index) => micros / calls[index]!)
+  }
+}
+
+const schedstat = existsSync('/proc/thread-self/schedstat') ? openSync('/proc/thread-self/schedstat', 'r') : undefined
+const schedstatBuffer = Buffer.alloc(64)
+
+/**
+ * The main thread's CPU time in µs: on Linux its own run time (/proc/thread-self/schedstat, in ns; read in 3 µs),
+ * which leaves out V8's helper threads (concurrent GC, compilation) whose work lands on whichever call happens to
+ * wait; elsewhere the whole process's (user + system).
+ */
+function mainThreadCpu(): number {
+  if (schedstat === undefined) {
+    const { user, system } = process.cpuUsage()
+    return user + system
+  }
+  const length = readSync(schedstat, schedstatBuffer, 0, schedstatBuffer.length, 0)
+  return Number(schedstatBuffer.toString('latin1', 0, length).split(' ', 1)[0]) / 1000
 }
 
 /** Writes per second with `writers` loops each awaiting one write at a time, for about `seconds`. */
@@ -259,6 +213,11 @@ async function concurrently(write: () => Promise<unknown>, writers: number, seco
     })
   )
   return writes / ((performance.now() - start) / 1000)
+}
+
+/** The lowest and highest of `values`, e.g. `-3…12`. */
+function spread(values: number[], digits: number): string {
+  return `${Math.min(...values).toFixed(digits)}…${Math.max(...values).toFixed(digits)}`
 }
 
 function median(values: number[]): number {

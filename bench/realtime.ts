@@ -29,12 +29,17 @@
  *
  * Needs RETHINKDB_URL (rethinkdb://host:port; the database in the URL is ignored), redis-server and
  * PostgreSQL 15 ($POSTGRES_BIN, default Debian's /usr/lib/postgresql/15/bin). BENCH_QUICK=1: one round.
- * REALTIME_INSTANCES=1,2: only those instance counts. Results go to bench/results/<date>-realtime.json/.md;
- * a full run also rewrites the realtime table in BENCHMARKS.md.
+ * REALTIME_INSTANCES=1,2: only those instance counts. REALTIME_SIDES=plumage: only those sides (plumage, postgres,
+ * memory; redis-server and PostgreSQL are started only when a side needs them). REALTIME_SERVER=<file>: another
+ * build of the plumage server than dist/plumage.mjs (to compare two builds). RETHINKDB_PID=<pid>: the RethinkDB
+ * server's process on this machine, whose CPU time is then counted per create beside the instances' and the
+ * driver's. REALTIME_PROFILE=<dir>: the first plumage instance runs with `--cpu-prof`, its profile written there when
+ * it stops. Results go to bench/results/<date>-realtime.json/.md; a full run also rewrites the realtime table in
+ * BENCHMARKS.md.
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -54,7 +59,7 @@ const IN_FLIGHT = 20
 const WARMUP_CREATES = 100
 const ROUNDS = QUICK ? 1 : 3
 const INSTANCE_COUNTS = (process.env.REALTIME_INSTANCES ?? '1,2,4').split(',').map(Number)
-const FULL_RUN = !QUICK && process.env.REALTIME_INSTANCES === undefined
+const FULL_RUN = !QUICK && process.env.REALTIME_INSTANCES === undefined && process.env.REALTIME_SIDES === undefined
 const EVENT_TIMEOUT_MS = 20_000
 const QUIET_MS = 5_000
 /** After the last expected event: how long to keep counting, so late duplicates are seen. */
@@ -301,6 +306,8 @@ class Receivers {
  */
 type SideName = 'plumage' | 'postgres' | 'memory'
 const SIDES: SideName[] = ['plumage', 'postgres', 'memory']
+/** The sides this run measures (REALTIME_SIDES, default all). */
+const RUN_SIDES = (process.env.REALTIME_SIDES?.split(',') ?? SIDES) as SideName[]
 const LABEL: Record<SideName, string> = {
   plumage: 'plumage (RethinkDB)',
   postgres: '**anchor:** Feathers v5 + knex (PostgreSQL) + feathers-sync (Redis)',
@@ -329,6 +336,11 @@ interface PhaseResult extends Omit<PhaseReport, 'cross' | 'local'> {
   localP50: number
   localP99: number
   samples: number
+  /**
+   * CPU time (ms) per create, from the first create sent until every client had every event (or gave up):
+   * each instance's, the RethinkDB server's (RETHINKDB_PID; NaN without) and the driver's (senders and clients).
+   */
+  cpu: { instances: number[]; rethinkdb: number; driver: number }
 }
 
 interface RoundResult {
@@ -344,6 +356,31 @@ function percentile(values: number[], q: number): number {
 
 let phaseCounter = 0
 
+/** The RethinkDB server's process, when given (RETHINKDB_PID): its CPU time is counted per create. */
+const RETHINKDB_PID = process.env.RETHINKDB_PID ? Number(process.env.RETHINKDB_PID) : undefined
+
+/** CPU time (user + system, ms) of a process of this machine, all its threads, from /proc; NaN where unreadable. */
+function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100/s).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return NaN
+  }
+}
+
+/** CPU time so far of the side's instances, the RethinkDB server (if given) and this driver (its clients included). */
+function cpuNow(side: Side): { instances: number[]; rethinkdb: number; driver: number } {
+  const { user, system } = process.cpuUsage()
+  return {
+    instances: side.instances.map(({ child }) => processCpuMs(child.pid)),
+    rethinkdb: processCpuMs(RETHINKDB_PID),
+    driver: (user + system) / 1000
+  }
+}
+
 async function runPhase(side: Side, creates: number, inFlight: number): Promise<PhaseResult> {
   const id = ++phaseCounter
   const receivers = side.receivers!
@@ -352,6 +389,7 @@ async function runPhase(side: Side, creates: number, inFlight: number): Promise<
   let failedCreates = 0
   let firstError: string | undefined
   let next = 0
+  const cpuBefore = cpuNow(side)
   const started = now()
   const sender = async () => {
     while (next < creates) {
@@ -379,9 +417,16 @@ async function runPhase(side: Side, creates: number, inFlight: number): Promise<
     type: 'expect',
     keys
   })
+  const cpuAfter = cpuNow(side)
+  const perCreate = (before: number, after: number) => (after - before) / creates
   // One instance has no "other" instance: its same-instance latency is the base line.
   const latencies = side.instances.length === 1 ? local : cross
   return {
+    cpu: {
+      instances: cpuAfter.instances.map((after, index) => perCreate(cpuBefore.instances[index]!, after)),
+      rethinkdb: perCreate(cpuBefore.rethinkdb, cpuAfter.rethinkdb),
+      driver: perCreate(cpuBefore.driver, cpuAfter.driver)
+    },
     ...report,
     started,
     failedCreates,
@@ -613,13 +658,20 @@ async function main(): Promise<void> {
     )
     process.exit(1)
   }
-  if (!hasCommand('redis-server')) {
+  if (RUN_SIDES.some((side) => !SIDES.includes(side))) {
+    console.error(
+      `REALTIME_SIDES must be a comma-separated list of ${SIDES.join(', ')} (got '${process.env.REALTIME_SIDES}')`
+    )
+    process.exit(1)
+  }
+  const feathersSides = RUN_SIDES.includes('postgres') || RUN_SIDES.includes('memory')
+  if (feathersSides && !hasCommand('redis-server')) {
     console.error(
       'bench:realtime needs redis-server on PATH for the Feathers + feathers-sync anchor (Debian: apt-get install -y redis-server)'
     )
     process.exit(1)
   }
-  if (!existsSync(join(POSTGRES_BIN, 'postgres'))) {
+  if (RUN_SIDES.includes('postgres') && !existsSync(join(POSTGRES_BIN, 'postgres'))) {
     console.error(
       `bench:realtime needs PostgreSQL 15 for the Feathers + knex anchor: no ${join(POSTGRES_BIN, 'postgres')} (Debian: apt-get install -y postgresql-15, or set POSTGRES_BIN)`
     )
@@ -631,9 +683,9 @@ async function main(): Promise<void> {
     )
     process.exit(1)
   }
-  const plumageMain = fileURLToPath(new URL('../plumage.mjs', import.meta.url))
+  const plumageMain = process.env.REALTIME_SERVER ?? fileURLToPath(new URL('../plumage.mjs', import.meta.url))
   if (!existsSync(plumageMain))
-    throw new Error('dist/plumage.mjs is missing: run `npm run build` first (npm run bench:realtime does)')
+    throw new Error(`${plumageMain} is missing: run \`npm run build\` first (npm run bench:realtime does)`)
   const feathersServer = fileURLToPath(new URL('./support/feathers-sync-server.mjs', import.meta.url))
 
   const rethink = rethinkAddress(rethinkdbUrl)
@@ -693,19 +745,23 @@ async function main(): Promise<void> {
   mark('start')
   try {
     const redisPort = await freePort()
-    const started = await startChild(
-      'redis-server',
-      'redis-server',
-      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir],
-      process.env,
-      (line) => (/Ready to accept connections/.test(line) ? true : undefined),
-      { timeoutMs: 15_000 }
-    )
-    redis = started.child
     const redisUrl = `redis://127.0.0.1:${redisPort}`
-    logLine(`redis-server pid ${redis.pid} on ${redisUrl}`)
-    postgres = await startPostgres()
-    logLine(`postgres pid ${postgres.pid} on ${postgres.url} (fsync on, synchronous_commit on)`)
+    if (feathersSides) {
+      const started = await startChild(
+        'redis-server',
+        'redis-server',
+        ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir],
+        process.env,
+        (line) => (/Ready to accept connections/.test(line) ? true : undefined),
+        { timeoutMs: 15_000 }
+      )
+      redis = started.child
+      logLine(`redis-server pid ${redis.pid} on ${redisUrl}`)
+    }
+    if (RUN_SIDES.includes('postgres')) {
+      postgres = await startPostgres()
+      logLine(`postgres pid ${postgres.pid} on ${postgres.url} (fsync on, synchronous_commit on)`)
+    }
 
     // The physical limit, before any instance runs: bare inserts on the RethinkDB server plumage uses.
     const bareDb = `${prefix}_bare`
@@ -723,55 +779,22 @@ async function main(): Promise<void> {
     )
 
     for (const count of INSTANCE_COUNTS) {
-      // plumage: instances one after the other (the first creates the database and tables; concurrent
-      // table creation in RethinkDB can make duplicates), each healthy before the next.
-      const plumage: Side = { name: 'plumage', instances: [], senders: [], db: `${prefix}_${count}` }
-      sides.push(plumage)
-      databases.push(plumage.db!)
-      for (let index = 0; index < count; index++) {
-        const name = `plumage #${index + 1}`
-        const { child, value: url } = await startChild(
-          name,
-          process.execPath,
-          [plumageMain],
-          {
-            ...process.env,
-            STORE: 'rethinkdb',
-            RETHINKDB_URL: rethinkUrl(rethink, plumage.db!),
-            AUTH_SECRET: BENCH_SECRET,
-            BCRYPT_ROUNDS,
-            PORT: '0',
-            HOST: '127.0.0.1',
-            NODE_ENV: 'production',
-            LOG_LEVEL: 'info',
-            REQUEST_LOG: 'false'
-          },
-          (line) => {
-            const entry = parseLog(line)
-            return entry?.msg === 'plumage started' && typeof entry.url === 'string' ? entry.url : undefined
-          },
-          {
-            // Warnings and errors of the instances are shown; info lines are not.
-            after: (line) => {
-              if ((parseLog(line)?.level ?? 50) >= 40) console.error(`[${name}] ${line}`)
-            }
-          }
-        )
-        plumage.instances.push({ url, child })
-        await waitHealthy(url)
+      const counted: Side[] = []
+      if (RUN_SIDES.includes('plumage')) counted.push(await startPlumage(count))
+      if (postgres) {
+        // The anchor: every instance on the one PostgreSQL database, its tables made anew for this count.
+        const reset = knex({ client: 'pg', connection: postgres.url })
+        await reset.raw(ANCHOR_TABLES_SQL).finally(() => reset.destroy())
+        const anchor = await startFeathers('postgres', count, { REDIS_URL: redisUrl, POSTGRES_URL: postgres.url })
+        await signUp(anchor.instances[0]!.url)
+        counted.push(anchor)
       }
-      await signUp(plumage.instances[0]!.url)
-
-      // The anchor: every instance on the one PostgreSQL database, its tables made anew for this count.
-      const reset = knex({ client: 'pg', connection: postgres.url })
-      await reset.raw(ANCHOR_TABLES_SQL).finally(() => reset.destroy())
-      const anchor = await startFeathers('postgres', count, { REDIS_URL: redisUrl, POSTGRES_URL: postgres.url })
-      await signUp(anchor.instances[0]!.url)
-      // The ceiling: memory services per instance, so the user signs up on each.
-      const ceiling = await startFeathers('memory', count, { REDIS_URL: redisUrl })
-      for (const { url } of ceiling.instances) await signUp(url)
-
-      const counted = [plumage, anchor, ceiling]
+      if (RUN_SIDES.includes('memory')) {
+        // The ceiling: memory services per instance, so the user signs up on each.
+        const ceiling = await startFeathers('memory', count, { REDIS_URL: redisUrl })
+        for (const { url } of ceiling.instances) await signUp(url)
+        counted.push(ceiling)
+      }
       for (const side of counted) {
         side.senders = await Promise.all(side.instances.map(({ url }) => login(url)))
         side.receivers = await Receivers.start({ urls: side.instances.map(({ url }) => url), clients: CLIENTS })
@@ -824,6 +847,49 @@ async function main(): Promise<void> {
         .catch(() => undefined)
     await connection.close().catch(() => undefined)
     killChildren()
+  }
+
+  async function startPlumage(count: number): Promise<Side> {
+    // plumage: instances one after the other (the first creates the database and tables; concurrent
+    // table creation in RethinkDB can make duplicates), each healthy before the next.
+    const plumage: Side = { name: 'plumage', instances: [], senders: [], db: `${prefix}_${count}` }
+    sides.push(plumage)
+    databases.push(plumage.db!)
+    for (let index = 0; index < count; index++) {
+      const name = `plumage #${index + 1}`
+      const profile = index === 0 && process.env.REALTIME_PROFILE
+      const { child, value: url } = await startChild(
+        name,
+        process.execPath,
+        [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), plumageMain],
+        {
+          ...process.env,
+          STORE: 'rethinkdb',
+          RETHINKDB_URL: rethinkUrl(rethink, plumage.db!),
+          AUTH_SECRET: BENCH_SECRET,
+          BCRYPT_ROUNDS,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          NODE_ENV: 'production',
+          LOG_LEVEL: 'info',
+          REQUEST_LOG: 'false'
+        },
+        (line) => {
+          const entry = parseLog(line)
+          return entry?.msg === 'plumage started' && typeof entry.url === 'string' ? entry.url : undefined
+        },
+        {
+          // Warnings and errors of the instances are shown; info lines are not.
+          after: (line) => {
+            if ((parseLog(line)?.level ?? 50) >= 40) console.error(`[${name}] ${line}`)
+          }
+        }
+      )
+      plumage.instances.push({ url, child })
+      await waitHealthy(url)
+    }
+    await signUp(plumage.instances[0]!.url)
+    return plumage
   }
 
   async function startFeathers(name: SideName, count: number, env: Record<string, string>): Promise<Side> {
@@ -905,7 +971,11 @@ function describe(phase: PhaseResult): string {
     phase.disconnects ? `${phase.disconnects} disconnects` : '',
     phase.failedCreates ? `${phase.failedCreates} creates failed (${phase.firstError})` : ''
   ].filter(Boolean)
-  return `${Math.round(phase.eventsPerSecond)} events/s (${Math.round(phase.createsPerSecond)} creates/s), p50 ${ms(phase.p50)} / p99 ${ms(phase.p99)} ms${problems.length ? ` — ${problems.join(', ')}` : ''}`
+  const { instances, rethinkdb, driver } = phase.cpu
+  const cpu =
+    `CPU ms/create: instances ${instances.map((value) => value.toFixed(2)).join(' + ')}` +
+    `${Number.isNaN(rethinkdb) ? '' : `, RethinkDB ${rethinkdb.toFixed(2)}`}, driver ${driver.toFixed(2)}`
+  return `${Math.round(phase.eventsPerSecond)} events/s (${Math.round(phase.createsPerSecond)} creates/s), p50 ${ms(phase.p50)} / p99 ${ms(phase.p99)} ms; ${cpu}${problems.length ? ` — ${problems.join(', ')}` : ''}`
 }
 
 interface SummaryRow {

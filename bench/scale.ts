@@ -21,7 +21,8 @@
  * - records: `records` seeded with 10,000 then 100,000 records; find ({ k }, paginated) and create latency.
  * Growth: plumage also at 1,000 and 5,000 sockets (connect, memory, broadcast). A table goes to stdout and
  * bench/results/<date>-scale.md; the growth plot to bench/results/scale-growth.svg (written here, by hand).
- * SOCKETS=1000 runs smaller (then only the counts ≤ SOCKETS). Stops by itself; every child is killed on exit.
+ * SOCKETS=1000 runs smaller (then only the counts ≤ SOCKETS); SCALE_GROWTH=false leaves the growth counts out,
+ * SCALE_FULL=false the phases other than connect and broadcast. Stops by itself; every child is killed on exit.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -47,6 +48,8 @@ const STORM_SETTLE_MS = 10_000
 const QUIET_MS = 10_000
 const STORMS = 2
 const GROWTH = process.env.SCALE_GROWTH === 'false' ? [] : [1000, 5000].filter((count) => count < SOCKETS)
+/** SCALE_FULL=false: at SOCKETS too only connect, memory and one event to all (quick A/B runs of fan-out). */
+const FULL = process.env.SCALE_FULL !== 'false'
 const here = dirname(fileURLToPath(import.meta.url))
 
 const now = () => performance.timeOrigin + performance.now()
@@ -593,7 +596,7 @@ else {
     loads.push(`plumage ${count}: ${load()}`)
   }
   for (const kind of (process.env.SCALE_SERVERS ?? 'socketio,plumage,feathers').split(',')) {
-    const { run, clientCpuMs } = await measure(kind, SOCKETS, true)
+    const { run, clientCpuMs } = await measure(kind, SOCKETS, FULL)
     runs.push(run)
     clientCpu[kind] = clientCpuMs
     loads.push(`${kind} ${SOCKETS}: ${load()}`)
@@ -607,7 +610,7 @@ else {
   writeFileSync(join(dir, 'scale-growth.svg'), growthSvg(runs))
   const written = [`bench/results/${stamp}-scale.md`, 'bench/results/scale-growth.svg']
   // Only a run at the full count with every server replaces the table in BENCHMARKS.md.
-  if (SOCKETS === 10_000 && process.env.SCALE_SERVERS === undefined && replaceSection('scale-run', text))
+  if (SOCKETS === 10_000 && FULL && process.env.SCALE_SERVERS === undefined && replaceSection('scale-run', text))
     written.push('BENCHMARKS.md')
   console.log(`written: ${written.join(', ')}`)
   process.exit(0)

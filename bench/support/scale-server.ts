@@ -2,6 +2,9 @@ import 'reflect-metadata'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { writeHeapSnapshot } from 'node:v8'
+import { Session } from 'node:inspector/promises'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { MemoryService } from '@feathersjs/memory'
 import { Server } from 'socket.io'
 import { AdapterService } from '../../src/application/adapter-service.js'
@@ -28,7 +31,7 @@ import { createFeathersReferenceApp } from './feathers-reference-app.js'
  * GC, RSS, CPU), `memory` (heap and RSS as they are, no GC, and the open TCP connections: bench/slow-reader.ts
  * polls it), `cpu` (CPU only, no GC), `broadcast` (one `ticks created` to every socket, created
  * on the server), `records` (seeds `records` with n records), `snapshot` (a V8 heap snapshot after a
- * full GC, written to `file`), and replies with the same `id`.
+ * full GC, written to `file`), and replies with the same `id`. SCALE_PROFILE_DIR: see `profile`.
  */
 type Command = {
   id: number
@@ -48,6 +51,29 @@ type Started = {
 
 const kind = process.env.SCALE_SERVER ?? 'plumage'
 const gc = (globalThis as { gc?: () => void }).gc!
+
+/**
+ * SCALE_PROFILE_DIR: a CPU profile between the first two `cpu` asks (the broadcast phase of bench:scale), written
+ * there as <kind>-<pid>.cpuprofile: where fan-out's CPU goes, without the connections' handshakes around it.
+ */
+const profileDir = process.env.SCALE_PROFILE_DIR
+let profiler: Session | undefined
+let profiled = false
+async function profile(): Promise<void> {
+  if (!profileDir || profiled) return
+  if (!profiler) {
+    profiler = new Session()
+    profiler.connect()
+    await profiler.post('Profiler.enable')
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 })
+    await profiler.post('Profiler.start')
+    return
+  }
+  const { profile: result } = await profiler.post('Profiler.stop')
+  profiled = true
+  profiler.disconnect()
+  writeFileSync(join(profileDir, `${kind}-${process.pid}.cpuprofile`), JSON.stringify(result))
+}
 
 async function startPlumage(): Promise<Started> {
   const config = loadConfig({
@@ -180,8 +206,10 @@ process.on('message', (message: Command) => {
   } else if (message.type === 'memory') {
     const { heapUsed, rss } = process.memoryUsage()
     void server.connections().then((connections) => reply({ heapUsed, rss, connections }))
-  } else if (message.type === 'cpu') reply({ cpu: process.cpuUsage() })
-  else if (message.type === 'snapshot') {
+  } else if (message.type === 'cpu') {
+    const cpu = process.cpuUsage()
+    void profile().then(() => reply({ cpu }))
+  } else if (message.type === 'snapshot') {
     gc()
     gc()
     reply(writeHeapSnapshot(message.file))

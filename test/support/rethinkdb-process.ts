@@ -19,6 +19,8 @@ export interface RethinkDbProcess {
   name: string
   driverPort: number
   clusterPort: number
+  /** The running server's process id (undefined when it is not running). */
+  readonly pid: number | undefined
   /** Starts (again) on the same data directory; resolves once the driver port accepts connections. */
   start(): Promise<void>
   /** SIGKILL: the server dies as in a crash. Resolves when the process is gone. */
@@ -57,6 +59,9 @@ export async function rethinkDbProcess(
     name,
     driverPort,
     clusterPort,
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined
+    },
     async start() {
       // Started already (rethinkDbProcess starts it): a second process would be left running.
       if (child && child.exitCode === null && child.signalCode === null) return

@@ -46,6 +46,7 @@ export class Sessions {
   private cursor: unknown
   private syncedAt = -Infinity
   private syncing?: Promise<void>
+  private revisions = 0
   private purgedAt = -Infinity
 
   constructor(
@@ -143,10 +144,24 @@ export class Sessions {
    * Throws NotAuthenticated when the token's session or the token itself was revoked. Synchronous
    * (undefined) while the local deny-list is fresh; a promise when it is brought up to date first.
    */
-  check(payload: TokenPayload): Promise<void> | undefined {
-    if (this.clock.now() - this.syncedAt >= this.syncInterval) return this.sync().then(() => this.checkLocal(payload))
+  check(payload: { sid?: unknown; jti?: unknown }): Promise<void> | undefined {
+    const stale = this.refresh()
+    if (stale) return stale.then(() => this.checkLocal(payload))
     this.checkLocal(payload)
     return undefined
+  }
+
+  /** Brings the local deny-list up to date when it is older than the sync interval; undefined while it is fresh. */
+  refresh(): Promise<void> | undefined {
+    return this.clock.now() - this.syncedAt >= this.syncInterval ? this.sync() : undefined
+  }
+
+  /**
+   * Grows whenever the local deny-list gains a revocation (made here or read from the store): connections logged in
+   * with tokens are checked again only then.
+   */
+  get revision(): number {
+    return this.revisions
   }
 
   /** Reads the revocations other processes made since the last look (one at a time). */
@@ -164,7 +179,7 @@ export class Sessions {
     return this.syncing
   }
 
-  private checkLocal(payload: TokenPayload): void {
+  private checkLocal(payload: { sid?: unknown; jti?: unknown }): void {
     const now = this.clock.now()
     if (typeof payload.sid === 'string' && (this.revoked.get(`sid:${payload.sid}`) ?? 0) > now) {
       throw new NotAuthenticated('Session revoked', { name: 'SessionRevoked' })
@@ -181,7 +196,9 @@ export class Sessions {
   }
 
   private remember({ key, expiresAt }: Revocation): void {
-    if ((this.revoked.get(key) ?? 0) < expiresAt) this.revoked.set(key, expiresAt)
+    if ((this.revoked.get(key) ?? 0) >= expiresAt) return
+    this.revoked.set(key, expiresAt)
+    this.revisions++
   }
 }
 

@@ -4,6 +4,7 @@ import type { Clock } from '../../domain/clock.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
 import type { Connection, Data } from '../../domain/service/service.js'
 import { parseAuthorization } from './authorization-header.js'
+import { DeadlineQueue } from './deadline-queue.js'
 
 /** What connection authentication needs of the app: its events and the authentication service. */
 export interface AuthenticationAccess {
@@ -16,18 +17,34 @@ export interface AuthenticationAccess {
   /** The authentication service's sessions, when it keeps server-side sessions that can be revoked. */
   revocations(): RevocationCheck | undefined
 }
-/** setTimeout fires at once for delays above 2^31-1 ms, so long-lived tokens are re-checked in steps. */
-const MAX_TIMER_DELAY = 2 ** 31 - 1
-
 /**
  * What connection authentication needs of the authentication service's sessions (see ../authentication/sessions.ts).
  */
 export interface RevocationCheck {
-  check(payload: Record<string, unknown>): Promise<void> | undefined
+  /** Brings the deny-list up to date when it is older than its sync interval; undefined while it is fresh. */
+  refresh(): Promise<void> | undefined
+  /** Grows whenever the deny-list gains a revocation: while it stays the same, no logged-in token can have been. */
+  readonly revision: number
+  /** Throws NotAuthenticated when the token with these claims was revoked (its session, `sid`, or itself, `jti`). */
+  check(claims: RevocationClaims): Promise<void> | undefined
+}
+
+/** The claims of a token that a revocation names. */
+export interface RevocationClaims {
+  sid?: string
+  jti?: string
 }
 
 /** How often logged-in connections are checked against revocations made anywhere (logout, password change). */
 const REVOCATION_SWEEP_MS = 500
+
+/**
+ * What is kept of a connection's login, one record per logged-in connection: when its token expires, and the
+ * claims a revocation would name (with sessions that can be revoked), not the whole login result or payload.
+ */
+interface Login extends RevocationClaims {
+  expiresAt?: number
+}
 
 interface AuthEventMeta {
   connection?: Connection
@@ -41,9 +58,11 @@ interface AuthEventMeta {
  * connection out, so it stops receiving private events.
  */
 export class ConnectionAuthentication {
-  private readonly timers = new Map<Connection, ReturnType<typeof setTimeout>>()
-  /** Token payloads of logged-in connections, for the revocation sweep. */
-  private readonly payloads = new Map<Connection, { result: LoginResult; payload: Record<string, unknown> }>()
+  private readonly logins = new Map<Connection, Login>()
+  private readonly expiries: DeadlineQueue<Connection>
+  /** Logins watched for revocations, with the deny-list's revision they were last checked at. */
+  private watched = 0
+  private checkedRevision = -1
   private sweeper?: ReturnType<typeof setInterval>
   private sweeping = false
 
@@ -51,8 +70,9 @@ export class ConnectionAuthentication {
     private readonly access: AuthenticationAccess,
     private readonly owns: (connection: Connection) => boolean,
     // The same clock the token service checks `exp` against, so both agree when a token has expired.
-    private readonly clock: Clock
+    clock: Clock
   ) {
+    this.expiries = new DeadlineQueue(clock, (connection) => this.loggedOut(connection))
     access.events.on('login', this.onLogin)
     access.events.on('logout', this.onLogout)
   }
@@ -77,12 +97,14 @@ export class ConnectionAuthentication {
     return this.access.call(connection, 'remove', null)
   }
 
-  /** Stops the expiry timer (and revocation checks) of a connection that went away. */
+  /** Stops watching the login (expiry, revocations) of a connection that went away or logged out. */
   forget(connection: Connection): void {
-    clearTimeout(this.timers.get(connection))
-    this.timers.delete(connection)
-    this.payloads.delete(connection)
-    if (this.payloads.size === 0 && this.sweeper) {
+    const login = this.logins.get(connection)
+    if (login === undefined) return
+    this.logins.delete(connection)
+    if (login.expiresAt !== undefined) this.expiries.delete(connection, login.expiresAt)
+    if (login.sid === undefined && login.jti === undefined) return
+    if (--this.watched === 0 && this.sweeper) {
       clearInterval(this.sweeper)
       this.sweeper = undefined
     }
@@ -91,7 +113,8 @@ export class ConnectionAuthentication {
   detach(): void {
     this.access.events.off('login', this.onLogin)
     this.access.events.off('logout', this.onLogout)
-    for (const connection of new Set([...this.timers.keys(), ...this.payloads.keys()])) this.forget(connection)
+    for (const connection of [...this.logins.keys()]) this.forget(connection)
+    this.expiries.clear()
   }
 
   private readonly onLogin = (result: LoginResult | undefined, meta?: AuthEventMeta): void => {
@@ -99,11 +122,18 @@ export class ConnectionAuthentication {
     if (!connection || !this.owns(connection) || typeof result?.accessToken !== 'string') return
     connection.authentication = { strategy: 'jwt', accessToken: result.accessToken }
     if (result.user) connection.user = result.user as Data
-    const exp = result.authentication?.payload?.exp
     this.forget(connection)
-    if (typeof exp === 'number') this.expireAt(connection, result, exp * 1000)
     const payload = result.authentication?.payload
-    if (payload && this.access.revocations()) this.watchRevocation(connection, result, payload)
+    const login: Login = {}
+    if (typeof payload?.exp === 'number') login.expiresAt = payload.exp * 1000
+    if (payload && this.access.revocations()) {
+      if (typeof payload.sid === 'string') login.sid = payload.sid
+      if (typeof payload.jti === 'string') login.jti = payload.jti
+    }
+    if (login.expiresAt === undefined && login.sid === undefined && login.jti === undefined) return
+    this.logins.set(connection, login)
+    if (login.expiresAt !== undefined) this.expiries.add(connection, login.expiresAt)
+    if (login.sid !== undefined || login.jti !== undefined) this.watchRevocation()
   }
 
   private readonly onLogout = (_result: unknown, meta?: AuthEventMeta): void => {
@@ -115,12 +145,25 @@ export class ConnectionAuthentication {
   }
 
   /**
-   * A session revoked on any instance (logout elsewhere, password change, deleted user) logs its
-   * sockets here out within a second: every REVOCATION_SWEEP_MS the logged-in connections are checked
-   * against the sessions' deny-list, which is brought up to date from the store at most every 500 ms.
+   * The app-level logout event for a login that ended here (expired, revoked): every listener (channels, this class)
+   * forgets it. Its result says which token ended, as the authentication service's `remove` would.
    */
-  private watchRevocation(connection: Connection, result: LoginResult, payload: Record<string, unknown>): void {
-    this.payloads.set(connection, { result, payload })
+  private loggedOut(connection: Connection): void {
+    const accessToken = connection.authentication?.accessToken
+    const result = { accessToken, authentication: { strategy: 'jwt', accessToken } }
+    this.access.events.emit('logout', result, { provider: connection.provider, connection })
+  }
+
+  /**
+   * A session revoked on any instance (logout elsewhere, password change, deleted user) logs its
+   * sockets here out within a second: every REVOCATION_SWEEP_MS the deny-list is brought up to date
+   * from the store (at most every 500 ms), and when it gained a revocation since the last sweep, the
+   * logged-in connections are checked against it. A sweep with nothing new revoked costs no pass
+   * over the connections: with 10,000 sockets that pass was twice a second of work for nothing.
+   */
+  private watchRevocation(): void {
+    this.watched++
+    // A login made since the last sweep was checked when it was verified; a later revocation raises the revision.
     if (this.sweeper) return
     this.sweeper = setInterval(() => void this.sweep(), REVOCATION_SWEEP_MS)
     this.sweeper.unref?.()
@@ -131,33 +174,25 @@ export class ConnectionAuthentication {
     if (this.sweeping || !sessions) return
     this.sweeping = true
     try {
-      for (const [connection, { result, payload }] of [...this.payloads]) {
+      await sessions.refresh()
+      const revision = sessions.revision
+      if (revision === this.checkedRevision) return
+      this.checkedRevision = revision
+      for (const [connection, login] of [...this.logins]) {
+        if (login.sid === undefined && login.jti === undefined) continue
         try {
-          await sessions.check(payload)
+          await sessions.check(login)
         } catch (error) {
           // Only a revocation logs out; a store that cannot be read right now is asked again next round.
-          if (!(error instanceof NotAuthenticated) || this.payloads.get(connection)?.payload !== payload) continue
+          if (!(error instanceof NotAuthenticated) || this.logins.get(connection) !== login) continue
           this.forget(connection)
-          this.access.events.emit('logout', result, { provider: connection.provider, connection })
+          this.loggedOut(connection)
         }
       }
+    } catch {
+      // The store could not be read: the next sweep tries again (the revision is not taken as checked).
     } finally {
       this.sweeping = false
     }
-  }
-
-  private expireAt(connection: Connection, result: LoginResult, at: number): void {
-    const delay = at - this.clock.now()
-    const timer = setTimeout(
-      () => {
-        if (delay > MAX_TIMER_DELAY) return this.expireAt(connection, result, at)
-        this.timers.delete(connection)
-        // The app-level logout event makes every listener (channels, this class) forget the login.
-        this.access.events.emit('logout', result, { provider: connection.provider, connection })
-      },
-      Math.max(0, Math.min(delay, MAX_TIMER_DELAY))
-    )
-    timer.unref?.()
-    this.timers.set(connection, timer)
   }
 }

@@ -44,12 +44,6 @@ export interface Restorable {
  */
 export type CloseReason = 'closed' | 'lost' | 'replaced'
 
-interface Tracked {
-  session: ConnectionSession
-  /** Saves of this session, in the order they were asked for; undefined once they all settled. */
-  saving?: Promise<void>
-}
-
 /**
  * Connection state recovery for one transport's connections: it keeps each connection's session
  * (its ids, its login, and where its login changed) where any instance can read it, and restores a
@@ -58,7 +52,13 @@ interface Tracked {
  * they would have delivered since the offset in order, then live ones, none twice.
  */
 export class ConnectionRecovery {
-  private readonly tracked = new Map<Connection, Tracked>()
+  /** The session of each connection, as last saved. */
+  private readonly tracked = new Map<Connection, ConnectionSession>()
+  /**
+   * Saves of a connection's session, in the order they were asked for, while one has not settled: an entry only
+   * then, rather than a record per connection for its whole life.
+   */
+  private readonly saving = new Map<Connection, Promise<void>>()
   /** Connections being restored, with the live deliveries held for them meanwhile. */
   private readonly restoring = new Map<Connection, Delivery[]>()
 
@@ -74,7 +74,7 @@ export class ConnectionRecovery {
   async remember(connection: Connection, ids: { id: string; connectionId: string }): Promise<void> {
     const authentication = loginOf(connection)
     const session = sessionOf(ids, authentication, authentication && this.access.history.head())
-    this.tracked.set(connection, { session })
+    this.tracked.set(connection, session)
     await this.save(connection, session)
   }
 
@@ -105,7 +105,7 @@ export class ConnectionRecovery {
     this.restoring.set(connection, [])
     try {
       const restored = sessionOf(session, session.authentication, session.authenticationOffset)
-      this.tracked.set(connection, { session: restored })
+      this.tracked.set(connection, restored)
       const saved = this.save(connection, restored)
       this.access.open(connection)
       if (login) this.access.events.emit('login', login, { provider: connection.provider, connection })
@@ -144,13 +144,12 @@ export class ConnectionRecovery {
 
   /** A connection went away: a lost one's session waits for the window, a closed one's is removed. */
   async forget(connection: Connection, reason: CloseReason): Promise<void> {
-    const tracked = this.tracked.get(connection)
-    if (!tracked) return
+    const session = this.tracked.get(connection)
+    if (!session) return
     this.tracked.delete(connection)
     if (reason === 'replaced') return
-    const { session } = tracked
     const disconnectedAt = this.access.clock.now()
-    await after(tracked.saving, () =>
+    await after(this.saving.get(connection), () =>
       reason === 'lost'
         ? this.access.sessions.save({ ...session, disconnectedAt })
         : this.access.sessions.remove(session.id)
@@ -164,13 +163,11 @@ export class ConnectionRecovery {
   }
 
   private save(connection: Connection, session: ConnectionSession): Promise<void> {
-    const tracked = this.tracked.get(connection)!
-    tracked.session = session
-    const saving = after(tracked.saving, () => this.access.sessions.save(session))
-    tracked.saving = saving
-    // A connection that saved its session holds no settled promise for it (memory per connection).
+    this.tracked.set(connection, session)
+    const saving = after(this.saving.get(connection), () => this.access.sessions.save(session))
+    this.saving.set(connection, saving)
     const settled = () => {
-      if (tracked.saving === saving) tracked.saving = undefined
+      if (this.saving.get(connection) === saving) this.saving.delete(connection)
     }
     saving.then(settled, settled)
     return saving
@@ -183,15 +180,21 @@ export class ConnectionRecovery {
   private changed(connection: Connection | undefined, authentication: AuthenticationRequest | undefined): void {
     // A restore logs in with the session's own login: nothing changes.
     if (!connection || !this.tracked.has(connection) || this.restoring.has(connection)) return
-    const { session } = this.tracked.get(connection)!
+    const session = this.tracked.get(connection)!
     const head = this.access.history.head()
     this.access.seen(connection, head)
     void this.save(connection, sessionOf(session, authentication, head)).catch(() => undefined)
   }
 
   private readonly onLogin = (result: LoginResult | undefined, meta?: { connection?: Connection }): void => {
-    if (typeof result?.accessToken === 'string')
-      this.changed(meta?.connection, { strategy: 'jwt', accessToken: result.accessToken })
+    if (typeof result?.accessToken !== 'string') return
+    const connection = meta?.connection
+    // Connection authentication, listening first, has bound this login to the connection: its object is shared.
+    const login = connection && loginOf(connection)
+    this.changed(
+      connection,
+      login?.accessToken === result.accessToken ? login : { strategy: 'jwt', accessToken: result.accessToken }
+    )
   }
 
   private readonly onLogout = (_result: unknown, meta?: { connection?: Connection }): void => {
@@ -207,9 +210,13 @@ function after(previous: Promise<void> | undefined, work: () => Promise<void>): 
   return (previous ?? Promise.resolve()).catch(() => undefined).then(work)
 }
 
+/**
+ * The connection's login, as its session keeps it: the connection's own object (connection authentication sets it
+ * as `{ strategy: 'jwt', accessToken }` at each login and never changes it in place), not a copy per session.
+ */
 function loginOf(connection: Connection): AuthenticationRequest | undefined {
-  const accessToken = connection.authentication?.accessToken
-  return typeof accessToken === 'string' ? { strategy: 'jwt', accessToken } : undefined
+  const login = connection.authentication
+  return login?.strategy === 'jwt' && typeof login.accessToken === 'string' ? login : undefined
 }
 
 /**

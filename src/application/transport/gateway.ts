@@ -283,7 +283,9 @@ export class Gateway {
           const sessions = (
             this.core.registry.get(AUTHENTICATION_PATH)?.service as { sessions?: Partial<RevocationCheck> } | undefined
           )?.sessions
-          return typeof sessions?.check === 'function' ? (sessions as RevocationCheck) : undefined
+          return typeof sessions?.check === 'function' && typeof sessions.refresh === 'function'
+            ? (sessions as RevocationCheck)
+            : undefined
         }
       },
       (connection) => this.connections.has(connection),

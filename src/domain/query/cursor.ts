@@ -200,5 +200,9 @@ function toBase64Url(text: string): string {
 
 function fromBase64Url(text: string): string {
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'))
-  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)))
+  // Printable ASCII bytes are their own UTF-8 text (a cursor over numbers and plain strings): no decoding to do.
+  if (!/[^\x20-\x7e]/.test(binary)) return binary
+  const bytes = new Uint8Array(binary.length)
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index)
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
 }

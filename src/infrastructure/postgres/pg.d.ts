@@ -30,6 +30,14 @@ declare module 'pg' {
     text: string
     values?: unknown[]
   }
+  /**
+   * One query, submitted as it is (a config object is copied, property by property, into a new one); `name`
+   * set after construction prepares it.
+   */
+  export class Query {
+    constructor(text: string, values?: unknown[])
+    name?: string
+  }
   interface Queryable {
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>
     query<R = Record<string, unknown>>(config: QueryConfig): Promise<QueryResult<R>>
@@ -52,6 +60,7 @@ declare module 'pg' {
     constructor(options?: PoolOptions)
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>
     query<R = Record<string, unknown>>(config: QueryConfig): Promise<QueryResult<R>>
+    query<R = Record<string, unknown>>(query: Query): Promise<QueryResult<R>>
     connect(): Promise<PoolClient>
     end(): Promise<void>
     on(event: 'error', listener: (error: Error) => void): this
@@ -68,6 +77,7 @@ declare module 'pg' {
     Pool: typeof Pool
     Client: typeof Client
     DatabaseError: typeof DatabaseError
+    Query: typeof Query
     escapeIdentifier: typeof escapeIdentifier
     escapeLiteral: typeof escapeLiteral
   }

@@ -1,4 +1,4 @@
-import type { Client, Pool, PoolClient, QueryResult } from 'pg'
+import type { Client, Pool, PoolClient, Query, QueryResult } from 'pg'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { pgDriver } from './pg-driver.js'
 import { isUnavailable, sqlState, toStoreError } from './postgres-errors.js'
@@ -61,9 +61,10 @@ export class PostgresDatabase {
   ): Promise<QueryResult<R>> {
     try {
       const name = prepare ? this.statementName(text) : undefined
-      // Unnamed, as text and values: node-postgres copies a config object (property by property) on every query.
+      // As text and values, or a Query named after it is made: node-postgres copies a config object (property by
+      // property, 1.3 µs) on every query.
       return await (name
-        ? this.connections().query<R>({ name, text, values })
+        ? this.connections().query<R>(namedQuery(name, text, values))
         : this.connections().query<R>(text, values))
     } catch (error) {
       throw toStoreError(error, this.logger, operation)
@@ -173,6 +174,13 @@ export class PostgresDatabase {
       application_name: 'plumage'
     }
   }
+}
+
+/** A query of a prepared statement: made from its text and values, then named (see PostgresDatabase.query). */
+function namedQuery(name: string, text: string, values: unknown[] | undefined): Query {
+  const query = new (pgDriver().Query)(text, values)
+  query.name = name
+  return query
 }
 
 /** A double-quoted SQL identifier (a table named after a service); never built from request data. */

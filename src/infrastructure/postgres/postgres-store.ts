@@ -13,8 +13,8 @@ import { compilePattern } from '../memory/in-memory-store.js'
 import { pgDriver } from './pg-driver.js'
 import type { PostgresEventLog } from './postgres-event-log.js'
 import { identifier, type PostgresDatabase } from './postgres-database.js'
-import { hasSearch, Parameters, SqlCompiler } from './sql-compiler.js'
-import { queryShape, StatementCache } from './statement-cache.js'
+import { hasSearch, parameter, Parameters, SqlCompiler } from './sql-compiler.js'
+import { queryShape, StatementCache, type QueryShape } from './statement-cache.js'
 
 export interface PostgresStoreOptions {
   db: PostgresDatabase
@@ -34,6 +34,21 @@ export interface PostgresStoreOptions {
 
 type Row = { doc: Data }
 type Keyed = { key: string; doc: Data }
+
+/** The SET of an UPDATE: its text, adding exactly `values`, in order. */
+interface SetClause {
+  values: unknown[]
+  sql: (params: Parameters) => string
+}
+
+/** What a write tells the event triggers (PostgresStore.told); `key` names it in the statement's shape. */
+interface Told {
+  updated: boolean
+  trace?: string
+  key: string
+}
+
+const NOTHING_TOLD: Told = { updated: false, key: '' }
 
 /**
  * The Store port over one PostgreSQL table of JSONB documents: `(key text PRIMARY KEY, doc jsonb)`,
@@ -141,10 +156,9 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
 
   async count(filter: Filter): Promise<number> {
     if (hasSearch(filter)) return (await this.candidates(filter)).length
-    const shape = queryShape({ filter, sort: [], skip: 0 }, false, this.compiler)
     const { text, values } = this.statements.statement(
       'count',
-      shape,
+      this.filterShape(filter),
       (params) => `SELECT count(*) FROM ${this.table} WHERE ${this.compiler.where(filter, params)}`
     )
     const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, text, values)
@@ -152,13 +166,18 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   async get(id: Id, query: StoreQuery): Promise<T | null> {
-    const params = new Parameters()
-    const search = hasSearch(query.filter)
-    const sql = `SELECT doc FROM ${this.table} WHERE key = ${params.add(String(id), 'text')} AND ${this.compiler.where(query.filter, params, true)}`
+    const filter = query.filter
+    // The key's parameter follows the filter's, so that it is pushed onto the shape's values.
+    const shape = this.filterShape(filter)
+    shape.values.push(parameter(String(id)))
+    const { text, values } = this.statements.statement('get', shape, (params) => {
+      const where = this.compiler.where(filter, params, true)
+      return `SELECT doc FROM ${this.table} WHERE key = ${params.add(String(id), 'text')} AND ${where}`
+    })
     // A lookup by key whatever the filter: the same plan for every value (see PostgresDatabase.query).
-    const { rows } = await this.db.query<Row>(`${this.tableName}.get`, sql, params.values, { prepare: true })
-    const found = search ? rows.filter(({ doc }) => compileFilter(query.filter, compilePattern)(doc)) : rows
-    return found.length > 0 ? this.records(found, query.select)[0]! : null
+    const { rows } = await this.db.query<Row>(`${this.tableName}.get`, text, values, { prepare: true })
+    const found = hasSearch(filter) ? rows.filter(({ doc }) => compileFilter(filter, compilePattern)(doc)) : rows
+    return found.length > 0 ? (project(found[0]!.doc, query.select, this.id) as T) : null
   }
 
   /** Inserts every record in one statement (all or nothing); a taken id is a Conflict. Ids are UUIDs where missing. */
@@ -168,103 +187,123 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       JSON.stringify(record[this.id] == null ? { ...record, [this.id]: randomUUID() } : record)
     )
     const stored = texts.map((text) => JSON.parse(text) as Data)
-    const params = new Parameters()
-    const { cte, from } = this.settings(params)
     const keys = stored.map((record) => String(record[this.id]))
+    const told = this.told()
     // One record (the common case) is a plain VALUES row; several go in as two arrays.
-    const sql =
-      keys.length === 1 && !from
+    const one = keys.length === 1 && !told.trace
+    const values = this.toldValues([], told)
+    values.push(one ? parameter(keys[0]) : keys, one ? texts[0] : texts)
+    const { text } = this.statements.statement('create', { key: `${one ? 1 : 'n'}${told.key}`, values }, (params) => {
+      const { cte, from } = this.settings(params, told)
+      return one
         ? `INSERT INTO ${this.table} (key, doc) VALUES (${params.add(keys[0], 'text')}, ${params.add(texts[0], 'jsonb')})`
         : `${cte}INSERT INTO ${this.table} (key, doc) SELECT row.key, row.doc FROM unnest(${params.add(keys, 'text[]')}, ${params.add(texts, 'jsonb[]')}) AS row(key, doc)${from ? `, ${from}` : ''}`
+    })
     try {
-      await this.db.query(`${this.tableName}.create`, sql, params.values, { prepare: true })
+      await this.db.query(`${this.tableName}.create`, text, values, { prepare: true })
       this.options.events?.committed()
     } catch (error) {
       if (error instanceof Conflict) throw new Conflict(`A record with this ${this.id} already exists`)
       throw error
     }
-    return stored.map((record) => project(record, query.select, this.id) as T)
+    return query.select ? stored.map((record) => project(record, query.select, this.id) as T) : (stored as T[])
   }
 
   async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
     const body = { ...data }
     delete body[this.id]
-    const [record] = await this.write('update', 'updated', id, query.filter, (params) => {
-      const field = params.add(this.id, 'text')
-      return `doc = ${params.add(JSON.stringify(body), 'jsonb')} || jsonb_build_object(${field}, ${this.table}.doc -> ${field})`
+    const text = JSON.stringify(body)
+    const [record] = await this.write('update', 'updated', id, query.filter, {
+      values: [this.id, text],
+      sql: (params) => {
+        const field = params.add(this.id, 'text')
+        return `doc = ${params.add(text, 'jsonb')} || jsonb_build_object(${field}, ${this.table}.doc -> ${field})`
+      }
     })
-    return record ? (project(record, query.select, this.id) as T) : null
+    return record ? (project(record.doc, query.select, this.id) as T) : null
   }
 
   async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
     const body = { ...data }
     delete body[this.id]
+    const text = JSON.stringify(body)
     // `||` merges at the top level only: nested objects are replaced whole, as in memory.
-    const records = await this.write(
-      'patch',
-      'patched',
-      id,
-      query.filter,
-      (params) => `doc = ${this.table}.doc || ${params.add(JSON.stringify(body), 'jsonb')}`
-    )
-    return this.records(
-      records.map((doc) => ({ doc })),
-      query.select
-    )
+    const rows = await this.write('patch', 'patched', id, query.filter, {
+      values: [text],
+      sql: (params) => `doc = ${this.table}.doc || ${params.add(text, 'jsonb')}`
+    })
+    return this.records(rows, query.select)
   }
 
   async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
-    const records = await this.write('remove', 'removed', id, query.filter)
-    return this.records(
-      records.map((doc) => ({ doc })),
-      query.select
-    )
+    return this.records(await this.write('remove', 'removed', id, query.filter), query.select)
   }
 
   /**
    * One UPDATE (with `set`) or DELETE of the record with `id` (every match when null). With a
    * `$search`, the candidates are locked and tested first, then written by key, in one transaction.
+   * The statements' texts are compiled once per shape: their parameters are the filter's, the id,
+   * the settings' (`told`), then the set's.
    */
   private async write(
     operation: string,
     event: 'updated' | 'patched' | 'removed',
     id: Id | null,
     filter: Filter,
-    set?: (params: Parameters) => string
-  ): Promise<Data[]> {
-    const statement = (params: Parameters, condition: string): string => {
-      const { cte, from } = this.settings(params, event === 'removed' ? undefined : event)
-      const using = from ? (set ? ` FROM ${from}` : ` USING ${from}`) : ''
-      return set
-        ? `${cte}UPDATE ${this.table} SET ${set(params)}${using} WHERE ${condition} RETURNING ${this.table}.doc`
-        : `${cte}DELETE FROM ${this.table}${using} WHERE ${condition} RETURNING ${this.table}.doc`
-    }
-    const byId = (params: Parameters) => (id === null ? 'TRUE' : `key = ${params.add(String(id), 'text')}`)
+    set?: SetClause
+  ): Promise<Row[]> {
+    const told = this.told(event)
+    const kind = `${operation}${id === null ? '*' : ''}${told.key}`
     if (!hasSearch(filter)) {
-      const params = new Parameters()
-      const sql = statement(params, `${byId(params)} AND ${this.compiler.where(filter, params)}`)
-      const { rows } = await this.db.query<Row>(`${this.tableName}.${operation}`, sql, params.values, {
+      const shape = this.filterShape(filter)
+      if (id !== null) shape.values.push(parameter(String(id)))
+      this.toldValues(shape.values, told, set)
+      const { text, values } = this.statements.statement(kind, shape, (params) => {
+        const where = this.compiler.where(filter, params)
+        return this.writeStatement(params, `${this.byId(id, params)} AND ${where}`, told, set)
+      })
+      const { rows } = await this.db.query<Row>(`${this.tableName}.${operation}`, text, values, {
         // By id: a lookup by key, the same plan for every value; a multi-record write is planned with its values.
         prepare: id !== null
       })
       if (rows.length > 0) this.options.events?.committed()
-      return rows.map((row) => row.doc)
+      return rows
     }
     const written = await this.db.transaction(`${this.tableName}.${operation}`, async (client) => {
-      const params = new Parameters()
-      const keys = (await this.lockCandidates(client, filter, params, byId(params))).map((row) => row.key)
+      const keys = (await this.lockCandidates(client, filter, id)).map((row) => row.key)
       if (keys.length === 0) return []
-      const writeParams = new Parameters()
-      const sql = statement(writeParams, `key = ANY(${writeParams.add(keys, 'text[]')})`)
-      return (await client.query<Row>(sql, writeParams.values)).rows.map((row) => row.doc)
+      const { text, values } = this.statements.statement(
+        `${kind} keys`,
+        { key: '', values: this.toldValues([keys], told, set) },
+        (params) => this.writeStatement(params, `key = ANY(${params.add(keys, 'text[]')})`, told, set)
+      )
+      return (await client.query<Row>(text, values)).rows
     })
     if (written.length > 0) this.options.events?.committed()
     return written
   }
 
-  private async lockCandidates(client: PoolClient, filter: Filter, params: Parameters, byId: string): Promise<Keyed[]> {
-    const sql = `SELECT key, doc FROM ${this.table} WHERE ${byId} AND ${this.compiler.where(filter, params, true)} FOR UPDATE`
-    const { rows } = await client.query<Keyed>(sql, params.values)
+  /** The UPDATE (with `set`) or DELETE of the rows `condition` selects, after the settings the triggers read. */
+  private writeStatement(params: Parameters, condition: string, told: Told, set?: SetClause): string {
+    const { cte, from } = this.settings(params, told)
+    const using = from ? (set ? ` FROM ${from}` : ` USING ${from}`) : ''
+    return set
+      ? `${cte}UPDATE ${this.table} SET ${set.sql(params)}${using} WHERE ${condition} RETURNING ${this.table}.doc`
+      : `${cte}DELETE FROM ${this.table}${using} WHERE ${condition} RETURNING ${this.table}.doc`
+  }
+
+  private byId(id: Id | null, params: Parameters): string {
+    return id === null ? 'TRUE' : `key = ${params.add(String(id), 'text')}`
+  }
+
+  private async lockCandidates(client: PoolClient, filter: Filter, id: Id | null): Promise<Keyed[]> {
+    const shape = this.filterShape(filter)
+    if (id !== null) shape.values.push(parameter(String(id)))
+    const { text, values } = this.statements.statement(`lock${id === null ? '*' : ''}`, shape, (params) => {
+      const where = this.compiler.where(filter, params, true)
+      return `SELECT key, doc FROM ${this.table} WHERE ${this.byId(id, params)} AND ${where} FOR UPDATE`
+    })
+    const { rows } = await client.query<Keyed>(text, values)
     const matches = compileFilter(filter, compilePattern)
     return rows.filter((row) => matches(row.doc))
   }
@@ -284,11 +323,41 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
 
   private async candidates(filter: Filter, sort: StoreQuery['sort'] = []): Promise<Row[]> {
     const matches = compileFilter(filter, compilePattern)
-    const params = new Parameters()
-    const order = sort.length > 0 ? ` ORDER BY ${this.compiler.orderBy(sort, params)}` : ''
-    const sql = `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(filter, params, true)}${order}`
-    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, sql, params.values)
+    // Sorted, not paged: the page is cut after RE2 has tested the rows.
+    const sorted: StoreQuery = { filter, sort, skip: 0 }
+    const { text, values } = this.statements.statement(
+      'candidates',
+      queryShape(sorted, true, this.compiler),
+      (params) =>
+        `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(filter, params, true)}${this.compiler.pageClause(sorted, params)}`
+    )
+    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, text, values)
     return rows.filter((row) => matches(row.doc))
+  }
+
+  /** The shape of a filter alone (a count's, a get's, a write's). */
+  private filterShape(filter: Filter): QueryShape {
+    return queryShape({ filter, sort: [], skip: 0 }, false, this.compiler)
+  }
+
+  /**
+   * What the event triggers must be told in a write's transaction (see settings), read once per
+   * write: its values go into the statement's and the text of the statement depends on `key`.
+   */
+  private told(event?: 'updated' | 'patched' | 'removed'): Told {
+    if (!this.options.events) return NOTHING_TOLD
+    const trace = this.options.traceparent?.() || undefined
+    const updated = event === 'updated'
+    if (!trace && !updated) return NOTHING_TOLD
+    return { updated, trace, key: `${updated ? 'u' : ''}${trace ? 't' : ''}` }
+  }
+
+  /** Pushes the settings' values, then the set's, onto `values`, in the order the statement's text adds them. */
+  private toldValues(values: unknown[], told: Told, set?: SetClause): unknown[] {
+    if (told.updated) values.push('updated')
+    if (told.trace) values.push(parameter(told.trace))
+    if (set) values.push(...set.values)
+    return values
   }
 
   /**
@@ -297,18 +366,17 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
    * statement joins, so it runs before the rows are written and the statement's triggers fire. (That
    * the store writes, and notifies itself, is said once per connection: see PostgresDatabase.)
    */
-  private settings(params: Parameters, event?: 'updated' | 'patched'): { cte: string; from?: string } {
-    if (!this.options.events) return { cte: '' }
-    const trace = this.options.traceparent?.()
+  private settings(params: Parameters, told: Told): { cte: string; from?: string } {
     const calls = [
-      ...(event === 'updated' ? [`set_config('plumage.event', ${params.add(event, 'text')}, true)`] : []),
-      ...(trace ? [`set_config('plumage.trace', ${params.add(trace, 'text')}, true)`] : [])
+      ...(told.updated ? [`set_config('plumage.event', ${params.add('updated', 'text')}, true)`] : []),
+      ...(told.trace ? [`set_config('plumage.trace', ${params.add(told.trace, 'text')}, true)`] : [])
     ]
     if (calls.length === 0) return { cte: '' }
     return { cte: `WITH settings AS MATERIALIZED (SELECT ${calls.join(', ')}) `, from: 'settings' }
   }
 
   private records(rows: Row[], select?: readonly string[]): T[] {
+    if (!select) return rows.map((row) => row.doc as T)
     return rows.map((row) => project(row.doc, select, this.id) as T)
   }
 

@@ -94,7 +94,8 @@ function filterShape(filter: Filter, values: unknown[], compiler: SqlCompiler): 
 
 /** The segments of a dotted field: one `text` parameter each (`SqlCompiler.field`). */
 function fieldValues(name: string, values: unknown[]): void {
-  for (const part of name.split('.')) values.push(parameter(part))
+  if (!name.includes('.')) values.push(parameter(name))
+  else for (const part of name.split('.')) values.push(parameter(part))
 }
 
 /** A field name in a key, its length first: no name can pass for another or for the key's punctuation. */

@@ -18,8 +18,12 @@ export interface DirectWritesOptions {
 }
 
 interface Pending {
+  key: string
   change: StoreChange<Data>
-  timer: ReturnType<typeof setTimeout>
+  /** When it is published unless its logged event comes first. */
+  due: number
+  /** Its logged event came: it is only still in the queue, to be skipped. */
+  matched: boolean
 }
 
 /**
@@ -40,6 +44,14 @@ interface Pending {
 export class DirectWrites {
   private readonly expected = new Map<string, number[]>()
   private readonly pending = new Map<string, Pending[]>()
+  /**
+   * Every waiting change in arrival order, so in order of `due` (the delay is the same for all): one
+   * timer, for the oldest, instead of one per change. A store's own writes usually reach the table feed
+   * before their logged event, so each of them waits here for a moment on every instance.
+   */
+  private readonly queue: Pending[] = []
+  private head = 0
+  private timer?: ReturnType<typeof setTimeout>
   private readonly delayMs: number
   private readonly now: () => number
   private pruneAt = 1_000
@@ -56,7 +68,7 @@ export class DirectWrites {
     if (key === undefined) return
     const waiting = this.pending.get(key)
     if (waiting?.length) {
-      clearTimeout(waiting.shift()!.timer)
+      waiting.shift()!.matched = true
       if (waiting.length === 0) this.pending.delete(key)
       return
     }
@@ -73,35 +85,62 @@ export class DirectWrites {
     const key = this.signature(change.record, change.event === 'removed' ? null : change.record)
     if (key === undefined) return
     if (this.consumeExpected(key)) return
-    const entry: Pending = { change, timer: this.arm(key, change) }
-    const list = this.pending.get(key) ?? []
-    list.push(entry)
-    this.pending.set(key, list)
+    const entry: Pending = { key, change, due: this.now() + this.delayMs, matched: false }
+    const list = this.pending.get(key)
+    if (list) list.push(entry)
+    else this.pending.set(key, [entry])
+    this.queue.push(entry)
+    this.arm(this.delayMs)
   }
 
   /** Drops everything waiting (the store stops watching). */
   clear(): void {
-    for (const list of this.pending.values()) for (const entry of list) clearTimeout(entry.timer)
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
     this.pending.clear()
+    this.queue.length = 0
+    this.head = 0
     this.expected.clear()
   }
 
-  private arm(key: string, change: StoreChange<Data>): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => {
-      const list = this.pending.get(key)
-      const entry = list?.find((item) => item.change === change)
-      if (!list || !entry) return
-      // The log may still bring this change (it is re-opening, or holds events behind a gap): keep waiting for it.
-      if (!this.options.logCaughtUp()) {
-        entry.timer = this.arm(key, change)
-        return
-      }
-      list.splice(list.indexOf(entry), 1)
-      if (list.length === 0) this.pending.delete(key)
-      this.options.publish(change)
-    }, this.delayMs)
-    timer.unref?.()
-    return timer
+  private arm(delayMs: number): void {
+    if (this.timer) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.publishDue()
+    }, delayMs)
+    this.timer.unref?.()
+  }
+
+  /** Publishes the changes whose delay is over and whose logged event never came; waits again for the rest. */
+  private publishDue(): void {
+    const now = this.now()
+    while (this.head < this.queue.length) {
+      const entry = this.queue[this.head]!
+      if (!entry.matched) {
+        if (entry.due > now) break
+        // The log may still bring this change (it is re-opening, or holds events behind a gap): keep waiting for it.
+        if (!this.options.logCaughtUp()) {
+          entry.due = now + this.delayMs
+          break
+        }
+        const list = this.pending.get(entry.key)!
+        list.splice(list.indexOf(entry), 1)
+        if (list.length === 0) this.pending.delete(entry.key)
+        // Past it before publishing: a listener may stop the store (clear) meanwhile.
+        this.head++
+        this.options.publish(entry.change)
+      } else this.head++
+    }
+    // Published and matched entries leave the queue's front in one splice now and then, not one shift each.
+    if (this.head === this.queue.length) {
+      this.queue.length = 0
+      this.head = 0
+    } else if (this.head >= 1_024) {
+      this.queue.splice(0, this.head)
+      this.head = 0
+    }
+    if (this.head < this.queue.length) this.arm(Math.max(0, this.queue[this.head]!.due - now))
   }
 
   private consumeExpected(key: string): boolean {

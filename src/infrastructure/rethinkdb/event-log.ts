@@ -2,6 +2,7 @@ import type { R, RDatum, RSingleSelection, RTable, WriteResult } from 'rethinkdb
 import type { Logger } from '../../domain/logger.js'
 import { noMetrics, type Metrics } from '../../domain/metrics.js'
 import { driverMessage } from './rethinkdb-errors.js'
+import { reqlOf } from './rethinkdb-driver.js'
 import { EventSequence } from './event-sequence.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
@@ -113,6 +114,8 @@ export class EventLog {
   private readonly sequence: EventSequence<LogRow>
   private readonly metrics: Metrics
   private readonly positionWaiters = new Set<{ seq: number; resolve(reached: boolean): void }>()
+  /** The functions that log a write's events, per table, event and tracing (see recorder). */
+  private readonly recorders = new Map<string, Term>()
   private ready?: Promise<void>
   private pruner?: ReturnType<typeof setInterval>
   private logEpoch?: string
@@ -265,15 +268,31 @@ export class EventLog {
    * nothing.
    */
   recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent): RDatum<WriteResult<T>> {
+    const trace = this.options.traceparent?.()
+    const recorder = this.recorder(table, event, trace !== undefined)
+    return (trace === undefined ? write.do(recorder) : write.do(this.r.expr(trace), recorder)) as RDatum<WriteResult<T>>
+  }
+
+  /**
+   * The function a write's result goes through to log its events (and, when traced, the writer's
+   * `traceparent` as its second argument), built once per table, event and tracing: rethinkdb-ts
+   * makes every term it builds an object with a method per ReQL term, and building this function's
+   * ~60 terms for every grouped write was 14 % of an instance's CPU with 4 instances (BENCHMARKS.md,
+   * "Where the CPU goes with 2 and 4 instances"). Terms are immutable JSON: the function is built
+   * once, and each write's query only refers to it.
+   */
+  private recorder(table: string, event: WriteEvent, traced: boolean): Term {
+    const key = `${traced ? 'traced' : 'plain'}\u0000${event}\u0000${table}`
+    let recorder = this.recorders.get(key)
+    if (recorder) return recorder
     const r = this.r
     const field = event === 'removed' ? 'old_val' : 'new_val'
-    const trace = this.trace()
-    return write.do((result: Term) =>
+    const record = (result: Term, trace?: Term): Term =>
       r.do(
         result('changes')
           .default([])
           .filter((change: Term) => change.hasFields('error').not().and(change(field).default(null).ne(null)))
-          .map((change: Term) => ({ table, event, record: change(field), ...trace })),
+          .map((change: Term) => ({ table, event, record: change(field), ...(trace ? { trace } : {}) })),
         (entries: Term) =>
           r.branch(
             entries.isEmpty(),
@@ -281,7 +300,14 @@ export class EventLog {
             this.append(entries).do(() => result)
           )
       )
-    ) as RDatum<WriteResult<T>>
+    const call = traced
+      ? r.do(null, null, (result: Term, trace: Term) => record(result, trace))
+      : r.do(null, (result: Term) => record(result))
+    // The call's term is [FUNCALL, [function, ...arguments]]: the function alone is kept.
+    const [, [func]] = JSON.parse(r.serialize(call)) as [number, [unknown]]
+    recorder = reqlOf(func)
+    this.recorders.set(key, recorder)
+    return recorder
   }
 
   /** Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. */

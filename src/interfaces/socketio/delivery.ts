@@ -2,6 +2,7 @@ import type { Server } from 'socket.io'
 import type { Delivery, Gateway } from '../../application/transport/index.js'
 import type { Logger } from '../../domain/logger.js'
 import { offsetRefreshMs } from '../../domain/realtime/recovery-settings.js'
+import { EncodedEvent } from './encoded-event.js'
 import type { PendingOutput } from './pending-output.js'
 import type { SocketConnections } from './socket-connections.js'
 import { WriteBatch } from './write-batch.js'
@@ -24,23 +25,23 @@ export function deliverEvents(
   { logger, windowMs, pending }: { logger: Logger; windowMs: number; pending: PendingOutput }
 ): () => void {
   const batch = new WriteBatch()
-  // One encode per event: socket.io's broadcast serialises the packet (and its websocket frame) once
-  // for all target sockets.
   gateway.onDelivery((delivery: Delivery) => {
-    const ids: string[] = []
-    const batching = batch.open()
-    for (const connection of delivery.connections) {
-      const socket = connections.socketOf(connection)
-      if (socket === undefined || !pending.admits(socket)) continue
-      ids.push(socket.id)
-      if (batching) batch.add(socket)
-    }
-    if (ids.length === 0) return
+    let event: EncodedEvent | undefined
     try {
-      // The offset goes last: socket.io clients keep the last string argument of an event as the offset to resume from.
-      if (windowMs > 0 && delivery.offset !== undefined)
-        io.to(ids).emit(`${delivery.path} ${delivery.event}`, delivery.data, delivery.offset)
-      else io.to(ids).emit(`${delivery.path} ${delivery.event}`, delivery.data)
+      for (const connection of delivery.connections) {
+        const socket = connections.socketOf(connection)
+        if (socket === undefined || !pending.admits(socket)) continue
+        batch.add(socket)
+        // The offset goes last: socket.io clients keep the last string argument of an event as the offset to
+        // resume from. Encoded once for every socket of the delivery, when the first one is found.
+        event ??= new EncodedEvent(
+          io,
+          windowMs > 0 && delivery.offset !== undefined
+            ? [`${delivery.path} ${delivery.event}`, delivery.data, delivery.offset]
+            : [`${delivery.path} ${delivery.event}`, delivery.data]
+        )
+        event.sendTo(socket)
+      }
     } catch (error) {
       logger.error('could not send an event to sockets', { path: delivery.path, event: delivery.event, error })
     }

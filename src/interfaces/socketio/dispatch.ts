@@ -5,6 +5,7 @@ import { BadRequest, FeathersError, MethodNotAllowed, NotFound, TooManyRequests 
 import type { Logger } from '../../domain/logger.js'
 import { fromArguments } from '../../domain/service/method-layout.js'
 import type { Connection, Query } from '../../domain/service/service.js'
+import { releaseReceivedChunk } from './received-chunk.js'
 import { tracedCall } from './traced-call.js'
 
 type Ack = (...args: unknown[]) => void
@@ -44,9 +45,13 @@ export class SocketCalls {
       void restored.finally(() => this.restoring.delete(socket))
     }
     socket.onAny(this.received)
+    // socket.io pushes the listener onto a new array, which V8 sizes for 17 (152 bytes per socket): keep an exact copy.
+    const any = socket as unknown as { _anyListeners?: unknown[] }
+    if (any._anyListeners) any._anyListeners = any._anyListeners.slice()
   }
 
   private receive(socket: Socket, event: unknown, args: unknown[]): void {
+    releaseReceivedChunk(socket)
     const { gateway, logger, maxConcurrentCalls } = this.settings
     const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
     const connection = this.connectionOf(socket)

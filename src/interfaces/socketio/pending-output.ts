@@ -17,31 +17,28 @@ function webSocketOf(socket: Socket): WebSocketLike | undefined {
   return transport.name === 'websocket' ? transport.socket : undefined
 }
 
+/** engine.io's socket under a socket.io socket: the packets it queued while its transport could not write. */
+type EngineSocket = { writeBuffer?: QueuedPacket[] }
+/** What of a queue has been counted: its first `packets` packets, `bytes` long together. */
+type Tally = { packets: number; bytes: number }
+
 /**
  * Bounds what a socket that does not read may hold on the server. A client that stops reading (a
  * stalled network, a frozen tab) makes its TCP socket's send buffer fill; then ws keeps the frames,
  * engine.io stops writing and queues packets in the socket's write buffer, and both grow with every
- * event published to it. Its pending output is what engine.io queued (counted as packets are
- * queued, reset when the queue is handed to the transport) plus what the websocket holds
- * (`bufferedAmount`), so a check costs no walk over the queue. A socket past `maxBytes` is
- * disconnected before it is sent more: it never holds more than the bound and one event.
+ * event published to it. Its pending output is what engine.io queued plus what the websocket holds
+ * (`bufferedAmount`). A socket past `maxBytes` is disconnected before it is sent more: it never
+ * holds more than the bound and one event.
+ *
+ * engine.io's queue is counted when a socket is checked, not as packets are queued: listeners on every socket's
+ * packets cost each delivery a call and each socket their entries. A check adds only the packets queued since the
+ * last one (engine.io appends to its queue, and hands the whole queue to the transport as it starts a new one),
+ * so a socket that falls behind is not walked again for every event; a socket whose queue is empty, the common
+ * case, costs no tally at all.
  */
 export class PendingOutput {
-  /** Bytes engine.io queued for a socket's connection since its last flush; none while its queue is empty. */
-  private readonly queued = new WeakMap<object, number>()
-  /**
-   * engine.io's events of every socket's connection, as one pair of listeners (called with the connection as `this`,
-   * as EventEmitter listeners are) rather than two closures per socket.
-   */
-  private readonly packetCreated = ((queued) =>
-    function (this: object, packet: QueuedPacket): void {
-      queued.set(this, (queued.get(this) ?? 0) + sizeOf(packet))
-    })(this.queued)
-  // engine.io hands its whole queue to the transport at once.
-  private readonly flushed = ((queued) =>
-    function (this: object): void {
-      queued.delete(this)
-    })(this.queued)
+  /** What has been counted of each queue engine.io holds: kept by the queue, so it goes with it. */
+  private readonly tallies = new WeakMap<QueuedPacket[], Tally>()
 
   constructor(
     private readonly maxBytes: number,
@@ -49,15 +46,9 @@ export class PendingOutput {
     private readonly dropped: (socket: Socket, pendingBytes: number) => void
   ) {}
 
-  /** Starts counting what engine.io queues for a new socket. */
-  track(socket: Socket): void {
-    socket.conn.on('packetCreate', this.packetCreated)
-    socket.conn.on('flush', this.flushed)
-  }
-
   /** The bytes a socket has yet to take: queued by engine.io and held by its websocket. */
   pendingBytes(socket: Socket): number {
-    return (this.queued.get(socket.conn) ?? 0) + (webSocketOf(socket)?.bufferedAmount ?? 0)
+    return this.queuedBytes(socket.conn as unknown as EngineSocket) + (webSocketOf(socket)?.bufferedAmount ?? 0)
   }
 
   /**
@@ -67,6 +58,9 @@ export class PendingOutput {
    */
   admits(socket: Socket): boolean {
     if (!socket.connected) return false
+    // A transport engine.io may write to has had every frame it was given taken by the TCP socket (engine.io marks
+    // it writable once ws's last write completed): nothing is pending, and the common case reads no further.
+    if (socket.conn.transport.writable) return true
     const pending = this.pendingBytes(socket)
     if (pending <= this.maxBytes) return true
     const webSocket = webSocketOf(socket)
@@ -75,5 +69,14 @@ export class PendingOutput {
     else socket.conn.close(true)
     this.dropped(socket, pending)
     return false
+  }
+
+  private queuedBytes(engine: EngineSocket): number {
+    const queue = engine.writeBuffer
+    if (queue === undefined || queue.length === 0) return 0
+    let tally = this.tallies.get(queue)
+    if (tally === undefined) this.tallies.set(queue, (tally = { packets: 0, bytes: 0 }))
+    for (; tally.packets < queue.length; tally.packets++) tally.bytes += sizeOf(queue[tally.packets]!)
+    return tally.bytes
   }
 }

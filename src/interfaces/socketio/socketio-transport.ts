@@ -46,7 +46,6 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
   )
   io.on('connection', (socket) => {
     const { restored } = handshake.open(socket)
-    pending.track(socket)
     calls.serve(socket, restored)
   })
   const stopDelivery = deliverEvents(io, gateway, connections, { logger, windowMs, pending })

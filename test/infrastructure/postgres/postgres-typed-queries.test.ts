@@ -158,3 +158,41 @@ withServer('PostgreSQL prepared statements', () => {
     }
   })
 })
+
+// The texts of gets and writes are compiled once per shape and reused with each call's values: a second call of one
+// shape must read its own id and values, never the first call's.
+withServer('PostgreSQL gets and writes of one shape', () => {
+  it('run with each call’s own id and values, as in memory', async () => {
+    const factory = new PostgresStoreFactory(new PostgresDatabase({ url: database!.url }), { watch: false })
+    const memory = new InMemoryStore()
+    try {
+      const store = factory.create('reused_people', { schema })
+      await store.setup!()
+      const people = records.slice(0, 40)
+      for (const target of [store, memory]) await target.create(people, q({}))
+      // A write of several records answers them in no particular order: compared by id.
+      const byId = (found: unknown) =>
+        Array.isArray(found) ? [...(found as Data[])].sort((a, b) => Number(a.id) - Number(b.id)) : found
+      const both = async (call: (target: Store) => Promise<unknown>) =>
+        expect(byId(await call(store))).toEqual(byId(await call(memory)))
+      for (const [id, age, city, pattern] of [
+        [3, 10, 'Rome', '^p1'],
+        [5, 60, 'Oslo', '^p2'],
+        [7, 0, 'Lima', '7$']
+      ] as const) {
+        await both((target) => target.get(id, q({ age: { $gte: age } })))
+        await both((target) => target.get(id, q({ name: { $search: pattern } })))
+        await both((target) => target.create([{ id: id + 1000, name: `new${id}`, age, city, score: 1 }], q({})))
+        await both((target) => target.patch(id, { score: age }, q({ city: { $ne: city } })))
+        await both((target) => target.patch(null, { score: id }, q({ city, age: { $lt: age + 30 } })))
+        await both((target) => target.patch(null, { nick: city }, q({ name: { $search: pattern } })))
+        await both((target) => target.update(id + 1, { name: city, age, city, score: 2 }, q({ age: { $gte: 0 } })))
+        await both((target) => target.remove(id + 2, q({ city: { $in: [city, 'Paris'] } })))
+        await both((target) => target.remove(null, q({ score: id, city })))
+        await both((target) => target.find(q({ $sort: { id: 1 } })))
+      }
+    } finally {
+      await factory.close()
+    }
+  })
+})

@@ -108,4 +108,34 @@ describe('DirectWrites', () => {
     settle()
     expect(published).toEqual([])
   })
+
+  it('waits with one timer however many table changes wait for their logged events', () => {
+    const { direct, published } = harness()
+    for (let id = 0; id < 100; id++) direct.changed({ type: 'add', old_val: null, new_val: { id, n: 1 } })
+    expect(jest.getTimerCount()).toBe(1)
+    for (let id = 0; id < 100; id += 2) direct.logged('created', { id, n: 1 })
+    settle()
+    expect(published.map(({ record }) => record.id)).toEqual(Array.from({ length: 50 }, (_, index) => index * 2 + 1))
+    expect(jest.getTimerCount()).toBe(0)
+  })
+
+  it('goes on with the changes that arrive while a listener stops watching', () => {
+    const published: StoreChange<Data>[] = []
+    const direct: DirectWrites = new DirectWrites({
+      idField: 'id',
+      delayMs: DELAY,
+      logCaughtUp: () => true,
+      publish: (change) => {
+        published.push(change)
+        direct.clear()
+      }
+    })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'a' } })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'b' } })
+    settle()
+    expect(published.map(({ record }) => record.id)).toEqual(['a'])
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'c' } })
+    settle()
+    expect(published.map(({ record }) => record.id)).toEqual(['a', 'c'])
+  })
 })

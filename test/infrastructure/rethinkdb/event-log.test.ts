@@ -14,7 +14,31 @@ const insert = () => r.db('app').table('messages').insert({ text: 'hi' }, { retu
 describe('the event log and trace context', () => {
   it("logs the writer's traceparent with each event, in the write's own query", () => {
     const log = new EventLog({ r, db: 'app', logger: silentLogger, traceparent: () => TRACEPARENT })
-    expect(log.recording(insert(), 'messages', 'created').toString()).toContain(`trace: "${TRACEPARENT}"`)
+    // The writer's traceparent is the logging function's second argument, the write's result its first.
+    const query = log.recording(insert(), 'messages', 'created').toString()
+    expect(query).toContain(`.do("${TRACEPARENT}", (var_1, var_2) => var_1("changes")`)
+    expect(query).toContain('record: var_3("new_val"), trace: var_2 }')
+  })
+
+  it('logs the events of every write of a table and event with the same function, whatever the records', () => {
+    const log = new EventLog({ r, db: 'app', logger: silentLogger })
+    const logging = (query: { toString(): string }, write: string) => {
+      const text = query.toString()
+      expect(text.startsWith(write)).toBe(true)
+      return text.slice(write.length)
+    }
+    const first = r.db('app').table('messages').insert({ text: 'one' }, { returnChanges: true })
+    const second = r
+      .db('app')
+      .table('messages')
+      .insert([{ text: 'two' }, { text: 'three' }], { returnChanges: true })
+    const once = logging(log.recording(first, 'messages', 'created'), first.toString())
+    expect(logging(log.recording(second, 'messages', 'created'), second.toString())).toBe(once)
+    expect(once).toContain('table: "messages", event: "created", record: var_2("new_val")')
+    // Another event or table has its own function.
+    const removed = logging(log.recording(first, 'messages', 'removed'), first.toString())
+    expect(removed).toContain('event: "removed", record: var_2("old_val")')
+    expect(logging(log.recording(first, 'users', 'created'), first.toString())).toContain('table: "users"')
   })
 
   it('logs no trace field when tracing is off or no span is active', () => {

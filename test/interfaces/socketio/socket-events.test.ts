@@ -150,5 +150,16 @@ describe.each(ENGINES)('socket events on %s', (engine) => {
       expect(forOne).toBeGreaterThan(0)
       expect(forThree).toBe(forOne)
     })
+
+    it('delivers an event with binary data (several socket.io packets, no single frame) to every socket', async () => {
+      const watchers = await Promise.all([1, 2].map(() => open(true)))
+      app.service('custom').publish('boom', () => app.channel('authenticated'))
+      const received = watchers.map((socket) => nextEvent(socket, 'custom boom'))
+      app.service('custom').emit('boom', { n: 1, bytes: Buffer.from([1, 2, 3]) })
+      for (const data of (await Promise.all(received)) as { n: number; bytes: Uint8Array }[]) {
+        expect(data.n).toBe(1)
+        expect([...Buffer.from(data.bytes)]).toEqual([1, 2, 3])
+      }
+    })
   })
 })

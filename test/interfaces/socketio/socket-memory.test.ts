@@ -124,4 +124,35 @@ describe('what an idle socket keeps', () => {
       gateway.shutdown()
     }
   })
+
+  it("lets go of the TCP chunk a socket's last message arrived in (ws keeps that frame's mask as a view into it)", async () => {
+    const http = createServer()
+    const io = new Server(http, { serveClient: false, maxHttpBufferSize: 1e6 })
+    const connections = new SocketConnections()
+    const gateway = app.gateway()
+    const calls = new SocketCalls({ gateway, logger: silentLogger, maxConcurrentCalls: 10 }, (socket) =>
+      connections.connectionOf(socket)
+    )
+    const opened: ServerSocket[] = []
+    io.on('connection', (socket) => {
+      connections.add(socket)
+      calls.serve(socket)
+      opened.push(socket)
+    })
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    const client = await connect(`http://127.0.0.1:${(http.address() as AddressInfo).port}`)
+    try {
+      // Far larger than one read of the TCP socket (64 KB): the frame's mask sits in a chunk of that size.
+      const [error] = await emitAck(client, 'find', 'nothing-here', { text: 'x'.repeat(200_000) })
+      expect(error).toMatchObject({ name: 'NotFound' })
+      const transport = opened[0]!.conn.transport as unknown as { socket: { _receiver: { _mask: Buffer } } }
+      const mask = transport.socket._receiver._mask
+      expect(mask).toHaveLength(4)
+      expect(mask.buffer.byteLength).toBeLessThanOrEqual(Buffer.poolSize)
+    } finally {
+      client.disconnect()
+      await io.close()
+      gateway.shutdown()
+    }
+  })
 })
