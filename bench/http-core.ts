@@ -16,8 +16,9 @@
  * CPU the client left to the server. Each row prints medians, the spread (min–max) of the per-round ratios, and
  * the verdict on the CPU ratio (raw CPU per request ÷ plumage's); the requests/second ratio is printed beside it.
  *
- * BENCH_DURATION: seconds per measured window (default 2); BENCH_WARMUP (default 1); BENCH_ROUNDS (default 5).
- * About 6 minutes with the defaults, half with BENCH_ONLY=fastify.
+ * BENCH_DURATION: seconds per measured window (default 2); BENCH_WARMUP (default 2: long enough for V8 to have
+ * optimized the hot path, which a fresh process has not); BENCH_ROUNDS (default 5). About 7 minutes with the
+ * defaults, half with BENCH_ONLY=fastify.
  * BENCH_ONLY=<regexp>: only the workloads and engines it matches (e.g. 'patch|get', 'fastify'), for quick checks.
  * BENCH_PROFILE=1: the plumage servers run under `node --cpu-prof` (profiles in dist/bench/profiles, one per round,
  * summarize them with bench/summarize-profile.mjs).
@@ -30,7 +31,7 @@ import { startTarget, type Target } from './support/servers.js'
 import { MESSAGE_REQUESTS } from './support/message-requests.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const CONNECTIONS = 50
 const GOAL = 0.8
