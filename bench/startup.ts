@@ -10,8 +10,14 @@
  * preload the other benchmarks use; the preload imports nothing). bench/run.mjs brings the build up to date
  * before the benchmark starts, so no spawn builds.
  *
- * BENCH_SPAWNS: how many spawns (default 10). BENCH_PROFILE=1 writes a `--cpu-prof` of each spawn's
- * startup to dist/bench/profiles (the server exits normally on SIGTERM, which writes the profile).
+ * NODE_EXTRA_CA_CERTS, when set in the environment (as on machines behind a TLS-inspecting proxy), makes every
+ * `node` parse that file and Node's own ~140 root certificates before it runs any JavaScript: on the benchmark
+ * machine (150 certificates) ~37 % of the instructions to the first answer, nothing plumage can skip. The spawns then
+ * alternate with it and without it, and both are reported; the goal is judged on both.
+ *
+ * BENCH_SPAWNS: how many spawns (default 10; each way when NODE_EXTRA_CA_CERTS is set). BENCH_PROFILE=1 writes
+ * a `--cpu-prof` of each spawn's startup to dist/bench/profiles (the server exits normally on SIGTERM, which writes
+ * the profile).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -40,7 +46,7 @@ interface Spawned {
   collected: number
 }
 
-async function startOnce(): Promise<Spawned> {
+async function startOnce(withExtraCaCerts: boolean): Promise<Spawned> {
   const port = await freePort()
   const args = [...HOOK_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []), start]
   const started = performance.now()
@@ -48,7 +54,7 @@ async function startOnce(): Promise<Spawned> {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     env: {
-      ...process.env,
+      ...(withExtraCaCerts ? process.env : withoutExtraCaCerts),
       NODE_ENV: 'production',
       STORE: 'memory',
       AUTH_SECRET: 'bench-startup-secret-0123456789',
@@ -93,29 +99,44 @@ const range = (values: number[], digits: number) =>
   `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met')
 
+const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS
+const withoutExtraCaCerts = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => name !== 'NODE_EXTRA_CA_CERTS')
+)
+const ways = extraCaCerts ? [true, false] : [true]
+const label = (withExtraCaCerts: boolean) =>
+  !extraCaCerts ? '' : withExtraCaCerts ? ` with NODE_EXTRA_CA_CERTS=${extraCaCerts}` : ' without NODE_EXTRA_CA_CERTS'
+
 console.log(`npm start's server on memory: ${SPAWNS} spawns of scripts/start.mjs   [load ${loadText()}]`)
-const runs: Spawned[] = []
+const runs = new Map<boolean, Spawned[]>(ways.map((way) => [way, []]))
 for (let index = 0; index < SPAWNS; index++) {
-  const run = await startOnce()
-  runs.push(run)
+  for (const way of index % 2 ? [...ways].reverse() : ways) {
+    const run = await startOnce(way)
+    runs.get(way)!.push(run)
+    console.log(
+      `  spawn ${index + 1}${label(way)}: ${run.ms.toFixed(0)} ms to /health (${run.cpu} ms CPU), idle RSS ` +
+        `${run.idle.toFixed(1)} MB, after GC ${run.collected.toFixed(1)} MB`
+    )
+  }
+}
+for (const way of ways) {
+  const spawned = runs.get(way)!
+  const [ms, cpu, idle, collected] = [
+    spawned.map((r) => r.ms),
+    spawned.map((r) => r.cpu),
+    spawned.map((r) => r.idle),
+    spawned.map((r) => r.collected)
+  ]
   console.log(
-    `  spawn ${index + 1}: ${run.ms.toFixed(0)} ms to /health (${run.cpu} ms CPU), idle RSS ${run.idle.toFixed(1)} MB, ` +
-      `after GC ${run.collected.toFixed(1)} MB`
+    `\n| median of ${SPAWNS}${label(way)} | value | range | goal | |\n|---|--:|--:|---|---|\n` +
+      `| cold start to first 200 on /health | ${median(ms).toFixed(0)} ms | ${range(ms, 0)} ms | ≤ ${GOAL_MS} ms | ${verdict(median(ms) <= GOAL_MS)} |\n` +
+      `| CPU time used until then | ${median(cpu).toFixed(0)} ms | ${range(cpu, 0)} ms | | |\n` +
+      `| idle RSS | ${median(idle).toFixed(1)} MB | ${range(idle, 1)} MB | ≤ ${GOAL_MB} MB | ${verdict(median(idle) <= GOAL_MB)} |\n` +
+      `| idle RSS after a full GC | ${median(collected).toFixed(1)} MB | ${range(collected, 1)} MB | ≤ ${GOAL_MB} MB | ${verdict(median(collected) <= GOAL_MB)} |`
   )
 }
-const [ms, cpu, idle, collected] = [
-  runs.map((r) => r.ms),
-  runs.map((r) => r.cpu),
-  runs.map((r) => r.idle),
-  runs.map((r) => r.collected)
-]
 console.log(
-  `\n| median of ${SPAWNS} | value | range | goal | |\n|---|--:|--:|---|---|\n` +
-    `| cold start to first 200 on /health | ${median(ms).toFixed(0)} ms | ${range(ms, 0)} ms | ≤ ${GOAL_MS} ms | ${verdict(median(ms) <= GOAL_MS)} |\n` +
-    `| CPU time used until then | ${median(cpu).toFixed(0)} ms | ${range(cpu, 0)} ms | | |\n` +
-    `| idle RSS | ${median(idle).toFixed(1)} MB | ${range(idle, 1)} MB | ≤ ${GOAL_MB} MB | ${verdict(median(idle) <= GOAL_MB)} |\n` +
-    `| idle RSS after a full GC | ${median(collected).toFixed(1)} MB | ${range(collected, 1)} MB | ≤ ${GOAL_MB} MB | ${verdict(median(collected) <= GOAL_MB)} |\n` +
-    `\nload average (1/5/15 min) at the end: ${loadavg()
-      .map((value) => value.toFixed(2))
-      .join(' / ')}${PROFILE ? `; profiles in ${profiles}` : ''}`
+  `\nload average (1/5/15 min) at the end: ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' / ')}${PROFILE ? `; profiles in ${profiles}` : ''}`
 )

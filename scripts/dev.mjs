@@ -81,9 +81,11 @@ const announceClient = {
   }
 }
 
+// The server's own plugins (packages left to node_modules, one copy of each package…) run in development too.
+const serverBuild = serverOptions()
 const contexts = [
   await context({ ...clientOptions(), plugins: [announceClient] }),
-  await context({ ...serverOptions(), plugins: [restartOnSuccess] })
+  await context({ ...serverBuild, plugins: [...serverBuild.plugins, restartOnSuccess] })
 ]
 for (const ctx of contexts) await ctx.watch()
 say('watching src/ for changes; Ctrl-C stops')

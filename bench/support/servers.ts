@@ -10,18 +10,22 @@ export interface Target {
   pid: number
   /** Runs a full GC in the server (spawned with `--expose-gc` and the hook below) and resolves after it settled. */
   collectGarbage(): Promise<void>
+  /** The server's CPU time so far (user + system, all threads), µs, from its own `process.cpuUsage()`. */
+  cpuUsage(): Promise<number>
   /** Kills the server (SIGKILL unless told; a server that handles SIGTERM exits normally on it). */
   stop(signal?: NodeJS.Signals): Promise<void>
 }
 
 /**
  * Preloaded into every benchmarked server so idle RSS can be read after a real GC, not after
- * whatever garbage startup left behind. Asked over the IPC channel; it imports nothing.
+ * whatever garbage startup left behind, and CPU time read to the microsecond (/proc counts 10 ms ticks).
+ * Asked over the IPC channel; it imports nothing.
  */
 const GC_HOOK =
   'data:text/javascript,' +
   encodeURIComponent(
-    "process.on('message', (m) => { if (m === 'gc') { globalThis.gc(); globalThis.gc(); setTimeout(() => process.send('gc-done'), 200) } })"
+    "process.on('message', (m) => { if (m === 'gc') { globalThis.gc(); globalThis.gc(); setTimeout(() => process.send('gc-done'), 200) } " +
+      "else if (m === 'cpu') { const u = process.cpuUsage(); process.send({ cpu: u.user + u.system }) } })"
   )
 
 /** Node arguments that load the GC hook; the cold-start measurement uses them too, so both apps pay the same. */
@@ -48,6 +52,7 @@ export async function startTarget(
         url: `http://127.0.0.1:${match[1]}`,
         pid: child.pid!,
         collectGarbage: () => collectGarbage(child),
+        cpuUsage: () => cpuUsage(child),
         async stop(signal = 'SIGKILL') {
           child.kill(signal)
           if (child.exitCode === null && child.signalCode === null) await once(child, 'exit')
@@ -62,6 +67,13 @@ export async function collectGarbage(child: ChildProcess): Promise<void> {
   const done = new Promise<void>((resolve) => child.on('message', (message) => message === 'gc-done' && resolve()))
   child.send('gc')
   await done
+}
+
+async function cpuUsage(child: ChildProcess): Promise<number> {
+  const reply = once(child, 'message')
+  child.send('cpu')
+  const [message] = (await reply) as [{ cpu: number }]
+  return message.cpu
 }
 
 /** CPU time (user + system, in clock ticks) a process has used so far, from /proc/<pid>/stat. */
