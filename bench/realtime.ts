@@ -47,8 +47,9 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import knex from 'knex'
 import { r, type Connection } from 'rethinkdb-ts'
 import { io as connectClient, type Socket } from 'socket.io-client'
-import { BENCH_SECRET, BENCH_USER } from './support/auth-setup.js'
+import { BENCH_USER } from './support/auth-setup.js'
 import { freePort, hasCommand, killChildren, startChild, stopChild } from './support/processes.js'
+import { BENCH_BCRYPT_ROUNDS as BCRYPT_ROUNDS, spawnPlumage } from './support/plumage-process.js'
 import { ANCHOR_TABLES_SQL, POSTGRES_BIN, startPostgres, type Postgres } from './support/postgres.js'
 import { loadText, machine, replaceSection } from './support/report.js'
 
@@ -70,7 +71,6 @@ const RECOVERY_CLIENTS = 10
 const GAP_MS = 5_000
 const LEAD_MS = 1_000
 /** bcrypt cost on both sides: logins are setup here, not the measured work. */
-const BCRYPT_ROUNDS = '4'
 
 const now = () => performance.timeOrigin + performance.now()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -858,32 +858,11 @@ async function main(): Promise<void> {
     for (let index = 0; index < count; index++) {
       const name = `plumage #${index + 1}`
       const profile = index === 0 && process.env.REALTIME_PROFILE
-      const { child, value: url } = await startChild(
+      const { child, value: url } = await spawnPlumage(
         name,
-        process.execPath,
-        [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), plumageMain],
-        {
-          ...process.env,
-          STORE: 'rethinkdb',
-          RETHINKDB_URL: rethinkUrl(rethink, plumage.db!),
-          AUTH_SECRET: BENCH_SECRET,
-          BCRYPT_ROUNDS,
-          PORT: '0',
-          HOST: '127.0.0.1',
-          NODE_ENV: 'production',
-          LOG_LEVEL: 'info',
-          REQUEST_LOG: 'false'
-        },
-        (line) => {
-          const entry = parseLog(line)
-          return entry?.msg === 'plumage started' && typeof entry.url === 'string' ? entry.url : undefined
-        },
-        {
-          // Warnings and errors of the instances are shown; info lines are not.
-          after: (line) => {
-            if ((parseLog(line)?.level ?? 50) >= 40) console.error(`[${name}] ${line}`)
-          }
-        }
+        plumageMain,
+        { STORE: 'rethinkdb', RETHINKDB_URL: rethinkUrl(rethink, plumage.db!) },
+        profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []
       )
       plumage.instances.push({ url, child })
       await waitHealthy(url)
@@ -951,14 +930,6 @@ function describeRecovery(result: RecoveryResult): string {
 }
 
 const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)} %`)
-
-function parseLog(line: string): { msg?: string; url?: unknown; level?: number } | undefined {
-  try {
-    return JSON.parse(line) as { msg?: string; url?: unknown; level?: number }
-  } catch {
-    return undefined
-  }
-}
 
 const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(1))
 

@@ -2,8 +2,9 @@ import autocannon from 'autocannon'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { BENCH_SECRET, BENCH_USER, bearerHeader } from './auth-setup.js'
+import { BENCH_USER, bearerHeader } from './auth-setup.js'
 import { killChildren, startChild, stopChild, type Started } from './processes.js'
+import { BENCH_BCRYPT_ROUNDS as BCRYPT_ROUNDS, spawnPlumage } from './plumage-process.js'
 
 /**
  * The HTTP rows of `npm run bench:postgres`: plumage (`node dist/plumage.mjs`, STORE=postgres) against
@@ -19,7 +20,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
 const SEED = Number(process.env.BENCH_HTTP_RECORDS ?? 200)
 const FETCH_TIMEOUT_MS = 10_000
 /** bcrypt cost of both apps: the workloads log in once, so it only shortens the start. */
-const BCRYPT_ROUNDS = '4'
 
 interface Server {
   name: string
@@ -99,29 +99,7 @@ export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise
     await admin.query(FEATHERS_TABLES_SQL).finally(() => admin.end())
 
     progress('starting plumage (STORE=postgres)')
-    const plumage = await startChild(
-      'plumage',
-      process.execPath,
-      [plumageMain],
-      {
-        ...process.env,
-        STORE: 'postgres',
-        POSTGRES_URL: plumageUrl,
-        AUTH_SECRET: BENCH_SECRET,
-        BCRYPT_ROUNDS,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'info',
-        REQUEST_LOG: 'false'
-      },
-      (line) => {
-        const entry = parse(line)
-        return entry?.msg === 'plumage started' && typeof entry.url === 'string' ? entry.url : undefined
-      },
-      // Its warnings and errors are shown; info lines are not.
-      { after: (line) => (Number(parse(line)?.level ?? 50) >= 40 ? console.error(`[plumage] ${line}`) : undefined) }
-    )
+    const plumage = await spawnPlumage('plumage', plumageMain, { STORE: 'postgres', POSTGRES_URL: plumageUrl })
     servers.push(await prepare('plumage', plumage.value, plumage))
     progress(`plumage pid ${plumage.child.pid} ready on ${plumage.value}, ${SEED} records seeded`)
 
@@ -235,12 +213,4 @@ async function run(server: Server, workload: Workload, seconds: number): Promise
   if (result.errors > 0 || result.non2xx > 0)
     throw new Error(`${server.name} / ${workload.name}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   return result.requests.average
-}
-
-function parse(line: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(line) as Record<string, unknown>
-  } catch {
-    return undefined
-  }
 }
