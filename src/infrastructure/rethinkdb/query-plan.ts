@@ -424,15 +424,27 @@ function withoutNullBranch(part: Filter, shapes: FieldShapes): Filter {
   return shape?.required === true && !shape.kinds.has('null') ? test : part
 }
 
-/** The highest score; between ordered reads of equal score, the one serving more sort keys. */
+/**
+ * The highest score; between ordered reads of equal score, the one serving more sort keys, then the index of
+ * fewer fields: read in order, RethinkDB evaluates the index function on every row it passes (to merge its
+ * shards), and a one-field function costs less per row than a compound one (BENCHMARKS.md, cursor pagination).
+ */
 function best(candidates: (Access | undefined)[]): Access | undefined {
   let chosen: Access | undefined
   for (const candidate of candidates) {
     if (!candidate) continue
-    const more = (candidate.order?.served ?? 0) > (chosen?.order?.served ?? 0)
-    if (!chosen || candidate.score > chosen.score || (candidate.score === chosen.score && more)) chosen = candidate
+    if (!chosen || candidate.score > chosen.score || (candidate.score === chosen.score && better(candidate, chosen)))
+      chosen = candidate
   }
   return chosen
+}
+
+/** Between ordered reads of equal score: serving more sort keys, or as many through an index of fewer fields. */
+function better(candidate: Access, chosen: Access): boolean {
+  const served = candidate.order?.served ?? 0
+  const chosenServed = chosen.order?.served ?? 0
+  if (served !== chosenServed) return served > chosenServed
+  return served > 0 && candidate.order!.index.fields.length < chosen.order!.index.fields.length
 }
 
 /** Every tuple taking one value from each list, in order. */

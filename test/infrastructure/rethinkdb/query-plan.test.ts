@@ -213,6 +213,18 @@ describe('cursor pages on a compound index of the sort keys and the id', () => {
     return { ...parseQuery({ $limit: 26 }), filter: beyond([24.5, 7], sort, true, 'id'), sort }
   }
 
+  it('start from the index on the first key alone when one is declared too, whatever the order declared', () => {
+    // Both serve the sort (ties of an index come in primary-key order); the one-field index costs less per row.
+    const first = `${table}.orderBy({ index: r.asc("score") }).limit(26)`
+    expect(planner.find({ ...parseQuery({ $limit: 26 }), sort: page(1).sort }).toString()).toBe(first)
+    const compoundFirst = plannerFor(true, [{ name: 'score_id', fields: ['score', 'id'] }, ...indexes])
+    expect(compoundFirst.find({ ...parseQuery({ $limit: 26 }), sort: page(1).sort }).toString()).toBe(first)
+    const compoundOnly = plannerFor(true, [{ name: 'score_id', fields: ['score', 'id'] }])
+    expect(compoundOnly.find({ ...parseQuery({ $limit: 26 }), sort: page(1).sort }).toString()).toBe(
+      `${table}.orderBy({ index: r.asc("score_id") }).limit(26)`
+    )
+  })
+
   it('read one range from the position, with no filter on the rows', () => {
     expect(planner.find(page(1)).toString()).toBe(
       `${table}.between([24.5, 7], [r.maxval, r.maxval], { index: "score_id", leftBound: "open", ` +
