@@ -177,18 +177,22 @@ export class ConnectionAuthentication {
       await sessions.refresh()
       const revision = sessions.revision
       if (revision === this.checkedRevision) return
-      this.checkedRevision = revision
+      let complete = true
       for (const [connection, login] of [...this.logins]) {
         if (login.sid === undefined && login.jti === undefined) continue
         try {
           await sessions.check(login)
         } catch (error) {
-          // Only a revocation logs out; a store that cannot be read right now is asked again next round.
-          if (!(error instanceof NotAuthenticated) || this.logins.get(connection) !== login) continue
-          this.forget(connection)
-          this.loggedOut(connection)
+          // Only a revocation logs out; a store that cannot be read right now is asked again next round, as the
+          // revision is then not taken as checked.
+          if (!(error instanceof NotAuthenticated)) complete = false
+          else if (this.logins.get(connection) === login) {
+            this.forget(connection)
+            this.loggedOut(connection)
+          }
         }
       }
+      if (complete) this.checkedRevision = revision
     } catch {
       // The store could not be read: the next sweep tries again (the revision is not taken as checked).
     } finally {

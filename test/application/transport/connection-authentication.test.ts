@@ -14,6 +14,7 @@ describe('ConnectionAuthentication', () => {
   let checked: RevocationClaims[]
   let revoked: Set<string>
   let revision: number
+  let unreadable: boolean
   let auth: ConnectionAuthentication
   let loggedOut: Connection[]
 
@@ -26,6 +27,7 @@ describe('ConnectionAuthentication', () => {
     checked = []
     revoked = new Set()
     revision = 0
+    unreadable = false
     loggedOut = []
     const sessions = {
       refresh: () => undefined,
@@ -34,6 +36,7 @@ describe('ConnectionAuthentication', () => {
       },
       check(claims: RevocationClaims) {
         checked.push(claims)
+        if (unreadable) throw new Error('the session store cannot be read')
         if (revoked.has(claims.sid!)) throw new NotAuthenticated('Session revoked')
         return undefined
       }
@@ -67,6 +70,18 @@ describe('ConnectionAuthentication', () => {
     expect(checked).toHaveLength(4)
     expect(loggedOut).toEqual([b])
     expect(a.authentication).toEqual({ strategy: 'jwt', accessToken: 'token-a' })
+  })
+
+  it('checks them again at the next sweep when the store could not be read, with no new revocation', async () => {
+    const a: Connection = { provider: 'socketio' }
+    login(a, { sid: 'a', exp: 2_000 })
+    revoked.add('a')
+    unreadable = true
+    await jest.advanceTimersByTimeAsync(500)
+    expect(loggedOut).toEqual([])
+    unreadable = false
+    await jest.advanceTimersByTimeAsync(500)
+    expect(loggedOut).toEqual([a])
   })
 
   it("logs a connection out when its token's exp comes, once, and not after it logged out or in again", async () => {
