@@ -90,11 +90,25 @@ export class Gateway {
    * exposed methods.
    */
   call(call: ServiceCall): Promise<CallResult> {
+    return this.running(call).then(callResult)
+  }
+
+  /**
+   * `call`, handing the result to `then` as soon as the call settled, in the same turn of the microtask queue, and
+   * resolving with what `then` returns: for a transport that writes its answer right there (REST), one promise less
+   * per call than a `then` on `call`'s.
+   */
+  callThen<R>(call: ServiceCall, then: (result: CallResult) => R): Promise<R> {
+    return this.running(call).then((context) => then(callResult(context)))
+  }
+
+  /** The call's context once its hooks and method ran. */
+  private running(call: ServiceCall): Promise<HookContext> {
     const entry = this.core.registry.get(call.path)
     if (!entry) return Promise.reject(new NotFound(`Service '${call.path}' not found`))
     const { metrics } = this.core
     // Timed when metrics are on (see `measured`); off, the call pays nothing but this test.
-    return (metrics.enabled ? this.measured(entry, call, metrics) : this.core.run(entry, call)).then(callResult)
+    return metrics.enabled ? this.measured(entry, call, metrics) : this.core.run(entry, call)
   }
 
   /** The params of a call made on a connection: its members (provider, headers, authentication…) spread in. */

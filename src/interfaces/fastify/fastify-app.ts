@@ -39,6 +39,9 @@ const load = createRequire(import.meta.url)
 /** The verbs the express adapter's cors middleware allows by default. */
 const CORS_METHODS = 'GET,HEAD,PUT,PATCH,POST,DELETE'
 
+/** The Content-Type of JSON answers, as fastify and express write it. */
+const JSON_TYPE = 'application/json; charset=utf-8'
+
 /** Verbs whose body express reads; fastify parses bodies of the others too, so they get no parser here. */
 const WITH_BODY = ['POST', 'PUT', 'PATCH', 'QUERY']
 
@@ -176,13 +179,17 @@ function serviceHandler(
     }
     return restCall(gateway, route, input, bodyParsed, ({ status, location, result }) => {
       reply.code(status)
-      if (location !== undefined) return reply.header('Location', location).send()
-      if (result === undefined) return reply.send()
-      if (formatter) {
+      if (location !== undefined) reply.header('Location', location).send()
+      else if (result === undefined) reply.send()
+      else if (formatter) {
         const payload = formatter(request, reply, result)
-        return reply.sent ? reply : reply.send(payload)
+        if (!reply.sent) reply.send(payload)
       }
-      return reply.header('Content-Type', 'application/json; charset=utf-8').send(JSON.stringify(result))
+      // `type` sets the header fastify's own JSON replies carry, without `header`'s lower-casing of the name.
+      else reply.type(JSON_TYPE).send(JSON.stringify(result))
+      // A reply is a thenable that fastify waits on: handed back only while it is still being sent (async onSend
+      // hooks, e.g. compression), since resolving a promise with a thenable costs another turn of the microtask queue.
+      return reply.sent ? undefined : reply
     })
   }
 

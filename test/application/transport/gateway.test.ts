@@ -103,6 +103,29 @@ describe('Gateway: calls', () => {
     ).resolves.toEqual({ result: { id: 'public' }, status: 202, location: '/elsewhere' })
   })
 
+  it('hands the same result to callThen, resolving with what it returns, and rejects as call does', async () => {
+    const app = messagesApp()
+    app.service('messages').hooks({ after: { create: [(context) => void (context.http.status = 202)] } })
+    const gateway = open(app)
+    const seen: unknown[] = []
+    const answered = gateway.callThen(
+      { path: 'messages', method: 'create', data: { text: 'hi' }, params: { provider: 'test' } },
+      (result) => {
+        seen.push(result)
+        return 'written'
+      }
+    )
+    await expect(answered).resolves.toBe('written')
+    expect(seen).toEqual([{ result: { text: 'hi', id: 0 }, status: 202, location: undefined }])
+    const unknown = gateway.callThen({ path: 'nothing', method: 'find', params: { provider: 'test' } }, () => 'no')
+    await expect(unknown).rejects.toBeInstanceOf(NotFound)
+    const refused = gateway.callThen(
+      { path: 'messages', method: 'remove', id: 0, params: { provider: 'test' } },
+      String
+    )
+    await expect(refused).rejects.toBeInstanceOf(MethodNotAllowed)
+  })
+
   it('rejects with NotFound for a path no service is registered at, and MethodNotAllowed for a method not exposed', async () => {
     const gateway = open(messagesApp())
     const unknown = gateway.call({ path: 'nothing', method: 'find', params: { provider: 'test' } })

@@ -47,6 +47,7 @@ export class EchoService {
       provider: params.provider,
       route: params.route,
       keys: Object.keys(params),
+      address: params.address,
       authentication: params.authentication
     }
   }

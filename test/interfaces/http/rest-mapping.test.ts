@@ -205,6 +205,12 @@ describe.each(ENGINES)('REST on %s', (engine) => {
       expect(res.body.keys.sort()).toEqual(['headers', 'provider', 'query', 'route'])
     })
 
+    it('hands the peer address for login throttling, not as an own property hooks would copy', async () => {
+      const res = await http.get('/echo').expect(200)
+      expect(res.body.address).toMatch(/^(::ffff:)?127\.0\.0\.1$/)
+      expect(res.body.keys).not.toContain('address')
+    })
+
     it.each([
       ['Bearer abc.def', 'abc.def'],
       ['bearer abc', 'abc'],
