@@ -1,5 +1,5 @@
 import { BadRequest, MethodNotAllowed } from '../domain/errors/errors.js'
-import { layoutOf, toArguments } from '../domain/service/method-layout.js'
+import { layoutOf } from '../domain/service/method-layout.js'
 import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-depth.js'
 import type { ServiceCall } from '../domain/service/service.js'
 import type { AroundHook, HookApp, HookContext, HookMap } from './hook-context.js'
@@ -183,10 +183,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /** Calls the service's own method with the handle as `this`, its arguments laid out by method-layout. */
 function callMethod(entry: ServiceEntry, context: HookContext): unknown {
   const method = (entry.service as Record<string, (...args: unknown[]) => Promise<unknown>>)[context.method]!
-  return method.apply(
-    entry.handle,
-    toArguments(context.method, { id: context.id, data: context.data, last: context.params })
-  )
+  const { id, data, params } = context
+  // The arguments as method-layout lays them out, passed as they are: no array or parts object per call.
+  const layout = layoutOf(context.method)
+  if (layout.id)
+    return layout.data ? method.call(entry.handle, id, data, params) : method.call(entry.handle, id, params)
+  return layout.data ? method.call(entry.handle, data, params) : method.call(entry.handle, params)
 }
 
 function runAround(

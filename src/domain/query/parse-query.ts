@@ -48,7 +48,8 @@ export function parseQuery(raw: unknown, options: ParseOptions = {}): StoreQuery
         filters.push(...parseField(key, value, extra))
     }
   }
-  query.filter = filters.length === 1 ? filters[0]! : { op: 'and', filters }
+  // No criteria (every get, patch and page without a filter): the match-all filter made above stays.
+  if (filters.length > 0) query.filter = filters.length === 1 ? filters[0]! : { op: 'and', filters }
   return query
 }
 

@@ -64,7 +64,23 @@ const CUSTOM: MethodLayout = { id: false, data: true }
 export const STANDARD_EVENTS: readonly string[] = Object.values(LAYOUTS).flatMap((layout) => layout.event ?? [])
 
 export function layoutOf(method: string): MethodLayout {
-  return Object.hasOwn(LAYOUTS, method) ? LAYOUTS[method]! : CUSTOM
+  // A switch, not a keyed lookup in LAYOUTS: every call reads its layout several times, with varying names.
+  switch (method) {
+    case 'find':
+      return LAYOUTS.find!
+    case 'get':
+      return LAYOUTS.get!
+    case 'create':
+      return LAYOUTS.create!
+    case 'update':
+      return LAYOUTS.update!
+    case 'patch':
+      return LAYOUTS.patch!
+    case 'remove':
+      return LAYOUTS.remove!
+    default:
+      return CUSTOM
+  }
 }
 
 /** The parts of one call, by meaning. `last` is params for a method call, the query on the socket wire. */
