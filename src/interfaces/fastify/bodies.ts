@@ -46,7 +46,9 @@ export function decompressed(headers: IncomingHttpHeaders, payload: Readable): R
 
 /** The `charset` parameter of a Content-Type, lower-cased, or undefined. */
 function charsetOf(contentType: string | undefined): string | undefined {
-  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '')
+  // Without parameters (`application/json`, the usual header) there is no charset: no regular expression to run.
+  if (contentType === undefined || !contentType.includes(';')) return undefined
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)
   return match?.[1]?.toLowerCase()
 }
 
@@ -87,22 +89,28 @@ export function byteLimit(limit: string): number {
   return Math.floor(Number(match[1]) * UNITS[(match[2] ?? 'b').toLowerCase()]!)
 }
 
-/** JSON's whitespace is space, tab, line feed and carriage return. */
-const FIRST_NON_WHITESPACE = /^[ \t\n\r]*([^ \t\n\r]|$)/
-
 /**
  * A JSON body: an object or an array (strict), `{}` when empty. Anything else is a 400 carrying
  * JSON.parse's own message, as body-parser words it.
  */
 export function parseJsonBody(text: string): unknown {
   if (text.length === 0) return {}
-  const first = FIRST_NON_WHITESPACE.exec(text)?.[1]
-  if (first !== '{' && first !== '[') throw new BadRequest(strictViolation(text, first ?? ''))
+  const first = firstNonWhitespace(text)
+  if (first !== '{' && first !== '[') throw new BadRequest(strictViolation(text, first))
   try {
     return JSON.parse(text)
   } catch (error) {
     throw new BadRequest((error as Error).message)
   }
+}
+
+/** The first character that is not JSON whitespace (space, tab, line feed, carriage return), '' when none. */
+function firstNonWhitespace(text: string): string {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return text[index]!
+  }
+  return ''
 }
 
 /** body-parser's message for a scalar body: what JSON.parse says about the first character, quoted from the body. */
