@@ -25,6 +25,9 @@ export interface TableWatchOptions {
 
 type Listener = (change: StoreChange<Data>) => void
 
+/** How long a direct write waits for the log to hand out what was numbered before asking again. */
+const SETTLE_TIMEOUT_MS = 1_500
+
 /**
  * The events of one table, for RethinkDbStore's `watch`: the table's rows of the event log, plus the
  * writes made directly in the database (its plain changefeed, matched against the log by
@@ -42,6 +45,7 @@ export class TableWatch {
       const direct = new DirectWrites({
         idField: options.idField,
         logCaughtUp: () => events.isLive && !events.holding,
+        logSettled: () => events.settled(SETTLE_TIMEOUT_MS),
         publish: (change) => this.emit(change)
       })
       this.direct = direct
