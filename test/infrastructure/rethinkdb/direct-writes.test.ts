@@ -57,6 +57,19 @@ describe('DirectWrites', () => {
     expect(published).toEqual([])
   })
 
+  it('matches a squashed table change (several logged writes of one record) to the event of its last value', () => {
+    // The table feed is squashed: a create and a patch of one record within a batch come as one `add`.
+    const { direct, published } = harness()
+    direct.logged('created', { id: 'a', n: 1 })
+    direct.logged('patched', { id: 'a', n: 2 })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'a', n: 2 } })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'b', n: 2 } })
+    direct.logged('created', { id: 'b', n: 1 })
+    direct.logged('patched', { id: 'b', n: 2 })
+    settle()
+    expect(published).toEqual([])
+  })
+
   it('drops a table change whose event is logged while it waits', () => {
     const { direct, published } = harness()
     direct.changed({ type: 'add', old_val: null, new_val: { id: 2, nested: { b: 1, a: 2 } } })
