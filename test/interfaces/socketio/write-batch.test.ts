@@ -5,7 +5,7 @@ import { Server, type Socket } from 'socket.io'
 import { io as connectClient, type Socket as ClientSocket } from 'socket.io-client'
 import type { EncodedEvent } from '../../../src/interfaces/socketio/encoded-event.js'
 import { EncodedEvent as RealEncodedEvent } from '../../../src/interfaces/socketio/encoded-event.js'
-import { WriteBatch } from '../../../src/interfaces/socketio/write-batch.js'
+import { COALESCING_MS, WriteBatch } from '../../../src/interfaces/socketio/write-batch.js'
 
 /** A socket.io socket over an idle websocket whose TCP socket counts its corks, uncorks and writes. */
 function fakeSocket(transport = 'websocket') {
@@ -46,23 +46,53 @@ function fakeEvent(frame: Buffer | null = Buffer.from('frame')) {
 const endOfTurn = () => new Promise((resolve) => setImmediate(resolve))
 
 describe('WriteBatch', () => {
-  it("corks every socket from its first frame of the turn, once, and uncorks it after the turn's callbacks", async () => {
-    const batch = new WriteBatch()
+  it("writes a turn's first frame to a socket at once and corks the socket from its second until the end of the turn", async () => {
+    const batch = new WriteBatch(() => 0)
     const first = fakeSocket()
     const second = fakeSocket()
     const { event } = fakeEvent()
     batch.write(first.socket, event)
     batch.write(second.socket, event)
+    expect([first.tcp.corks, second.tcp.corks]).toEqual([0, 0])
+    expect([first.tcp.written.length, second.tcp.written.length]).toEqual([1, 1])
     batch.write(first.socket, event)
-    expect([first.tcp.corks, second.tcp.corks]).toEqual([1, 1])
-    expect([first.tcp.uncorks, second.tcp.uncorks]).toEqual([0, 0])
-    await endOfTurn()
-    expect([first.tcp.uncorks, second.tcp.uncorks]).toEqual([1, 1])
-    // The next turn corks again.
     batch.write(first.socket, event)
-    expect(first.tcp.corks).toBe(2)
+    expect([first.tcp.corks, second.tcp.corks]).toEqual([1, 0])
+    expect(first.tcp.uncorks).toBe(0)
     await endOfTurn()
-    expect(first.tcp.uncorks).toBe(2)
+    expect([first.tcp.uncorks, second.tcp.uncorks]).toEqual([1, 0])
+  })
+
+  it('corks every socket from its first frame for COALESCING_MS after a turn that wrote to a socket twice', async () => {
+    let now = 0
+    const batch = new WriteBatch(() => now)
+    const { socket, tcp } = fakeSocket()
+    const other = fakeSocket()
+    const { event } = fakeEvent()
+    batch.write(socket, event)
+    batch.write(socket, event)
+    await endOfTurn()
+    expect([tcp.corks, tcp.uncorks]).toEqual([1, 1])
+
+    now = COALESCING_MS - 1
+    batch.write(other.socket, event)
+    expect(other.tcp.corks).toBe(1)
+    batch.write(other.socket, event)
+    expect(other.tcp.corks).toBe(1)
+    await endOfTurn()
+    expect(other.tcp.uncorks).toBe(1)
+
+    // That turn wrote to a socket twice as well: the window runs from its end.
+    now = 2 * COALESCING_MS - 2
+    batch.write(socket, event)
+    expect(tcp.corks).toBe(2)
+    await endOfTurn()
+
+    now = 3 * COALESCING_MS
+    batch.write(socket, event)
+    expect(tcp.corks).toBe(2)
+    await endOfTurn()
+    expect([tcp.corks, tcp.uncorks]).toEqual([2, 2])
   })
 
   it('leaves a destroyed socket corked and writes to a polling transport through engine.io', async () => {
@@ -70,6 +100,7 @@ describe('WriteBatch', () => {
     const gone = fakeSocket()
     const polling = fakeSocket('polling')
     const { event, throughEngine } = fakeEvent()
+    batch.write(gone.socket, event)
     batch.write(gone.socket, event)
     batch.write(polling.socket, event)
     gone.tcp.destroyed = true
