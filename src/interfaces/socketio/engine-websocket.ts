@@ -23,7 +23,7 @@ export type WebSocket = {
 export type EngineSocket = {
   readyState: string
   writeBuffer?: unknown[]
-  transport: { name?: string; writable: boolean; socket?: WebSocket }
+  transport: { name?: string; writable: boolean; perMessageDeflate?: unknown; socket?: WebSocket }
 }
 
 /** ws's `WebSocket.OPEN`, and its sender's state when it holds nothing back (`DEFAULT` in ws/lib/sender.js). */
@@ -41,15 +41,17 @@ export function webSocketOf(engine: EngineSocket): WebSocket | undefined {
 /**
  * Whether a frame may be written straight to the websocket's TCP socket: engine.io is open, its transport has had
  * every write it made taken by the TCP socket (engine.io marks it writable once ws's last write completed) and it
- * queued nothing since, ws holds nothing back and the websocket is open. Everything sent before is then in the TCP
- * socket already, and what is sent after goes in behind the frame, through ws as ever: the order holds. The
- * private members read here are those of ws 8 and engine.io 6; with others, this says no and the caller goes
- * through engine.io.
+ * queued nothing since, ws holds nothing back and the websocket is open; and, as engine.io asks before it writes a
+ * frame built once for all, its transport does not compress (per-message deflate off, as plumage configures it).
+ * Everything sent before is then in the TCP socket already, and what is sent after goes in behind the frame,
+ * through ws as ever: the order holds. The private members read here are those of ws 8 and engine.io 6; with
+ * others, this says no and the caller goes through engine.io.
  */
 export function writesDirectly(engine: EngineSocket, webSocket: WebSocket, tcp: TcpSocket): boolean {
   const sender = webSocket._sender
   return (
     engine.transport.writable &&
+    !engine.transport.perMessageDeflate &&
     engine.readyState === 'open' &&
     engine.writeBuffer?.length === 0 &&
     webSocket.readyState === OPEN &&

@@ -26,6 +26,7 @@ function fakeSocket(transport = 'websocket') {
     transport: {
       name: transport,
       writable: true,
+      perMessageDeflate: null as unknown,
       socket: { readyState: 1, _socket: tcp, _sender: { _state: 0, _queue: [] as unknown[] } }
     }
   }
@@ -120,6 +121,7 @@ describe('WriteBatch', () => {
 
     const busy = [
       (s: ReturnType<typeof fakeSocket>) => (s.engine.transport.writable = false),
+      (s: ReturnType<typeof fakeSocket>) => (s.engine.transport.perMessageDeflate = { threshold: 1024 }),
       (s: ReturnType<typeof fakeSocket>) => s.engine.writeBuffer.push({ data: 'queued' }),
       (s: ReturnType<typeof fakeSocket>) => (s.engine.readyState = 'closing'),
       (s: ReturnType<typeof fakeSocket>) => (s.engine.transport.socket.readyState = 2),
