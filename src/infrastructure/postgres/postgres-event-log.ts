@@ -350,12 +350,13 @@ export class PostgresEventLog {
       const client = this.client
       const place = this.place
       if (!client || !place) return
+      // Ordered by the columns, not by the text columns of the same names the SELECT makes ('10' < '9').
       const { rows } = await client.query<EventRow & { held: boolean }>(
         `SELECT tx::text, id::text, service, event, record, trace,
            EXISTS (SELECT 1 FROM plumage_events WHERE tx >= pg_snapshot_xmin(pg_current_snapshot())) AS held
          FROM plumage_events
          WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < pg_snapshot_xmin(pg_current_snapshot())
-         ORDER BY tx, id LIMIT ${BATCH}`,
+         ORDER BY plumage_events.tx, plumage_events.id LIMIT ${BATCH}`,
         [place.tx.toString(), place.id.toString()]
       )
       if (client !== this.client) return

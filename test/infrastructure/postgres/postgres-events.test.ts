@@ -84,6 +84,18 @@ withServer('the PostgreSQL event log', () => {
     expect(onB.names()).toEqual(onA.names())
   })
 
+  it('hands out every event of a transaction, in order, when their numbers gain a digit', async () => {
+    const admin = new pg.Client({ connectionString: database!.url })
+    await admin.connect()
+    // The next events are numbered 95, 96, …, 104: as text, '100' comes before '95'.
+    await admin.query('ALTER TABLE plumage_events ALTER COLUMN id RESTART WITH 95').finally(() => admin.end())
+    const records = Array.from({ length: 10 }, (_, n) => ({ name: `digit${n}` }))
+    await a.create(records, q())
+    for (const on of [onA, onB]) await on.seen(about('created', 'digit9'))
+    expect(onA.names().slice(-10)).toEqual(records.map(({ name }) => `created ${name}`))
+    expect(onB.names()).toEqual(onA.names())
+  })
+
   it('publishes writes made directly in the database, and a custom event, on both instances', async () => {
     const client = new pg.Client({ connectionString: database!.url })
     await client.connect()

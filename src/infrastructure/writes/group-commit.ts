@@ -7,8 +7,9 @@ interface Call<I, O> {
 
 export interface GroupCommitOptions<I, O> {
   /**
-   * Runs one query for several callers' items (`calls[i]` are caller i's) and answers one outcome
-   * per caller, in order. A rejection fails every caller of the batch.
+   * Runs one query (one transaction) for several callers' items (`calls[i]` are caller i's) and
+   * answers one outcome per caller, in order. A rejection fails every caller of the batch: a caller
+   * that must fail alone gets an outcome that says so (PostgresStore's `{ error }`).
    */
   run(calls: I[][]): Promise<O[]>
   /** Most items in one query (default 500); a caller's items are never split. */
@@ -18,10 +19,11 @@ export interface GroupCommitOptions<I, O> {
 }
 
 /**
- * Group commit: calls that arrive while a query of theirs is in flight wait for it and then go out
- * together as the next query. One writer gets its own query at once (no added latency); many
- * writers share queries, so the per-query cost — the round trip, the event log's counter update and
- * log insert — is paid once per batch instead of once per call. Each caller gets its own outcome.
+ * Group commit, for any store: calls that arrive while a query of theirs is in flight wait for it and
+ * then go out together as the next query. One writer gets its own query at once (no added latency);
+ * many writers share queries, so the per-query cost is paid once per batch instead of once per call —
+ * on RethinkDB the round trip, the event log's counter update and log insert (RethinkDbStore's
+ * creates), on PostgreSQL the commit's WAL flush (PostgresWrites). Each caller gets its own outcome.
  *
  * When a query ends, the next one waits for the rest of this event-loop turn: the callers it just
  * answered usually submit their next call within it, and going at once would send the first of them
