@@ -1,0 +1,150 @@
+import type { PoolClient, QueryResult } from 'pg'
+import type { Data } from '../../domain/service/service.js'
+import { GroupCommit } from '../writes/group-commit.js'
+import type { PostgresDatabase } from './postgres-database.js'
+import { isUnavailable, toStoreError } from './postgres-errors.js'
+
+/** Where a write's statements run: the pool (alone) or the connection of a batch's transaction. */
+export interface Statements {
+  query<R>(text: string, values: unknown[], prepare: boolean): Promise<QueryResult<R>>
+}
+
+/** What a write's statement made: the rows it returned (RETURNING), and how many it wrote. */
+export interface Written {
+  rows: { doc: Data }[]
+  count: number
+}
+
+/**
+ * What a write's statement tells the event triggers (PostgresStore.told): transaction-local
+ * settings, which stay set for the statements that follow it in the same transaction.
+ */
+export interface Told {
+  /** Sets `plumage.event` to `updated` (an UPDATE is otherwise `patched`). */
+  updated: boolean
+  /** Sets `plumage.trace`. */
+  trace?: string
+  /** Names the settings in the statement's shape. */
+  key: string
+}
+
+/** One create, update, patch or remove of a table, its statements made by the caller (values and trace included). */
+export interface PostgresWrite {
+  /** For the log: `<table>.<method>`. */
+  operation: string
+  told: Told
+  /** More than one statement (a `$search` write locks its candidates, tests them, then writes them). */
+  several: boolean
+  run(statements: Statements): Promise<Written>
+}
+
+type Outcome = { written: Written } | { error: unknown }
+
+/** Empties what earlier writes of a batch told the triggers, before a write that tells them less. */
+const FORGET_TOLD = "SELECT set_config('plumage.event', '', true), set_config('plumage.trace', '', true)"
+
+/**
+ * Group commit of one table's writes (see GroupCommit): a write that finds none of the table's in
+ * flight goes at once, alone, as before (one statement, its own implicit transaction); writes that
+ * arrive meanwhile go out together as one transaction on one connection — BEGIN, each write's
+ * statements in arrival order, COMMIT — so they share one commit and its WAL flush, which is what a
+ * durable write waits for (and what serializes writers of one row: each waits for the previous
+ * one's commit). Every write's events are logged by the triggers in that same transaction, in
+ * that order. Each caller gets its own rows.
+ *
+ * A batch that fails before its commit is rolled back and its writes run again, one by one, alone:
+ * each caller then gets exactly the result or the error it would have had alone (a taken key, a
+ * value PostgreSQL refuses, a deadlock with another instance's batch). A COMMIT that broke with the
+ * connection may have committed: every caller then hears 503, as a lone write would.
+ */
+export class PostgresWrites {
+  private readonly group: GroupCommit<PostgresWrite, Outcome>
+
+  constructor(
+    private readonly db: PostgresDatabase,
+    /** Called after a commit that wrote something (the event log reads and notifies). */
+    private readonly committed: () => void,
+    /** Most writes in one transaction. */
+    maxBatch = 100
+  ) {
+    this.group = new GroupCommit({ run: (calls) => this.run(calls.map((call) => call[0]!)), maxItems: maxBatch })
+  }
+
+  async write(write: PostgresWrite): Promise<Written> {
+    const outcome = await this.group.submit([write])
+    if ('error' in outcome) throw outcome.error
+    return outcome.written
+  }
+
+  private async run(writes: PostgresWrite[]): Promise<Outcome[]> {
+    if (writes.length === 1) return [await this.alone(writes[0]!)]
+    let client: PoolClient
+    try {
+      client = await this.db.checkout(writes[0]!.operation)
+    } catch (error) {
+      // No connection for the batch: none for each write alone either.
+      return writes.map(() => ({ error }))
+    }
+    const done: Written[] = []
+    let committing = false
+    let broken: Error | undefined
+    /** Set when the batch failed: undefined to run its writes again alone, else the error every caller gets. */
+    let failed: { error?: unknown } | undefined
+    try {
+      await client.query('BEGIN')
+      const statements: Statements = {
+        query: (text, values, prepare) => this.db.on(client, text, values, prepare)
+      }
+      let updated = false
+      let traced = false
+      for (const write of writes) {
+        if ((updated && !write.told.updated) || (traced && !write.told.trace)) {
+          await client.query(FORGET_TOLD)
+          updated = traced = false
+        }
+        done.push(await write.run(statements))
+        updated ||= write.told.updated
+        traced ||= write.told.trace !== undefined
+      }
+      committing = true
+      await client.query('COMMIT')
+    } catch (error) {
+      if (committing && isUnavailable(error)) {
+        // The commit may have happened: running the writes again could write them twice.
+        broken = error as Error
+        failed = { error: toStoreError(error, this.db.logger, writes[0]!.operation) }
+      } else {
+        // A failed COMMIT has ended the transaction; a failed statement leaves it to roll back.
+        if (!committing) await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback))
+        failed = {}
+      }
+    } finally {
+      client.release(broken)
+    }
+    if (failed?.error !== undefined) return writes.map(() => ({ error: failed.error }))
+    if (failed) {
+      const outcomes: Outcome[] = []
+      for (const write of writes) outcomes.push(await this.alone(write))
+      return outcomes
+    }
+    if (done.some((written) => written.count > 0)) this.committed()
+    return done.map((written) => ({ written }))
+  }
+
+  /** One write in its own transaction: an implicit one for one statement, else BEGIN … COMMIT. */
+  private async alone(write: PostgresWrite): Promise<Outcome> {
+    try {
+      const written = write.several
+        ? await this.db.transaction(write.operation, (client) =>
+            write.run({ query: (text, values, prepare) => this.db.on(client, text, values, prepare) })
+          )
+        : await write.run({
+            query: (text, values, prepare) => this.db.query(write.operation, text, values, { prepare })
+          })
+      if (written.count > 0) this.committed()
+      return { written }
+    } catch (error) {
+      return { error }
+    }
+  }
+}
