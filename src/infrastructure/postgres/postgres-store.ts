@@ -201,6 +201,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     try {
       await this.writes.write({
         operation: `${this.tableName}.create`,
+        ...(keys.length === 1 ? { key: keys[0] } : {}),
         told,
         several: false,
         run: (statements) => written(statements.query(text, values, true))
@@ -258,7 +259,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   ): Promise<Row[]> {
     const told = this.told(event)
     const kind = `${operation}${id === null ? '*' : ''}${told.key}`
-    const write = { operation: `${this.tableName}.${operation}`, told }
+    const write = { operation: `${this.tableName}.${operation}`, ...(id !== null ? { key: String(id) } : {}), told }
     if (!hasSearch(filter)) {
       const shape = this.filterShape(filter)
       if (id !== null) shape.values.push(parameter(String(id)))

@@ -32,6 +32,8 @@ export interface Told {
 export interface PostgresWrite {
   /** For the log: `<table>.<method>`. */
   operation: string
+  /** The one row it writes (the record's key: a write by id, a create of one record); none: it writes alone. */
+  key?: string
   told: Told
   /** More than one statement (a `$search` write locks its candidates, tests them, then writes them). */
   several: boolean
@@ -44,13 +46,15 @@ type Outcome = { written: Written } | { error: unknown }
 const FORGET_TOLD = "SELECT set_config('plumage.event', '', true), set_config('plumage.trace', '', true)"
 
 /**
- * Group commit of one table's writes (see GroupCommit): a write that finds none of the table's in
- * flight goes at once, alone, as before (one statement, its own implicit transaction); writes that
- * arrive meanwhile go out together as one transaction on one connection — BEGIN, each write's
- * statements in arrival order, COMMIT — so they share one commit and its WAL flush, which is what a
- * durable write waits for (and what serializes writers of one row: each waits for the previous
- * one's commit). Every write's events are logged by the triggers in that same transaction, in
- * that order. Each caller gets its own rows.
+ * Group commit of the writes of one row (see GroupCommit): a write that finds none of its row's in
+ * flight goes at once, alone, as before (one statement, its own implicit transaction); the writes of
+ * that row that arrive meanwhile go out together as one transaction on one connection — BEGIN, each
+ * write's statements in arrival order, COMMIT — so they share one commit and its WAL flush. Writers
+ * of one row cannot share flushes otherwise: each UPDATE waits for the row's lock, which the previous
+ * writer holds until its commit is flushed. Writes of different rows stay apart, in parallel on the
+ * pool, where PostgreSQL already flushes concurrent commits together; a batch locks one row, so no
+ * two batches can deadlock. Every write's events are logged by the triggers in its transaction, in
+ * statement order. Each caller gets its own rows.
  *
  * A batch that fails before its commit is rolled back and its writes run again, one by one, alone:
  * each caller then gets exactly the result or the error it would have had alone (a taken key, a
@@ -58,22 +62,38 @@ const FORGET_TOLD = "SELECT set_config('plumage.event', '', true), set_config('p
  * connection may have committed: every caller then hears 503, as a lone write would.
  */
 export class PostgresWrites {
-  private readonly group: GroupCommit<PostgresWrite, Outcome>
+  /** The rows with writes in flight or waiting, and how many each has; a row's entry goes with its last write. */
+  private readonly rows = new Map<string, { group: GroupCommit<PostgresWrite, Outcome>; writes: number }>()
 
   constructor(
     private readonly db: PostgresDatabase,
     /** Called after a commit that wrote something (the event log reads and notifies). */
     private readonly committed: () => void,
     /** Most writes in one transaction. */
-    maxBatch = 100
-  ) {
-    this.group = new GroupCommit({ run: (calls) => this.run(calls.map((call) => call[0]!)), maxItems: maxBatch })
-  }
+    private readonly maxBatch = 100
+  ) {}
 
   async write(write: PostgresWrite): Promise<Written> {
-    const outcome = await this.group.submit([write])
+    const outcome = write.key === undefined ? await this.alone(write) : await this.ofRow(write.key, write)
     if ('error' in outcome) throw outcome.error
     return outcome.written
+  }
+
+  private async ofRow(key: string, write: PostgresWrite): Promise<Outcome> {
+    let row = this.rows.get(key)
+    if (!row) {
+      const group = new GroupCommit<PostgresWrite, Outcome>({
+        run: (calls) => this.run(calls.map((call) => call[0]!)),
+        maxItems: this.maxBatch
+      })
+      this.rows.set(key, (row = { group, writes: 0 }))
+    }
+    row.writes++
+    try {
+      return await row.group.submit([write])
+    } finally {
+      if (--row.writes === 0) this.rows.delete(key)
+    }
   }
 
   private async run(writes: PostgresWrite[]): Promise<Outcome[]> {

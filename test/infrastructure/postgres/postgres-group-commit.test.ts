@@ -9,7 +9,7 @@ import { PostgresDatabase } from '../../../src/infrastructure/postgres/postgres-
 import { PostgresStoreFactory } from '../../../src/infrastructure/postgres/postgres-store-factory.js'
 import { discoverPostgres } from '../../support/postgres-server.js'
 
-// Group commit of the PostgreSQL store on a real server: the writes of a table that arrive while one
+// Group commit of the PostgreSQL store on a real server: the writes of a record that arrive while one
 // is in flight share one transaction. Transactions are counted by the event log's rows, which carry
 // their writing transaction's id.
 const database = await discoverPostgres()
@@ -96,7 +96,7 @@ withServer('PostgresStore group commit', () => {
     await admin.end()
   })
 
-  it('sends the writes that arrive while one is in flight as one transaction, each caller its own row', async () => {
+  it("sends a record's writes that arrive while one is in flight as one transaction, each caller its row", async () => {
     const store = await open('batched')
     await store.whenWatching!()
     const published = changes(store, 11)
@@ -127,34 +127,53 @@ withServer('PostgresStore group commit', () => {
     const store = await open('failing')
     await store.whenWatching!()
     const published = changes(store, 5)
-    await store.create([{ id: 'taken', n: 0 }], q())
+    await store.create([{ id: 'k', n: 0 }], q())
     await idle()
     const outcomes = await Promise.allSettled([
-      store.patch('taken', { first: true }, q()),
+      store.patch('k', { a: 1 }, q()),
       // These go together while the first is in flight.
-      store.create([{ id: 'fresh', n: 1 }], q()),
-      store.create([{ id: 'taken', n: 2 }], q()),
-      store.patch('fresh', { n: 3 }, q()),
-      store.create([{ id: 'nul', text: 'a\u0000b' }], q()),
-      store.remove('fresh', q())
+      store.create([{ id: 'k', n: 2 }], q()),
+      store.patch('k', { b: 2 }, q()),
+      store.patch('k', { text: 'a\u0000b' }, q()),
+      store.update('k', { c: 3 }, q()),
+      store.remove('k', q())
     ])
     expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : outcome.reason))).toEqual([
-      [{ id: 'taken', n: 0, first: true }],
-      [{ id: 'fresh', n: 1 }],
+      [{ id: 'k', n: 0, a: 1 }],
       expect.any(Conflict),
-      [{ id: 'fresh', n: 3 }],
+      [{ id: 'k', n: 0, a: 1, b: 2 }],
       expect.any(BadRequest),
-      [{ id: 'fresh', n: 3 }]
+      { id: 'k', c: 3 },
+      [{ id: 'k', c: 3 }]
     ])
-    expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
       message: 'A record with this id already exists'
     })
-    const names = ['patched taken', 'created fresh', 'patched fresh', 'removed fresh']
+    const expected = [
+      ['patched', { id: 'k', n: 0, a: 1 }],
+      ['patched', { id: 'k', n: 0, a: 1, b: 2 }],
+      ['updated', { id: 'k', c: 3 }],
+      ['removed', { id: 'k', c: 3 }]
+    ]
     const events = (await logged('failing')).slice(1)
-    expect(events.map((event) => `${event.event} ${String(event.record.id)}`)).toEqual(names)
-    expect((await published).slice(1).map((change) => `${change.event} ${String(change.record.id)}`)).toEqual(names)
-    expect(await store.get('taken', q())).toEqual({ id: 'taken', n: 0, first: true })
-    expect(await store.get('nul', q())).toBeNull()
+    expect(events.map(({ event, record }) => [event, record])).toEqual(expected)
+    expect((await published).slice(1).map(({ event, record }) => [event, record])).toEqual(expected)
+    // The batch was rolled back and its writes ran again, each in a transaction of its own.
+    expect(perTransaction(events)).toEqual([1, 1, 1, 1])
+  })
+
+  it('keeps writes of different records apart: each its own statement, at once', async () => {
+    const store = await open('apart')
+    await store.create(
+      Array.from({ length: 5 }, (_, n) => ({ id: `r${n}` })),
+      q()
+    )
+    await idle()
+    const results = await Promise.all(Array.from({ length: 5 }, (_, n) => store.patch(`r${n}`, { n }, q())))
+    expect(results).toEqual(Array.from({ length: 5 }, (_, n) => [{ id: `r${n}`, n }]))
+    expect(perTransaction((await logged('apart')).filter((event) => event.event === 'patched'))).toEqual([
+      1, 1, 1, 1, 1
+    ])
   })
 
   it("tells the triggers each write's own event name and trace, whatever the writes before it in the batch told", async () => {

@@ -42,8 +42,9 @@ function standIn(fail: (text: string) => Error | undefined): { db: PostgresDatab
   return { db, sent }
 }
 
-const write = (text: string): PostgresWrite => ({
+const write = (text: string, key: string | undefined = 'one record'): PostgresWrite => ({
   operation: 'things.patch',
+  ...(key !== undefined ? { key } : {}),
   told: { updated: false, key: '' },
   several: false,
   run: async (statements) => {
@@ -105,5 +106,18 @@ describe('PostgresWrites', () => {
     const outcomes = await batch(writes, 'first', ['a', 'b'])
     expect(outcomes.map((outcome) => (outcome as PromiseFulfilledResult<string>).value)).toEqual(['a', 'b'])
     expect(sent.statements).toEqual(['alone: first', 'BEGIN', 'a', 'b', 'COMMIT', 'alone: a', 'alone: b'])
+  })
+
+  it('sends writes of other records, and writes of no one record, alone and at once', async () => {
+    const { db, sent } = standIn(() => undefined)
+    const writes = new PostgresWrites(db, () => undefined)
+    const texts = await Promise.all(
+      [write('first', 'r1'), write('second', 'r2'), write('by query', undefined), write('third', 'r1')].map(
+        async (each) => (await writes.write(each)).rows[0]!.doc.text
+      )
+    )
+    expect(texts).toEqual(['first', 'second', 'by query', 'third'])
+    // r1's second write waited for its first; the others did not wait at all.
+    expect(sent.statements).toEqual(['alone: first', 'alone: second', 'alone: by query', 'alone: third'])
   })
 })
