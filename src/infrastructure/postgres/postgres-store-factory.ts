@@ -14,7 +14,7 @@ export interface PostgresStoreFactoryOptions {
   eventRetentionMs?: number
   /** The active span's `traceparent` (tracing on): logged with each write's events. */
   traceparent?: () => string | undefined
-  /** Most writes of a table that share one transaction (default 100, see PostgresWrites). */
+  /** Most writes of one record that share one transaction (default 100, see PostgresWrites). */
   maxBatch?: number
 }
 

@@ -31,7 +31,7 @@ export interface PostgresStoreOptions {
   events?: PostgresEventLog
   /** The active span's `traceparent` (tracing on): logged with each write's events. */
   traceparent?: () => string | undefined
-  /** Most writes that share one transaction (group commit, see PostgresWrites; default 100). */
+  /** Most writes of one record that share one transaction (group commit, see PostgresWrites; default 100). */
   maxBatch?: number
 }
 
@@ -66,7 +66,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   private readonly statements = new StatementCache()
   /** The fields of the declared indexes: a page sorted by one of them may be read in the index's order. */
   private readonly indexed: ReadonlySet<string>
-  /** Writes that arrive while one of this table's is in flight share the next transaction. */
+  /** A record's writes that arrive while one of its writes is in flight share the next transaction. */
   private readonly writes: PostgresWrites
   private ready?: Promise<void>
 
