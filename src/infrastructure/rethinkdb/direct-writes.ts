@@ -12,6 +12,13 @@ export interface DirectWritesOptions {
    * While it is not, table changes wait for it (the log may still bring them).
    */
   logCaughtUp(): boolean
+  /**
+   * Resolves true once the event log has handed out every event numbered by now (false: not yet, ask
+   * again later). Asked before publishing changes whose delay is over: a log feed running late (a busy
+   * server, a busy instance) is still live and holds nothing back, and would bring them after all.
+   * Omitted: no such check.
+   */
+  logSettled?(): Promise<boolean>
   /** Publishes a change nobody logged: a write made directly in the database. */
   publish(change: StoreChange<Data>): void
   now?: () => number
@@ -37,6 +44,11 @@ interface Pending {
  *   events back behind a missing number (a write that died after taking it), it waits: the log may
  *   still bring the change, and publishing it meanwhile would publish it twice.
  *
+ * The table feed is squashed (TableWatch): several changes of one record within one of its batches
+ * come as one change to the last value. The store's own changes then match the event of their last
+ * value (the others' expectations expire), and direct writes to one record in quick succession are
+ * published as one change, to the value a client would end up with anyway.
+ *
  * So a direct write reaches every instance once, `delayMs` late; a write whose log insert failed
  * (the server died mid-query) still comes out this way. Direct writes made while an instance's table
  * feed was down cannot be replayed: only the log can, and nobody logged them.
@@ -55,6 +67,10 @@ export class DirectWrites {
   private readonly delayMs: number
   private readonly now: () => number
   private pruneAt = 1_000
+  /** A logSettled() is under way: its answer publishes what was due when it was asked. */
+  private settling = false
+  /** Bumped by clear(): an answer to a question asked before it is ignored. */
+  private generation = 0
 
   constructor(private readonly options: DirectWritesOptions) {
     this.delayMs = options.delayMs ?? 1_500
@@ -95,6 +111,8 @@ export class DirectWrites {
 
   /** Drops everything waiting (the store stops watching). */
   clear(): void {
+    this.generation++
+    this.settling = false
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
     this.pending.clear()
@@ -112,13 +130,41 @@ export class DirectWrites {
     this.timer.unref?.()
   }
 
-  /** Publishes the changes whose delay is over and whose logged event never came; waits again for the rest. */
+  /**
+   * Publishes the changes whose delay is over and whose logged event never came; waits again for the
+   * rest. Before publishing it asks `logSettled`, and publishes (what was due when it asked, and is
+   * still unmatched) only once the log has handed out every event numbered by then: under load the
+   * log's feed can run more than the delay behind the table's, and its events would then come after
+   * their table changes were published as direct writes — twice (156 doubled pairs in a
+   * `bench:realtime` run at load average 16, with 4 instances, before this check).
+   */
   private publishDue(): void {
+    if (this.settling) return
+    const { logSettled } = this.options
+    if (!logSettled) return this.publishUpTo(this.now())
+    const now = this.now()
+    while (this.head < this.queue.length && this.queue[this.head]!.matched) this.head++
+    if (this.head === this.queue.length) return this.publishUpTo(now)
+    if (this.queue[this.head]!.due > now) return this.arm(this.queue[this.head]!.due - now)
+    this.settling = true
+    const generation = this.generation
+    void logSettled()
+      .catch(() => false)
+      .then((settled) => {
+        if (generation !== this.generation) return
+        this.settling = false
+        if (settled) this.publishUpTo(now)
+        else this.arm(this.delayMs)
+      })
+  }
+
+  /** Publishes the unmatched changes due by `until`; waits again for the rest. */
+  private publishUpTo(until: number): void {
     const now = this.now()
     while (this.head < this.queue.length) {
       const entry = this.queue[this.head]!
       if (!entry.matched) {
-        if (entry.due > now) break
+        if (entry.due > until) break
         // The log may still bring this change (it is re-opening, or holds events behind a gap): keep waiting for it.
         if (!this.options.logCaughtUp()) {
           entry.due = now + this.delayMs

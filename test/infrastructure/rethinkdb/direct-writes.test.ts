@@ -57,6 +57,19 @@ describe('DirectWrites', () => {
     expect(published).toEqual([])
   })
 
+  it('matches a squashed table change (several logged writes of one record) to the event of its last value', () => {
+    // The table feed is squashed: a create and a patch of one record within a batch come as one `add`.
+    const { direct, published } = harness()
+    direct.logged('created', { id: 'a', n: 1 })
+    direct.logged('patched', { id: 'a', n: 2 })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'a', n: 2 } })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'b', n: 2 } })
+    direct.logged('created', { id: 'b', n: 1 })
+    direct.logged('patched', { id: 'b', n: 2 })
+    settle()
+    expect(published).toEqual([])
+  })
+
   it('drops a table change whose event is logged while it waits', () => {
     const { direct, published } = harness()
     direct.changed({ type: 'add', old_val: null, new_val: { id: 2, nested: { b: 1, a: 2 } } })
@@ -97,6 +110,45 @@ describe('DirectWrites', () => {
     setLogLive(true)
     settle()
     expect(published).toEqual([{ event: 'created', record: { id: 'direct' } }])
+  })
+
+  it('publishes only once the log has handed out every event numbered when the delay was over', async () => {
+    // The log's feed may run later than the delay (a busy server) while live and holding nothing back.
+    const answers: ((settled: boolean) => void)[] = []
+    const published: StoreChange<Data>[] = []
+    const direct = new DirectWrites({
+      idField: 'id',
+      delayMs: DELAY,
+      logCaughtUp: () => true,
+      logSettled: () => new Promise((resolve) => answers.push(resolve)),
+      publish: (change) => published.push(change)
+    })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'late', n: 1 } })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'direct', n: 1 } })
+    await jest.advanceTimersByTimeAsync(DELAY * 3)
+    expect(answers).toHaveLength(1)
+    answers[0]!(false)
+    await jest.advanceTimersByTimeAsync(0)
+    expect(published).toEqual([])
+    // The late event comes; the next question is answered: only the change nobody logged is published.
+    direct.logged('created', { id: 'late', n: 1 })
+    await jest.advanceTimersByTimeAsync(DELAY * 3)
+    expect(answers).toHaveLength(2)
+    answers[1]!(true)
+    await jest.advanceTimersByTimeAsync(0)
+    expect(published).toEqual([{ event: 'created', record: { id: 'direct', n: 1 } }])
+    // A change that arrives while a question is under way waits for the next one.
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'next', n: 1 } })
+    await jest.advanceTimersByTimeAsync(DELAY * 3)
+    expect(answers).toHaveLength(3)
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'meanwhile', n: 1 } })
+    answers[2]!(true)
+    await jest.advanceTimersByTimeAsync(0)
+    expect(published.map(({ record }) => record.id)).toEqual(['direct', 'next'])
+    await jest.advanceTimersByTimeAsync(DELAY * 3)
+    answers[3]!(true)
+    await jest.advanceTimersByTimeAsync(0)
+    expect(published.map(({ record }) => record.id)).toEqual(['direct', 'next', 'meanwhile'])
   })
 
   it('ignores custom events and rows without an id, and forgets everything on clear', () => {

@@ -186,4 +186,20 @@ withServer("the event log's one order", () => {
     a.stop()
     await a.log.stop()
   }, 60_000)
+
+  it('settled() answers once every event numbered before it was asked has been handed out', async () => {
+    const logTable = `events_${randomBytes(4).toString('hex')}`
+    const table = `items_${randomBytes(4).toString('hex')}`
+    const a = await instance(logTable, table)
+    // Another instance's log object that does not follow the log: it never hands anything out.
+    const idle = new EventLog({ r: server!.r, db: server!.db, logger: silentLogger, table: logTable })
+    await idle.setup()
+    await Promise.all([0, 1, 2].map((n) => a.store.create([{ n }], {})))
+    expect(await a.log.settled(10_000)).toBe(true)
+    // Answered after the events were handed out, not when they were written.
+    expect(a.seen.map((event) => (event.record as Data).n).sort()).toEqual([0, 1, 2])
+    expect(await idle.settled(50)).toBe(false)
+    a.stop()
+    await a.log.stop()
+  }, 60_000)
 })
