@@ -42,6 +42,13 @@ export interface PostgresWrite {
 
 type Outcome = { written: Written } | { error: unknown }
 
+/** A row's writes: the first (sent alone; it never rejects), the group of those that came while it was in flight. */
+interface RowWrites {
+  lone: Promise<Outcome>
+  group?: GroupCommit<PostgresWrite, Outcome>
+  writes: number
+}
+
 /** Empties what earlier writes of a batch told the triggers, before a write that tells them less. */
 const FORGET_TOLD = "SELECT set_config('plumage.event', '', true), set_config('plumage.trace', '', true)"
 
@@ -63,7 +70,7 @@ const FORGET_TOLD = "SELECT set_config('plumage.event', '', true), set_config('p
  */
 export class PostgresWrites {
   /** The rows with writes in flight or waiting, and how many each has; a row's entry goes with its last write. */
-  private readonly rows = new Map<string, { group: GroupCommit<PostgresWrite, Outcome>; writes: number }>()
+  private readonly rows = new Map<string, RowWrites>()
 
   constructor(
     private readonly db: PostgresDatabase,
@@ -79,15 +86,26 @@ export class PostgresWrites {
     return outcome.written
   }
 
+  /**
+   * The first write of a row goes at once, outside any group (a lone write pays for no queue); a write that
+   * finds it in flight makes the row's group, whose first batch goes when that write has ended.
+   */
   private async ofRow(key: string, write: PostgresWrite): Promise<Outcome> {
     let row = this.rows.get(key)
     if (!row) {
-      const group = new GroupCommit<PostgresWrite, Outcome>({
-        run: (calls) => this.run(calls.map((call) => call[0]!)),
-        maxItems: this.maxBatch
-      })
-      this.rows.set(key, (row = { group, writes: 0 }))
+      const lone = this.alone(write)
+      this.rows.set(key, (row = { lone, writes: 1 }))
+      try {
+        return await lone
+      } finally {
+        if (--row.writes === 0) this.rows.delete(key)
+      }
     }
+    row.group ??= new GroupCommit<PostgresWrite, Outcome>({
+      run: (calls) => this.run(calls.map((call) => call[0]!)),
+      maxItems: this.maxBatch,
+      inFlight: row.lone
+    })
     row.writes++
     try {
       return await row.group.submit([write])
