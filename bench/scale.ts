@@ -13,8 +13,9 @@
  *   `ticks` at 50/s for STEADY_SECONDS, published to 'busy'; latency = receive − the `t` in the record
  *   (performance.timeOrigin + performance.now(), comparable across processes); every (socket, write) counted.
  * - broadcast: BROADCASTS times one `ticks` record created on the server goes to every socket
- *   ('authenticated'); time to last delivery = the last socket's receive − `t`; server CPU per delivered
- *   event over the phase, against the bare socket.io server doing `io.to(room).emit` of the same payload.
+ *   ('authenticated'); time to last delivery = the last socket's receive − `t` (and to the first); server CPU per
+ *   delivered event over the phase, against the bare socket.io server doing `io.to(room).emit` of the same payload,
+ *   and the client processes' CPU over the phase per delivered event (their share of the cores decides the rest).
  * - storm (plumage): every client process destroys all its TCP sockets at once (a network drop); the
  *   clients reconnect by themselves and resume with connection state recovery (`socket.recovered`: same
  *   login, no new authentication); the time until every socket is back, and the heap after vs before.
@@ -67,7 +68,7 @@ async function clientProcess(): Promise<void> {
   const steady: number[] = []
   let doubled = 0
   const drops = new Map<string, number>()
-  const broadcasts = new Map<number, { count: number; last: number }>()
+  const broadcasts = new Map<number, { count: number; first: number; last: number }>()
   let expectPerBroadcast = 0
   let back = 0
   let recovered = 0
@@ -92,11 +93,11 @@ async function clientProcess(): Promise<void> {
       socket.on('ticks created', (data: Tick) => {
         const at = now()
         if (data.all) {
-          const entry = broadcasts.get(data.t) ?? { count: 0, last: 0 }
+          const entry = broadcasts.get(data.t) ?? { count: 0, first: at, last: 0 }
           entry.count++
           entry.last = at
           broadcasts.set(data.t, entry)
-          if (entry.count === expectPerBroadcast) send({ type: 'broadcast', t: data.t, last: at })
+          if (entry.count === expectPerBroadcast) send({ type: 'broadcast', t: data.t, first: entry.first, last: at })
         } else {
           steady.push(at - data.t)
           if (seen.has(data.seq!)) doubled++
@@ -277,7 +278,11 @@ interface Run {
   /** Sockets that dropped before the storm, by socket.io's reason. */
   steadyDrops?: string
   lastDeliveryMs?: number
+  /** The first socket's receive − `t` (median): what the server took before its first write reached a client. */
+  firstDeliveryMs?: number
   cpuPerDeliveryUs?: number
+  /** The client processes' CPU over the same phase, per delivered event (all of them together). */
+  clientCpuPerDeliveryUs?: number
   /** The reconnect storms, one after the other (a second one shows whether memory grows with each). */
   storms?: Storm[]
   connectListenOverflows?: number
@@ -341,6 +346,8 @@ async function steadyPhase(clients: Clients, url: string, run: Run): Promise<voi
 
 async function broadcastPhase(server: ScaleServer, clients: Clients, run: Run): Promise<void> {
   const times: number[] = []
+  const firsts: number[] = []
+  const clientsBefore = await clients.cpuMs()
   const before = await server.ask<Stats>('cpu')
   for (let i = 0; i < BROADCASTS; i++) {
     const t = now()
@@ -348,10 +355,14 @@ async function broadcastPhase(server: ScaleServer, clients: Clients, run: Run): 
     await server.ask('broadcast', { t })
     const answers = await delivered
     times.push(Math.max(...answers.map((answer) => answer.last as number)) - t)
+    firsts.push(Math.min(...answers.map((answer) => answer.first as number)) - t)
   }
   const after = await server.ask<Stats>('cpu')
+  const clientsAfter = await clients.cpuMs()
   run.lastDeliveryMs = median(times)
+  run.firstDeliveryMs = median(firsts)
   run.cpuPerDeliveryUs = ((cpuMs(after) - cpuMs(before)) * 1000) / (BROADCASTS * run.sockets)
+  run.clientCpuPerDeliveryUs = ((clientsAfter - clientsBefore) * 1000) / (BROADCASTS * run.sockets)
 }
 
 async function stormPhase(server: ScaleServer, clients: Clients): Promise<Storm> {
@@ -437,7 +448,10 @@ async function measure(kind: string, sockets: number, full: boolean): Promise<{ 
       log(`steady p99 ${run.steadyP99?.toFixed(1)} ms, lost ${run.steadyLost}`)
     }
     await broadcastPhase(server, clients, run)
-    log(`last delivery ${run.lastDeliveryMs?.toFixed(1)} ms`)
+    log(
+      `last delivery ${run.lastDeliveryMs?.toFixed(1)} ms (first ${run.firstDeliveryMs?.toFixed(1)} ms), CPU per ` +
+        `delivered event: server ${run.cpuPerDeliveryUs?.toFixed(2)} µs, clients ${run.clientCpuPerDeliveryUs?.toFixed(2)} µs`
+    )
     if (full && kind === 'plumage') {
       run.storms = []
       for (let storm = 0; storm < STORMS; storm++) {
@@ -549,7 +563,9 @@ function report(runs: Run[], clientCpu: Record<string, number>, loads: string[])
     `| … lost / doubled deliveries (failed writes) | ${ours.steadyLost} / ${ours.steadyDoubled} (${ours.steadyFailedWrites}) | ${feathers?.steadyLost ?? '—'} / ${feathers?.steadyDoubled ?? '—'} (${feathers?.steadyFailedWrites ?? '—'}) | | | 0 |`,
     `| … sockets dropped (reason) | ${ours.steadyDrops ?? '—'} | ${feathers?.steadyDrops ?? '—'} | | | none |`,
     `| one event to all: last delivery (median of ${BROADCASTS}) | ${ms(ours.lastDeliveryMs)} | ${ms(feathers?.lastDeliveryMs)} | ${ms(bare?.lastDeliveryMs)} | ${times(ours.lastDeliveryMs, feathers?.lastDeliveryMs)} | ≤ 0.5× |`,
+    `| … first delivery (median) | ${ms(ours.firstDeliveryMs)} | ${ms(feathers?.firstDeliveryMs)} | ${ms(bare?.firstDeliveryMs)} | | |`,
     `| server CPU per delivered event | ${us(ours.cpuPerDeliveryUs)} | ${us(feathers?.cpuPerDeliveryUs)} | ${us(bare?.cpuPerDeliveryUs)} | plumage / bare: ${times(ours.cpuPerDeliveryUs, bare?.cpuPerDeliveryUs)} | ≤ 1.3× bare |`,
+    `| … the client processes' CPU, per delivered event | ${us(ours.clientCpuPerDeliveryUs)} | ${us(feathers?.clientCpuPerDeliveryUs)} | ${us(bare?.clientCpuPerDeliveryUs)} | | |`,
     `| client processes' CPU, whole run | ${(clientCpu.plumage! / 1000).toFixed(1)} s | ${((clientCpu.feathers ?? NaN) / 1000).toFixed(1)} s | ${((clientCpu.socketio ?? NaN) / 1000).toFixed(1)} s | | |`,
     ...(ours.storms ?? []).flatMap((storm, i) => [
       `| reconnect storm ${i + 1}: all back, authenticated | ${ms(storm.ms)} (${storm.recovered} recovered; server CPU ${ms(storm.serverCpuMs)}; ${storm.listenQueueOverflows} listen-queue overflows) | | | | ≤ 10 s |`,

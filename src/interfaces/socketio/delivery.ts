@@ -31,7 +31,6 @@ export function deliverEvents(
       for (const connection of delivery.connections) {
         const socket = connections.socketOf(connection)
         if (socket === undefined || !pending.admits(socket)) continue
-        batch.add(socket)
         // The offset goes last: socket.io clients keep the last string argument of an event as the offset to
         // resume from. Encoded once for every socket of the delivery, when the first one is found.
         event ??= new EncodedEvent(
@@ -40,7 +39,7 @@ export function deliverEvents(
             ? [`${delivery.path} ${delivery.event}`, delivery.data, delivery.offset]
             : [`${delivery.path} ${delivery.event}`, delivery.data]
         )
-        event.sendTo(socket)
+        batch.write(socket, event)
       }
     } catch (error) {
       logger.error('could not send an event to sockets', { path: delivery.path, event: delivery.event, error })

@@ -1,7 +1,7 @@
 import type { Server, Socket } from 'socket.io'
 
 /** The options engine.io writes a packet with; socket.io's adapter adds the packet's websocket frame to them. */
-type PacketOptions = { preEncoded: true; wsPreEncodedFrame?: unknown }
+type PacketOptions = { preEncoded: true; wsPreEncodedFrame?: Buffer[] }
 /**
  * What socket.io's own room broadcast (`io.to(room).emit`) uses of its adapter and its sockets' clients; both are
  * private in socket.io's typings, public members in its JavaScript (socket.io-adapter 2.5, socket.io 4.8).
@@ -21,6 +21,11 @@ const EVENT = 2
 export class EncodedEvent {
   private readonly encoded: unknown[]
   private readonly options: PacketOptions = { preEncoded: true }
+  /**
+   * The whole websocket frame (header and payload) in one buffer, the same bytes for every websocket client, when
+   * the event is one text frame; written straight to a TCP socket when engine.io and ws would only pass it on.
+   */
+  readonly frame: Buffer | undefined
 
   constructor(io: Server, args: unknown[]) {
     const namespace = io.of('/')
@@ -28,9 +33,11 @@ export class EncodedEvent {
       { type: EVENT, data: args, nsp: namespace.name },
       this.options
     )
+    const parts = this.options.wsPreEncodedFrame
+    this.frame = Array.isArray(parts) && parts.every(Buffer.isBuffer) ? Buffer.concat(parts) : undefined
   }
 
-  /** Writes the event to one connected socket. */
+  /** Writes the event to one connected socket through engine.io (which queues it while its transport is busy). */
   sendTo(socket: Socket): void {
     ;(socket.client as unknown as EngineWriter).writeToEngine(this.encoded, this.options)
   }

@@ -1,9 +1,8 @@
 import type { Socket } from 'socket.io'
+import { engineOf, webSocketOf, type EngineSocket } from './engine-websocket.js'
 
 /** What engine.io queues for a socket until its transport can write (a socket.io packet, encoded). */
 type QueuedPacket = { data?: unknown }
-/** The ws WebSocket under engine.io's websocket transport: what it holds for the TCP socket, and how to drop it. */
-type WebSocketLike = { bufferedAmount?: number; terminate?: () => void }
 
 function sizeOf(packet: QueuedPacket): number {
   const { data } = packet
@@ -12,23 +11,17 @@ function sizeOf(packet: QueuedPacket): number {
   return data instanceof ArrayBuffer || ArrayBuffer.isView(data) ? data.byteLength : 0
 }
 
-function webSocketOf(socket: Socket): WebSocketLike | undefined {
-  const transport = socket.conn.transport as { name?: string; socket?: WebSocketLike }
-  return transport.name === 'websocket' ? transport.socket : undefined
-}
-
-/** engine.io's socket under a socket.io socket: the packets it queued while its transport could not write. */
-type EngineSocket = { writeBuffer?: QueuedPacket[] }
 /** What of a queue has been counted: its first `packets` packets, `bytes` long together. */
 type Tally = { packets: number; bytes: number }
 
 /**
  * Bounds what a socket that does not read may hold on the server. A client that stops reading (a
- * stalled network, a frozen tab) makes its TCP socket's send buffer fill; then ws keeps the frames,
- * engine.io stops writing and queues packets in the socket's write buffer, and both grow with every
+ * stalled network, a frozen tab) makes its TCP socket's send buffer fill; then the TCP socket keeps
+ * the frames written to it (by ws, or straight by write-batch.ts), engine.io stops writing once one
+ * of its own writes waits and queues packets in the socket's write buffer, and both grow with every
  * event published to it. Its pending output is what engine.io queued plus what the websocket holds
- * (`bufferedAmount`). A socket past `maxBytes` is disconnected before it is sent more: it never
- * holds more than the bound and one event.
+ * (`bufferedAmount`: its TCP socket's buffer and ws's). A socket past `maxBytes` is disconnected
+ * before it is sent more: it never holds more than the bound and one event.
  *
  * engine.io's queue is counted when a socket is checked, not as packets are queued: listeners on every socket's
  * packets cost each delivery a call and each socket their entries. A check adds only the packets queued since the
@@ -48,7 +41,8 @@ export class PendingOutput {
 
   /** The bytes a socket has yet to take: queued by engine.io and held by its websocket. */
   pendingBytes(socket: Socket): number {
-    return this.queuedBytes(socket.conn as unknown as EngineSocket) + (webSocketOf(socket)?.bufferedAmount ?? 0)
+    const engine = engineOf(socket)
+    return this.queuedBytes(engine) + (webSocketOf(engine)?.bufferedAmount ?? 0)
   }
 
   /**
@@ -59,11 +53,13 @@ export class PendingOutput {
   admits(socket: Socket): boolean {
     if (!socket.connected) return false
     // A transport engine.io may write to has had every frame it was given taken by the TCP socket (engine.io marks
-    // it writable once ws's last write completed): nothing is pending, and the common case reads no further.
-    if (socket.conn.transport.writable) return true
+    // it writable once ws's last write completed), and a TCP socket with nothing buffered has had every frame
+    // written straight to it (write-batch.ts) taken by the kernel: nothing is pending, the common case stops here.
+    const engine = engineOf(socket)
+    const webSocket = webSocketOf(engine)
+    if (engine.transport.writable && !(webSocket?._socket && webSocket._socket.writableLength > 0)) return true
     const pending = this.pendingBytes(socket)
     if (pending <= this.maxBytes) return true
-    const webSocket = webSocketOf(socket)
     socket.disconnect(true)
     if (typeof webSocket?.terminate === 'function') webSocket.terminate()
     else socket.conn.close(true)
@@ -72,7 +68,7 @@ export class PendingOutput {
   }
 
   private queuedBytes(engine: EngineSocket): number {
-    const queue = engine.writeBuffer
+    const queue = engine.writeBuffer as QueuedPacket[] | undefined
     if (queue === undefined || queue.length === 0) return 0
     let tally = this.tallies.get(queue)
     if (tally === undefined) this.tallies.set(queue, (tally = { packets: 0, bytes: 0 }))
