@@ -201,7 +201,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     try {
       await this.writes.write({
         operation: `${this.tableName}.create`,
-        ...(keys.length === 1 ? { key: keys[0] } : {}),
+        key: keys.length === 1 ? keys[0] : undefined,
         told,
         several: false,
         run: (statements) => written(statements.query(text, values, true))
@@ -259,7 +259,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   ): Promise<Row[]> {
     const told = this.told(event)
     const kind = `${operation}${id === null ? '*' : ''}${told.key}`
-    const write = { operation: `${this.tableName}.${operation}`, ...(id !== null ? { key: String(id) } : {}), told }
+    const name = `${this.tableName}.${operation}`
+    const key = id !== null ? String(id) : undefined
     if (!hasSearch(filter)) {
       const shape = this.filterShape(filter)
       if (id !== null) shape.values.push(parameter(String(id)))
@@ -270,7 +271,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       })
       // By id: a lookup by key, the same plan for every value; a multi-record write is planned with its values.
       const run = (statements: Statements) => written(statements.query<Row>(text, values, id !== null))
-      return (await this.writes.write({ ...write, several: false, run })).rows
+      return (await this.writes.write({ operation: name, key, told, several: false, run })).rows
     }
     const run = async (statements: Statements): Promise<Written> => {
       const keys = (await this.lockCandidates(statements, filter, id)).map((row) => row.key)
@@ -282,7 +283,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       )
       return written(statements.query<Row>(text, values, false))
     }
-    return (await this.writes.write({ ...write, several: true, run })).rows
+    return (await this.writes.write({ operation: name, key, told, several: true, run })).rows
   }
 
   /** The UPDATE (with `set`) or DELETE of the rows `condition` selects, after the settings the triggers read. */
@@ -405,7 +406,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
 }
 
 /** What a write's statement wrote: its RETURNING rows, and how many rows it wrote. */
-async function written(result: Promise<QueryResult<Row>>): Promise<Written> {
-  const { rows, rowCount } = await result
+function written(result: Promise<QueryResult<Row>>): Promise<Written> {
+  return result.then(toWritten)
+}
+
+function toWritten({ rows, rowCount }: QueryResult<Row>): Written {
   return { rows, count: rowCount ?? rows.length }
 }

@@ -42,9 +42,9 @@ export interface PostgresWrite {
 
 type Outcome = { written: Written } | { error: unknown }
 
-/** A row's writes: the first (sent alone; it never rejects), the group of those that came while it was in flight. */
+/** A row's writes: the first (sent alone), and the group of those that came while it was in flight. */
 interface RowWrites {
-  lone: Promise<Outcome>
+  lone: Promise<unknown>
   group?: GroupCommit<PostgresWrite, Outcome>
   writes: number
 }
@@ -80,38 +80,43 @@ export class PostgresWrites {
     private readonly maxBatch = 100
   ) {}
 
-  async write(write: PostgresWrite): Promise<Written> {
-    const outcome = write.key === undefined ? await this.alone(write) : await this.ofRow(write.key, write)
-    if ('error' in outcome) throw outcome.error
-    return outcome.written
+  /**
+   * A write of no one row, or the first of its row, goes at once, straight to the pool (a lone write pays for no
+   * queue and no extra step); a write that finds its row's in flight makes the row's group, whose first batch goes
+   * when that write has ended.
+   */
+  write(write: PostgresWrite): Promise<Written> {
+    const key = write.key
+    if (key === undefined) return this.send(write)
+    const row = this.rows.get(key)
+    if (row === undefined) {
+      const sent = this.send(write)
+      const entry: RowWrites = { lone: sent, writes: 1 }
+      this.rows.set(key, entry)
+      const release = () => {
+        if (--entry.writes === 0) this.rows.delete(key)
+      }
+      sent.then(release, release)
+      return sent
+    }
+    return this.ofGroup(key, row, write)
   }
 
-  /**
-   * The first write of a row goes at once, outside any group (a lone write pays for no queue); a write that
-   * finds it in flight makes the row's group, whose first batch goes when that write has ended.
-   */
-  private async ofRow(key: string, write: PostgresWrite): Promise<Outcome> {
-    let row = this.rows.get(key)
-    if (!row) {
-      const lone = this.alone(write)
-      this.rows.set(key, (row = { lone, writes: 1 }))
-      try {
-        return await lone
-      } finally {
-        if (--row.writes === 0) this.rows.delete(key)
-      }
-    }
+  private async ofGroup(key: string, row: RowWrites, write: PostgresWrite): Promise<Written> {
     row.group ??= new GroupCommit<PostgresWrite, Outcome>({
       run: (calls) => this.run(calls.map((call) => call[0]!)),
       maxItems: this.maxBatch,
       inFlight: row.lone
     })
     row.writes++
+    let outcome: Outcome
     try {
-      return await row.group.submit([write])
+      outcome = await row.group.submit([write])
     } finally {
       if (--row.writes === 0) this.rows.delete(key)
     }
+    if ('error' in outcome) throw outcome.error
+    return outcome.written
   }
 
   private async run(writes: PostgresWrite[]): Promise<Outcome[]> {
@@ -130,9 +135,7 @@ export class PostgresWrites {
     let failed: { error?: unknown } | undefined
     try {
       await client.query('BEGIN')
-      const statements: Statements = {
-        query: (text, values, prepare) => this.db.on(client, text, values, prepare)
-      }
+      const statements = new ClientStatements(this.db, client)
       let updated = false
       let traced = false
       for (const write of writes) {
@@ -169,20 +172,49 @@ export class PostgresWrites {
     return done.map((written) => ({ written }))
   }
 
+  /** One write in its own transaction, as an outcome (a batch's write run again alone). */
+  private alone(write: PostgresWrite): Promise<Outcome> {
+    return this.send(write).then(
+      (written) => ({ written }),
+      (error: unknown) => ({ error })
+    )
+  }
+
   /** One write in its own transaction: an implicit one for one statement, else BEGIN … COMMIT. */
-  private async alone(write: PostgresWrite): Promise<Outcome> {
-    try {
-      const written = write.several
-        ? await this.db.transaction(write.operation, (client) =>
-            write.run({ query: (text, values, prepare) => this.db.on(client, text, values, prepare) })
-          )
-        : await write.run({
-            query: (text, values, prepare) => this.db.query(write.operation, text, values, { prepare })
-          })
-      if (written.count > 0) this.committed()
-      return { written }
-    } catch (error) {
-      return { error }
-    }
+  private send(write: PostgresWrite): Promise<Written> {
+    const sent = write.several
+      ? this.db.transaction(write.operation, (client) => write.run(new ClientStatements(this.db, client)))
+      : write.run(new PoolStatements(this.db, write.operation))
+    return sent.then(this.tell)
+  }
+
+  /** Tells the log after a write that wrote something. */
+  private readonly tell = (written: Written): Written => {
+    if (written.count > 0) this.committed()
+    return written
+  }
+}
+
+/** Statements through the pool, each in its own implicit transaction. */
+class PoolStatements implements Statements {
+  constructor(
+    private readonly db: PostgresDatabase,
+    private readonly operation: string
+  ) {}
+
+  query<R>(text: string, values: unknown[], prepare: boolean): Promise<QueryResult<R>> {
+    return this.db.query<R>(this.operation, text, values, { prepare })
+  }
+}
+
+/** Statements on one checked-out connection (a transaction's). */
+class ClientStatements implements Statements {
+  constructor(
+    private readonly db: PostgresDatabase,
+    private readonly client: PoolClient
+  ) {}
+
+  query<R>(text: string, values: unknown[], prepare: boolean): Promise<QueryResult<R>> {
+    return this.db.on<R>(this.client, text, values, prepare)
   }
 }
