@@ -11,7 +11,8 @@
  * Then plumage against Feathers v5 + @feathersjs/knex over HTTP on the same server (support/postgres-http.ts;
  * needs `npm run build`); `BENCH_ONLY=http` runs only that part, `BENCH_ONLY=store` all but that part,
  * `BENCH_ONLY=queries` only the first table (store against hand-written queries),
- * `BENCH_DURATION` sets its seconds per run.
+ * `BENCH_DURATION` sets its seconds per run, `BENCH_WORKLOADS=patch,create` keeps the HTTP workloads whose names
+ * start so, `BENCH_SERVER=<file>` measures another build of plumage (one made before a change, to compare in turn).
  */
 import { existsSync, openSync, readSync } from 'node:fs'
 import { loadavg } from 'node:os'

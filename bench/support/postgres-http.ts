@@ -19,6 +19,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
 /** Records seeded in each database before measuring (created over HTTP, 10 at a time). */
 const SEED = Number(process.env.BENCH_HTTP_RECORDS ?? 200)
 const FETCH_TIMEOUT_MS = 10_000
+/** Another build of plumage to measure (default dist/plumage.mjs), e.g. one made before a change. */
+const SERVER = process.env.BENCH_SERVER
+/** Only the workloads whose names start with one of these (comma-separated), e.g. `patch,create`. */
+const ONLY_WORKLOADS = process.env.BENCH_WORKLOADS?.split(',').map((name) => name.trim())
 /** bcrypt cost of both apps: the workloads log in once, so it only shortens the start. */
 
 interface Server {
@@ -77,14 +81,17 @@ const progress = (line: string) => console.log(`[http ${new Date().toISOString()
 
 /** Runs the section against two fresh databases made by `fresh()` on the bench's PostgreSQL server. */
 export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise<Record<string, string | number>[]> {
-  const plumageMain = fileURLToPath(new URL('../plumage.mjs', import.meta.url))
+  const plumageMain = SERVER ?? fileURLToPath(new URL('../plumage.mjs', import.meta.url))
+  const workloads = WORKLOADS.filter(
+    (workload) => !ONLY_WORKLOADS || ONLY_WORKLOADS.some((name) => workload.name.startsWith(name))
+  )
   if (!existsSync(plumageMain)) {
-    console.log('\nHTTP vs Feathers + knex SKIPPED: dist/plumage.mjs is missing (run `npm run build` first)')
+    console.log(`\nHTTP vs Feathers + knex SKIPPED: ${plumageMain} is missing (run \`npm run build\` first)`)
     return []
   }
   const feathersMain = fileURLToPath(new URL('./support/feathers-knex-server.mjs', import.meta.url))
   // A run of every workload × 2 servers × (1 s warm-up + DURATION) plus starts and seeding: far below this.
-  const limitMs = (120 + WORKLOADS.length * 2 * (1 + DURATION) * 3) * 1000
+  const limitMs = (120 + workloads.length * 2 * (1 + DURATION) * 3) * 1000
   const watchdog = setTimeout(() => {
     console.error(`HTTP section did not finish within ${limitMs / 1000} s: stopping its servers`)
     killChildren()
@@ -116,7 +123,7 @@ export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise
     progress(`Feathers pid ${feathers.child.pid} ready on ${url}, ${SEED} records seeded`)
 
     const rows: Record<string, string | number>[] = []
-    for (const workload of WORKLOADS) {
+    for (const workload of workloads) {
       const rates: number[] = []
       for (const server of servers) {
         // A short warm-up lets the JIT and the connection pools settle before the measured run.

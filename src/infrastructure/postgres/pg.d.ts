@@ -41,6 +41,11 @@ declare module 'pg' {
   interface Queryable {
     query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResult<R>>
     query<R = Record<string, unknown>>(config: QueryConfig): Promise<QueryResult<R>>
+    /** A Query instance runs on a client with a callback (without one, the client answers the Query itself). */
+    query<R = Record<string, unknown>>(
+      query: Query,
+      callback: (error: Error | null, result: QueryResult<R>) => void
+    ): Query
   }
   export class Client implements Queryable {
     constructor(options?: ConnectionOptions)

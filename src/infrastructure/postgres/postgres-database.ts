@@ -130,6 +130,33 @@ export class PostgresDatabase {
     }
   }
 
+  /**
+   * A connection of the pool for a transaction the caller runs statement by statement (a batch of
+   * writes: PostgresWrites), with `on`; the caller releases it.
+   */
+  async checkout(operation: string): Promise<PoolClient> {
+    try {
+      return await this.connections().connect()
+    } catch (error) {
+      throw toStoreError(error, this.logger, operation)
+    }
+  }
+
+  /** Runs one statement on a checked-out connection, prepared as query() prepares; the driver's errors as they are. */
+  on<R = Record<string, unknown>>(
+    client: PoolClient,
+    text: string,
+    values: unknown[],
+    prepare: boolean
+  ): Promise<QueryResult<R>> {
+    const name = prepare ? this.statementName(text) : undefined
+    if (!name) return client.query<R>(text, values)
+    const query = namedQuery(name, text, values)
+    return new Promise((resolve, reject) =>
+      client.query<R>(query, (error, result) => (error ? reject(error) : resolve(result)))
+    )
+  }
+
   /** A connection of its own, outside the pool (the event log's LISTEN); the caller ends it. */
   async connect(): Promise<Client> {
     const client = new (pgDriver().Client)(this.connectionOptions())

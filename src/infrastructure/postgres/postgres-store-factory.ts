@@ -14,6 +14,8 @@ export interface PostgresStoreFactoryOptions {
   eventRetentionMs?: number
   /** The active span's `traceparent` (tracing on): logged with each write's events. */
   traceparent?: () => string | undefined
+  /** Most writes of one record that share one transaction (default 100, see PostgresWrites). */
+  maxBatch?: number
 }
 
 /**
@@ -38,7 +40,8 @@ export class PostgresStoreFactory implements StoreFactory {
       ...(options.indexes ? { indexes: options.indexes } : {}),
       ...(options.schema ? { schema: options.schema } : {}),
       ...(events ? { events } : {}),
-      ...(this.options.traceparent ? { traceparent: this.options.traceparent } : {})
+      ...(this.options.traceparent ? { traceparent: this.options.traceparent } : {}),
+      ...(this.options.maxBatch !== undefined ? { maxBatch: this.options.maxBatch } : {})
     })
   }
 

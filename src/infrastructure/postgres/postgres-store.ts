@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { PoolClient } from 'pg'
+import type { QueryResult } from 'pg'
 import { Conflict } from '../../domain/errors/errors.js'
 import type { Filter, StoreQuery } from '../../domain/query/ast.js'
 import { project } from '../../domain/query/project.js'
@@ -13,6 +13,7 @@ import { compilePattern } from '../memory/in-memory-store.js'
 import { pgDriver } from './pg-driver.js'
 import type { PostgresEventLog } from './postgres-event-log.js'
 import { identifier, type PostgresDatabase } from './postgres-database.js'
+import { PostgresWrites, type Statements, type Told, type Written } from './postgres-writes.js'
 import { hasSearch, parameter, Parameters, SqlCompiler } from './sql-compiler.js'
 import { queryShape, StatementCache, type QueryShape } from './statement-cache.js'
 
@@ -30,6 +31,8 @@ export interface PostgresStoreOptions {
   events?: PostgresEventLog
   /** The active span's `traceparent` (tracing on): logged with each write's events. */
   traceparent?: () => string | undefined
+  /** Most writes of one record that share one transaction (group commit, see PostgresWrites; default 100). */
+  maxBatch?: number
 }
 
 type Row = { doc: Data }
@@ -39,13 +42,6 @@ type Keyed = { key: string; doc: Data }
 interface SetClause {
   values: unknown[]
   sql: (params: Parameters) => string
-}
-
-/** What a write tells the event triggers (PostgresStore.told); `key` names it in the statement's shape. */
-interface Told {
-  updated: boolean
-  trace?: string
-  key: string
 }
 
 const NOTHING_TOLD: Told = { updated: false, key: '' }
@@ -70,6 +66,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   private readonly statements = new StatementCache()
   /** The fields of the declared indexes: a page sorted by one of them may be read in the index's order. */
   private readonly indexed: ReadonlySet<string>
+  /** A record's writes that arrive while one of its writes is in flight share the next transaction. */
+  private readonly writes: PostgresWrites
   private ready?: Promise<void>
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -80,6 +78,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     this.compiler = new SqlCompiler(shapesFromSchema(options.schema, this.id))
     this.indexed = new Set((options.indexes ?? []).flatMap((index) => index.fields))
     const events = options.events
+    this.writes = new PostgresWrites(this.db, () => events?.committed(), options.maxBatch)
     if (events) {
       this.watch = (listener) => events.subscribe(this.tableName, (change) => listener(change as StoreChange<T>))
     }
@@ -200,8 +199,13 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
         : `${cte}INSERT INTO ${this.table} (key, doc) SELECT row.key, row.doc FROM unnest(${params.add(keys, 'text[]')}, ${params.add(texts, 'jsonb[]')}) AS row(key, doc)${from ? `, ${from}` : ''}`
     })
     try {
-      await this.db.query(`${this.tableName}.create`, text, values, { prepare: true })
-      this.options.events?.committed()
+      await this.writes.write({
+        operation: `${this.tableName}.create`,
+        key: keys.length === 1 ? keys[0] : undefined,
+        told,
+        several: false,
+        run: (statements) => written(statements.query(text, values, true))
+      })
     } catch (error) {
       if (error instanceof Conflict) throw new Conflict(`A record with this ${this.id} already exists`)
       throw error
@@ -243,7 +247,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
    * One UPDATE (with `set`) or DELETE of the record with `id` (every match when null). With a
    * `$search`, the candidates are locked and tested first, then written by key, in one transaction.
    * The statements' texts are compiled once per shape: their parameters are the filter's, the id,
-   * the settings' (`told`), then the set's.
+   * the settings' (`told`), then the set's. Text, values and trace are made here, in the caller's
+   * context; the statements run when PostgresWrites sends them (at once, or with the table's next batch).
    */
   private async write(
     operation: string,
@@ -254,6 +259,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   ): Promise<Row[]> {
     const told = this.told(event)
     const kind = `${operation}${id === null ? '*' : ''}${told.key}`
+    const name = `${this.tableName}.${operation}`
+    const key = id !== null ? String(id) : undefined
     if (!hasSearch(filter)) {
       const shape = this.filterShape(filter)
       if (id !== null) shape.values.push(parameter(String(id)))
@@ -262,25 +269,21 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
         const where = this.compiler.where(filter, params)
         return this.writeStatement(params, `${this.byId(id, params)} AND ${where}`, told, set)
       })
-      const { rows } = await this.db.query<Row>(`${this.tableName}.${operation}`, text, values, {
-        // By id: a lookup by key, the same plan for every value; a multi-record write is planned with its values.
-        prepare: id !== null
-      })
-      if (rows.length > 0) this.options.events?.committed()
-      return rows
+      // By id: a lookup by key, the same plan for every value; a multi-record write is planned with its values.
+      const run = (statements: Statements) => written(statements.query<Row>(text, values, id !== null))
+      return (await this.writes.write({ operation: name, key, told, several: false, run })).rows
     }
-    const written = await this.db.transaction(`${this.tableName}.${operation}`, async (client) => {
-      const keys = (await this.lockCandidates(client, filter, id)).map((row) => row.key)
-      if (keys.length === 0) return []
+    const run = async (statements: Statements): Promise<Written> => {
+      const keys = (await this.lockCandidates(statements, filter, id)).map((row) => row.key)
+      if (keys.length === 0) return { rows: [], count: 0 }
       const { text, values } = this.statements.statement(
         `${kind} keys`,
         { key: '', values: this.toldValues([keys], told, set) },
         (params) => this.writeStatement(params, `key = ANY(${params.add(keys, 'text[]')})`, told, set)
       )
-      return (await client.query<Row>(text, values)).rows
-    })
-    if (written.length > 0) this.options.events?.committed()
-    return written
+      return written(statements.query<Row>(text, values, false))
+    }
+    return (await this.writes.write({ operation: name, key, told, several: true, run })).rows
   }
 
   /** The UPDATE (with `set`) or DELETE of the rows `condition` selects, after the settings the triggers read. */
@@ -296,14 +299,14 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     return id === null ? 'TRUE' : `key = ${params.add(String(id), 'text')}`
   }
 
-  private async lockCandidates(client: PoolClient, filter: Filter, id: Id | null): Promise<Keyed[]> {
+  private async lockCandidates(statements: Statements, filter: Filter, id: Id | null): Promise<Keyed[]> {
     const shape = this.filterShape(filter)
     if (id !== null) shape.values.push(parameter(String(id)))
     const { text, values } = this.statements.statement(`lock${id === null ? '*' : ''}`, shape, (params) => {
       const where = this.compiler.where(filter, params, true)
       return `SELECT key, doc FROM ${this.table} WHERE ${this.byId(id, params)} AND ${where} FOR UPDATE`
     })
-    const { rows } = await client.query<Keyed>(text, values)
+    const { rows } = await statements.query<Keyed>(text, values, false)
     const matches = compileFilter(filter, compilePattern)
     return rows.filter((row) => matches(row.doc))
   }
@@ -400,4 +403,13 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     ])
     await this.options.events?.setup()
   }
+}
+
+/** What a write's statement wrote: its RETURNING rows, and how many rows it wrote. */
+function written(result: Promise<QueryResult<Row>>): Promise<Written> {
+  return result.then(toWritten)
+}
+
+function toWritten({ rows, rowCount }: QueryResult<Row>): Written {
+  return { rows, count: rowCount ?? rows.length }
 }

@@ -16,6 +16,11 @@ export interface GroupCommitOptions<I, O> {
   maxItems?: number
   /** Queries in flight at once (default 1). */
   maxInFlight?: number
+  /**
+   * A write sent before the group was made, still in flight: it counts as one of the group's queries
+   * until it settles, so the calls that come meanwhile wait for it and go out together.
+   */
+  inFlight?: Promise<unknown>
 }
 
 /**
@@ -40,6 +45,13 @@ export class GroupCommit<I, O> {
   constructor(private readonly options: GroupCommitOptions<I, O>) {
     this.maxItems = options.maxItems ?? 500
     this.maxInFlight = options.maxInFlight ?? 1
+    if (options.inFlight) {
+      this.inFlight++
+      void options.inFlight.then(
+        () => this.ended(),
+        () => this.ended()
+      )
+    }
   }
 
   submit(items: I[]): Promise<O> {
@@ -59,16 +71,19 @@ export class GroupCommit<I, O> {
           (outcomes) => batch.forEach((call, index) => call.resolve(outcomes[index]!)),
           (error: unknown) => batch.forEach((call) => call.reject(error))
         )
-        .finally(() => {
-          this.inFlight--
-          if (this.deferred) return
-          this.deferred = true
-          setImmediate(() => {
-            this.deferred = false
-            this.pump()
-          })
-        })
+        .finally(() => this.ended())
     }
+  }
+
+  /** A query ended: the next goes at the end of this turn (see the class's comment). */
+  private ended(): void {
+    this.inFlight--
+    if (this.deferred) return
+    this.deferred = true
+    setImmediate(() => {
+      this.deferred = false
+      this.pump()
+    })
   }
 
   /** The calls of the next query: the oldest first, as many as fit in `maxItems` (at least one). */

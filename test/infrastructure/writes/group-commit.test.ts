@@ -32,6 +32,21 @@ describe('GroupCommit', () => {
     expect(await Promise.all(later)).toEqual(['2+3', '4', '5'])
   })
 
+  it('counts a write sent before it was made as in flight: the calls that come meanwhile wait and go together', async () => {
+    const { runs, run } = runner()
+    let endEarlier!: () => void
+    const earlier = new Promise<void>((resolve) => (endEarlier = resolve))
+    const group = new GroupCommit<number, string>({ run, inFlight: earlier })
+    const later = [group.submit([1]), group.submit([2])]
+    await tick()
+    expect(runs).toHaveLength(0)
+    endEarlier()
+    await tick()
+    expect(runs.map((each) => each.calls)).toEqual([[[1], [2]]])
+    runs[0]!.finish()
+    expect(await Promise.all(later)).toEqual(['1', '2'])
+  })
+
   it('sends the calls its answered callers make in the same turn together, not the first one alone', async () => {
     const { runs, run } = runner()
     const group = new GroupCommit<number, string>({ run })
