@@ -226,21 +226,23 @@ export class EventLog {
   }
 
   /**
-   * Resolves true once every event numbered by now (the counter's number, read now) has been handed
-   * out; false when not within `timeoutMs`, or when the counter cannot be read (true when it is
-   * missing: no write can number an event). DirectWrites asks it before publishing a table change as
-   * a direct write: a change whose event was numbered is then known to have come through the log,
-   * however late the log's feed runs. A write whose record is in the table but whose number is not
-   * taken yet (its query still in its record's flush, 1.5 s after the table change came) is not covered.
+   * Resolves true once every event logged by now (the newest logged number, read now) has been handed
+   * out; false when not within `timeoutMs`, or when the log cannot be read. DirectWrites asks it before
+   * publishing a table change as a direct write: a change whose event is in the log is then known to
+   * have come through it, however late the log's feed runs. The newest *logged* number, not the
+   * counter's: a number taken by a write that died before logging it never comes, and waiting for it
+   * would hold every direct write back until the next logged write. A write whose record is in the
+   * table but whose log row is not written yet (its query still in its record's flush, 1.5 s after the
+   * table change came) is not covered.
    */
   async settled(timeoutMs: number): Promise<boolean> {
-    let counter: Counter | null
+    let newest: number
     try {
-      counter = await this.counter().run()
+      newest = (await this.newest().run()) as number
     } catch {
       return false
     }
-    return counter === null || this.whenAt(counter.seq, timeoutMs)
+    return this.whenAt(newest, timeoutMs)
   }
 
   private async create(): Promise<void> {
