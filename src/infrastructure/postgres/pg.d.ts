@@ -69,6 +69,8 @@ declare module 'pg' {
     connect(): Promise<PoolClient>
     end(): Promise<void>
     on(event: 'error', listener: (error: Error) => void): this
+    /** A new connection of the pool (a Client; checked out, it is a PoolClient). */
+    on(event: 'connect', listener: (client: Client) => void): this
     readonly totalCount: number
     readonly idleCount: number
   }

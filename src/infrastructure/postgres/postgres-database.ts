@@ -189,6 +189,11 @@ export class PostgresDatabase {
       this.pool.on('error', (error) =>
         this.logger.warn('PostgreSQL: an idle connection was lost', { error: error.message })
       )
+      // A checked-out connection (a transaction's) has no pool listener: a server that ends it between two of its
+      // statements emits 'error' on it, which unheard would end the process. Heard here; the next statement fails.
+      this.pool.on('connect', (client) =>
+        client.on('error', (error) => this.logger.warn('PostgreSQL: a connection was lost', { error: error.message }))
+      )
     }
     return this.pool
   }

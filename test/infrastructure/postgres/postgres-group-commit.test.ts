@@ -196,4 +196,22 @@ withServer('PostgresStore group commit', () => {
     ])
     expect(perTransaction(events)).toEqual([1, 3])
   })
+
+  it('survives the server ending a checked-out connection between two statements of its transaction', async () => {
+    const db = new PostgresDatabase({ url: database!.url })
+    const client = await db.checkout('things.patch')
+    try {
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+      const ended = new Promise((resolve) =>
+        (client as unknown as { on(event: 'end', listener: () => void): void }).on('end', () => resolve(undefined))
+      )
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid])
+      // The server's message arrives on a connection no query waits on: heard, not an uncaught 'error' event.
+      await ended
+      await expect(client.query('SELECT 1')).rejects.toThrow()
+    } finally {
+      client.release(true)
+      await db.close()
+    }
+  })
 })
