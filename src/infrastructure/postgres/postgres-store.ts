@@ -189,7 +189,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const one = keys.length === 1 && !told.trace
     const values = this.toldValues([], told)
     values.push(one ? parameter(keys[0]) : keys, one ? texts[0] : texts)
-    const { text } = this.statements.statement('create', { key: `${one ? 1 : 'n'}${told.key}`, values }, (params) => {
+    const { text } = this.statements.statement('create', { tokens: [one ? '1' : 'n', told.key], values }, (params) => {
       const { cte, from } = this.settings(params, told)
       return one
         ? `INSERT INTO ${this.table} (key, doc) VALUES (${params.add(keys[0], 'text')}, ${params.add(texts[0], 'jsonb')})`
@@ -275,7 +275,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       if (keys.length === 0) return { rows: [], count: 0 }
       const { text, values } = this.statements.statement(
         `${kind} keys`,
-        { key: '', values: this.toldValues([keys], told, set) },
+        { tokens: [], values: this.toldValues([keys], told, set) },
         (params) => this.writeStatement(params, `key = ANY(${params.add(keys, 'text[]')})`, told, set)
       )
       return written(statements.query<Row>(text, values, false))
