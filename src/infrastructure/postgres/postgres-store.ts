@@ -139,10 +139,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       return `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
     })
     const { rows } = await this.db.query<{ total: string; data: Data[] }>(this.operations.page, text, values)
-    return {
-      total: Number(rows[0]!.total),
-      data: rows[0]!.data.map((doc) => project(doc, query.select, this.id) as T)
-    }
+    const select = query.select
+    // Without $select the page's records are returned as read, as records() returns a find's.
+    const data = select ? rows[0]!.data.map((doc) => project(doc, select, this.id)) : rows[0]!.data
+    return { total: Number(rows[0]!.total), data: data as T[] }
   }
 
   /**
