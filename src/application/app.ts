@@ -73,7 +73,11 @@ export class App<Services extends object = object> extends EventEmitter implemen
       metrics,
       tracer: this.tracer,
       ...(options.recovery ? { sessions: options.recovery.sessions } : {}),
-      run: (entry, call) => this.run(entry, call)
+      run: (entry, call) => this.run(entry, call),
+      track: (work) => {
+        this.inFlight++
+        work.then(this.counted, this.counted)
+      }
     }
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.events.leaveAll(connection))
@@ -209,6 +213,9 @@ export class App<Services extends object = object> extends EventEmitter implemen
     this.settled()
     throw error
   }
+
+  // Tracked work, settled either way (a failure is its owner's to report): only counted out.
+  private readonly counted = (): void => this.settled()
 
   private settled(): void {
     if (--this.inFlight === 0 && this.drained.size > 0) for (const resolve of this.drained) resolve()

@@ -151,6 +151,8 @@ async function stopUnderClients(
   expect(await leaving.stop()).toBe(0)
   await Promise.all(back)
   const written = await writes.stop()
+  // Its clients' sessions were saved as lost before its store closed (not cut off by the shutdown).
+  expect(leaving.logs.filter((line) => line.level >= 40 && line.operation === 'save a connection session')).toEqual([])
   for (const [index, { reader }] of readers.entries()) {
     expect(reader.socket.recovered).toBe(true)
     expect(reader.socket.id).toBe(ids[index])
