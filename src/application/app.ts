@@ -137,6 +137,10 @@ export class App<Services extends object = object> extends EventEmitter implemen
     for (const entry of this.registry.values()) await this.setupEntry(entry)
   }
 
+  /**
+   * Stops every service (its `teardown`, its store's feed) and, with recovery, this instance's heartbeat for the
+   * connection sessions it holds: call it after `idle()`, once the sessions of the dropped connections were saved.
+   */
   async teardown(): Promise<void> {
     this.isSetup = false
     for (const entry of this.registry.values()) {
@@ -144,6 +148,7 @@ export class App<Services extends object = object> extends EventEmitter implemen
       entry.unwatch = undefined
       await (entry.service as { teardown?: (app: App, path: string) => unknown }).teardown?.(this as App, entry.path)
     }
+    await this.core.sessions?.close()
   }
 
   /**

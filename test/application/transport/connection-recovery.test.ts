@@ -259,6 +259,7 @@ describe('ConnectionRecovery', () => {
     const { app, gateway, connect } = await recoveringApp(undefined, (inner) => ({
       load: (id) => inner.load(id),
       remove: (id) => inner.remove(id),
+      close: () => inner.close(),
       save: async (session) => {
         if (holding) await held
         await inner.save(session)
@@ -280,6 +281,7 @@ describe('ConnectionRecovery', () => {
     const { app, gateway, connect } = await recoveringApp(undefined, (inner) => ({
       load: (id) => inner.load(id),
       remove: (id) => inner.remove(id),
+      close: () => inner.close(),
       save: (session) =>
         session.disconnectedAt === undefined ? inner.save(session) : Promise.reject(new Error('store closed'))
     }))
