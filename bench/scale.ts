@@ -288,6 +288,8 @@ interface Run {
   cpuPerDeliveryUs?: number
   /** Its system (kernel) part: mostly the write per socket, on loopback the receiving side's TCP work too. */
   systemCpuPerDeliveryUs?: number
+  /** When the server had written the event to every socket (median). */
+  serverDoneMs?: number
   /** How much later the last client process got its last socket's event than the first one (median). */
   clientSpreadMs?: number
   /** The server's involuntary context switches (preempted by a woken client) per 1,000 delivered events. */
@@ -368,6 +370,8 @@ async function broadcastPhase(server: ScaleServer, clients: Clients, run: Run): 
   const times: number[] = []
   const firsts: number[] = []
   const spreads: number[] = []
+  /** When the server answered the broadcast: its loop over the sockets was over (and an IPC message each way). */
+  const written: number[] = []
   const preemptedBefore = preemptions(server.child.pid)
   const clientsBefore = await clients.cpuMs()
   const before = await server.ask<Stats>('cpu')
@@ -375,6 +379,7 @@ async function broadcastPhase(server: ScaleServer, clients: Clients, run: Run): 
     const t = now()
     const delivered = clients.all('broadcast', undefined, (message) => message.t === t)
     await server.ask('broadcast', { t })
+    written.push(now() - t)
     const answers = await delivered
     const lasts = answers.map((answer) => answer.last as number)
     times.push(Math.max(...lasts) - t)
@@ -389,6 +394,7 @@ async function broadcastPhase(server: ScaleServer, clients: Clients, run: Run): 
   run.cpuPerDeliveryUs = ((cpuMs(after) - cpuMs(before)) * 1000) / deliveries
   run.systemCpuPerDeliveryUs = (after.cpu.system - before.cpu.system) / deliveries
   run.clientSpreadMs = median(spreads)
+  run.serverDoneMs = median(written)
   run.preemptionsPerThousand = ((preemptions(server.child.pid) - preemptedBefore) * 1000) / deliveries
   run.clientCpuPerDeliveryUs = ((clientsAfter - clientsBefore) * 1000) / (BROADCASTS * run.sockets)
 }
@@ -480,7 +486,7 @@ async function measure(kind: string, sockets: number, full: boolean): Promise<{ 
     log(
       `last delivery ${run.lastDeliveryMs?.toFixed(1)} ms (first ${run.firstDeliveryMs?.toFixed(1)} ms), CPU per ` +
         `delivered event: server ${run.cpuPerDeliveryUs?.toFixed(2)} µs (system ${run.systemCpuPerDeliveryUs?.toFixed(2)}), ` +
-        `clients ${run.clientCpuPerDeliveryUs?.toFixed(2)} µs; client processes' last deliveries ` +
+        `clients ${run.clientCpuPerDeliveryUs?.toFixed(2)} µs; server answered after ${run.serverDoneMs?.toFixed(1)} ms; client processes' last deliveries ` +
         `${run.clientSpreadMs?.toFixed(1)} ms apart; server preempted ${run.preemptionsPerThousand?.toFixed(0)} times per 1,000`
     )
     if (full && kind === 'plumage') {
