@@ -14,7 +14,7 @@ import { pgDriver } from './pg-driver.js'
 import type { PostgresEventLog } from './postgres-event-log.js'
 import { identifier, type PostgresDatabase } from './postgres-database.js'
 import { PostgresWrites, type Statements, type Told, type Written } from './postgres-writes.js'
-import { hasSearch, parameter, Parameters, SqlCompiler } from './sql-compiler.js'
+import { hasSearch, parameter, Parameters, path, SqlCompiler } from './sql-compiler.js'
 import { queryShape, StatementCache, type QueryShape } from './statement-cache.js'
 
 export interface PostgresStoreOptions {
@@ -49,10 +49,11 @@ const NOTHING_TOLD: Told = { updated: false, key: '' }
 /**
  * The Store port over one PostgreSQL table of JSONB documents: `(key text PRIMARY KEY, doc jsonb)`,
  * where `key` is the id's string form (so the REST id "0" finds the numeric id 0, as in memory)
- * and `doc` the whole record, id included. Queries are compiled by SqlCompiler with every value as
- * a parameter; `$search` is applied with RE2 (the memory store's engine) to the rows the rest of
- * the filter selected in SQL. Events: triggers on the table write every change into the event log
- * in the write's own transaction (see PostgresEventLog); the store names the method's event.
+ * and `doc` the whole record, id included. Queries are compiled by SqlCompiler, once per query shape,
+ * with every value as a parameter (field names are quoted literals in the text); `$search` is applied
+ * with RE2 (the memory store's engine) to the rows the rest of the filter selected in SQL. Events:
+ * triggers on the table write every change into the event log in the write's own transaction (see
+ * PostgresEventLog); the store names the method's event.
  */
 export class PostgresStore<T extends Data = Data> implements Store<T> {
   readonly id: string
@@ -106,7 +107,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   async find(query: StoreQuery): Promise<T[]> {
     if (query.limit === 0) return []
     if (hasSearch(query.filter)) return (await this.searched(query)).data
-    const { text, values } = this.statements.statement('find', queryShape(query, true, this.compiler), (params) => {
+    const { text, values } = this.statements.statement('find', queryShape(query, true), (params) => {
       const where = this.compiler.where(query.filter, params)
       return `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
     })
@@ -120,7 +121,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     if (query.sort.length > 0 && !this.indexed.has(query.sort[0]![0])) return this.sortedPage(query)
     // The page may follow an index (the primary key's when unsorted, a declared one's) and stop early:
     // total and page are then two scans in one round trip.
-    const { text, values } = this.statements.statement('page', queryShape(query, true, this.compiler), (params) => {
+    const { text, values } = this.statements.statement('page', queryShape(query, true), (params) => {
       const where = this.compiler.where(query.filter, params)
       const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
       const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
@@ -140,14 +141,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
    * for a page beyond the last).
    */
   private async sortedPage(query: StoreQuery): Promise<Page<T>> {
-    const { text, values } = this.statements.statement(
-      'sortedPage',
-      queryShape(query, true, this.compiler),
-      (params) => {
-        const where = this.compiler.where(query.filter, params)
-        return `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
-      }
-    )
+    const { text, values } = this.statements.statement('sortedPage', queryShape(query, true), (params) => {
+      const where = this.compiler.where(query.filter, params)
+      return `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
+    })
     const { rows } = await this.db.query<Row & { total: string }>(`${this.tableName}.page`, text, values)
     if (rows.length > 0) return { total: Number(rows[0]!.total), data: this.records(rows, query.select) }
     return { total: query.skip > 0 ? await this.count(query.filter) : 0, data: [] }
@@ -218,9 +215,9 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     delete body[this.id]
     const text = JSON.stringify(body)
     const [record] = await this.write('update', 'updated', id, query.filter, {
-      values: [this.id, text],
+      values: [text],
       sql: (params) => {
-        const field = params.add(this.id, 'text')
+        const field = pgDriver().escapeLiteral(this.id)
         return `doc = ${params.add(text, 'jsonb')} || jsonb_build_object(${field}, ${this.table}.doc -> ${field})`
       }
     })
@@ -330,7 +327,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const sorted: StoreQuery = { filter, sort, skip: 0 }
     const { text, values } = this.statements.statement(
       'candidates',
-      queryShape(sorted, true, this.compiler),
+      queryShape(sorted, true),
       (params) =>
         `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(filter, params, true)}${this.compiler.pageClause(sorted, params)}`
     )
@@ -340,7 +337,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
 
   /** The shape of a filter alone (a count's, a get's, a write's). */
   private filterShape(filter: Filter): QueryShape {
-    return queryShape({ filter, sort: [], skip: 0 }, false, this.compiler)
+    return queryShape({ filter, sort: [], skip: 0 }, false)
   }
 
   /**
@@ -384,15 +381,9 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   private async createTable(): Promise<void> {
-    const literal = pgDriver().escapeLiteral
     const indexes = (this.options.indexes ?? []).map(({ fields, name }) => {
-      const columns = fields.map(
-        (field) =>
-          `(doc${field
-            .split('.')
-            .map((part) => ` -> ${literal(part)}`)
-            .join('')})`
-      )
+      // The expressions SqlCompiler.field writes in queries, so that the planner matches them.
+      const columns = fields.map((field) => `(doc${path(field)})`)
       const indexName = identifier(`${this.tableName}_${name ?? fields.join('_')}`)
       return `CREATE INDEX IF NOT EXISTS ${indexName} ON ${this.table} (${columns.join(', ')})`
     })

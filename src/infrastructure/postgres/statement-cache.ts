@@ -1,12 +1,12 @@
 import { assertNever, type Filter, type StoreQuery } from '../../domain/query/ast.js'
-import { jsonList, jsonText, parameter, Parameters, type SqlCompiler } from './sql-compiler.js'
+import { jsonList, jsonText, parameter, Parameters } from './sql-compiler.js'
 
 /**
- * A query's shape: what the text of its statement depends on — operators, field names, the
- * direction of each sort, which values are null, the JSON type of a range's bound, whether there is
- * a limit or an offset — and its parameters' values, in the order SqlCompiler adds them: the
- * filter's (`where`), then the page's (`LIMIT`, `OFFSET`, `ORDER BY`, as PostgresStore's page clause
- * adds them). Two queries of one shape compile to the same text with their own values.
+ * A query's shape: what the text of its statement depends on — operators, field names (which are in
+ * the text), the direction of each sort, which values are null, the JSON type of a range's bound,
+ * whether there is a limit or an offset — and its parameters' values, in the order SqlCompiler adds
+ * them: the filter's (`where`), then the page's (`LIMIT`, `OFFSET`). Two queries of one shape compile
+ * to the same text with their own values.
  */
 export interface QueryShape {
   key: string
@@ -14,9 +14,9 @@ export interface QueryShape {
 }
 
 /** The shape of `query` (`paged`: with its page clause; without, the filter's alone, as a count reads it). */
-export function queryShape(query: StoreQuery, paged: boolean, compiler: SqlCompiler): QueryShape {
+export function queryShape(query: StoreQuery, paged: boolean): QueryShape {
   const values: unknown[] = []
-  let key = filterShape(query.filter, values, compiler)
+  let key = filterShape(query.filter, values)
   if (!paged || (query.sort.length === 0 && query.limit === undefined && query.skip === 0)) return { key, values }
   key += '|'
   if (query.limit !== undefined) {
@@ -27,34 +27,25 @@ export function queryShape(query: StoreQuery, paged: boolean, compiler: SqlCompi
     values.push(query.skip)
     key += 'o'
   }
-  for (const [name, direction] of query.sort) {
-    fieldValues(name, values)
-    key += `${direction === 1 ? '+' : '-'}${fieldKey(name)}`
-  }
+  for (const [name, direction] of query.sort) key += `${direction === 1 ? '+' : '-'}${fieldKey(name)}`
   return { key, values }
 }
 
 /**
- * What `SqlCompiler.where` reads of each condition, and the values it adds, in its order (a field's
- * path segments before the value; for `$in`/`$nin` with a null among the values, the null test's
- * segments after the list). `$search` adds nothing (relaxed: TRUE).
+ * What `SqlCompiler.where` reads of each condition, and the values it adds, in its order. A null
+ * test adds nothing (its text depends on the field alone); `$search` adds nothing (relaxed: TRUE).
  */
-function filterShape(filter: Filter, values: unknown[], compiler: SqlCompiler): string {
+function filterShape(filter: Filter, values: unknown[]): string {
   switch (filter.op) {
     case 'and':
     case 'or': {
       let key = `${filter.op}(`
-      for (const part of filter.filters) key += `${filterShape(part, values, compiler)},`
+      for (const part of filter.filters) key += `${filterShape(part, values)},`
       return `${key})`
     }
     case 'eq':
     case 'ne':
-      if (filter.value === null) {
-        // The null test of a field that is never null is FALSE, without parameters.
-        if (compiler.mayBeNull(filter.field)) fieldValues(filter.field, values)
-        return `${filter.op}${fieldKey(filter.field)}n`
-      }
-      fieldValues(filter.field, values)
+      if (filter.value === null) return `${filter.op}${fieldKey(filter.field)}n`
       values.push(jsonText(filter.value))
       return `${filter.op}${fieldKey(filter.field)}v`
     case 'lt':
@@ -63,25 +54,19 @@ function filterShape(filter: Filter, values: unknown[], compiler: SqlCompiler): 
     case 'gte': {
       const bound = filter.value
       if (bound === null) return `${filter.op}${fieldKey(filter.field)}n`
-      fieldValues(filter.field, values)
       values.push(typeof bound === 'string' ? parameter(bound) : jsonText(bound))
       return `${filter.op}${fieldKey(filter.field)}${typeof bound}`
     }
     case 'in':
     case 'nin': {
       const listed = jsonList(filter.values)
-      if (listed.length > 0) {
-        fieldValues(filter.field, values)
-        values.push(listed)
-      }
+      if (listed.length > 0) values.push(listed)
       const nulls = listed.length < filter.values.length
-      if (nulls && compiler.mayBeNull(filter.field)) fieldValues(filter.field, values)
       return `${filter.op}${fieldKey(filter.field)}${listed.length > 0 ? 'v' : ''}${nulls ? 'n' : ''}`
     }
     case 'search':
       return 'search'
     case 'contains': {
-      fieldValues(filter.field, values)
       const value = filter.value
       const scalar = value === null || typeof value !== 'object'
       values.push(jsonText(scalar ? [value] : value))
@@ -90,12 +75,6 @@ function filterShape(filter: Filter, values: unknown[], compiler: SqlCompiler): 
     default:
       return assertNever(filter)
   }
-}
-
-/** The segments of a dotted field: one `text` parameter each (`SqlCompiler.field`). */
-function fieldValues(name: string, values: unknown[]): void {
-  if (!name.includes('.')) values.push(parameter(name))
-  else for (const part of name.split('.')) values.push(parameter(part))
 }
 
 /** A field name in a key, its length first: no name can pass for another or for the key's punctuation. */
