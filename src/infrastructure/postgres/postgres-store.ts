@@ -46,6 +46,11 @@ interface SetClause {
 
 const NOTHING_TOLD: Told = { updated: false, key: '' }
 
+/** The store's methods, as the log names their statements (`<table>.<method>`). */
+const OPERATIONS = ['find', 'page', 'count', 'get', 'create', 'update', 'patch', 'remove'] as const
+type Operation = (typeof OPERATIONS)[number]
+type WriteOperation = Extract<Operation, 'update' | 'patch' | 'remove'>
+
 /**
  * The Store port over one PostgreSQL table of JSONB documents: `(key text PRIMARY KEY, doc jsonb)`,
  * where `key` is the id's string form (so the REST id "0" finds the numeric id 0, as in memory)
@@ -69,6 +74,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   private readonly indexed: ReadonlySet<string>
   /** A record's writes that arrive while one of its writes is in flight share the next transaction. */
   private readonly writes: PostgresWrites
+  /** Each method's name in the log, made once rather than per call. */
+  private readonly operations: Record<Operation, string>
   private ready?: Promise<void>
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -76,6 +83,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     this.id = options.id ?? 'id'
     this.tableName = options.table
     this.table = identifier(options.table)
+    this.operations = Object.fromEntries(OPERATIONS.map((name) => [name, `${options.table}.${name}`])) as Record<
+      Operation,
+      string
+    >
     this.compiler = new SqlCompiler(shapesFromSchema(options.schema, this.id))
     this.indexed = new Set((options.indexes ?? []).flatMap((index) => index.fields))
     const events = options.events
@@ -111,7 +122,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       const where = this.compiler.where(query.filter, params)
       return `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
     })
-    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, text, values)
+    const { rows } = await this.db.query<Row>(this.operations.find, text, values)
     return this.records(rows, query.select)
   }
 
@@ -127,7 +138,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
       return `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
     })
-    const { rows } = await this.db.query<{ total: string; data: Data[] }>(`${this.tableName}.page`, text, values)
+    const { rows } = await this.db.query<{ total: string; data: Data[] }>(this.operations.page, text, values)
     return {
       total: Number(rows[0]!.total),
       data: rows[0]!.data.map((doc) => project(doc, query.select, this.id) as T)
@@ -145,7 +156,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       const where = this.compiler.where(query.filter, params)
       return `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
     })
-    const { rows } = await this.db.query<Row & { total: string }>(`${this.tableName}.page`, text, values)
+    const { rows } = await this.db.query<Row & { total: string }>(this.operations.page, text, values)
     if (rows.length > 0) return { total: Number(rows[0]!.total), data: this.records(rows, query.select) }
     return { total: query.skip > 0 ? await this.count(query.filter) : 0, data: [] }
   }
@@ -157,7 +168,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       this.filterShape(filter),
       (params) => `SELECT count(*) FROM ${this.table} WHERE ${this.compiler.where(filter, params)}`
     )
-    const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, text, values)
+    const { rows } = await this.db.query<{ count: string }>(this.operations.count, text, values)
     return Number(rows[0]!.count)
   }
 
@@ -171,7 +182,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       return `SELECT doc FROM ${this.table} WHERE key = ${params.add(String(id), 'text')} AND ${where}`
     })
     // A lookup by key whatever the filter: the same plan for every value (see PostgresDatabase.query).
-    const { rows } = await this.db.query<Row>(`${this.tableName}.get`, text, values, { prepare: true })
+    const { rows } = await this.db.query<Row>(this.operations.get, text, values, { prepare: true })
     const found = hasSearch(filter) ? rows.filter(({ doc }) => compileFilter(filter, compilePattern)(doc)) : rows
     return found.length > 0 ? (project(found[0]!.doc, query.select, this.id) as T) : null
   }
@@ -189,7 +200,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const one = keys.length === 1 && !told.trace
     const values = this.toldValues([], told)
     values.push(one ? parameter(keys[0]) : keys, one ? texts[0] : texts)
-    const { text } = this.statements.statement('create', { key: `${one ? 1 : 'n'}${told.key}`, values }, (params) => {
+    const { text } = this.statements.statement('create', { tokens: [one ? '1' : 'n', told.key], values }, (params) => {
       const { cte, from } = this.settings(params, told)
       return one
         ? `INSERT INTO ${this.table} (key, doc) VALUES (${params.add(keys[0], 'text')}, ${params.add(texts[0], 'jsonb')})`
@@ -197,7 +208,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     })
     try {
       await this.writes.write({
-        operation: `${this.tableName}.create`,
+        operation: this.operations.create,
         key: keys.length === 1 ? keys[0] : undefined,
         told,
         several: false,
@@ -248,7 +259,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
    * context; the statements run when PostgresWrites sends them (at once, or with the table's next batch).
    */
   private async write(
-    operation: string,
+    operation: WriteOperation,
     event: 'updated' | 'patched' | 'removed',
     id: Id | null,
     filter: Filter,
@@ -256,7 +267,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   ): Promise<Row[]> {
     const told = this.told(event)
     const kind = `${operation}${id === null ? '*' : ''}${told.key}`
-    const name = `${this.tableName}.${operation}`
+    const name = this.operations[operation]
     const key = id !== null ? String(id) : undefined
     if (!hasSearch(filter)) {
       const shape = this.filterShape(filter)
@@ -275,7 +286,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       if (keys.length === 0) return { rows: [], count: 0 }
       const { text, values } = this.statements.statement(
         `${kind} keys`,
-        { key: '', values: this.toldValues([keys], told, set) },
+        { tokens: [], values: this.toldValues([keys], told, set) },
         (params) => this.writeStatement(params, `key = ANY(${params.add(keys, 'text[]')})`, told, set)
       )
       return written(statements.query<Row>(text, values, false))
@@ -331,7 +342,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       (params) =>
         `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(filter, params, true)}${this.compiler.pageClause(sorted, params)}`
     )
-    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, text, values)
+    const { rows } = await this.db.query<Row>(this.operations.find, text, values)
     return rows.filter((row) => matches(row.doc))
   }
 
