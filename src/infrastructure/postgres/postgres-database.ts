@@ -53,22 +53,27 @@ export class PostgresDatabase {
    * for hot statements whose plan does not depend on their values (a primary-key lookup; a plan
    * that needs a field name's value to match an expression index must stay unnamed).
    */
-  async query<R = Record<string, unknown>>(
+  query<R = Record<string, unknown>>(
     operation: string,
     text: string,
     values?: unknown[],
-    { prepare = false }: { prepare?: boolean } = {}
+    options?: { prepare?: boolean }
   ): Promise<QueryResult<R>> {
+    let sent: Promise<QueryResult<R>>
     try {
-      const name = prepare ? this.statementName(text) : undefined
+      const name = options?.prepare ? this.statementName(text) : undefined
       // As text and values, or a Query named after it is made: node-postgres copies a config object (property by
       // property, 1.3 µs) on every query.
-      return await (name
+      sent = name
         ? this.connections().query<R>(namedQuery(name, text, values))
-        : this.connections().query<R>(text, values))
+        : this.connections().query<R>(text, values)
     } catch (error) {
-      throw toStoreError(error, this.logger, operation)
+      return Promise.reject(toStoreError(error, this.logger, operation))
     }
+    // A rejection handler rather than an async function awaiting the driver: one promise and one step fewer a call.
+    return sent.then(undefined, (error: unknown) => {
+      throw toStoreError(error, this.logger, operation)
+    })
   }
 
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */

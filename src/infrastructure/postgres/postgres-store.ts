@@ -14,7 +14,7 @@ import { pgDriver } from './pg-driver.js'
 import type { PostgresEventLog } from './postgres-event-log.js'
 import { identifier, type PostgresDatabase } from './postgres-database.js'
 import { PostgresWrites, type Statements, type Told, type Written } from './postgres-writes.js'
-import { hasSearch, parameter, Parameters, SqlCompiler } from './sql-compiler.js'
+import { hasSearch, parameter, Parameters, path, SqlCompiler } from './sql-compiler.js'
 import { queryShape, StatementCache, type QueryShape } from './statement-cache.js'
 
 export interface PostgresStoreOptions {
@@ -46,13 +46,19 @@ interface SetClause {
 
 const NOTHING_TOLD: Told = { updated: false, key: '' }
 
+/** The store's methods, as the log names their statements (`<table>.<method>`). */
+const OPERATIONS = ['find', 'page', 'count', 'get', 'create', 'update', 'patch', 'remove'] as const
+type Operation = (typeof OPERATIONS)[number]
+type WriteOperation = Extract<Operation, 'update' | 'patch' | 'remove'>
+
 /**
  * The Store port over one PostgreSQL table of JSONB documents: `(key text PRIMARY KEY, doc jsonb)`,
  * where `key` is the id's string form (so the REST id "0" finds the numeric id 0, as in memory)
- * and `doc` the whole record, id included. Queries are compiled by SqlCompiler with every value as
- * a parameter; `$search` is applied with RE2 (the memory store's engine) to the rows the rest of
- * the filter selected in SQL. Events: triggers on the table write every change into the event log
- * in the write's own transaction (see PostgresEventLog); the store names the method's event.
+ * and `doc` the whole record, id included. Queries are compiled by SqlCompiler, once per query shape,
+ * with every value as a parameter (field names are quoted literals in the text); `$search` is applied
+ * with RE2 (the memory store's engine) to the rows the rest of the filter selected in SQL. Events:
+ * triggers on the table write every change into the event log in the write's own transaction (see
+ * PostgresEventLog); the store names the method's event.
  */
 export class PostgresStore<T extends Data = Data> implements Store<T> {
   readonly id: string
@@ -68,6 +74,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   private readonly indexed: ReadonlySet<string>
   /** A record's writes that arrive while one of its writes is in flight share the next transaction. */
   private readonly writes: PostgresWrites
+  /** Each method's name in the log, made once rather than per call. */
+  private readonly operations: Record<Operation, string>
   private ready?: Promise<void>
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -75,6 +83,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     this.id = options.id ?? 'id'
     this.tableName = options.table
     this.table = identifier(options.table)
+    this.operations = Object.fromEntries(OPERATIONS.map((name) => [name, `${options.table}.${name}`])) as Record<
+      Operation,
+      string
+    >
     this.compiler = new SqlCompiler(shapesFromSchema(options.schema, this.id))
     this.indexed = new Set((options.indexes ?? []).flatMap((index) => index.fields))
     const events = options.events
@@ -106,11 +118,11 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   async find(query: StoreQuery): Promise<T[]> {
     if (query.limit === 0) return []
     if (hasSearch(query.filter)) return (await this.searched(query)).data
-    const { text, values } = this.statements.statement('find', queryShape(query, true, this.compiler), (params) => {
+    const { text, values } = this.statements.statement('find', queryShape(query, true), (params) => {
       const where = this.compiler.where(query.filter, params)
       return `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
     })
-    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, text, values)
+    const { rows } = await this.db.query<Row>(this.operations.find, text, values)
     return this.records(rows, query.select)
   }
 
@@ -120,13 +132,13 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     if (query.sort.length > 0 && !this.indexed.has(query.sort[0]![0])) return this.sortedPage(query)
     // The page may follow an index (the primary key's when unsorted, a declared one's) and stop early:
     // total and page are then two scans in one round trip.
-    const { text, values } = this.statements.statement('page', queryShape(query, true, this.compiler), (params) => {
+    const { text, values } = this.statements.statement('page', queryShape(query, true), (params) => {
       const where = this.compiler.where(query.filter, params)
       const count = `SELECT count(*) FROM ${this.table} WHERE ${where}`
       const page = `SELECT doc FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
       return `SELECT (${count}) AS total, (SELECT coalesce(json_agg(page.doc), '[]') FROM (${page}) AS page) AS data`
     })
-    const { rows } = await this.db.query<{ total: string; data: Data[] }>(`${this.tableName}.page`, text, values)
+    const { rows } = await this.db.query<{ total: string; data: Data[] }>(this.operations.page, text, values)
     return {
       total: Number(rows[0]!.total),
       data: rows[0]!.data.map((doc) => project(doc, query.select, this.id) as T)
@@ -140,15 +152,11 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
    * for a page beyond the last).
    */
   private async sortedPage(query: StoreQuery): Promise<Page<T>> {
-    const { text, values } = this.statements.statement(
-      'sortedPage',
-      queryShape(query, true, this.compiler),
-      (params) => {
-        const where = this.compiler.where(query.filter, params)
-        return `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
-      }
-    )
-    const { rows } = await this.db.query<Row & { total: string }>(`${this.tableName}.page`, text, values)
+    const { text, values } = this.statements.statement('sortedPage', queryShape(query, true), (params) => {
+      const where = this.compiler.where(query.filter, params)
+      return `SELECT doc, count(*) OVER () AS total FROM ${this.table} WHERE ${where}${this.compiler.pageClause(query, params)}`
+    })
+    const { rows } = await this.db.query<Row & { total: string }>(this.operations.page, text, values)
     if (rows.length > 0) return { total: Number(rows[0]!.total), data: this.records(rows, query.select) }
     return { total: query.skip > 0 ? await this.count(query.filter) : 0, data: [] }
   }
@@ -160,7 +168,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       this.filterShape(filter),
       (params) => `SELECT count(*) FROM ${this.table} WHERE ${this.compiler.where(filter, params)}`
     )
-    const { rows } = await this.db.query<{ count: string }>(`${this.tableName}.count`, text, values)
+    const { rows } = await this.db.query<{ count: string }>(this.operations.count, text, values)
     return Number(rows[0]!.count)
   }
 
@@ -174,7 +182,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       return `SELECT doc FROM ${this.table} WHERE key = ${params.add(String(id), 'text')} AND ${where}`
     })
     // A lookup by key whatever the filter: the same plan for every value (see PostgresDatabase.query).
-    const { rows } = await this.db.query<Row>(`${this.tableName}.get`, text, values, { prepare: true })
+    const { rows } = await this.db.query<Row>(this.operations.get, text, values, { prepare: true })
     const found = hasSearch(filter) ? rows.filter(({ doc }) => compileFilter(filter, compilePattern)(doc)) : rows
     return found.length > 0 ? (project(found[0]!.doc, query.select, this.id) as T) : null
   }
@@ -192,7 +200,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const one = keys.length === 1 && !told.trace
     const values = this.toldValues([], told)
     values.push(one ? parameter(keys[0]) : keys, one ? texts[0] : texts)
-    const { text } = this.statements.statement('create', { key: `${one ? 1 : 'n'}${told.key}`, values }, (params) => {
+    const { text } = this.statements.statement('create', { tokens: [one ? '1' : 'n', told.key], values }, (params) => {
       const { cte, from } = this.settings(params, told)
       return one
         ? `INSERT INTO ${this.table} (key, doc) VALUES (${params.add(keys[0], 'text')}, ${params.add(texts[0], 'jsonb')})`
@@ -200,7 +208,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     })
     try {
       await this.writes.write({
-        operation: `${this.tableName}.create`,
+        operation: this.operations.create,
         key: keys.length === 1 ? keys[0] : undefined,
         told,
         several: false,
@@ -218,9 +226,9 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     delete body[this.id]
     const text = JSON.stringify(body)
     const [record] = await this.write('update', 'updated', id, query.filter, {
-      values: [this.id, text],
+      values: [text],
       sql: (params) => {
-        const field = params.add(this.id, 'text')
+        const field = pgDriver().escapeLiteral(this.id)
         return `doc = ${params.add(text, 'jsonb')} || jsonb_build_object(${field}, ${this.table}.doc -> ${field})`
       }
     })
@@ -251,7 +259,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
    * context; the statements run when PostgresWrites sends them (at once, or with the table's next batch).
    */
   private async write(
-    operation: string,
+    operation: WriteOperation,
     event: 'updated' | 'patched' | 'removed',
     id: Id | null,
     filter: Filter,
@@ -259,7 +267,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   ): Promise<Row[]> {
     const told = this.told(event)
     const kind = `${operation}${id === null ? '*' : ''}${told.key}`
-    const name = `${this.tableName}.${operation}`
+    const name = this.operations[operation]
     const key = id !== null ? String(id) : undefined
     if (!hasSearch(filter)) {
       const shape = this.filterShape(filter)
@@ -278,7 +286,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       if (keys.length === 0) return { rows: [], count: 0 }
       const { text, values } = this.statements.statement(
         `${kind} keys`,
-        { key: '', values: this.toldValues([keys], told, set) },
+        { tokens: [], values: this.toldValues([keys], told, set) },
         (params) => this.writeStatement(params, `key = ANY(${params.add(keys, 'text[]')})`, told, set)
       )
       return written(statements.query<Row>(text, values, false))
@@ -330,17 +338,17 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const sorted: StoreQuery = { filter, sort, skip: 0 }
     const { text, values } = this.statements.statement(
       'candidates',
-      queryShape(sorted, true, this.compiler),
+      queryShape(sorted, true),
       (params) =>
         `SELECT doc FROM ${this.table} WHERE ${this.compiler.where(filter, params, true)}${this.compiler.pageClause(sorted, params)}`
     )
-    const { rows } = await this.db.query<Row>(`${this.tableName}.find`, text, values)
+    const { rows } = await this.db.query<Row>(this.operations.find, text, values)
     return rows.filter((row) => matches(row.doc))
   }
 
   /** The shape of a filter alone (a count's, a get's, a write's). */
   private filterShape(filter: Filter): QueryShape {
-    return queryShape({ filter, sort: [], skip: 0 }, false, this.compiler)
+    return queryShape({ filter, sort: [], skip: 0 }, false)
   }
 
   /**
@@ -384,15 +392,9 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   private async createTable(): Promise<void> {
-    const literal = pgDriver().escapeLiteral
     const indexes = (this.options.indexes ?? []).map(({ fields, name }) => {
-      const columns = fields.map(
-        (field) =>
-          `(doc${field
-            .split('.')
-            .map((part) => ` -> ${literal(part)}`)
-            .join('')})`
-      )
+      // The expressions SqlCompiler.field writes in queries, so that the planner matches them.
+      const columns = fields.map((field) => `(doc${path(field)})`)
       const indexName = identifier(`${this.tableName}_${name ?? fields.join('_')}`)
       return `CREATE INDEX IF NOT EXISTS ${indexName} ON ${this.table} (${columns.join(', ')})`
     })

@@ -1,10 +1,11 @@
 import { BadRequest } from '../../domain/errors/errors.js'
 import { assertNever, type Filter, type StoreQuery, type Value } from '../../domain/query/ast.js'
 import { onlyKinds, UNKNOWN_SHAPES, type FieldShapes } from '../../domain/schema/field-shapes.js'
+import { pgDriver } from './pg-driver.js'
 
 /**
- * The parameters of one statement: every value and every field name of a query goes in as a
- * parameter (`$n`), never into the SQL text, so nothing a client sends can change the statement.
+ * The parameters of one statement: every value of a query goes in as a parameter (`$n`), never into
+ * the SQL text. Field names go into the text as string literals (see `path`).
  */
 export class Parameters {
   readonly values: unknown[] = []
@@ -19,8 +20,27 @@ export class Parameters {
 /** `value` as a parameter: text with a NUL character is refused (PostgreSQL cannot hold it). */
 export function parameter<V>(value: V): V {
   if (typeof value === 'string' && value.includes('\0'))
-    throw new BadRequest('Query values and field names cannot contain the NUL character')
+    throw new BadRequest('Query values cannot contain the NUL character')
   return value
+}
+
+/**
+ * The path of a field in a statement's text, ` -> 'a' -> 'b'` (`->>` into the last segment when
+ * `text`): each segment a string literal quoted by node-postgres's escapeLiteral (quotes doubled; with a
+ * backslash, an `E''` string with backslashes doubled), so a name is read as the one string it is and
+ * nothing in it — quotes, backslashes, `$1`, comment marks — can end the literal. It is the form the
+ * declared expression indexes are created with (PostgresStore), so they match in any plan, prepared or
+ * not. A name with the NUL character, which PostgreSQL text cannot hold, is a 400.
+ */
+export function path(name: string, text = false): string {
+  const literal = pgDriver().escapeLiteral
+  const parts = name.split('.')
+  let written = ''
+  for (const [index, part] of parts.entries()) {
+    if (part.includes('\0')) throw new BadRequest('Field names cannot contain the NUL character')
+    written += `${text && index === parts.length - 1 ? ' ->> ' : ' -> '}${literal(part)}`
+  }
+  return written
 }
 
 /**
@@ -60,19 +80,19 @@ export class SqlCompiler {
       }
       case 'eq':
         return filter.value === null
-          ? this.isNull(filter.field, params)
-          : `${this.field(filter.field, params)} = ${json(filter.value, params)}`
+          ? this.isNull(filter.field)
+          : `${this.field(filter.field)} = ${json(filter.value, params)}`
       case 'ne':
         return filter.value === null
-          ? `NOT ${this.isNull(filter.field, params)}`
-          : `${this.field(filter.field, params)} IS DISTINCT FROM ${json(filter.value, params)}`
+          ? `NOT ${this.isNull(filter.field)}`
+          : `${this.field(filter.field)} IS DISTINCT FROM ${json(filter.value, params)}`
       case 'lt':
       case 'lte':
       case 'gt':
       case 'gte': {
         const bound = filter.value
         if (bound === null) return 'FALSE'
-        const field = this.field(filter.field, params)
+        const field = this.field(filter.field)
         const operator = RANGE[filter.op]
         const shape = this.shapes(filter.field)
         if (typeof bound === 'string') {
@@ -88,9 +108,8 @@ export class SqlCompiler {
       case 'in':
       case 'nin': {
         const values = filter.values.filter((value) => value !== null)
-        const parts =
-          values.length > 0 ? [`${this.field(filter.field, params)} = ANY(${this.list(values, params)})`] : []
-        if (values.length < filter.values.length) parts.unshift(this.isNull(filter.field, params))
+        const parts = values.length > 0 ? [`${this.field(filter.field)} = ANY(${this.list(values, params)})`] : []
+        if (values.length < filter.values.length) parts.unshift(this.isNull(filter.field))
         const member = parts.length === 0 ? 'FALSE' : parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`
         return filter.op === 'in' ? member : `NOT coalesce(${member}, FALSE)`
       }
@@ -98,7 +117,7 @@ export class SqlCompiler {
         if (relaxed) return 'TRUE'
         throw new Error('$search is applied by the store, never compiled to SQL')
       case 'contains': {
-        const field = this.field(filter.field, params)
+        const field = this.field(filter.field)
         const value = filter.value
         // Containment of a one-element array is exact for scalars only: `[[1,2]] @> [[1]]` holds.
         if (value === null || typeof value !== 'object')
@@ -115,7 +134,7 @@ export class SqlCompiler {
     if (query.sort.length === 0 && query.limit === undefined && query.skip === 0) return ''
     const limit = query.limit === undefined ? '' : ` LIMIT ${params.add(query.limit, 'bigint')}`
     const offset = query.skip > 0 ? ` OFFSET ${params.add(query.skip, 'bigint')}` : ''
-    return ` ORDER BY ${this.orderBy(query.sort, params)}${limit}${offset}`
+    return ` ORDER BY ${this.orderBy(query.sort)}${limit}${offset}`
   }
 
   /**
@@ -123,8 +142,8 @@ export class SqlCompiler {
    * (by code point), booleans, arrays, objects (arrays and objects are not compared among
    * themselves); ties, and unsorted queries, by the record's key, so that pages never overlap.
    */
-  orderBy(sort: StoreQuery['sort'], params: Parameters): string {
-    const keys = sort.flatMap(([name, direction]) => this.sortKeys(name, direction, params))
+  orderBy(sort: StoreQuery['sort']): string {
+    const keys = sort.flatMap(([name, direction]) => this.sortKeys(name, direction))
     return [...keys, 'key'].join(', ')
   }
 
@@ -134,12 +153,12 @@ export class SqlCompiler {
    * them as such; a required number as is, so that its expression index gives the order) or its
    * text (strings, by code point). Any other field ranks kinds first, then compares within one.
    */
-  private sortKeys(name: string, direction: 1 | -1, params: Parameters): string[] {
+  private sortKeys(name: string, direction: 1 | -1): string[] {
     const order = direction === 1 ? 'ASC' : 'DESC'
     const nulls = direction === 1 ? 'NULLS FIRST' : 'NULLS LAST'
     const shape = this.shapes(name)
-    if (onlyKinds(shape, 'string', 'null')) return [`${this.text(name, params)} COLLATE "C" ${order} ${nulls}`]
-    const field = this.field(name, params)
+    if (onlyKinds(shape, 'string', 'null')) return [`${this.text(name)} COLLATE "C" ${order} ${nulls}`]
+    const field = this.field(name)
     if (shape?.required && onlyKinds(shape, 'number')) return [`${field} ${order}`]
     if (onlyKinds(shape, 'number', 'null') || onlyKinds(shape, 'boolean', 'null'))
       return [`nullif(${field}, 'null'::jsonb) ${order} ${nulls}`]
@@ -151,19 +170,14 @@ export class SqlCompiler {
     ]
   }
 
-  /** The field's value as jsonb (SQL NULL when missing); each path segment is a parameter. */
-  field(name: string, params: Parameters): string {
-    return `(${this.doc}${name
-      .split('.')
-      .map((part) => ` -> ${params.add(part, 'text')}`)
-      .join('')})`
+  /** The field's value as jsonb (SQL NULL when missing); its path is in the text (see `path`). */
+  field(name: string): string {
+    return `(${this.doc}${path(name)})`
   }
 
   /** The field's value as text when it is a string (`->>` on the last segment; SQL NULL for a JSON null). */
-  private text(name: string, params: Parameters): string {
-    const parts = name.split('.')
-    const last = parts.pop()!
-    return `(${this.doc}${parts.map((part) => ` -> ${params.add(part, 'text')}`).join('')} ->> ${params.add(last, 'text')})`
+  private text(name: string): string {
+    return `(${this.doc}${path(name, true)})`
   }
 
   /** Whether the field may be null or missing in a record (false: the schema declares it present and not null). */
@@ -178,9 +192,9 @@ export class SqlCompiler {
    * planner reads from the field's expression index (`x <= $1 OR FALSE` folds to `x <= $1`),
    * rather than a filter over every record above the position.
    */
-  private isNull(name: string, params: Parameters): string {
+  private isNull(name: string): string {
     if (!this.mayBeNull(name)) return 'FALSE'
-    const field = this.field(name, params)
+    const field = this.field(name)
     return `(${field} IS NULL OR ${field} = 'null'::jsonb)`
   }
 
@@ -197,6 +211,8 @@ function json(value: Value, params: Parameters): string {
 
 /** The JSON text of a value parameter (`::jsonb`): PostgreSQL's jsonb cannot hold the NUL character either. */
 export function jsonText(value: Value): string {
+  // A finite number's JSON is its string form (JSON.stringify's own rule), without JSON.stringify's setup.
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value)
   const text = JSON.stringify(value)
   if (text.includes('\\u0000')) throw new BadRequest('Query values cannot contain the NUL character')
   return text

@@ -9,8 +9,9 @@ import { PostgresDatabase } from '../../../src/infrastructure/postgres/postgres-
 import { PostgresStoreFactory } from '../../../src/infrastructure/postgres/postgres-store-factory.js'
 import { discoverPostgres } from '../../support/postgres-server.js'
 
-// Hostile field names, operators and values: every one is a parameter, so none changes a statement;
-// each query answers what the memory store answers, or a 400 — never a 500, never a dropped table.
+// Hostile field names, operators and values: every value is a parameter and every field name a literal
+// quoted by node-postgres, so none changes a statement; each query answers what the memory store answers,
+// or a 400 — never a 500, never a dropped table.
 const database = await discoverPostgres()
 const withServer = database ? describe : describe.skip
 
@@ -32,7 +33,17 @@ const HOSTILE: string[] = [
   '*/ SELECT 1 /*',
   'ünïcødé ✓ 🐘',
   "E'\\x27'",
-  'x'.repeat(2000)
+  "'",
+  '\\',
+  "\\'",
+  "'\\",
+  "a\\'); DROP TABLE victims; --",
+  "x' || pg_sleep(5) || '",
+  '1$1',
+  'a $2::text',
+  'e\u0301\u200b\u202eRTL',
+  'x'.repeat(2000),
+  "'\\$1".repeat(3000)
 ]
 
 /** Test names show a long text by its length. */
@@ -88,6 +99,38 @@ withServer('PostgresStore with hostile input', () => {
     await same({ name: { $eq: { [value]: [value] } } })
   })
 
+  it('takes parameter markers as field names where the query language allows a leading $', async () => {
+    await same({ 'nested.$1': 1 })
+    await same({ 'nested.$1': { $in: ['$1', 1] }, name: { $ne: '$2' } })
+    await same({ $sort: { $1: -1, id: 1 } })
+    await same({ $sort: { '$2::text': 1, 'nested.$1': -1, id: 1 }, $limit: 2 })
+  })
+
+  it.each(named)(
+    'takes %j as a field name in a get, patch and remove by id (prepared statements)',
+    async (_name, key) => {
+      const record = { id: 'p1', [key]: 'k' }
+      await store.create([record], q({}))
+      expect(await store.get('p1', q({ [key]: 'k' }))).toEqual(record)
+      expect(await store.get('p1', q({ [key]: 'other' }))).toBeNull()
+      expect(await store.patch('p1', { n: 1 }, q({ [key]: { $ne: null } }))).toEqual([{ ...record, n: 1 }])
+      expect(await store.update('p1', { [key]: 'u' }, q({ [key]: { $in: ['k'] } }))).toEqual({ id: 'p1', [key]: 'u' })
+      expect(await store.remove('p1', q({ [key]: 'k' }))).toEqual([])
+      expect(await store.remove('p1', q({ [key]: 'u' }))).toEqual([{ id: 'p1', [key]: 'u' }])
+      await same({})
+    }
+  )
+
+  it('takes a hostile name for the id field (a literal in an update)', async () => {
+    const idField = HOSTILE.find((text) => text.includes("'") && text.includes('\\'))!
+    const odd = factory.create('victims_ids', { id: idField })
+    await odd.setup!()
+    await odd.create([{ [idField]: 'a', name: 'x' }], q({}))
+    expect(await odd.update('a', { name: 'y' }, q({}))).toEqual({ [idField]: 'a', name: 'y' })
+    expect(await odd.get('a', q({}))).toEqual({ [idField]: 'a', name: 'y' })
+    await same({})
+  })
+
   it('matches hostile strings inside $in exactly (array literal quoting)', async () => {
     expect((await store.find(q({ tags: { $contains: 'a"b' } }))).map((r) => r.id)).toEqual(['v1'])
     expect((await store.find(q({ name: { $in: ['a"b'] } }))).map((r) => r.id)).toEqual(['v2'])
@@ -120,6 +163,16 @@ withServer('PostgresStore with hostile input', () => {
     await expect(store.find(q({ $sort: { 'a\u0000': 1 } }))).rejects.toBeInstanceOf(BadRequest)
     await expect(store.create([{ name: 'a\u0000b' }], q({}))).rejects.toBeInstanceOf(BadRequest)
     await expect(store.patch('v3', { 'x\u0000': 1 }, q({}))).rejects.toBeInstanceOf(BadRequest)
+    // In a field name, of a nested path too, whatever the statement: a clear 400 from the compiler.
+    const nulInName = expect.objectContaining({ message: 'Field names cannot contain the NUL character' })
+    await expect(store.find(q({ 'nested.a\u0000': { $in: [1, null] } }))).rejects.toEqual(nulInName)
+    await expect(store.page(q({ $sort: { 'a\u0000': 1 }, $limit: 1 }))).rejects.toEqual(nulInName)
+    await expect(store.count(q({ 'a\u0000': null }).filter)).rejects.toEqual(nulInName)
+    await expect(store.get('v3', q({ 'a\u0000': 1 }))).rejects.toEqual(nulInName)
+    await expect(store.patch('v3', { x: 1 }, q({ 'a\u0000': { $ne: 1 } }))).rejects.toEqual(nulInName)
+    await expect(store.update('v3', { x: 1 }, q({ 'a\u0000': 1 }))).rejects.toEqual(nulInName)
+    await expect(store.remove(null, q({ 'a\u0000': { $contains: 1 } }))).rejects.toEqual(nulInName)
+    await expect(store.find(q({ 'a\u0000': 1 }))).rejects.toBeInstanceOf(BadRequest)
     await same({})
   })
 

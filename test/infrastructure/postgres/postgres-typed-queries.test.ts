@@ -70,7 +70,7 @@ withServer('PostgreSQL queries on fields of declared types', () => {
   async function plan(raw: Record<string, unknown> | StoreQuery): Promise<string> {
     const query = 'filter' in raw ? (raw as StoreQuery) : q(raw)
     const params = new Parameters()
-    const sql = `SELECT doc FROM typed_people WHERE ${compiler.where(query.filter, params)} ORDER BY ${compiler.orderBy(query.sort, params)} LIMIT ${query.limit}`
+    const sql = `SELECT doc FROM typed_people WHERE ${compiler.where(query.filter, params)} ORDER BY ${compiler.orderBy(query.sort)} LIMIT ${query.limit}`
     const { rows } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params.values)
     return rows.map((row) => row['QUERY PLAN']).join('\n')
   }

@@ -29,8 +29,7 @@ const compiler = new SqlCompiler(shapesFromSchema(schema, 'id'))
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 /** What PostgresStore compiles for a find (paged) or a count (the filter alone). */
-function compiled(query: StoreQuery, paged: boolean): { text: string; values: unknown[] } {
-  const params = new Parameters()
+function compiled(query: StoreQuery, paged: boolean, params = new Parameters()): { text: string; values: unknown[] } {
   const where = compiler.where(query.filter, params)
   return { text: `${where}${paged ? compiler.pageClause(query, params) : ''}`, values: params.values }
 }
@@ -70,47 +69,72 @@ const every: Record<string, unknown>[] = [
 describe('queryShape', () => {
   it.each(every)('has the values SqlCompiler adds, in its order: %j', (raw) => {
     const query = q(raw)
-    for (const paged of [true, false])
-      expect(queryShape(query, paged, compiler).values).toEqual(compiled(query, paged).values)
+    for (const paged of [true, false]) expect(queryShape(query, paged).values).toEqual(compiled(query, paged).values)
   })
 
-  it('gives one key only to queries that compile to one text', () => {
+  it('gives one list of tokens only to queries that compile to one text', () => {
     const texts = new Map<string, string>()
     for (const query of generated(3000)) {
       for (const paged of [true, false]) {
-        const { key, values } = queryShape(query, paged, compiler)
+        const { tokens, values } = queryShape(query, paged)
         const { text, values: expected } = compiled(query, paged)
         expect(values).toEqual(expected)
-        const kept = texts.get(`${paged} ${key}`)
-        if (kept === undefined) texts.set(`${paged} ${key}`, text)
+        const key = JSON.stringify([paged, tokens])
+        const kept = texts.get(key)
+        if (kept === undefined) texts.set(key, text)
         else expect(text).toBe(kept)
       }
     }
-    // The generator reaches many shapes, else the check above says little. (Keys are finer than texts: field
-    // names are parameters, so queries on two fields of one declared type share a text, never a key.)
+    // The generator reaches many shapes, else the check above says little. (Shapes are finer than texts: the null
+    // test of a field that is never null is FALSE whatever the field, so such queries share a text, never a shape.)
     expect(new Set(texts.values()).size).toBeGreaterThan(500)
   })
 
-  it('cannot be forged by a field name that holds the key punctuation', () => {
-    const plain = queryShape({ filter: { op: 'eq', field: 'a', value: 1 }, sort: [], skip: 0 }, true, compiler)
-    const forged = queryShape({ filter: { op: 'eq', field: 'a", "1:a', value: 1 }, sort: [], skip: 0 }, true, compiler)
-    expect(forged.key).not.toBe(plain.key)
-    const nested = queryShape(q({ $or: [{ 'x),eq1:y': 1 }] }), true, compiler)
-    const flat = queryShape(q({ $or: [{ x: 1 }, { y: 1 }] }), true, compiler)
-    expect(nested.key).not.toBe(flat.key)
+  it('gives each query its own text, whatever its field names read as and wherever its groups end', () => {
+    const cache = new StatementCache(100_000)
+    const marks = ['and', 'or', ')', 'eq', 'v', 'n', 'vn', '', '|', 'l', 'o', '+', '-', 'number', 's', 'search']
+    const queries = [
+      ...marks.flatMap((mark) => [
+        q({ [mark]: 1 }),
+        q({ [mark]: null, x: 1 }),
+        q({ $or: [{ [mark]: 1 }, { x: null }] }),
+        q({ $sort: { [mark]: 1, x: -1 }, $limit: 1 }),
+        q({ x: { $in: [1, null] }, $sort: { [mark]: -1 } })
+      ]),
+      // Where a group ends: ((a OR b) AND c) against (a OR b OR c).
+      grouped([['a', 'b'], ['c']]),
+      grouped([['a', 'b', 'c']]),
+      ...generated(3000)
+    ]
+    for (const query of queries) {
+      const { text } = cache.statement('find', queryShape(query, true), (params) => compiled(query, true, params).text)
+      expect(text).toBe(compiled(query, true).text)
+    }
   })
 
-  it('refuses a NUL character in a value or a field name, as the compiler does', () => {
-    for (const raw of [{ name: 'a\0b' }, { 'na\0me': 1 }, { name: { $gt: 'a\0' } }, { $sort: { 'a\0': 1 } }]) {
-      expect(() => queryShape(q(raw), true, compiler)).toThrow(BadRequest)
+  it('refuses a NUL character in a value, as the compiler does', () => {
+    for (const raw of [{ name: 'a\0b' }, { name: { $gt: 'a\0' } }, { tags: { $contains: 'a\0' } }]) {
+      expect(() => queryShape(q(raw), true)).toThrow(BadRequest)
       expect(() => compiled(q(raw), true)).toThrow(BadRequest)
     }
+  })
+
+  it('holds no field name among the values: they are literals in the text, quoted by node-postgres', () => {
+    const query = q({ "it's": 'x', 'back\\slash': { $gt: 1 }, x$1: null, 'a.$2': { $in: ['y'] }, $sort: { 'b.c': 1 } })
+    const { text, values } = compiled(query, true)
+    expect(values).toEqual(['"x"', '1', ['"y"']])
+    expect(queryShape(query, true).values).toEqual(values)
+    expect(text).toContain(`(doc -> 'it''s') = $1::jsonb`)
+    expect(text).toContain(`(doc ->  E'back\\\\slash') > $2::jsonb`)
+    expect(text).toContain(`(doc -> 'x$1') IS NULL`)
+    expect(text).toContain(`(doc -> 'a' -> '$2') = ANY($3::jsonb[])`)
+    expect(text).toContain(`(doc -> 'b' -> 'c')`)
   })
 })
 
 describe('StatementCache', () => {
   const statement = (cache: StatementCache, query: StoreQuery, counter: { compiles: number }) =>
-    cache.statement('find', queryShape(query, true, compiler), (params) => {
+    cache.statement('find', queryShape(query, true), (params) => {
       counter.compiles++
       return `${compiler.where(query.filter, params)}${compiler.pageClause(query, params)}`
     })
@@ -122,9 +146,24 @@ describe('StatementCache', () => {
     const second = statement(cache, q({ name: 'Bob', $limit: 7 }), counter)
     expect(counter.compiles).toBe(1)
     expect(second.text).toBe(first.text)
-    expect(second.values).toEqual(['name', '"Bob"', 7])
+    expect(second.values).toEqual(['"Bob"', 7])
     statement(cache, q({ name: 'Ann', $limit: 5, $skip: 1 }), counter)
     expect(counter.compiles).toBe(2)
+  })
+
+  it('refuses a field name with the NUL character when it compiles, and keeps nothing of it', () => {
+    const cache = new StatementCache()
+    const counter = { compiles: 0 }
+    for (const raw of [
+      { 'na\0me': 1 },
+      { 'a.b\0': null },
+      { $sort: { 'a\0': 1 } },
+      { x: { $contains: 1 }, 'y\0': 2 }
+    ]) {
+      expect(() => statement(cache, q(raw), counter)).toThrow(BadRequest)
+      expect(() => statement(cache, q(raw), counter)).toThrow(BadRequest)
+    }
+    expect(counter.compiles).toBe(8)
   })
 
   it('starts again empty when it holds its limit of shapes', () => {
@@ -139,7 +178,7 @@ describe('StatementCache', () => {
   it('never keeps a text whose parameters are not the shape values', () => {
     const cache = new StatementCache()
     let compiles = 0
-    const shape = queryShape(q({ name: 'Ann' }), false, compiler)
+    const shape = queryShape(q({ name: 'Ann' }), false)
     const wrong = () =>
       cache.statement('count', shape, (params) => {
         compiles++
@@ -151,13 +190,36 @@ describe('StatementCache', () => {
   })
 })
 
+/** AND of `field = 1` conditions, an OR of them for a group of several. */
+function grouped(groups: string[][]): StoreQuery {
+  const equal = (field: string): Filter => ({ op: 'eq', field, value: 1 })
+  const filters = groups.map((fields): Filter =>
+    fields.length === 1 ? equal(fields[0]!) : { op: 'or', filters: fields.map(equal) }
+  )
+  return { filter: { op: 'and', filters }, sort: [], skip: 0 }
+}
+
 /** `count` queries from a fixed-seed generator: every operator, null and non-null values, nesting, sorts, pages. */
 function generated(count: number): StoreQuery[] {
   let seed = 7
   // The high bits: an LCG's low bits repeat with a short period.
   const random = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n)
   const pick = <T>(items: readonly T[]): T => items[random(items.length)]!
-  const fields = ['name', 'age', 'score', 'nick', 'flag', 'extra', 'address.city', 'a.b.c', '1:x', 'p,q)']
+  const fields = [
+    'name',
+    'age',
+    'score',
+    'nick',
+    'flag',
+    'extra',
+    'address.city',
+    'a.b.c',
+    '1:x',
+    'p,q)',
+    ')',
+    'v',
+    '|'
+  ]
   const values: Value[] = [null, 'Rome', '', 3, 2.5, -1, true, false, [1, 'a'], { k: null }]
   const filter = (depth: number): Filter => {
     const kind = random(depth > 1 ? 7 : 9)
