@@ -14,8 +14,10 @@
  *   (performance.timeOrigin + performance.now(), comparable across processes); every (socket, write) counted.
  * - broadcast: BROADCASTS times one `ticks` record created on the server goes to every socket
  *   ('authenticated'); time to last delivery = the last socket's receive − `t` (and to the first); server CPU per
- *   delivered event over the phase, against the bare socket.io server doing `io.to(room).emit` of the same payload,
- *   and the client processes' CPU over the phase per delivered event (their share of the cores decides the rest).
+ *   delivered event over the phase (and its system part), against the bare socket.io server doing
+ *   `io.to(room).emit` of the same payload, and the client processes' CPU over the phase per delivered event (their
+ *   share of the cores decides the rest); how far apart the client processes got their last event (a write order
+ *   that served one process's sockets last would show here) and how often the server was preempted.
  * - storm (plumage): every client process destroys all its TCP sockets at once (a network drop); the
  *   clients reconnect by themselves and resume with connection state recovery (`socket.recovered`: same
  *   login, no new authentication); the time until every socket is back, and the heap after vs before.
@@ -23,7 +25,10 @@
  * Growth: plumage also at 1,000 and 5,000 sockets (connect, memory, broadcast). A table goes to stdout and
  * bench/results/<date>-scale.md; the growth plot to bench/results/scale-growth.svg (written here, by hand).
  * SOCKETS=1000 runs smaller (then only the counts ≤ SOCKETS); SCALE_GROWTH=false leaves the growth counts out,
- * SCALE_FULL=false the phases other than connect and broadcast. Stops by itself; every child is killed on exit.
+ * SCALE_FULL=false the phases other than connect and broadcast. SCALE_SERVERS picks the servers (default
+ * socketio,plumage,feathers; plumage must be one); `floor` is bare socket.io writing each event's frame straight to
+ * every TCP socket (bench/support/scale-server.ts), the least a Node server can do per socket, logged only.
+ * Stops by itself; every child is killed on exit.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -281,6 +286,14 @@ interface Run {
   /** The first socket's receive − `t` (median): what the server took before its first write reached a client. */
   firstDeliveryMs?: number
   cpuPerDeliveryUs?: number
+  /** Its system (kernel) part: mostly the write per socket, on loopback the receiving side's TCP work too. */
+  systemCpuPerDeliveryUs?: number
+  /** When the server had written the event to every socket (median). */
+  serverDoneMs?: number
+  /** How much later the last client process got its last socket's event than the first one (median). */
+  clientSpreadMs?: number
+  /** The server's involuntary context switches (preempted by a woken client) per 1,000 delivered events. */
+  preemptionsPerThousand?: number
   /** The client processes' CPU over the same phase, per delivered event (all of them together). */
   clientCpuPerDeliveryUs?: number
   /** The reconnect storms, one after the other (a second one shows whether memory grows with each). */
@@ -344,24 +357,45 @@ async function steadyPhase(clients: Clients, url: string, run: Run): Promise<voi
   for (const writer of writers) writer.disconnect()
 }
 
+/** A process's involuntary context switches so far (Linux; NaN elsewhere). */
+function preemptions(pid: number | undefined): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^nonvoluntary_ctxt_switches:\s+(\d+)/m)![1])
+  } catch {
+    return NaN
+  }
+}
+
 async function broadcastPhase(server: ScaleServer, clients: Clients, run: Run): Promise<void> {
   const times: number[] = []
   const firsts: number[] = []
+  const spreads: number[] = []
+  /** When the server answered the broadcast: its loop over the sockets was over (and an IPC message each way). */
+  const written: number[] = []
+  const preemptedBefore = preemptions(server.child.pid)
   const clientsBefore = await clients.cpuMs()
   const before = await server.ask<Stats>('cpu')
   for (let i = 0; i < BROADCASTS; i++) {
     const t = now()
     const delivered = clients.all('broadcast', undefined, (message) => message.t === t)
     await server.ask('broadcast', { t })
+    written.push(now() - t)
     const answers = await delivered
-    times.push(Math.max(...answers.map((answer) => answer.last as number)) - t)
+    const lasts = answers.map((answer) => answer.last as number)
+    times.push(Math.max(...lasts) - t)
+    spreads.push(Math.max(...lasts) - Math.min(...lasts))
     firsts.push(Math.min(...answers.map((answer) => answer.first as number)) - t)
   }
   const after = await server.ask<Stats>('cpu')
   const clientsAfter = await clients.cpuMs()
   run.lastDeliveryMs = median(times)
   run.firstDeliveryMs = median(firsts)
-  run.cpuPerDeliveryUs = ((cpuMs(after) - cpuMs(before)) * 1000) / (BROADCASTS * run.sockets)
+  const deliveries = BROADCASTS * run.sockets
+  run.cpuPerDeliveryUs = ((cpuMs(after) - cpuMs(before)) * 1000) / deliveries
+  run.systemCpuPerDeliveryUs = (after.cpu.system - before.cpu.system) / deliveries
+  run.clientSpreadMs = median(spreads)
+  run.serverDoneMs = median(written)
+  run.preemptionsPerThousand = ((preemptions(server.child.pid) - preemptedBefore) * 1000) / deliveries
   run.clientCpuPerDeliveryUs = ((clientsAfter - clientsBefore) * 1000) / (BROADCASTS * run.sockets)
 }
 
@@ -435,7 +469,8 @@ async function measure(kind: string, sockets: number, full: boolean): Promise<{ 
     const { url, token } = await server.started
     const before = await server.ask<Stats>('stats')
     const overflowsBefore = listenOverflows()
-    run.connectMs = await clients.start(url, token, sockets, kind === 'socketio' || !full ? 0 : BUSY)
+    const bare = kind === 'socketio' || kind === 'floor'
+    run.connectMs = await clients.start(url, token, sockets, bare || !full ? 0 : BUSY)
     run.connectListenOverflows = listenOverflows() - overflowsBefore
     run.clientCpuConnectMs = await clients.cpuMs()
     await sleep(1000)
@@ -443,14 +478,16 @@ async function measure(kind: string, sockets: number, full: boolean): Promise<{ 
     run.heapPerSocket = (after.heapUsed - before.heapUsed) / sockets
     run.rssPerSocket = (after.rss - before.rss) / sockets
     log(`connected in ${(run.connectMs / 1000).toFixed(1)} s`)
-    if (full && kind !== 'socketio') {
+    if (full && !bare) {
       await steadyPhase(clients, url, run)
       log(`steady p99 ${run.steadyP99?.toFixed(1)} ms, lost ${run.steadyLost}`)
     }
     await broadcastPhase(server, clients, run)
     log(
       `last delivery ${run.lastDeliveryMs?.toFixed(1)} ms (first ${run.firstDeliveryMs?.toFixed(1)} ms), CPU per ` +
-        `delivered event: server ${run.cpuPerDeliveryUs?.toFixed(2)} µs, clients ${run.clientCpuPerDeliveryUs?.toFixed(2)} µs`
+        `delivered event: server ${run.cpuPerDeliveryUs?.toFixed(2)} µs (system ${run.systemCpuPerDeliveryUs?.toFixed(2)}), ` +
+        `clients ${run.clientCpuPerDeliveryUs?.toFixed(2)} µs; server answered after ${run.serverDoneMs?.toFixed(1)} ms; client processes' last deliveries ` +
+        `${run.clientSpreadMs?.toFixed(1)} ms apart; server preempted ${run.preemptionsPerThousand?.toFixed(0)} times per 1,000`
     )
     if (full && kind === 'plumage') {
       run.storms = []
@@ -460,7 +497,7 @@ async function measure(kind: string, sockets: number, full: boolean): Promise<{ 
       }
     }
     clientCpuMs = await clients.cpuMs()
-    if (full && kind !== 'socketio') {
+    if (full && !bare) {
       const writer = await connectWriter(url)
       await recordsPhase(server, writer, run)
       writer.disconnect()
@@ -564,7 +601,9 @@ function report(runs: Run[], clientCpu: Record<string, number>, loads: string[])
     `| … sockets dropped (reason) | ${ours.steadyDrops ?? '—'} | ${feathers?.steadyDrops ?? '—'} | | | none |`,
     `| one event to all: last delivery (median of ${BROADCASTS}) | ${ms(ours.lastDeliveryMs)} | ${ms(feathers?.lastDeliveryMs)} | ${ms(bare?.lastDeliveryMs)} | ${times(ours.lastDeliveryMs, feathers?.lastDeliveryMs)} | ≤ 0.5× |`,
     `| … first delivery (median) | ${ms(ours.firstDeliveryMs)} | ${ms(feathers?.firstDeliveryMs)} | ${ms(bare?.firstDeliveryMs)} | | |`,
+    `| … first to last client process done (median) | ${ms(ours.clientSpreadMs)} | ${ms(feathers?.clientSpreadMs)} | ${ms(bare?.clientSpreadMs)} | | |`,
     `| server CPU per delivered event | ${us(ours.cpuPerDeliveryUs)} | ${us(feathers?.cpuPerDeliveryUs)} | ${us(bare?.cpuPerDeliveryUs)} | plumage / bare: ${times(ours.cpuPerDeliveryUs, bare?.cpuPerDeliveryUs)} | ≤ 1.3× bare |`,
+    `| … of which system (the kernel: a write per socket) | ${us(ours.systemCpuPerDeliveryUs)} | ${us(feathers?.systemCpuPerDeliveryUs)} | ${us(bare?.systemCpuPerDeliveryUs)} | | |`,
     `| … the client processes' CPU, per delivered event | ${us(ours.clientCpuPerDeliveryUs)} | ${us(feathers?.clientCpuPerDeliveryUs)} | ${us(bare?.clientCpuPerDeliveryUs)} | | |`,
     `| client processes' CPU, whole run | ${(clientCpu.plumage! / 1000).toFixed(1)} s | ${((clientCpu.feathers ?? NaN) / 1000).toFixed(1)} s | ${((clientCpu.socketio ?? NaN) / 1000).toFixed(1)} s | | |`,
     ...(ours.storms ?? []).flatMap((storm, i) => [

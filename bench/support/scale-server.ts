@@ -24,10 +24,11 @@ import { createFeathersReferenceApp } from './feathers-reference-app.js'
  * One server of `npm run bench:scale` (bench/scale.ts), forked with an IPC channel and --expose-gc:
  * SCALE_SERVER=plumage (the app `npm start` serves on memory: src/container.ts, the reference app's
  * channels, connection state recovery on), feathers (the Feathers v5 reference app,
- * feathers-reference-app.ts) or socketio (a bare socket.io server: every socket in one room, the
- * physical limit of fan-out). Both apps get two more open services: `ticks`, whose events go to the
- * channel 'busy' (or to 'authenticated' when the record says `all`), and `rooms`, whose `create`
- * puts the caller's connection in 'busy'. Answers the driver's messages: `stats` (heap after a full
+ * feathers-reference-app.ts), socketio (a bare socket.io server: every socket in one room, the
+ * physical limit of fan-out) or floor (the same, an event written straight to each TCP socket:
+ * startSocketIo). Both apps get two more open services: `ticks`, whose events go to the channel 'busy'
+ * (or to 'authenticated' when the record says `all`), and `rooms`, whose `create` puts the caller's
+ * connection in 'busy'. Answers the driver's messages: `stats` (heap after a full
  * GC, RSS, CPU), `memory` (heap and RSS as they are, no GC, and the open TCP connections: bench/slow-reader.ts
  * polls it), `cpu` (CPU only, no GC), `broadcast` (one `ticks created` to every socket, created
  * on the server), `records` (seeds `records` with n records), `snapshot` (a V8 heap snapshot after a
@@ -154,8 +155,14 @@ async function startFeathers(): Promise<Started> {
   }
 }
 
-/** Every socket in the room 'all'; a login is answered (with no check) so clients run the same steps everywhere. */
-async function startSocketIo(): Promise<Started> {
+/**
+ * Every socket in the room 'all'; a login is answered (with no check) so clients run the same steps everywhere. With
+ * `direct` (SCALE_SERVER=floor), an event to all is one websocket frame built once and written with one `write` on
+ * each socket's TCP socket, past socket.io, engine.io and ws: the least any Node server can do per socket (one
+ * net.Socket write, one syscall), with the same clients; not a server anyone would run (nothing checks that a
+ * socket's engine.io or ws is idle).
+ */
+async function startSocketIo(direct = false): Promise<Started> {
   const http = createServer()
   const io = new Server(http, { serveClient: false, perMessageDeflate: false })
   io.on('connection', (socket) => {
@@ -171,9 +178,24 @@ async function startSocketIo(): Promise<Started> {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     token: 'none',
     connections: () => connectionsOf(http),
-    broadcast: async (t) => void io.to('all').emit('ticks created', { t, all: true, id: id++ }),
+    broadcast: direct
+      ? async (t) => writeToAll(io, ['ticks created', { t, all: true, id: id++ }])
+      : async (t) => void io.to('all').emit('ticks created', { t, all: true, id: id++ }),
     records: async () => undefined
   }
+}
+
+/** A socket.io EVENT packet (`42[...]`) in one unmasked websocket text frame, written to every socket's TCP socket. */
+function writeToAll(io: Server, args: unknown[]): void {
+  const payload = Buffer.from(`42${JSON.stringify(args)}`)
+  const header =
+    payload.length < 126
+      ? Buffer.from([0x81, payload.length])
+      : Buffer.from([0x81, 126, payload.length >> 8, payload.length & 0xff])
+  const frame = Buffer.concat([header, payload])
+  type Transport = { socket?: { _socket?: { write(chunk: Buffer): boolean } } }
+  for (const socket of io.of('/').sockets.values())
+    (socket.conn.transport as unknown as Transport).socket?._socket?.write(frame)
 }
 
 function connectionsOf(http: { getConnections(done: (error: Error | null, count: number) => void): void }) {
@@ -193,7 +215,8 @@ async function seed(service: { create(data: unknown): Promise<unknown> }, n: num
 const starts: Record<string, () => Promise<Started>> = {
   plumage: startPlumage,
   feathers: startFeathers,
-  socketio: startSocketIo
+  socketio: () => startSocketIo(),
+  floor: () => startSocketIo(true)
 }
 const server = await starts[kind]!()
 process.on('message', (message: Command) => {

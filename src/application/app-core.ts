@@ -35,4 +35,9 @@ export interface AppCore {
    * (`params.provider` set) counts as in flight until it settles (`app.idle()` waits for those).
    */
   run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext>
+  /**
+   * Counts work a transport started and nobody awaits (a lost connection's session being saved) as in flight until
+   * it settles: `app.idle()` waits for it too, so a shutdown does not close the store under it.
+   */
+  track(work: Promise<unknown>): void
 }

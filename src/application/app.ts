@@ -73,7 +73,11 @@ export class App<Services extends object = object> extends EventEmitter implemen
       metrics,
       tracer: this.tracer,
       ...(options.recovery ? { sessions: options.recovery.sessions } : {}),
-      run: (entry, call) => this.run(entry, call)
+      run: (entry, call) => this.run(entry, call),
+      track: (work) => {
+        this.inFlight++
+        work.then(this.counted, this.counted)
+      }
     }
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.events.leaveAll(connection))
@@ -133,6 +137,10 @@ export class App<Services extends object = object> extends EventEmitter implemen
     for (const entry of this.registry.values()) await this.setupEntry(entry)
   }
 
+  /**
+   * Stops every service (its `teardown`, its store's feed) and, with recovery, this instance's heartbeat for the
+   * connection sessions it holds: call it after `idle()`, once the sessions of the dropped connections were saved.
+   */
   async teardown(): Promise<void> {
     this.isSetup = false
     for (const entry of this.registry.values()) {
@@ -140,6 +148,7 @@ export class App<Services extends object = object> extends EventEmitter implemen
       entry.unwatch = undefined
       await (entry.service as { teardown?: (app: App, path: string) => unknown }).teardown?.(this as App, entry.path)
     }
+    await this.core.sessions?.close()
   }
 
   /**
@@ -209,6 +218,9 @@ export class App<Services extends object = object> extends EventEmitter implemen
     this.settled()
     throw error
   }
+
+  // Tracked work, settled either way (a failure is its owner's to report): only counted out.
+  private readonly counted = (): void => this.settled()
 
   private settled(): void {
     if (--this.inFlight === 0 && this.drained.size > 0) for (const resolve of this.drained) resolve()

@@ -1,4 +1,8 @@
-import type { ConnectionSession, ConnectionSessions } from '../domain/realtime/connection-sessions.js'
+import {
+  silentAfterMs,
+  type ConnectionSession,
+  type ConnectionSessions
+} from '../domain/realtime/connection-sessions.js'
 import type { Clock } from '../domain/clock.js'
 import { defineContract } from './contract.js'
 import { SteppedClock } from './stepped-clock.js'
@@ -20,7 +24,8 @@ const WINDOW_MS = 1000
 /**
  * The ConnectionSessions contract. `in one process`: sessions saved, loaded (as copies) and removed; a lost one
  * expires once it has been away longer than the recovery window, a connected one never does. `across processes`:
- * every instance over the same sessions reads them, so a client resumes on any of them.
+ * every instance over the same sessions reads them, so a client resumes on any of them, and the sessions an
+ * instance held as connected count as lost once it went silent (see `silentAfterMs`).
  */
 export const runConnectionSessionsContract = defineContract<ConnectionSessionsContractOptions>(
   'ConnectionSessions',
@@ -96,6 +101,26 @@ export const runConnectionSessionsContract = defineContract<ConnectionSessionsCo
         expect(await first.load('private-id')).toEqual({ ...session, disconnectedAt: clock.now() })
         await first.remove('private-id')
         expect(await second.load('private-id')).toBeUndefined()
+      })
+
+      test('counts the connected sessions of an instance gone silent (killed) as lost from its last heartbeat', async () => {
+        const [first, second] = [await open(), await open()]
+        await first.save({ id: 'held', connectionId: 'a' })
+        const lastBeat = clock.now()
+        // It stops beating, as a killed instance does (close() is what a graceful shutdown calls).
+        await first.close()
+        clock.advance(silentAfterMs(WINDOW_MS))
+        // Not silent for long enough: the connection may still be up, a client reconnecting elsewhere resumes.
+        expect(await second.load('held')).toEqual({ id: 'held', connectionId: 'a' })
+        clock.advance(1)
+        expect(await second.load('held')).toEqual({ id: 'held', connectionId: 'a', disconnectedAt: lastBeat })
+        clock.advance(WINDOW_MS)
+        expect(await second.load('held')).toBeUndefined()
+        // Saved again by a live instance, it is that one's: connected however old.
+        await second.save({ id: 'held', connectionId: 'b' })
+        clock.advance(60 * WINDOW_MS)
+        expect(await second.load('held')).toEqual({ id: 'held', connectionId: 'b' })
+        await second.close()
       })
     })
   }

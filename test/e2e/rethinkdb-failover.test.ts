@@ -69,8 +69,12 @@ async function writeUntil(
       longestOutageMs = Math.max(longestOutageMs, Date.now() - lastSuccess)
       lastSuccess = Date.now()
     } else {
-      // Only "unavailable": a failover is never an internal error (500) for the caller.
-      expect([0, 503]).toContain(status)
+      // Only "unavailable": a failover is never an internal error (500) for the caller. Otherwise the answer and
+      // what the instance logged (its errors) say why.
+      if (status !== 0 && status !== 503) {
+        const logs = running.find((instance) => instance.url === target.url)?.logs.filter((line) => line.level >= 50)
+        expect({ status, body, logs: logs?.slice(-5) }).toEqual({ status: 503, body, logs: logs?.slice(-5) })
+      }
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
   }

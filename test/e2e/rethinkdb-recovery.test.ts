@@ -46,9 +46,9 @@ afterAll(async () => {
 })
 
 /** Two instances on a fresh database of this run (dropped with it); `another` starts one more on it. */
-async function twoInstances(): Promise<[Instance, Instance, () => Promise<Instance>]> {
+async function twoInstances(windowSeconds = 30): Promise<[Instance, Instance, () => Promise<Instance>]> {
   const url = `rethinkdb://${server!.host}:${server!.port}/${server!.db}_${++database}`
-  const env = { RETHINKDB_URL: url, SOCKET_RECOVERY_WINDOW: '30' }
+  const env = { RETHINKDB_URL: url, SOCKET_RECOVERY_WINDOW: String(windowSeconds) }
   const another = async () => {
     const instance = await instances.start(env)
     running.push(instance)
@@ -151,6 +151,8 @@ async function stopUnderClients(
   expect(await leaving.stop()).toBe(0)
   await Promise.all(back)
   const written = await writes.stop()
+  // Its clients' sessions were saved as lost before its store closed (not cut off by the shutdown).
+  expect(leaving.logs.filter((line) => line.level >= 40 && line.operation === 'save a connection session')).toEqual([])
   for (const [index, { reader }] of readers.entries()) {
     expect(reader.socket.recovered).toBe(true)
     expect(reader.socket.id).toBe(ids[index])
@@ -222,6 +224,31 @@ withServer('socket connection state recovery on RethinkDB, across instances', ()
       await until(reader.socket, () => reader.texts.includes('live'))
       expect(reader.texts).toEqual(['before', ...missed, 'live'])
     }
+  }, 120_000)
+
+  it("a client of a killed instance that stays away longer than the window is not resumed elsewhere: the window runs from its instance's last heartbeat", async () => {
+    // A 2 s window: instances beat every 0.5 s and count as dead after 1.5 s of silence.
+    const [a, b] = await twoInstances(2)
+    const writer = await signUp(b.url, 'writer@example.com')
+    const { reader, proxy } = await readerThrough(a, 'reader@example.com')
+    await write(b, writer, 'before')
+    await until(reader.socket, () => reader.texts.includes('before'))
+    const id = reader.socket.id
+    proxy.retarget(portOf(b))
+    const gone = new Promise((resolve) => reader.socket.once('disconnect', resolve))
+    process.kill(a.pid, 'SIGKILL')
+    await gone
+    await proxy.cut()
+    const killedAt = Date.now()
+    await write(b, writer, 'while away')
+    // Away for longer than the window after a's last heartbeat (the events are still in the log: it keeps them 61 s).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + 4000 - Date.now())))
+    const back = new Promise<void>((resolve) => reader.socket.once('connect', () => resolve()))
+    await proxy.restore()
+    await back
+    expect(reader.socket.recovered).toBe(false)
+    expect(reader.socket.id).not.toBe(id)
+    expect(reader.texts).toEqual(['before'])
   }, 120_000)
 
   it('a rolling restart — SIGTERM on each instance in turn, a new one started in between — while clients stay connected and writes go on: every client resumes, nothing lost or doubled', async () => {

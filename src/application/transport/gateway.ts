@@ -142,7 +142,8 @@ export class Gateway {
   close(connection: Connection, reason: CloseReason = 'closed'): void {
     this.connections.delete(connection)
     this.auth?.forget(connection)
-    void this.recovery?.forget(connection, reason).catch(() => undefined)
+    // A lost connection's session is saved for its recovery elsewhere: a shutdown (app.idle) waits for the save.
+    if (this.recovery) this.core.track(this.recovery.forget(connection, reason).catch(() => undefined))
     if (this.opened.has(connection)) {
       this.opened.delete(connection)
       this.core.metrics.connectionClosed(connection.provider)

@@ -39,6 +39,9 @@ export class InMemoryConnectionSessions implements ConnectionSessions {
     this.lost.delete(id)
   }
 
+  /** Nothing to stop: one process holds every session, and they go with it. */
+  async close(): Promise<void> {}
+
   private expired(session: ConnectionSession): boolean {
     return session.disconnectedAt !== undefined && session.disconnectedAt + this.windowMs < this.clock.now()
   }

@@ -1,5 +1,12 @@
 import type { Clock } from '../../domain/clock.js'
-import type { ConnectionSession, ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
+import { silentLogger, type Logger } from '../../domain/logger.js'
+import {
+  lostWithHolder,
+  silentAfterMs,
+  type ConnectionSession,
+  type ConnectionSessions
+} from '../../domain/realtime/connection-sessions.js'
+import { Heartbeat } from '../realtime/heartbeat.js'
 import { SealedLogins } from '../realtime/sealed-logins.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { SchemaOwner } from './schema-owner.js'
@@ -14,6 +21,7 @@ export interface PostgresConnectionSessionsOptions {
    * given the same one to restore each other's sessions; without one, a key is drawn per process.
    */
   secret?: string
+  logger?: Logger
 }
 
 interface Row {
@@ -21,6 +29,9 @@ interface Row {
   authentication: string | null
   authentication_offset: string | null
   disconnected_at: string | null
+  /** The instance that has the connection, and its last heartbeat (null once purged). */
+  holder: string | null
+  beat_at: string | null
 }
 
 /** Expired sessions are deleted at most this often (by whichever save comes first). */
@@ -34,27 +45,32 @@ const PURGE_EVERY_MS = 60_000
  */
 export class PostgresConnectionSessions extends SchemaOwner implements ConnectionSessions {
   private readonly logins: SealedLogins
+  private readonly heartbeat: Heartbeat
   private purgedAt = -Infinity
 
   constructor(private readonly options: PostgresConnectionSessionsOptions) {
     super(options.db)
     this.logins = new SealedLogins(options.secret)
+    this.heartbeat = new Heartbeat((id) => this.beat(id), options.windowMs, options.logger ?? silentLogger)
   }
 
   async save(session: ConnectionSession): Promise<void> {
     const id = this.logins.rowId(session.id)
+    await this.heartbeat.started()
     await this.run(
       'save a connection session',
-      `INSERT INTO plumage_connection_sessions (id, connection_id, authentication, authentication_offset, disconnected_at)
-       VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO plumage_connection_sessions
+         (id, connection_id, authentication, authentication_offset, disconnected_at, holder)
+       VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO UPDATE SET connection_id = $2, authentication = $3, authentication_offset = $4,
-         disconnected_at = $5`,
+         disconnected_at = $5, holder = $6`,
       [
         id,
         session.connectionId,
         session.authentication ? this.logins.seal(session.authentication, id) : null,
         session.authenticationOffset ?? null,
-        session.disconnectedAt ?? null
+        session.disconnectedAt ?? null,
+        this.heartbeat.id
       ]
     )
     if (this.options.clock.now() - this.purgedAt >= PURGE_EVERY_MS) void this.purge()
@@ -64,12 +80,23 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
     const id = this.logins.rowId(sessionId)
     const { rows } = await this.run<Row>(
       'load a connection session',
-      'SELECT connection_id, authentication, authentication_offset, disconnected_at FROM plumage_connection_sessions WHERE id = $1',
+      `SELECT s.connection_id, s.authentication, s.authentication_offset, s.disconnected_at, s.holder, h.beat_at
+       FROM plumage_connection_sessions s LEFT JOIN plumage_connection_holders h ON h.id = s.holder WHERE s.id = $1`,
       [id]
     )
     const row = rows[0]
     if (!row) return undefined
-    const disconnectedAt = row.disconnected_at === null ? undefined : Number(row.disconnected_at)
+    const disconnectedAt =
+      row.disconnected_at !== null
+        ? Number(row.disconnected_at)
+        : // Held as connected by another instance: lost from its last heartbeat once it went silent.
+          row.holder !== null && row.holder !== this.heartbeat.id
+          ? lostWithHolder(
+              row.beat_at === null ? undefined : Number(row.beat_at),
+              this.options.clock.now(),
+              this.options.windowMs
+            )
+          : undefined
     if (disconnectedAt !== undefined && disconnectedAt + this.options.windowMs < this.options.clock.now())
       return undefined
     const session: ConnectionSession = { id: sessionId, connectionId: row.connection_id }
@@ -90,23 +117,52 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
     ])
   }
 
+  async close(): Promise<void> {
+    this.heartbeat.stop()
+  }
+
   protected tables(): string[] {
     return [
       `CREATE TABLE IF NOT EXISTS plumage_connection_sessions (
          id text PRIMARY KEY, connection_id text NOT NULL, authentication text, authentication_offset text,
-         disconnected_at bigint)`,
-      'CREATE INDEX IF NOT EXISTS plumage_connection_sessions_lost ON plumage_connection_sessions (disconnected_at)'
+         disconnected_at bigint, holder text)`,
+      // Tables made before sessions had holders get the column.
+      'ALTER TABLE plumage_connection_sessions ADD COLUMN IF NOT EXISTS holder text',
+      'CREATE INDEX IF NOT EXISTS plumage_connection_sessions_lost ON plumage_connection_sessions (disconnected_at)',
+      'CREATE INDEX IF NOT EXISTS plumage_connection_sessions_holder ON plumage_connection_sessions (holder)',
+      'CREATE TABLE IF NOT EXISTS plumage_connection_holders (id text PRIMARY KEY, beat_at bigint NOT NULL)'
     ]
+  }
+
+  private async beat(id: string): Promise<void> {
+    await this.run(
+      'save a heartbeat',
+      `INSERT INTO plumage_connection_holders (id, beat_at) VALUES ($1, $2)
+       ON CONFLICT (id) DO UPDATE SET beat_at = $2`,
+      [id, this.options.clock.now()]
+    )
   }
 
   protected creating(): string {
     return 'create the connection sessions table'
   }
 
+  /**
+   * Deletes expired sessions: lost ones past the window, and those held as connected by an instance silent for
+   * longer than the window (its heartbeat goes with them).
+   */
   private async purge(): Promise<void> {
     this.purgedAt = this.options.clock.now()
+    const { windowMs } = this.options
     await this.run('purge connection sessions', 'DELETE FROM plumage_connection_sessions WHERE disconnected_at < $1', [
-      this.purgedAt - this.options.windowMs
+      this.purgedAt - windowMs
     ]).catch(() => undefined)
+    await this.run(
+      'purge connection sessions',
+      // Never this instance's own, whatever its clock says.
+      `WITH silent AS (DELETE FROM plumage_connection_holders WHERE beat_at < $1 AND id <> $2 RETURNING id)
+       DELETE FROM plumage_connection_sessions WHERE disconnected_at IS NULL AND holder IN (SELECT id FROM silent)`,
+      [this.purgedAt - windowMs - silentAfterMs(windowMs), this.heartbeat.id]
+    ).catch(() => undefined)
   }
 }

@@ -66,14 +66,15 @@ export const postgresStoreModule: StoreModule = (env) => {
       .inSingletonScope()
     bind<ConnectionSessions>(ConnectionSessions)
       .toResolvedValue(
-        (db: PostgresDatabase, config: Config, clock: Clock, { windowMs }: RecoverySettings) =>
+        (db: PostgresDatabase, config: Config, clock: Clock, { windowMs }: RecoverySettings, logger: Logger) =>
           new PostgresConnectionSessions({
             db,
             clock,
             windowMs,
+            logger,
             ...(config.authSecret !== undefined ? { secret: config.authSecret } : {})
           }),
-        [PostgresDatabase, Config, Clock, RecoverySettings]
+        [PostgresDatabase, Config, Clock, RecoverySettings, Logger]
       )
       .inSingletonScope()
     bind<UniqueKeys>(UniqueKeys)

@@ -1,5 +1,11 @@
 import type { Clock } from '../../domain/clock.js'
-import type { ConnectionSession, ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
+import {
+  lostWithHolder,
+  silentAfterMs,
+  type ConnectionSession,
+  type ConnectionSessions
+} from '../../domain/realtime/connection-sessions.js'
+import { Heartbeat } from '../realtime/heartbeat.js'
 import { SealedLogins } from '../realtime/sealed-logins.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { TableOwner, type TableOwnerOptions } from './table-owner.js'
@@ -25,6 +31,14 @@ interface Row {
   authentication?: string
   authenticationOffset?: string
   disconnectedAt?: number
+  /** The instance that has the connection (its heartbeat row's id). */
+  holder?: string
+}
+
+/** An instance's heartbeat, in the same table: `holder:<instance id>`, never the id of a session row (a hash). */
+interface HolderRow {
+  id: string
+  beatAt: number
 }
 
 /** Expired sessions are deleted at most this often (by whichever save comes first). */
@@ -39,12 +53,14 @@ const PURGE_EVERY_MS = 60_000
 export class RethinkDbConnectionSessions extends TableOwner implements ConnectionSessions {
   readonly tableName: string
   private readonly logins: SealedLogins
+  private readonly heartbeat: Heartbeat
   private purgedAt = -Infinity
 
   constructor(protected override readonly options: RethinkDbConnectionSessionsOptions) {
     super(options)
     this.tableName = options.table ?? 'plumage_connection_sessions'
     this.logins = new SealedLogins(options.secret)
+    this.heartbeat = new Heartbeat((id) => this.beat(id), options.windowMs, this.logger)
   }
 
   async save(session: ConnectionSession): Promise<void> {
@@ -54,8 +70,10 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
       connectionId: session.connectionId,
       ...(session.authentication ? { authentication: this.logins.seal(session.authentication, id) } : {}),
       ...(session.authenticationOffset !== undefined ? { authenticationOffset: session.authenticationOffset } : {}),
-      ...(session.disconnectedAt !== undefined ? { disconnectedAt: session.disconnectedAt } : {})
+      ...(session.disconnectedAt !== undefined ? { disconnectedAt: session.disconnectedAt } : {}),
+      holder: holderId(this.heartbeat.id)
     }
+    await this.heartbeat.started()
     await this.run('save a connection session', () => this.table().insert(row, { conflict: 'replace' }).run())
     if (this.options.clock.now() - this.purgedAt >= PURGE_EVERY_MS) void this.purge()
   }
@@ -64,7 +82,8 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
     const id = this.logins.rowId(sessionId)
     const row = (await this.run('load a connection session', () => this.table().get(id).run())) as Row | null
     if (!row) return undefined
-    if (row.disconnectedAt !== undefined && row.disconnectedAt + this.options.windowMs < this.options.clock.now())
+    const disconnectedAt = row.disconnectedAt ?? (await this.lostWithHolder(row.holder))
+    if (disconnectedAt !== undefined && disconnectedAt + this.options.windowMs < this.options.clock.now())
       return undefined
     const session: ConnectionSession = { id: sessionId, connectionId: row.connectionId }
     if (row.authentication !== undefined) {
@@ -74,8 +93,12 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
       session.authentication = authentication
     }
     if (row.authenticationOffset !== undefined) session.authenticationOffset = row.authenticationOffset
-    if (row.disconnectedAt !== undefined) session.disconnectedAt = row.disconnectedAt
+    if (disconnectedAt !== undefined) session.disconnectedAt = disconnectedAt
     return session
+  }
+
+  async close(): Promise<void> {
+    this.heartbeat.stop()
   }
 
   async remove(sessionId: string): Promise<void> {
@@ -91,7 +114,11 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
         name: this.tableName,
         primaryKey: 'id',
         ...this.placement(),
-        indexes: [{ name: 'disconnectedAt', fields: ['disconnectedAt'] }]
+        indexes: [
+          { name: 'disconnectedAt', fields: ['disconnectedAt'] },
+          { name: 'holder', fields: ['holder'] },
+          { name: 'beatAt', fields: ['beatAt'] }
+        ]
       },
       this.logger
     )
@@ -102,14 +129,54 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
     return 'create the connection sessions table'
   }
 
+  /**
+   * When a session another instance holds as connected was lost: that instance's last heartbeat once it went silent
+   * (undefined while it beats, and for a session this instance holds or one saved before sessions had holders).
+   */
+  private async lostWithHolder(holder: string | undefined): Promise<number | undefined> {
+    if (holder === undefined || holder === holderId(this.heartbeat.id)) return undefined
+    const beat = (await this.run('load a connection session', () =>
+      this.table().get(holder).run()
+    )) as unknown as HolderRow | null
+    return lostWithHolder(beat?.beatAt, this.options.clock.now(), this.options.windowMs)
+  }
+
+  private async beat(id: string): Promise<void> {
+    const row: HolderRow = { id: holderId(id), beatAt: this.options.clock.now() }
+    await this.run('save a heartbeat', () =>
+      this.table()
+        .insert(row as unknown as Row, { conflict: 'replace', durability: 'soft' })
+        .run()
+    )
+  }
+
+  /**
+   * Deletes expired sessions: lost ones past the window, and those held as connected by an instance silent for
+   * longer than the window (its heartbeat goes with them).
+   */
   private async purge(): Promise<void> {
     this.purgedAt = this.options.clock.now()
+    const { windowMs } = this.options
     const r = this.r()
     try {
       await this.table()
-        .between(r.minval, this.purgedAt - this.options.windowMs, { index: 'disconnectedAt' })
+        .between(r.minval, this.purgedAt - windowMs, { index: 'disconnectedAt' })
         .delete({ durability: 'soft' })
         .run()
+      const silent = (await this.table()
+        .between(r.minval, this.purgedAt - windowMs - silentAfterMs(windowMs), { index: 'beatAt' })
+        .getField('id')
+        .run()) as unknown as string[]
+      for (const holder of silent) {
+        // Never this instance's own, whatever its clock says.
+        if (holder === holderId(this.heartbeat.id)) continue
+        await this.table()
+          .getAll(holder, { index: 'holder' })
+          .filter((row) => row.hasFields('disconnectedAt').not())
+          .delete({ durability: 'soft' })
+          .run()
+        await this.table().get(holder).delete({ durability: 'soft' }).run()
+      }
     } catch (error) {
       this.logger.debug('RethinkDB connection sessions: purging expired ones failed; the next save tries again', {
         error: String(error)
@@ -120,4 +187,8 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
   private table() {
     return this.r().db(this.options.db).table<Row>(this.tableName)
   }
+}
+
+function holderId(instance: string): string {
+  return `holder:${instance}`
 }

@@ -7,6 +7,7 @@ export type TcpSocket = {
   write(chunk: Buffer): boolean
   writable: boolean
   writableLength: number
+  writableCorked: number
   destroyed: boolean
 }
 /** ws's sender: the frames it holds back (only while it compresses one, never with per-message deflate off). */

@@ -8,6 +8,7 @@ import { JwtStrategy } from '../../../src/application/authentication/jwt-strateg
 import { LocalStrategy } from '../../../src/application/authentication/local-strategy.js'
 import type { Delivery } from '../../../src/application/channel.js'
 import type { Gateway } from '../../../src/application/transport/gateway.js'
+import type { ConnectionSessions } from '../../../src/domain/realtime/connection-sessions.js'
 import type { EventHistory } from '../../../src/domain/realtime/event-history.js'
 import type { Connection } from '../../../src/domain/service/service.js'
 import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
@@ -28,10 +29,13 @@ afterEach(() => {
  * published to their owner only (the publisher reads the call's context). Every delivery and
  * every offset handed to a connection is recorded by connection.
  */
-async function recoveringApp(history?: (inner: EventHistory) => EventHistory) {
+async function recoveringApp(
+  history?: (inner: EventHistory) => EventHistory,
+  wrapSessions: (inner: ConnectionSessions) => ConnectionSessions = (inner) => inner
+) {
   const clock = new FakeClock()
   const inner = new InMemoryEventHistory(clock, 10 * WINDOW)
-  const sessions = new InMemoryConnectionSessions(clock, WINDOW)
+  const sessions = wrapSessions(new InMemoryConnectionSessions(clock, WINDOW))
   const app = new App({ recovery: { history: history ? history(inner) : inner, sessions } })
   app.use('users', new AdapterService(new InMemoryStore()))
   app.service('users').hooks({
@@ -245,5 +249,47 @@ describe('ConnectionRecovery', () => {
     await gateway.restore(back, (await gateway.restorable('p', offsets.get(ann)!, 'socketio'))!)
     expect(back.user).toBeUndefined()
     expect(received.get(back)).toBeUndefined()
+  })
+
+  it('counts the save of a lost session in flight: a shutdown (app.idle) waits for it before the store closes', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let holding = false
+    const order: string[] = []
+    const { app, gateway, connect } = await recoveringApp(undefined, (inner) => ({
+      load: (id) => inner.load(id),
+      remove: (id) => inner.remove(id),
+      close: () => inner.close(),
+      save: async (session) => {
+        if (holding) await held
+        await inner.save(session)
+        if (session.disconnectedAt !== undefined) order.push('lost session saved')
+      }
+    }))
+    const connection = await connect('p')
+    holding = true
+    gateway.close(connection, 'lost')
+    const idle = app.idle(60_000).then(() => order.push('idle'))
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(order).toEqual([])
+    release()
+    await idle
+    expect(order).toEqual(['lost session saved', 'idle'])
+  })
+
+  it('counts a failed save of a lost session out all the same', async () => {
+    const { app, gateway, connect } = await recoveringApp(undefined, (inner) => ({
+      load: (id) => inner.load(id),
+      remove: (id) => inner.remove(id),
+      close: () => inner.close(),
+      save: (session) =>
+        session.disconnectedAt === undefined ? inner.save(session) : Promise.reject(new Error('store closed'))
+    }))
+    gateway.close(await connect('p'), 'lost')
+    const order: string[] = []
+    const idle = app.idle(60_000).then(() => order.push('idle'))
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(order).toEqual(['idle'])
+    await idle
   })
 })

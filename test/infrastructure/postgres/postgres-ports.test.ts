@@ -141,6 +141,36 @@ withServer('PostgreSQL ports beside the store', () => {
     await a.save({ id: 'p2', connectionId: 'sid-2' })
     await b.remove('p2')
     expect(await a.load('p2')).toBeUndefined()
+    for (const sessions of [a, b, other]) await sessions.close()
+  })
+
+  it('purges the sessions a silent (killed) instance held as connected once they expired, and its heartbeat', async () => {
+    const clock = new FakeClock(NOW)
+    const make = () => new PostgresConnectionSessions({ db: pool(), clock, windowMs: 1000, secret: 's' })
+    const killed = make()
+    await killed.save({ id: 'held', connectionId: 'held-a' })
+    await killed.close()
+    const holders = async () =>
+      (await pool().query<{ id: string }>('read', 'SELECT id FROM plumage_connection_holders')).rows.map(({ id }) => id)
+    const killedHolder = (
+      await pool().query<{ holder: string }>(
+        'read',
+        "SELECT holder FROM plumage_connection_sessions WHERE connection_id = 'held-a'"
+      )
+    ).rows[0]!.holder
+    expect(await holders()).toContain(killedHolder)
+    clock.advance(60_000)
+    const alive = make()
+    await alive.save({ id: 'live', connectionId: 'live-b' })
+    // The purge runs after the save answered (the test times out if it never comes).
+    while ((await holders()).includes(killedHolder)) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await alive.load('held')).toBeUndefined()
+    const { rows } = await pool().query<{ connection_id: string }>(
+      'read',
+      "SELECT connection_id FROM plumage_connection_sessions WHERE connection_id IN ('held-a', 'live-b')"
+    )
+    expect(rows).toEqual([{ connection_id: 'live-b' }])
+    await alive.close()
   })
 
   it('stops at once on a refused connection, and waits for a server that is not up yet, never showing the password', async () => {

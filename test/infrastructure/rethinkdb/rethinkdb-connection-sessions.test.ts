@@ -61,6 +61,27 @@ withRethinkDb('RethinkDbConnectionSessions', () => {
     await sessions.save({ id: 'another', connectionId: 'c' })
     const table = server!.r.db(server!.db).table(sessions.tableName)
     // The purge runs after the save answered: wait for the row to go (the test times out if it never does).
-    while ((await table.count().run()) !== 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    while ((await table.hasFields('connectionId').count().run()) !== 2)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    // This instance's own sessions stay, however late its heartbeat on this clock.
+    expect(await sessions.load('connected')).toBeDefined()
+    await sessions.close()
+  })
+
+  it('purges the sessions a silent (killed) instance held as connected once they expired, and its heartbeat', async () => {
+    const table = `sessions_${++tables}`
+    const killed = make({ table })
+    await killed.save({ id: 'held', connectionId: 'a' })
+    await killed.close()
+    const rows = server!.r.db(server!.db).table(table)
+    expect(await rows.count().run()).toBe(2)
+    clock.advance(60_000)
+    const alive = make({ table })
+    await alive.save({ id: 'live', connectionId: 'b' })
+    // Only the live instance's session and heartbeat are left (the test times out if the purge never comes).
+    while ((await rows.count().run()) !== 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await alive.load('held')).toBeUndefined()
+    expect(await alive.load('live')).toEqual({ id: 'live', connectionId: 'b' })
+    await alive.close()
   })
 })

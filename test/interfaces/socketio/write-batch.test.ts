@@ -16,8 +16,9 @@ function fakeSocket(transport = 'websocket') {
     destroyed: false,
     writable: true,
     writableLength: 0,
-    cork: () => tcp.corks++,
-    uncork: () => tcp.uncorks++,
+    writableCorked: 0,
+    cork: () => void (tcp.corks++, tcp.writableCorked++),
+    uncork: () => void (tcp.uncorks++, tcp.writableCorked--),
     write: (chunk: Buffer) => tcp.written.push(chunk) > 0
   }
   const engine = {
@@ -47,21 +48,25 @@ function fakeEvent(frame: Buffer | null = Buffer.from('frame')) {
 const endOfTurn = () => new Promise((resolve) => setImmediate(resolve))
 
 describe('WriteBatch', () => {
-  it("writes a turn's first frame to a socket at once and corks the socket from its second until the end of the turn", async () => {
+  it("writes a turn's first event at once and corks a socket from its second frame until the end of the turn", async () => {
     const batch = new WriteBatch(() => 0)
     const first = fakeSocket()
     const second = fakeSocket()
+    const third = fakeSocket()
     const { event } = fakeEvent()
     batch.write(first.socket, event)
     batch.write(second.socket, event)
     expect([first.tcp.corks, second.tcp.corks]).toEqual([0, 0])
     expect([first.tcp.written.length, second.tcp.written.length]).toEqual([1, 1])
-    batch.write(first.socket, event)
-    batch.write(first.socket, event)
+    batch.write(first.socket, fakeEvent().event)
+    batch.write(first.socket, fakeEvent().event)
     expect([first.tcp.corks, second.tcp.corks]).toEqual([1, 0])
     expect(first.tcp.uncorks).toBe(0)
+    // A later event of the turn waits for its end at every socket, one the first event did not reach too.
+    batch.write(third.socket, fakeEvent().event)
+    expect(third.tcp.corks).toBe(1)
     await endOfTurn()
-    expect([first.tcp.uncorks, second.tcp.uncorks]).toEqual([1, 0])
+    expect([first.tcp.uncorks, second.tcp.uncorks, third.tcp.uncorks]).toEqual([1, 0, 1])
   })
 
   it('corks every socket from its first frame for COALESCING_MS after a turn that wrote to a socket twice', async () => {
@@ -71,7 +76,7 @@ describe('WriteBatch', () => {
     const other = fakeSocket()
     const { event } = fakeEvent()
     batch.write(socket, event)
-    batch.write(socket, event)
+    batch.write(socket, fakeEvent().event)
     await endOfTurn()
     expect([tcp.corks, tcp.uncorks]).toEqual([1, 1])
 
@@ -101,9 +106,9 @@ describe('WriteBatch', () => {
     const gone = fakeSocket()
     const polling = fakeSocket('polling')
     const { event, throughEngine } = fakeEvent()
-    batch.write(gone.socket, event)
-    batch.write(gone.socket, event)
     batch.write(polling.socket, event)
+    batch.write(gone.socket, event)
+    batch.write(gone.socket, fakeEvent().event)
     gone.tcp.destroyed = true
     await endOfTurn()
     expect([gone.tcp.corks, gone.tcp.uncorks]).toEqual([1, 0])
