@@ -44,8 +44,8 @@ interface Pending {
  *   events back behind a missing number (a write that died after taking it), it waits: the log may
  *   still bring the change, and publishing it meanwhile would publish it twice.
  *
- * The table feed is squashed (TableWatch, 0.5 s): several changes of one record within one of its
- * batches come as one change to the last value. The store's own changes then match the event of their last
+ * The table feed is squashed (TableWatch): several changes of one record within one of its batches
+ * come as one change to the last value. The store's own changes then match the event of their last
  * value (the others' expectations expire), and direct writes to one record in quick succession are
  * published as one change, to the value a client would end up with anyway.
  *

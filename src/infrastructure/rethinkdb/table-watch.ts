@@ -29,13 +29,12 @@ type Listener = (change: StoreChange<Data>) => void
  * How long the server gathers a table feed's changes before sending them (`squash`, in seconds). The
  * table feed carries every write of the table — above all the store's own, which the log brings anyway
  * — and unsquashed the server sent about one message per two records (each answered by a `CONTINUE`):
- * with 4 instances' feeds open, a 5-record write cost the server 0.90× the CPU at 50 ms
- * (docs/adr/0013-fewer-feed-messages.md), and at 500 ms each follower's CPU for its feeds fell by a fifth
- * again (docs/adr/0015-what-the-server-spends-per-create.md). Direct writes wait 1.5 s for the log anyway
- * (DirectWrites), so one comes at most 0.45 s later; what a batch squashes is several changes of one
- * record, delivered as one change to its last value.
+ * with 4 instances' feeds open, a 5-record write cost the server 0.90× the CPU with this, and the feeds
+ * sent 7 messages instead of 13 (docs/adr/0013-fewer-feed-messages.md). Direct writes wait 1.5 s for
+ * the log anyway (DirectWrites); what a batch squashes is several changes of one record, delivered as
+ * one change to its last value.
  */
-const DIRECT_WRITES_SQUASH_S = 0.5
+const DIRECT_WRITES_SQUASH_S = 0.05
 
 /** How long a direct write waits for the log to hand out what was numbered before asking again. */
 const SETTLE_TIMEOUT_MS = 1_500
