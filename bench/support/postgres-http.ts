@@ -11,10 +11,16 @@ import { BENCH_BCRYPT_ROUNDS as BCRYPT_ROUNDS, spawnPlumage } from './plumage-pr
  * Feathers v5 + @feathersjs/knex (feathers-knex-server.ts) on the same PostgreSQL server, each in a
  * database of its own, both as their reference apps serve `messages`: behind a JWT, the same user and
  * secret. Both are seeded over HTTP with the same records, then autocannon measures each workload on
- * each server in turn. Every wait is bounded: servers must be ready within 60 s, every fetch within
- * 10 s, every run lasts BENCH_DURATION seconds, and a watchdog ends the whole section after a limit.
+ * each server in turn, in BENCH_ROUNDS rounds (3) that alternate who goes first. Every wait is bounded:
+ * servers must be ready within 60 s, every fetch within 10 s, every run lasts BENCH_DURATION seconds,
+ * and a watchdog ends the whole section after a limit.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 3)
+/**
+ * Rounds per workload, the servers' order alternating between rounds; the table shows the median rate of each and
+ * the spread of the per-round ratios. One run per server moved a ratio by ±15 % between runs on a quiet machine.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
 /** Records seeded in each database before measuring (created over HTTP, 10 at a time). */
 const SEED = Number(process.env.BENCH_HTTP_RECORDS ?? 200)
@@ -90,8 +96,8 @@ export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise
     return []
   }
   const feathersMain = fileURLToPath(new URL('./support/feathers-knex-server.mjs', import.meta.url))
-  // A run of every workload × 2 servers × (1 s warm-up + DURATION) plus starts and seeding: far below this.
-  const limitMs = (120 + workloads.length * 2 * (1 + DURATION) * 3) * 1000
+  // A run of every workload × rounds × 2 servers × (1 s warm-up + DURATION) plus starts and seeding: far below this.
+  const limitMs = (120 + workloads.length * ROUNDS * 2 * (1 + DURATION) * 3) * 1000
   const watchdog = setTimeout(() => {
     console.error(`HTTP section did not finish within ${limitMs / 1000} s: stopping its servers`)
     killChildren()
@@ -124,17 +130,28 @@ export async function httpAgainstFeathers(fresh: () => Promise<string>): Promise
 
     const rows: Record<string, string | number>[] = []
     for (const workload of workloads) {
-      const rates: number[] = []
-      for (const server of servers) {
-        // A short warm-up lets the JIT and the connection pools settle before the measured run.
-        await run(server, workload, 1)
-        rates.push(await run(server, workload, DURATION))
-        progress(`${workload.name} on ${server.name}: ${rates.at(-1)!.toFixed(0)} req/s`)
+      const rates = servers.map(() => [] as number[])
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? [0, 1] : [1, 0]
+        for (const index of order) {
+          const server = servers[index]!
+          // A short warm-up lets the JIT and the connection pools settle before the measured run.
+          await run(server, workload, 1)
+          rates[index]!.push(await run(server, workload, DURATION))
+          progress(`${workload.name} on ${server.name}, round ${round + 1}: ${rates[index]!.at(-1)!.toFixed(0)} req/s`)
+        }
       }
       if (workload.name === 'patch')
         progress(`patch's ceiling: ${(await oneRowCeiling(await fresh())).toFixed(0)} bare UPDATEs/s`)
-      const [ours, theirs] = rates as [number, number]
-      rows.push({ workload: workload.name, 'plumage req/s': ours, 'feathers+knex req/s': theirs, ratio: ours / theirs })
+      const [ours, theirs] = rates.map(median) as [number, number]
+      const ratios = rates[0]!.map((rate, round) => rate / rates[1]![round]!)
+      rows.push({
+        workload: workload.name,
+        'plumage req/s': ours,
+        'feathers+knex req/s': theirs,
+        ratio: ours / theirs,
+        'ratio per round': `${Math.min(...ratios).toFixed(2)}…${Math.max(...ratios).toFixed(2)}`
+      })
     }
     return rows
   } finally {
@@ -203,6 +220,12 @@ async function call(url: string, method: string, path: string, headers: Record<s
   if (response.status >= 300)
     throw new Error(`${method} ${url}${path} answered ${response.status}: ${await response.text()}`)
   return response.json() as Promise<unknown>
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 /** Requests per second of one workload on one server; any error or non-2xx answer fails the bench. */
