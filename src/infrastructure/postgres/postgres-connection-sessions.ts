@@ -86,17 +86,7 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
     )
     const row = rows[0]
     if (!row) return undefined
-    const disconnectedAt =
-      row.disconnected_at !== null
-        ? Number(row.disconnected_at)
-        : // Held as connected by another instance: lost from its last heartbeat once it went silent.
-          row.holder !== null && row.holder !== this.heartbeat.id
-          ? lostWithHolder(
-              row.beat_at === null ? undefined : Number(row.beat_at),
-              this.options.clock.now(),
-              this.options.windowMs
-            )
-          : undefined
+    const disconnectedAt = row.disconnected_at !== null ? Number(row.disconnected_at) : this.lostWithHolder(row)
     if (disconnectedAt !== undefined && disconnectedAt + this.options.windowMs < this.options.clock.now())
       return undefined
     const session: ConnectionSession = { id: sessionId, connectionId: row.connection_id }
@@ -115,6 +105,16 @@ export class PostgresConnectionSessions extends SchemaOwner implements Connectio
     await this.run('remove a connection session', 'DELETE FROM plumage_connection_sessions WHERE id = $1', [
       this.logins.rowId(sessionId)
     ])
+  }
+
+  /**
+   * When a session another instance holds as connected was lost: that instance's last heartbeat once it went silent
+   * (undefined while it beats, and for a session this instance holds or one saved before sessions had holders).
+   */
+  private lostWithHolder({ holder, beat_at }: Row): number | undefined {
+    if (holder === null || holder === this.heartbeat.id) return undefined
+    const lastBeat = beat_at === null ? undefined : Number(beat_at)
+    return lostWithHolder(lastBeat, this.options.clock.now(), this.options.windowMs)
   }
 
   async close(): Promise<void> {

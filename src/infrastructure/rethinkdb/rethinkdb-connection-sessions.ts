@@ -163,20 +163,20 @@ export class RethinkDbConnectionSessions extends TableOwner implements Connectio
         .between(r.minval, this.purgedAt - windowMs, { index: 'disconnectedAt' })
         .delete({ durability: 'soft' })
         .run()
-      const silent = (await this.table()
-        .between(r.minval, this.purgedAt - windowMs - silentAfterMs(windowMs), { index: 'beatAt' })
-        .getField('id')
-        .run()) as unknown as string[]
-      for (const holder of silent) {
-        // Never this instance's own, whatever its clock says.
-        if (holder === holderId(this.heartbeat.id)) continue
-        await this.table()
-          .getAll(holder, { index: 'holder' })
-          .filter((row) => row.hasFields('disconnectedAt').not())
-          .delete({ durability: 'soft' })
-          .run()
-        await this.table().get(holder).delete({ durability: 'soft' }).run()
-      }
+      const own = holderId(this.heartbeat.id)
+      const silent = (
+        (await this.table()
+          .between(r.minval, this.purgedAt - windowMs - silentAfterMs(windowMs), { index: 'beatAt' })
+          .getField('id')
+          .run()) as unknown as string[]
+      ).filter((holder) => holder !== own) // never this instance's own, whatever its clock says
+      if (silent.length === 0) return
+      await this.table()
+        .getAll(r.args(silent), { index: 'holder' })
+        .filter((row) => row.hasFields('disconnectedAt').not())
+        .delete({ durability: 'soft' })
+        .run()
+      await this.table().getAll(r.args(silent)).delete({ durability: 'soft' }).run()
     } catch (error) {
       this.logger.debug('RethinkDB connection sessions: purging expired ones failed; the next save tries again', {
         error: String(error)
