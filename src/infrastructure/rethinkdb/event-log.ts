@@ -1,43 +1,24 @@
-import type { R, RDatum, RSingleSelection, RTable, WriteResult } from 'rethinkdb-ts'
+import type { R, RDatum, WriteResult } from 'rethinkdb-ts'
 import type { Logger } from '../../domain/logger.js'
 import { noMetrics, type Metrics } from '../../domain/metrics.js'
 import { driverMessage } from './rethinkdb-errors.js'
-import { reqlOf } from './rethinkdb-driver.js'
+import {
+  COUNTER,
+  EventLogWrites,
+  MAX_SEQ,
+  serverMs,
+  type Counter,
+  type LoggedEvent,
+  type LogRow,
+  type RowEvent,
+  type WriteEvent
+} from './event-log-writes.js'
 import { EventSequence } from './event-sequence.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
 import { TableSubscribers } from '../realtime/table-subscribers.js'
 
-/** One row of the event log: a service event as every instance must publish it. */
-export interface LoggedEvent {
-  /** The event's number in the log (1, 2, 3, …), taken from the log's counter by the query that logged it. */
-  id: number
-  /** Server time in ms: what pruning goes by. */
-  ts: number
-  table: string
-  /** created, updated, patched, removed, or a custom event name. */
-  event: string
-  /** The record as written (as removed, for `removed`), or a custom event's data. */
-  record: unknown
-  /** The W3C `traceparent` of the writer's span (tracing on): instances publishing the event link to it. */
-  trace?: string
-}
-
-/** One event as a log row holds it: its number and time are the row's. */
-type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
-
-/**
- * One row of the log table: the events of one write, numbered `id`, `id + 1`, … in their order (one
- * document per write however many records it wrote, see docs/adr/0008-cheap-exactly-once.md). Rows
- * written before 0008 hold one event in their own fields.
- */
-interface LogRow extends Partial<RowEvent> {
-  id: number
-  ts: number
-  events?: RowEvent[]
-}
-
-export type WriteEvent = 'created' | 'updated' | 'patched' | 'removed'
+export type { LoggedEvent, WriteEvent } from './event-log-writes.js'
 
 export interface EventLogOptions {
   r: R
@@ -62,34 +43,18 @@ export interface EventLogOptions {
 
 const PRUNE_EVERY_MS = 60_000
 
-/**
- * The key of the log's counter row, in a table of its own (`<log>_counter`): a soft write into the
- * log table itself waits behind the hard log inserts' flushes (see docs/adr/0008-cheap-exactly-once.md).
- * Logs made before kept it in the log table under the same key: a string, so no range of numbers ever
- * included it; `setup()` moves it.
- */
-const COUNTER = 'counter'
-/** Above every event number (the feed's and replay's upper bound; `r.maxval` would include string keys). */
-const MAX_SEQ = Number.MAX_SAFE_INTEGER
-
-/** The log's counter row: the last number taken, and the log's epoch (drawn when the row is made). */
-interface Counter {
-  id: typeof COUNTER
-  seq: number
-  epoch: string
-}
-
 /** Event logs made by `EventLog.of`, one per pool and database. */
 const shared = new WeakMap<R, Map<string, EventLog>>()
 
 /**
  * The event log that gives several app instances on one database every event exactly once.
  *
- * - **Writing:** a store's write, taking numbers from the log's counter row and inserting its
- *   events under them are ONE query (`recording`), run by the server as a whole: an acknowledged
- *   write has its events in the log, whatever happens to the instance that made it, or to the feeds
- *   of the others. The counter row's update is atomic, so the numbers are one total order of the
- *   log's events, the same for every instance (see docs/adr/0007-one-order-for-the-event-log.md).
+ * - **Writing** (the ReQL is EventLogWrites'): a store's write, taking numbers from the log's counter
+ *   row and inserting its events under them are ONE query (`recording`), run by the server as a
+ *   whole: an acknowledged write has its events in the log, whatever happens to the instance that
+ *   made it, or to the feeds of the others. The counter row's update is atomic, so the numbers are
+ *   one total order of the log's events, the same for every instance (see
+ *   docs/adr/0007-one-order-for-the-event-log.md).
  * - **Following:** every instance follows the log with
  *   `between(next, max).changes({ includeInitial: true })` on the primary key (the number). After a
  *   lost connection, a server restart or a failover it re-opens from the next number it has not
@@ -114,8 +79,8 @@ export class EventLog {
   private readonly sequence: EventSequence<LogRow>
   private readonly metrics: Metrics
   private readonly positionWaiters = new Set<{ seq: number; resolve(reached: boolean): void }>()
-  /** The functions that log a write's events, per table, event and tracing (see recorder). */
-  private readonly recorders = new Map<string, Term>()
+  /** The writing half: numbering and logging writes' events, the counter and its repair. */
+  private readonly writes: EventLogWrites
   private ready?: Promise<void>
   private pruner?: ReturnType<typeof setInterval>
   private logEpoch?: string
@@ -142,6 +107,13 @@ export class EventLog {
     this.logger = options.logger
     this.tableName = options.table ?? 'plumage_events'
     this.counterTableName = `${this.tableName}_counter`
+    this.writes = new EventLogWrites({
+      r: options.r,
+      db: options.db,
+      table: this.tableName,
+      counterTable: this.counterTableName,
+      ...(options.traceparent ? { traceparent: options.traceparent } : {})
+    })
     this.retentionMs = options.retentionMs ?? 600_000
     this.sequence = new EventSequence<LogRow>({
       ...(options.gapMs !== undefined ? { gapMs: options.gapMs } : {}),
@@ -238,7 +210,7 @@ export class EventLog {
   async settled(timeoutMs: number): Promise<boolean> {
     let newest: number
     try {
-      newest = (await this.newest().run()) as number
+      newest = (await this.writes.newest().run()) as number
     } catch {
       return false
     }
@@ -261,15 +233,16 @@ export class EventLog {
     const earlier = this.r.db(this.db).table<Counter>(this.tableName).get(COUNTER)
     // Of instances starting at once, one inserts the row; the others' conflict is no error here. It
     // continues after the old row's numbers too: numbers taken by writes that died were given up.
-    const seq = r.expr([this.newest(), earlier('seq').default(0)]).max()
-    await this.counterTable()
+    const seq = r.expr([this.writes.newest(), earlier('seq').default(0)]).max()
+    await this.writes
+      .counterTable()
       .insert({ id: COUNTER, seq, epoch: earlier('epoch').default(r.uuid()) } as never, { conflict: 'error' })
       .run()
     // An instance of an earlier version would go on numbering from the old row: without it, it stops loudly.
     await earlier.delete().run()
     // A counter behind the log (its soft update lost in a crash) starts again after the newest event.
-    await this.repair().run()
-    const counter = await this.counter().run()
+    await this.writes.repair().run()
+    const counter = await this.writes.counter().run()
     if (!counter) throw new Error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing`)
     this.logEpoch = shortEpoch(counter.epoch)
   }
@@ -288,57 +261,12 @@ export class EventLog {
    * nothing.
    */
   recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent): RDatum<WriteResult<T>> {
-    const trace = this.options.traceparent?.()
-    const recorder = this.recorder(table, event, trace !== undefined)
-    return (trace === undefined ? write.do(recorder) : write.do(this.r.expr(trace), recorder)) as RDatum<WriteResult<T>>
-  }
-
-  /**
-   * The function a write's result goes through to log its events (and, when traced, the writer's
-   * `traceparent` as its second argument), built once per table, event and tracing: rethinkdb-ts
-   * makes every term it builds an object with a method per ReQL term, and building this function's
-   * ~60 terms for every grouped write was 14 % of an instance's CPU with 4 instances (BENCHMARKS.md,
-   * "Where the CPU goes with 2 and 4 instances"). Terms are immutable JSON: the function is built
-   * once, and each write's query only refers to it.
-   */
-  private recorder(table: string, event: WriteEvent, traced: boolean): Term {
-    const key = `${traced ? 'traced' : 'plain'}\u0000${event}\u0000${table}`
-    let recorder = this.recorders.get(key)
-    if (recorder) return recorder
-    const r = this.r
-    const field = event === 'removed' ? 'old_val' : 'new_val'
-    const record = (result: Term, trace?: Term): Term =>
-      r.do(
-        result('changes')
-          .default([])
-          .filter((change: Term) => change.hasFields('error').not().and(change(field).default(null).ne(null)))
-          .map((change: Term) => ({ table, event, record: change(field), ...(trace ? { trace } : {}) })),
-        (entries: Term) =>
-          r.branch(
-            entries.isEmpty(),
-            result,
-            this.append(entries).do(() => result)
-          )
-      )
-    const call = traced
-      ? r.do(null, null, (result: Term, trace: Term) => record(result, trace))
-      : r.do(null, (result: Term) => record(result))
-    // The call's term is [FUNCALL, [function, ...arguments]]: the function alone is kept.
-    const [, [func]] = JSON.parse(r.serialize(call)) as [number, [unknown]]
-    recorder = reqlOf(func)
-    this.recorders.set(key, recorder)
-    return recorder
+    return this.writes.recording(write, table, event)
   }
 
   /** Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. */
-  async publish(table: string, event: string, record: unknown): Promise<void> {
-    await this.append(this.r.expr([{ table, event, record, ...this.trace() }])).run()
-  }
-
-  /** The writer's trace context, as a field of the logged events (none when tracing is off). */
-  private trace(): { trace?: string } {
-    const trace = this.options.traceparent?.()
-    return trace === undefined ? {} : { trace }
+  publish(table: string, event: string, record: unknown): Promise<void> {
+    return this.writes.publish(table, event, record)
   }
 
   /** Receives the events of one table; the first subscriber starts following the log. */
@@ -363,113 +291,10 @@ export class EventLog {
     this.pruner.unref?.()
   }
 
-  private table(): RTable<LogRow> {
-    return this.r.db(this.db).table<LogRow>(this.tableName)
-  }
-
-  private counterTable(): RTable<Counter> {
-    return this.r.db(this.db).table<Counter>(this.counterTableName)
-  }
-
-  private counter(): RSingleSelection<Counter | null> {
-    return this.counterTable().get(COUNTER)
-  }
-
-  /**
-   * Takes as many numbers as there are entries from the counter row (one atomic update) and inserts
-   * the entries as one row under the first of them: one document per write, however many records it
-   * wrote. A missing counter row fails the query loudly.
-   *
-   * The counter's update is soft (not awaited on disk, see docs/adr/0008-cheap-exactly-once.md), in a
-   * table of its own that no hard write waits behind: a crash loses its last updates, while the log's
-   * rows are hard. A counter gone back (a crash, a restored backup) would hand out numbers the log
-   * holds: the query sees its numbers taken, moves the counter past the newest logged number and
-   * takes new ones — a used number is never handed out again, nor an event dropped.
-   */
-  private append(entries: Term): Term {
-    const r = this.r
-    return r.do(entries.count(), (count: Term) =>
-      this.take(count)
-        .do((last: Term) =>
-          r.branch(
-            this.free(last, count),
-            last,
-            this.repair().do(() => this.take(count))
-          )
-        )
-        .do((last: Term) =>
-          this.table().insert({ id: last.sub(count).add(1), ts: serverMs(r), events: entries } as never)
-        )
-        // A number taken twice all the same (two repairs racing): say so, never drop events silently.
-        .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error'))))
-    )
-  }
-
-  /**
-   * The last of `count` numbers taken from the counter row (soft: see append). A failed update (the
-   * primary gone in a failover) fails the query with the server's message: its `changes` would carry
-   * the counter's old number, which is not this query's to use.
-   */
-  private take(count: Term): Term {
-    const r = this.r
-    return this.counter()
-      .update((row: Term) => ({ seq: row('seq').add(count) }), { durability: 'soft', returnChanges: 'always' })
-      .do((result: Term) =>
-        r.branch(
-          result('errors').gt(0),
-          r.error(result('first_error')),
-          result('changes')
-            .nth(0)('new_val')('seq')
-            .default(
-              r.error(
-                `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
-              )
-            )
-        )
-      )
-  }
-
-  /**
-   * Whether no logged row holds any of the numbers `last - count + 1` … `last`: the row with the
-   * highest first number up to `last` (one index read) ends before them. Rows of writes that took
-   * their numbers later all start after `last`.
-   */
-  private free(last: Term, count: Term): Term {
-    return this.table()
-      .between(0, last.add(1))
-      .orderBy({ index: this.r.desc('id') })
-      .limit(1)
-      .map((row: Term) => lastNumber(row))
-      .nth(0)
-      .default(0)
-      .le(last.sub(count))
-  }
-
-  /** Moves the counter past the newest logged number, if it is behind it (never back). */
-  private repair(): Term {
-    const r = this.r
-    return r.do(this.newest(), (newest: Term) =>
-      this.counter().update((row: Term) => ({ seq: r.branch(row('seq').lt(newest), newest, row('seq')) }), {
-        durability: 'soft'
-      })
-    )
-  }
-
-  /** The newest logged number (0 for an empty log). */
-  private newest(): Term {
-    return this.table()
-      .between(0, MAX_SEQ)
-      .orderBy({ index: this.r.desc('id') })
-      .limit(1)
-      .map((row: Term) => lastNumber(row))
-      .nth(0)
-      .default(0)
-  }
-
   private async open(): Promise<FeedCursor> {
     if (!this.sequence.started) {
       // First open: events after the counter's number now (earlier ones happened before this instance).
-      const counter = await this.counter().run()
+      const counter = await this.writes.counter().run()
       if (!counter)
         throw new Error(`The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing`)
       this.sequence.startAfter(counter.seq)
@@ -483,7 +308,8 @@ export class EventLog {
         }
       )
     }
-    return this.table()
+    return this.writes
+      .table()
       .between(this.sequence.position! + 1, MAX_SEQ)
       .changes({ includeInitial: true, includeStates: true, includeTypes: true })
       .run() as Promise<FeedCursor>
@@ -536,7 +362,8 @@ export class EventLog {
 
   private async prune(): Promise<void> {
     try {
-      await this.table()
+      await this.writes
+        .table()
         .between(this.r.minval, serverMs(this.r).sub(this.retentionMs), { index: 'ts' })
         .delete({ durability: 'soft' })
         .run()
@@ -555,20 +382,7 @@ function eventsOf(row: LogRow): RowEvent[] {
   return [{ table, event, record, ...(trace !== undefined ? { trace } : {}) }]
 }
 
-/** The last number a log row holds (a row from before 0008 holds one). */
-function lastNumber(row: Term): Term {
-  return row('id').add(row('events').count().default(1)).sub(1)
-}
-
 /** The epoch as offsets carry it: 48 random bits of the counter row's uuid tell one log from a remade one. */
 function shortEpoch(uuid: string): string {
   return uuid.replace(/-/g, '').slice(0, 12)
-}
-
-// ReQL terms are untyped inside the query: rethinkdb-ts' generics cannot follow `do`/`branch`.
-type Term = RDatum<any>
-
-/** The server's clock in ms: one clock for every instance's timestamps (per server of a cluster). */
-function serverMs(r: R): RDatum<number> {
-  return r.now().toEpochTime().mul(1000).round()
 }

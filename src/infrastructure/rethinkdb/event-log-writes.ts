@@ -1,0 +1,258 @@
+import type { R, RDatum, RSingleSelection, RTable, WriteResult } from 'rethinkdb-ts'
+import { reqlOf } from './rethinkdb-driver.js'
+
+/** One row of the event log: a service event as every instance must publish it. */
+export interface LoggedEvent {
+  /** The event's number in the log (1, 2, 3, …), taken from the log's counter by the query that logged it. */
+  id: number
+  /** Server time in ms: what pruning goes by. */
+  ts: number
+  table: string
+  /** created, updated, patched, removed, or a custom event name. */
+  event: string
+  /** The record as written (as removed, for `removed`), or a custom event's data. */
+  record: unknown
+  /** The W3C `traceparent` of the writer's span (tracing on): instances publishing the event link to it. */
+  trace?: string
+}
+
+/** One event as a log row holds it: its number and time are the row's. */
+export type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
+
+/**
+ * One row of the log table: the events of one write, numbered `id`, `id + 1`, … in their order (one
+ * document per write however many records it wrote, see docs/adr/0008-cheap-exactly-once.md). Rows
+ * written before 0008 hold one event in their own fields.
+ */
+export interface LogRow extends Partial<RowEvent> {
+  id: number
+  ts: number
+  events?: RowEvent[]
+}
+
+export type WriteEvent = 'created' | 'updated' | 'patched' | 'removed'
+
+/**
+ * The key of the log's counter row, in a table of its own (`<log>_counter`): a soft write into the
+ * log table itself waits behind the hard log inserts' flushes (see docs/adr/0008-cheap-exactly-once.md).
+ * Logs made before kept it in the log table under the same key: a string, so no range of numbers ever
+ * included it; `setup()` moves it.
+ */
+export const COUNTER = 'counter'
+/** Above every event number (the feed's and replay's upper bound; `r.maxval` would include string keys). */
+export const MAX_SEQ = Number.MAX_SAFE_INTEGER
+
+/** The log's counter row: the last number taken, and the log's epoch (drawn when the row is made). */
+export interface Counter {
+  id: typeof COUNTER
+  seq: number
+  epoch: string
+}
+
+export interface EventLogWritesOptions {
+  r: R
+  db: string
+  /** The log table, and the table of its counter row. */
+  table: string
+  counterTable: string
+  /** The active span's `traceparent` when tracing is on, logged with each event. */
+  traceparent?: () => string | undefined
+}
+
+/**
+ * The writing half of the event log (EventLog follows it): the ReQL that numbers a write's events from the
+ * counter row and inserts them in the same query as the write, a custom event's insert, and the counter's
+ * repair after a crash. Its terms are built on `r` and only run inside the queries the callers send.
+ */
+export class EventLogWrites {
+  private readonly r: R
+  private readonly db: string
+  private readonly tableName: string
+  private readonly counterTableName: string
+  private readonly traceparent?: () => string | undefined
+  /** The functions that log a write's events, per table, event and tracing (see recorder). */
+  private readonly recorders = new Map<string, Term>()
+
+  constructor(options: EventLogWritesOptions) {
+    this.r = options.r
+    this.db = options.db
+    this.tableName = options.table
+    this.counterTableName = options.counterTable
+    this.traceparent = options.traceparent
+  }
+
+  /**
+   * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
+   * inserted into the log by the same query; the result is the write's own. Rejected documents log
+   * nothing.
+   */
+  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent): RDatum<WriteResult<T>> {
+    const trace = this.traceparent?.()
+    const recorder = this.recorder(table, event, trace !== undefined)
+    return (trace === undefined ? write.do(recorder) : write.do(this.r.expr(trace), recorder)) as RDatum<WriteResult<T>>
+  }
+
+  /**
+   * The function a write's result goes through to log its events (and, when traced, the writer's
+   * `traceparent` as its second argument), built once per table, event and tracing: rethinkdb-ts
+   * makes every term it builds an object with a method per ReQL term, and building this function's
+   * ~60 terms for every grouped write was 14 % of an instance's CPU with 4 instances (BENCHMARKS.md,
+   * "Where the CPU goes with 2 and 4 instances"). Terms are immutable JSON: the function is built
+   * once, and each write's query only refers to it.
+   */
+  private recorder(table: string, event: WriteEvent, traced: boolean): Term {
+    const key = `${traced ? 'traced' : 'plain'}\u0000${event}\u0000${table}`
+    let recorder = this.recorders.get(key)
+    if (recorder) return recorder
+    const r = this.r
+    const field = event === 'removed' ? 'old_val' : 'new_val'
+    const record = (result: Term, trace?: Term): Term =>
+      r.do(
+        result('changes')
+          .default([])
+          .filter((change: Term) => change.hasFields('error').not().and(change(field).default(null).ne(null)))
+          .map((change: Term) => ({ table, event, record: change(field), ...(trace ? { trace } : {}) })),
+        (entries: Term) =>
+          r.branch(
+            entries.isEmpty(),
+            result,
+            this.append(entries).do(() => result)
+          )
+      )
+    const call = traced
+      ? r.do(null, null, (result: Term, trace: Term) => record(result, trace))
+      : r.do(null, (result: Term) => record(result))
+    // The call's term is [FUNCALL, [function, ...arguments]]: the function alone is kept.
+    const [, [func]] = JSON.parse(r.serialize(call)) as [number, [unknown]]
+    recorder = reqlOf(func)
+    this.recorders.set(key, recorder)
+    return recorder
+  }
+
+  /** Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. */
+  async publish(table: string, event: string, record: unknown): Promise<void> {
+    await this.append(this.r.expr([{ table, event, record, ...this.trace() }])).run()
+  }
+
+  /** The writer's trace context, as a field of the logged events (none when tracing is off). */
+  private trace(): { trace?: string } {
+    const trace = this.traceparent?.()
+    return trace === undefined ? {} : { trace }
+  }
+
+  table(): RTable<LogRow> {
+    return this.r.db(this.db).table<LogRow>(this.tableName)
+  }
+
+  counterTable(): RTable<Counter> {
+    return this.r.db(this.db).table<Counter>(this.counterTableName)
+  }
+
+  counter(): RSingleSelection<Counter | null> {
+    return this.counterTable().get(COUNTER)
+  }
+
+  /**
+   * Takes as many numbers as there are entries from the counter row (one atomic update) and inserts
+   * the entries as one row under the first of them: one document per write, however many records it
+   * wrote. A missing counter row fails the query loudly.
+   *
+   * The counter's update is soft (not awaited on disk, see docs/adr/0008-cheap-exactly-once.md), in a
+   * table of its own that no hard write waits behind: a crash loses its last updates, while the log's
+   * rows are hard. A counter gone back (a crash, a restored backup) would hand out numbers the log
+   * holds: the query sees its numbers taken, moves the counter past the newest logged number and
+   * takes new ones — a used number is never handed out again, nor an event dropped.
+   */
+  private append(entries: Term): Term {
+    const r = this.r
+    return r.do(entries.count(), (count: Term) =>
+      this.take(count)
+        .do((last: Term) =>
+          r.branch(
+            this.free(last, count),
+            last,
+            this.repair().do(() => this.take(count))
+          )
+        )
+        .do((last: Term) =>
+          this.table().insert({ id: last.sub(count).add(1), ts: serverMs(r), events: entries } as never)
+        )
+        // A number taken twice all the same (two repairs racing): say so, never drop events silently.
+        .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error'))))
+    )
+  }
+
+  /**
+   * The last of `count` numbers taken from the counter row (soft: see append). A failed update (the
+   * primary gone in a failover) fails the query with the server's message: its `changes` would carry
+   * the counter's old number, which is not this query's to use.
+   */
+  private take(count: Term): Term {
+    const r = this.r
+    return this.counter()
+      .update((row: Term) => ({ seq: row('seq').add(count) }), { durability: 'soft', returnChanges: 'always' })
+      .do((result: Term) =>
+        r.branch(
+          result('errors').gt(0),
+          r.error(result('first_error')),
+          result('changes')
+            .nth(0)('new_val')('seq')
+            .default(
+              r.error(
+                `The counter row of the RethinkDB event log ${this.db}.${this.tableName} is missing; restart an instance to make it again`
+              )
+            )
+        )
+      )
+  }
+
+  /**
+   * Whether no logged row holds any of the numbers `last - count + 1` … `last`: the row with the
+   * highest first number up to `last` (one index read) ends before them. Rows of writes that took
+   * their numbers later all start after `last`.
+   */
+  private free(last: Term, count: Term): Term {
+    return this.table()
+      .between(0, last.add(1))
+      .orderBy({ index: this.r.desc('id') })
+      .limit(1)
+      .map((row: Term) => lastNumber(row))
+      .nth(0)
+      .default(0)
+      .le(last.sub(count))
+  }
+
+  /** Moves the counter past the newest logged number, if it is behind it (never back). */
+  repair(): Term {
+    const r = this.r
+    return r.do(this.newest(), (newest: Term) =>
+      this.counter().update((row: Term) => ({ seq: r.branch(row('seq').lt(newest), newest, row('seq')) }), {
+        durability: 'soft'
+      })
+    )
+  }
+
+  /** The newest logged number (0 for an empty log). */
+  newest(): Term {
+    return this.table()
+      .between(0, MAX_SEQ)
+      .orderBy({ index: this.r.desc('id') })
+      .limit(1)
+      .map((row: Term) => lastNumber(row))
+      .nth(0)
+      .default(0)
+  }
+}
+
+/** The last number a log row holds (a row from before 0008 holds one). */
+function lastNumber(row: Term): Term {
+  return row('id').add(row('events').count().default(1)).sub(1)
+}
+
+// ReQL terms are untyped inside the query: rethinkdb-ts' generics cannot follow `do`/`branch`.
+export type Term = RDatum<any>
+
+/** The server's clock in ms: one clock for every instance's timestamps (per server of a cluster). */
+export function serverMs(r: R): RDatum<number> {
+  return r.now().toEpochTime().mul(1000).round()
+}
