@@ -19,7 +19,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
  * Several real instances of the built server (`node dist/plumage.mjs`) on one RethinkDB database,
  * with authenticated socket.io clients on each: they start together, and every write made through
  * any of them — or directly in the database — reaches every client exactly once, under the method's
- * event name, also when an instance loses its database for a while. Needs a RethinkDB server
+ * event name, also when an instance loses its database for a while (or, for direct writes, when the
+ * instance that follows the table is killed). Needs a RethinkDB server
  * (RETHINKDB_URL or Docker); otherwise the run prints the loud SKIPPED line.
  */
 const server = await discoverRethinkDb()
@@ -208,6 +209,20 @@ withServer('several instances on one RethinkDB database', () => {
     await table.get('admin-2').delete().run()
     expected.push('removed admin-2')
     await expectExactlyOnce(clients, expected)
+
+    // One instance follows the table (it holds the lease) and logs what was written directly; killed, the
+    // other takes the lease over once it expired (5 s) and publishes the next direct write.
+    const follows = (instance: Instance) =>
+      instance.logs.some(
+        (line) => line.msg.startsWith('RethinkDB: this instance now publishes') && line.table === 'messages'
+      )
+    expect(two.filter(follows)).toHaveLength(1)
+    const follower = two.find(follows)!
+    const survivor = two.find((instance) => instance !== follower)!
+    process.kill(follower.pid, 'SIGKILL')
+    await until('the other instance follows the table', () => follows(survivor), 10_000)
+    await table.insert({ id: 'admin-3', text: 'after the follower died' }).run()
+    await expectExactlyOnce([clients[two.indexOf(survivor)]!], [...expected, 'created admin-3'])
     for (const client of clients) client.socket.disconnect()
   }, 60_000)
 

@@ -198,6 +198,33 @@ withServer('socket connection state recovery on RethinkDB, across instances', ()
     expect(error).toBeNull()
   }, 120_000)
 
+  it('a write made directly in the database while a client was away reaches it when it resumes on another instance, in the log’s order', async () => {
+    const [a, b] = await twoInstances()
+    const db = `${server!.db}_${database}`
+    const writer = await signUp(b.url, 'writer@example.com')
+    const { reader, proxy } = await readerThrough(a, 'reader@example.com')
+    const { reader: witness } = await readerThrough(b, 'witness@example.com')
+    await write(b, writer, 'before')
+    await until(reader.socket, () => reader.texts.includes('before'))
+    const gone = new Promise((resolve) => reader.socket.once('disconnect', resolve))
+    await proxy.cut()
+    await gone
+    await write(a, writer, 'missed 1')
+    // Made by hand (an admin UI, a script): whichever instance follows the table logs it, ~1.5 s later.
+    await server!.r.db(db).table('messages').insert({ id: 'by-hand', text: 'written directly' }).run()
+    await until(witness.socket, () => witness.texts.includes('written directly'))
+    await write(b, writer, 'missed 2')
+    proxy.retarget(portOf(b))
+    const back = new Promise<void>((resolve) => reader.socket.once('connect', () => resolve()))
+    await proxy.restore()
+    await back
+    expect(reader.socket.recovered).toBe(true)
+    await write(a, writer, 'live')
+    await until(reader.socket, () => reader.texts.includes('live'))
+    expect(reader.texts).toEqual(['before', 'missed 1', 'written directly', 'missed 2', 'live'])
+    expect(witness.texts).toEqual(['before', 'missed 1', 'written directly', 'missed 2', 'live'])
+  }, 120_000)
+
   it('clients of an instance that is killed resume on the other one', async () => {
     const [a, b] = await twoInstances()
     const writer = await signUp(b.url, 'writer@example.com')

@@ -19,8 +19,12 @@ export interface DirectWritesOptions {
    * Omitted: no such check.
    */
   logSettled?(): Promise<boolean>
-  /** Publishes a change nobody logged: a write made directly in the database. */
-  publish(change: StoreChange<Data>): void
+  /**
+   * Publishes a change nobody logged: a write made directly in the database. TableWatch logs it, and
+   * resolves whether it did: its logged event then comes back through `logged` and is not taken for a
+   * store's write.
+   */
+  publish(change: StoreChange<Data>): void | Promise<boolean>
   now?: () => number
 }
 
@@ -71,6 +75,11 @@ export class DirectWrites {
   private settling = false
   /** Bumped by clear(): an answer to a question asked before it is ignored. */
   private generation = 0
+  /** Changes this instance published by logging them, whose logged event has not come back yet. */
+  private readonly own = new Map<string, number>()
+  /** Publishes under way (logging a change takes a query). */
+  private publishing = 0
+  private readonly drainWaiters: (() => void)[] = []
 
   constructor(private readonly options: DirectWritesOptions) {
     this.delayMs = options.delayMs ?? 1_500
@@ -82,6 +91,7 @@ export class DirectWrites {
     if (!isRecord(record)) return
     const key = this.signature(record, event === 'removed' ? null : record)
     if (key === undefined) return
+    if (this.release(this.own, key)) return
     const waiting = this.pending.get(key)
     if (waiting?.length) {
       waiting.shift()!.matched = true
@@ -119,6 +129,8 @@ export class DirectWrites {
     this.queue.length = 0
     this.head = 0
     this.expected.clear()
+    this.own.clear()
+    this.drained()
   }
 
   private arm(delayMs: number): void {
@@ -175,7 +187,7 @@ export class DirectWrites {
         if (list.length === 0) this.pending.delete(entry.key)
         // Past it before publishing: a listener may stop the store (clear) meanwhile.
         this.head++
-        this.options.publish(entry.change)
+        this.publish(entry)
       } else this.head++
     }
     // Published and matched entries leave the queue's front in one splice now and then, not one shift each.
@@ -187,6 +199,50 @@ export class DirectWrites {
       this.head = 0
     }
     if (this.head < this.queue.length) this.arm(Math.max(0, this.queue[this.head]!.due - now))
+    else this.drained()
+  }
+
+  private publish(entry: Pending): void {
+    const published = this.options.publish(entry.change)
+    if (!published) return
+    const generation = this.generation
+    this.own.set(entry.key, (this.own.get(entry.key) ?? 0) + 1)
+    this.publishing++
+    void published
+      .catch(() => false)
+      .then((logged) => {
+        // Not logged: no event comes back for it.
+        if (!logged && generation === this.generation) this.release(this.own, entry.key)
+        this.publishing--
+        this.drained()
+      })
+  }
+
+  /**
+   * Resolves once nothing waits any more: every change has been matched or published (each after its
+   * delay, as always) and every publish has ended. For a graceful stop after the table feed closed.
+   */
+  drain(): Promise<void> {
+    if (this.idle()) return Promise.resolve()
+    return new Promise((resolve) => this.drainWaiters.push(resolve))
+  }
+
+  private idle(): boolean {
+    while (this.head < this.queue.length && this.queue[this.head]!.matched) this.head++
+    return this.head === this.queue.length && this.publishing === 0
+  }
+
+  private drained(): void {
+    if (this.drainWaiters.length > 0 && this.idle()) for (const resolve of this.drainWaiters.splice(0)) resolve()
+  }
+
+  /** Takes one count of `key` from `counts`; false when it had none. */
+  private release(counts: Map<string, number>, key: string): boolean {
+    const count = counts.get(key)
+    if (count === undefined) return false
+    if (count <= 1) counts.delete(key)
+    else counts.set(key, count - 1)
+    return true
   }
 
   private consumeExpected(key: string): boolean {

@@ -129,9 +129,24 @@ export class EventLogWrites {
     return recorder
   }
 
-  /** Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. */
-  async publish(table: string, event: string, record: unknown): Promise<void> {
-    await this.append(this.r.expr([{ table, event, record, ...this.trace() }])).run()
+  /**
+   * Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. With
+   * `guard`, only when it is true on the server, in the same query (a lease still held: RowLease);
+   * resolves whether the event was logged.
+   */
+  async publish(table: string, event: string, record: unknown, guard?: Term): Promise<boolean> {
+    const append = this.append(this.r.expr([{ table, event, record, ...this.trace() }]))
+    if (guard === undefined) {
+      await append.run()
+      return true
+    }
+    return (await this.r
+      .branch(
+        guard,
+        append.do(() => true),
+        false
+      )
+      .run()) as boolean
   }
 
   /** The writer's trace context, as a field of the logged events (none when tracing is off). */

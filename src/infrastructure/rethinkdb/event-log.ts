@@ -1,4 +1,4 @@
-import type { R, RDatum, WriteResult } from 'rethinkdb-ts'
+import type { R, RDatum, RTable, WriteResult } from 'rethinkdb-ts'
 import type { Logger } from '../../domain/logger.js'
 import { noMetrics, type Metrics } from '../../domain/metrics.js'
 import { driverMessage } from './rethinkdb-errors.js'
@@ -11,10 +11,12 @@ import {
   type LoggedEvent,
   type LogRow,
   type RowEvent,
+  type Term,
   type WriteEvent
 } from './event-log-writes.js'
 import { EventSequence } from './event-sequence.js'
 import { ensureTable } from './rethinkdb-tables.js'
+import type { LeaseRow } from './row-lease.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
 import { TableSubscribers } from '../realtime/table-subscribers.js'
 
@@ -67,7 +69,8 @@ export class EventLog {
   readonly tableName: string
   /** The table of the counter row (`<log>_counter`). */
   readonly counterTableName: string
-  private readonly r: R
+  /** The driver (with its pool) the log queries through; its leases (RowLease) too. */
+  readonly r: R
   private readonly db: string
   private readonly logger: Logger
   private readonly retentionMs: number
@@ -264,9 +267,20 @@ export class EventLog {
     return this.writes.recording(write, table, event)
   }
 
-  /** Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. */
-  publish(table: string, event: string, record: unknown): Promise<void> {
-    return this.writes.publish(table, event, record)
+  /**
+   * Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. With
+   * `guard`, only when that term is true on the server, in the same query; resolves whether it was logged.
+   */
+  publish(table: string, event: string, record: unknown, guard?: Term): Promise<boolean> {
+    return this.writes.publish(table, event, record, guard)
+  }
+
+  /**
+   * The table of the log's leases (RowLease): the counter's, which every instance on the database has
+   * and which takes only soft writes (ADR 0012).
+   */
+  leases(): RTable<LeaseRow> {
+    return this.writes.counterTable() as unknown as RTable<LeaseRow>
   }
 
   /** Receives the events of one table; the first subscriber starts following the log. */

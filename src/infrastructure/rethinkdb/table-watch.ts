@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { RTable } from 'rethinkdb-ts'
 import { Unavailable } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
@@ -8,6 +9,7 @@ import { DirectWrites } from './direct-writes.js'
 import type { EventLog } from './event-log.js'
 import { driverMessage } from './rethinkdb-errors.js'
 import { LiveFeed, type FeedCursor } from './live-feed.js'
+import { RowLease } from './row-lease.js'
 
 export interface TableWatchOptions {
   tableName: string
@@ -18,6 +20,8 @@ export interface TableWatchOptions {
   directWrites?: () => RTable<Data>
   /** How long whenLive() waits before answering 503 (default 30 s). */
   timeoutMs?: number
+  /** The direct-writes lease's duration without a renewal (default 5 s; tests shorten it). */
+  leaseMs?: number
   logger: Logger
   /** Where the table feed's state is reported. */
   metrics?: Metrics
@@ -39,48 +43,91 @@ const DIRECT_WRITES_SQUASH_S = 0.05
 /** How long a direct write waits for the log to hand out what was numbered before asking again. */
 const SETTLE_TIMEOUT_MS = 1_500
 
+/** A graceful stop waits this long at most for the changes its table feed brought to be logged or matched. */
+const DRAIN_TIMEOUT_MS = 5_000
+
 /**
  * The events of one table, for RethinkDbStore's `watch`: the table's rows of the event log, plus the
- * writes made directly in the database (its plain changefeed, matched against the log by
- * DirectWrites). The first listener starts both feeds; the last one to leave stops them.
+ * writes made directly in the database. The first listener starts following the log; the last one to
+ * leave stops.
+ *
+ * Direct writes: one instance at a time follows the table's plain changefeed — the holder of the
+ * table's lease (RowLease, `direct-writes:<table>` in the log's counter table), taken by whichever
+ * instance asks first and renewed every second. It matches the feed's changes against the log
+ * (DirectWrites) and logs the ones nobody logged, so they reach every instance through the log like
+ * any write: in the log's order, exactly once, and replayed to clients that resume. The log query
+ * runs only while the lease's row still names this instance (its `guard`), and an instance logs only
+ * what its own feed brought while it held the lease; a new holder's feed opens after it took the
+ * lease. So no change is logged twice. When the holder dies, another instance takes over within the
+ * lease's 5 s; when it stops, it closes its feed, logs what the feed brought, then lets go, and the
+ * next one takes over within a second. Changes made in between are not published (as while a table
+ * feed re-opens: a changefeed cannot be replayed).
  */
 export class TableWatch {
   private readonly listeners = new Set<Listener>()
   private readonly tableFeed?: LiveFeed
   private readonly direct?: DirectWrites
+  private readonly lease?: RowLease
+  /** This instance holds the lease and follows the table's feed. */
+  private following = false
   private unsubscribe?: () => void
 
   constructor(private readonly options: TableWatchOptions) {
-    const { events, directWrites } = options
+    const { events, directWrites, tableName, logger } = options
     if (directWrites) {
+      const lease = new RowLease({
+        r: events.r,
+        table: () => events.leases(),
+        id: `direct-writes:${tableName}`,
+        holder: randomUUID(),
+        name: `direct writes of ${tableName}`,
+        ...(options.leaseMs !== undefined ? { ttlMs: options.leaseMs } : {}),
+        logger,
+        onAcquired: () => this.follow(),
+        onLost: () => this.unfollow('lost')
+      })
+      this.lease = lease
       const direct = new DirectWrites({
         idField: options.idField,
         logCaughtUp: () => events.isLive && !events.holding,
         logSettled: () => events.settled(SETTLE_TIMEOUT_MS),
-        publish: (change) => this.emit(change)
+        publish: (change) =>
+          events.publish(tableName, change.event, change.record, lease.guard()).catch((error: unknown) => {
+            logger.error('RethinkDB: could not log a write made directly in the database; it is not published', {
+              table: tableName,
+              event: change.event,
+              error: driverMessage(error)
+            })
+            return false
+          })
       })
       this.direct = direct
       this.tableFeed = new LiveFeed({
-        name: `${options.tableName} table`,
-        logger: options.logger,
+        name: `${tableName} table`,
+        logger,
         open: () =>
           directWrites()
             .changes({ includeTypes: true, includeStates: true, squash: DIRECT_WRITES_SQUASH_S })
             .run() as Promise<FeedCursor>,
         onRow: (row) => direct.changed(row as never),
-        ...(options.metrics ? { onState: (state) => options.metrics!.feedState(options.tableName, state) } : {})
+        ...(options.metrics ? { onState: (state) => options.metrics!.feedState(tableName, state) } : {})
       })
     }
+  }
+
+  /** Whether this instance follows the table's feed for direct writes (it holds the lease). */
+  get followsDirectWrites(): boolean {
+    return this.following
   }
 
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener)
     if (!this.unsubscribe) {
       this.unsubscribe = this.options.events.subscribe(this.options.tableName, ({ event, record, trace }) => {
-        this.direct?.logged(event, record)
+        if (this.following) this.direct!.logged(event, record)
         this.emit({ event, record: record as Data, ...(trace === undefined ? {} : { trace }) })
       })
-      this.tableFeed?.start()
+      this.lease?.start()
     }
     return () => {
       this.listeners.delete(listener)
@@ -108,7 +155,7 @@ export class TableWatch {
    * feed are live. Bounded by `timeoutMs` (503 after it), so setup never hangs on a lost database.
    */
   async whenLive(): Promise<void> {
-    const feeds = Promise.all([this.options.events.whenLive(), this.tableFeed?.whenLive()])
+    const feeds = Promise.all([this.options.events.whenLive(), this.directWritesLive()])
     // Stopped after a timeout already answered: nobody waits for this rejection any more.
     feeds.catch(() => undefined)
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -131,17 +178,62 @@ export class TableWatch {
     }
   }
 
+  /**
+   * Once the lease's first attempt was answered: live when another instance follows the table, or when
+   * this one does and its feed is live.
+   */
+  private async directWritesLive(): Promise<void> {
+    if (!this.lease) return
+    await this.lease.whenAnswered()
+    if (this.following) await this.tableFeed!.whenLive()
+  }
+
   /** Whether the feeds are live right now (for health probes); true while nobody listens. */
   get isLive(): boolean {
     if (this.listeners.size === 0) return true
-    return this.options.events.isLive && (this.tableFeed?.isLive ?? true)
+    return this.options.events.isLive && (!this.following || this.tableFeed!.isLive)
   }
 
+  /**
+   * Stops following. The holder of the lease closes its table feed first, then publishes (logs) what
+   * it brought — each change after its usual delay, at most DRAIN_TIMEOUT_MS in all — and lets go of the
+   * lease last, so the next holder opens its feed only after this one closed (see the class's comment).
+   */
   async stop(): Promise<void> {
     this.listeners.clear()
+    if (this.following) {
+      await this.tableFeed!.stop()
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        this.direct!.drain(),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS)))
+      ])
+      clearTimeout(timer)
+    }
+    await this.lease?.stop()
+    this.unfollow('stopped')
     this.unsubscribe?.()
     this.unsubscribe = undefined
-    this.direct?.clear()
-    await this.tableFeed?.stop()
+  }
+
+  private follow(): void {
+    if (this.following) return
+    this.following = true
+    this.options.logger.info('RethinkDB: this instance now publishes the writes made directly in the table', {
+      table: this.options.tableName
+    })
+    this.tableFeed!.start()
+  }
+
+  private unfollow(why: 'lost' | 'stopped'): void {
+    if (!this.following && why === 'stopped') return
+    if (why === 'lost')
+      this.options.logger.warn(
+        'RethinkDB: this instance lost the lease on publishing direct writes of the table (another instance has it, or the database did not answer); it stops following the table',
+        { table: this.options.tableName }
+      )
+    this.following = false
+    this.direct!.clear()
+    void this.tableFeed!.stop()
   }
 }

@@ -21,7 +21,9 @@ function harness() {
     idField: 'id',
     delayMs: DELAY,
     logCaughtUp: () => logLive,
-    publish: (change) => published.push(change)
+    publish: (change) => {
+      published.push(change)
+    }
   })
   return {
     direct,
@@ -121,7 +123,9 @@ describe('DirectWrites', () => {
       delayMs: DELAY,
       logCaughtUp: () => true,
       logSettled: () => new Promise((resolve) => answers.push(resolve)),
-      publish: (change) => published.push(change)
+      publish: (change) => {
+        published.push(change)
+      }
     })
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'late', n: 1 } })
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'direct', n: 1 } })
@@ -189,5 +193,73 @@ describe('DirectWrites', () => {
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'c' } })
     settle()
     expect(published.map(({ record }) => record.id)).toEqual(['a', 'c'])
+  })
+
+  /** A DirectWrites whose publish logs: it answers later, with `log(true | false)` or `fail()`. */
+  function logging() {
+    const published: StoreChange<Data>[] = []
+    const answers: ((logged: boolean | Error) => void)[] = []
+    const direct = new DirectWrites({
+      idField: 'id',
+      delayMs: DELAY,
+      logCaughtUp: () => true,
+      publish: (change) => {
+        published.push(change)
+        return new Promise<boolean>((resolve, reject) =>
+          answers.push((logged) => (logged instanceof Error ? reject(logged) : resolve(logged)))
+        )
+      }
+    })
+    return { direct, published, answers }
+  }
+
+  it('does not take the event it logged itself for a store write that is still to come', async () => {
+    const { direct, published, answers } = logging()
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'x', n: 1 } })
+    settle()
+    expect(published).toHaveLength(1)
+    answers[0]!(true)
+    await jest.advanceTimersByTimeAsync(0)
+    // Its own logged event comes back through the log: consumed, not expected from the table again…
+    direct.logged('created', { id: 'x', n: 1 })
+    // …so the same change made again directly is published again.
+    direct.changed({ type: 'change', old_val: { id: 'x', n: 2 }, new_val: { id: 'x', n: 1 } })
+    settle()
+    expect(published).toHaveLength(2)
+  })
+
+  it('forgets a change it could not log (a failed query, or the lease gone), so a later logged event still matches', async () => {
+    const { direct, published, answers } = logging()
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'y', n: 1 } })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'z', n: 1 } })
+    settle()
+    answers[0]!(false)
+    answers[1]!(new Error('the database is away'))
+    await jest.advanceTimersByTimeAsync(0)
+    // These events now come from a store's writes: each expected, and its table change dropped.
+    direct.logged('created', { id: 'y', n: 1 })
+    direct.logged('created', { id: 'z', n: 1 })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'y', n: 1 } })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'z', n: 1 } })
+    settle()
+    expect(published.map(({ record }) => record.id)).toEqual(['y', 'z'])
+  })
+
+  it('drains: resolves once every waiting change was matched or published and logged', async () => {
+    const { direct, published, answers } = logging()
+    await direct.drain()
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'matched' } })
+    direct.changed({ type: 'add', old_val: null, new_val: { id: 'published' } })
+    let drained = false
+    void direct.drain().then(() => (drained = true))
+    direct.logged('created', { id: 'matched' })
+    await jest.advanceTimersByTimeAsync(0)
+    expect(drained).toBe(false)
+    await jest.advanceTimersByTimeAsync(DELAY * 3)
+    expect(published.map(({ record }) => record.id)).toEqual(['published'])
+    expect(drained).toBe(false)
+    answers[0]!(true)
+    await jest.advanceTimersByTimeAsync(0)
+    expect(drained).toBe(true)
   })
 })
