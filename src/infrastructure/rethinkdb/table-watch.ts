@@ -71,6 +71,8 @@ export class TableWatch {
   /** This instance holds the lease and follows the table's feed. */
   private following = false
   private unsubscribe?: () => void
+  /** A stop under way (the follower drains first): a listener that comes meanwhile starts after it. */
+  private stopping?: Promise<void>
 
   constructor(private readonly options: TableWatchOptions) {
     const { events, directWrites, tableName, logger } = options
@@ -122,13 +124,7 @@ export class TableWatch {
 
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener)
-    if (!this.unsubscribe) {
-      this.unsubscribe = this.options.events.subscribe(this.options.tableName, ({ event, record, trace }) => {
-        if (this.following) this.direct!.logged(event, record)
-        this.emit({ event, record: record as Data, ...(trace === undefined ? {} : { trace }) })
-      })
-      this.lease?.start()
-    }
+    this.start()
     return () => {
       this.listeners.delete(listener)
       if (this.listeners.size === 0) void this.stop()
@@ -199,8 +195,28 @@ export class TableWatch {
    * it brought — each change after its usual delay, at most DRAIN_TIMEOUT_MS in all — and lets go of the
    * lease last, so the next holder opens its feed only after this one closed (see the class's comment).
    */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.listeners.clear()
+    return (this.stopping ??= this.halt().finally(() => (this.stopping = undefined)))
+  }
+
+  /** Follows the log (and asks for the lease); after a stop under way, once it is over. */
+  private start(): void {
+    if (this.stopping) {
+      void this.stopping.then(() => {
+        if (this.listeners.size > 0) this.start()
+      })
+      return
+    }
+    if (this.unsubscribe) return
+    this.unsubscribe = this.options.events.subscribe(this.options.tableName, ({ event, record, trace }) => {
+      if (this.following) this.direct!.logged(event, record)
+      this.emit({ event, record: record as Data, ...(trace === undefined ? {} : { trace }) })
+    })
+    this.lease?.start()
+  }
+
+  private async halt(): Promise<void> {
     if (this.following) {
       await this.tableFeed!.stop()
       let timer: ReturnType<typeof setTimeout> | undefined
