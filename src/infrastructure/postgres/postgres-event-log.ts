@@ -3,8 +3,8 @@ import { Unavailable } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
 import type { StoreChange } from '../../domain/store/store.js'
 import type { Data } from '../../domain/service/service.js'
-import { pgDriver } from './pg-driver.js'
-import { identifier, type PostgresDatabase } from './postgres-database.js'
+import type { PostgresDatabase } from './postgres-database.js'
+import { CHANNEL, PostgresEventLogWrites } from './postgres-event-log-writes.js'
 import { TableSubscribers } from '../realtime/table-subscribers.js'
 
 /** A place in the log's order: the writing transaction's id, then the row's number within the log. */
@@ -31,7 +31,6 @@ interface EventRow {
   trace: string | null
 }
 
-const CHANNEL = 'plumage_events'
 const BATCH = 500
 const PRUNE_EVERY_MS = 60_000
 /** A poll without a notification, in case one was lost (they are not queued while disconnected). */
@@ -42,12 +41,13 @@ type Listener = (change: StoreChange<Data>) => void
 /**
  * The outbox that gives several app instances on one database every change exactly once, in one order.
  *
- * - **Writing:** statement-level triggers on every store table insert the statement's changes into
- *   `plumage_events` in the write's own transaction (a write commits with its events or not at all,
- *   direct SQL writes included), and `pg_notify` wakes the followers once it committed (the store
- *   notifies after its writes, see `committed`; the triggers notify for writes made outside it). The
- *   store names the method's event through a transaction-local setting (`plumage.event`: an UPDATE is
- *   `updated` or `patched`); writes made outside plumage are `created`, `patched` and `removed`.
+ * - **Writing** (the SQL is PostgresEventLogWrites'): statement-level triggers on every store table
+ *   insert the statement's changes into `plumage_events` in the write's own transaction (a write
+ *   commits with its events or not at all, direct SQL writes included), and `pg_notify` wakes the
+ *   followers once it committed (the store notifies after its writes, see `committed`; the triggers
+ *   notify for writes made outside it). The store names the method's event through a
+ *   transaction-local setting (`plumage.event`: an UPDATE is `updated` or `patched`); writes made
+ *   outside plumage are `created`, `patched` and `removed`.
  * - **Order:** every row carries its transaction's id (`xid8`, never wrapping). A follower reads only
  *   rows of transactions older than the oldest one still running (`pg_snapshot_xmin`): no row can
  *   appear there any more, so `(tx, id)` is a total order of a stable prefix, the same on every
@@ -84,14 +84,15 @@ export class PostgresEventLog {
   private poller?: ReturnType<typeof setInterval>
   private pruner?: ReturnType<typeof setInterval>
   private backoffMs = 100
-  private notifying?: Promise<void>
-  private notifyAgain = false
   private heldBack = false
+  /** The writing half: the log table and its triggers, custom events, the wake-up of the other instances. */
+  private readonly writes: PostgresEventLogWrites
 
   constructor(private readonly options: PostgresEventLogOptions) {
     this.db = options.db
     this.logger = options.logger
     this.retentionMs = options.retentionMs ?? 600_000
+    this.writes = new PostgresEventLogWrites(options.db)
   }
 
   /** The log's epoch (drawn when its table is made): offsets of another epoch are unknown. */
@@ -151,59 +152,23 @@ export class PostgresEventLog {
 
   /** The statements that make `table`'s triggers log its changes (run by the store's setup, under the schema lock). */
   triggers(table: string): string[] {
-    const name = (event: string) => identifier(`${table}_plumage_${event}`)
-    const quoted = identifier(table)
-    const literal = pgDriver().escapeLiteral(table)
-    return [
-      ...this.schema(),
-      `CREATE OR REPLACE TRIGGER ${name('created')} AFTER INSERT ON ${quoted} REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION plumage_log_changes(${literal}, 'created')`,
-      `CREATE OR REPLACE TRIGGER ${name('patched')} AFTER UPDATE ON ${quoted} REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION plumage_log_changes(${literal}, 'patched')`,
-      `CREATE OR REPLACE TRIGGER ${name('removed')} AFTER DELETE ON ${quoted} REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION plumage_log_changes(${literal}, 'removed')`
-    ]
+    return this.writes.triggers(table)
   }
 
   /** Logs a custom event (`service.emit('archived', data)`): every instance publishes it once. */
   async publish(table: string, event: string, record: unknown, trace?: string): Promise<void> {
     await this.setup()
-    await this.db.query(
-      `publish ${table} ${event}`,
-      'INSERT INTO plumage_events (service, event, record, trace) VALUES ($1, $2, $3::jsonb, $4)',
-      [table, event, JSON.stringify(record ?? null), trace ?? null]
-    )
+    await this.writes.publish(table, event, record, trace)
     this.committed()
   }
 
   /**
    * Called by a store after a write committed: reads the log here at once, and wakes the other
-   * instances with one NOTIFY of its own. A NOTIFY inside the write's transaction would take the
-   * notification queue's lock at commit and serialize every committing writer; outside it, writers
-   * commit in parallel, and notifications that pile up while one is being sent go out as one.
+   * instances (PostgresEventLogWrites.notify).
    */
   committed(): void {
     this.read()
-    if (this.notifying) {
-      this.notifyAgain = true
-      return
-    }
-    // A NOTIFY commits a transaction of its own; nothing in it needs to be durable (a lost wake-up is
-    // made up by the next one or the poll), so it does not wait for the WAL flush a durable commit waits for.
-    this.notifying = this.db
-      .query(
-        'notify the event log',
-        `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${CHANNEL}', '')`
-      )
-      .then(
-        () => undefined,
-        // The others read every few seconds anyway.
-        () => undefined
-      )
-      .finally(() => {
-        this.notifying = undefined
-        if (this.notifyAgain) {
-          this.notifyAgain = false
-          this.committed()
-        }
-      })
+    this.writes.notify()
   }
 
   /** Receives the events of one table; the first subscriber starts following the log. */
@@ -409,47 +374,12 @@ export class PostgresEventLog {
   }
 
   private async create(): Promise<void> {
-    await this.db.schema('create the event log', this.schema())
+    await this.db.schema('create the event log', this.writes.schema())
     const { rows } = await this.db.query<{ value: string }>(
       'create the event log',
       "SELECT value FROM plumage_meta WHERE name = 'events epoch'"
     )
     this.logEpoch = rows[0]!.value
-  }
-
-  /** The log table, its epoch row and the trigger function (idempotent: every setup runs them under the lock). */
-  private schema(): string[] {
-    return [
-      `CREATE TABLE IF NOT EXISTS plumage_events (
-         tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
-         id bigint GENERATED ALWAYS AS IDENTITY,
-         at bigint NOT NULL DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
-         service text NOT NULL,
-         event text NOT NULL,
-         record jsonb,
-         trace text,
-         PRIMARY KEY (tx, id))`,
-      'CREATE INDEX IF NOT EXISTS plumage_events_at ON plumage_events USING brin (at)',
-      'CREATE TABLE IF NOT EXISTS plumage_meta (name text PRIMARY KEY, value text NOT NULL)',
-      "INSERT INTO plumage_meta (name, value) VALUES ('events epoch', substr(md5(gen_random_uuid()::text), 1, 12)) ON CONFLICT DO NOTHING",
-      `CREATE OR REPLACE FUNCTION plumage_log_changes() RETURNS trigger LANGUAGE plpgsql AS $body$
-       BEGIN
-         INSERT INTO plumage_events (service, event, record, trace)
-           SELECT TG_ARGV[0],
-                  CASE WHEN TG_ARGV[1] = 'patched'
-                       THEN coalesce(nullif(current_setting('plumage.event', true), ''), 'patched')
-                       ELSE TG_ARGV[1] END,
-                  changed.doc,
-                  nullif(current_setting('plumage.trace', true), '')
-           FROM changed;
-         -- The store notifies after its commit (notifying at commit serializes committing writers);
-         -- writes made outside plumage notify here.
-         IF FOUND AND current_setting('plumage.writer', true) IS DISTINCT FROM 'store' THEN
-           PERFORM pg_notify('${CHANNEL}', '');
-         END IF;
-         RETURN NULL;
-       END $body$`
-    ]
   }
 
   private async prune(): Promise<void> {
