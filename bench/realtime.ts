@@ -9,7 +9,7 @@
  * the same RethinkDB (no events: the physical limit). Everything on free loopback ports, stopped by PID.
  * All sides in the same run, same clients, same load.
  *
- * Per side: CLIENTS socket.io clients (in a worker thread) log in (local strategy) on the instances in
+ * Per side: CLIENTS socket.io clients (in RECEIVER_THREADS worker threads) log in (local strategy) on the instances in
  * turn (client i on instance i mod N); one more logged-in socket per instance sends the creates, in turn
  * over the instances. Every create carries `t` (performance.timeOrigin + performance.now(), comparable
  * across threads and processes), `from` (the instance it was sent to) and `p` (the phase).
@@ -30,7 +30,8 @@
  * Needs RETHINKDB_URL (rethinkdb://host:port; the database in the URL is ignored), redis-server and
  * PostgreSQL 15 ($POSTGRES_BIN, default Debian's /usr/lib/postgresql/15/bin). BENCH_QUICK=1: one round.
  * REALTIME_INSTANCES=1,2: only those instance counts. REALTIME_SIDES=plumage: only those sides (plumage, postgres,
- * memory; redis-server and PostgreSQL are started only when a side needs them). REALTIME_SERVER=<file>: another
+ * memory; redis-server and PostgreSQL are started only when a side needs them). REALTIME_RECEIVER_THREADS=<n>:
+ * worker threads the receiving clients are spread over (default 2). REALTIME_SERVER=<file>: another
  * build of the plumage server than dist/plumage.mjs (to compare two builds). RETHINKDB_PID=<pid>: the RethinkDB
  * server's process on this machine, whose CPU time is then counted per create beside the instances' and the
  * driver's. REALTIME_PROFILE=<dir>: the first plumage instance runs with `--cpu-prof`, its profile written there when
@@ -55,6 +56,8 @@ import { loadText, machine, replaceSection } from './support/report.js'
 
 const QUICK = process.env.BENCH_QUICK === '1'
 const CLIENTS = 50
+/** Worker threads the receiving clients are spread over. */
+const RECEIVER_THREADS = Number(process.env.REALTIME_RECEIVER_THREADS ?? 2)
 const CREATES = 500
 const IN_FLIGHT = 20
 const WARMUP_CREATES = 100
@@ -136,6 +139,8 @@ async function login(url: string, reconnectAfterMs?: number): Promise<Socket> {
 interface ReceiverSetup {
   urls: string[]
   clients: number
+  /** The first client's number (clients of several threads spread over the instances as one list). */
+  first: number
 }
 type ToWorker = { type: 'phase'; id: number } | { type: 'expect'; keys: string[] }
 
@@ -168,9 +173,9 @@ interface PhaseState {
   local: number[]
 }
 
-async function receive({ urls, clients }: ReceiverSetup): Promise<void> {
+async function receive({ urls, clients, first }: ReceiverSetup): Promise<void> {
   const port = parentPort!
-  const home = (client: number) => client % urls.length
+  const home = (client: number) => (first + client) % urls.length
   const sockets = await Promise.all(Array.from({ length: clients }, (_, client) => login(urls[home(client)]!)))
   let state: PhaseState | undefined
   let stray = 0
@@ -297,6 +302,53 @@ class Receivers {
   }
 }
 
+/**
+ * The receiving clients split over RECEIVER_THREADS worker threads (each its share of the clients): one
+ * thread parsing every delivery of 50 clients queues them behind each other, and its backlog shows up in
+ * the latencies of every side. Phases go to all threads; their reports are added up.
+ */
+class ReceiverPool {
+  private constructor(private readonly threads: Receivers[]) {}
+
+  static async start(urls: string[], clients: number): Promise<ReceiverPool> {
+    const share = Math.ceil(clients / RECEIVER_THREADS)
+    const threads = await Promise.all(
+      Array.from({ length: RECEIVER_THREADS }, (_, index) =>
+        Receivers.start({ urls, first: index * share, clients: Math.min(share, clients - index * share) })
+      )
+    )
+    return new ReceiverPool(threads)
+  }
+
+  async phase(id: number): Promise<void> {
+    await Promise.all(this.threads.map((thread) => thread.next(10_000, { type: 'phase', id })))
+  }
+
+  async expect(keys: string[], timeoutMs: number): Promise<PhaseReport> {
+    const reports = await Promise.all(
+      this.threads.map((thread) => thread.next<PhaseReport>(timeoutMs, { type: 'expect', keys }))
+    )
+    const sum = (pick: (report: PhaseReport) => number) => reports.reduce((total, report) => total + pick(report), 0)
+    return {
+      unique: sum((report) => report.unique),
+      lost: sum((report) => report.lost),
+      doubled: sum((report) => report.doubled),
+      extra: sum((report) => report.extra),
+      unexpected: sum((report) => report.unexpected),
+      stray: sum((report) => report.stray),
+      disconnects: sum((report) => report.disconnects),
+      complete: reports.every((report) => report.complete),
+      lastUnique: Math.max(...reports.map((report) => report.lastUnique)),
+      cross: reports.flatMap((report) => report.cross),
+      local: reports.flatMap((report) => report.local)
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((thread) => thread.close()))
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Main thread: instances, load, report.
 
@@ -318,7 +370,7 @@ interface Side {
   name: SideName
   instances: { url: string; child: ChildProcess }[]
   senders: Socket[]
-  receivers?: Receivers
+  receivers?: ReceiverPool
   /** plumage: the database these instances share, dropped when they stop. */
   db?: string
 }
@@ -384,7 +436,7 @@ function cpuNow(side: Side): { instances: number[]; rethinkdb: number; driver: n
 async function runPhase(side: Side, creates: number, inFlight: number): Promise<PhaseResult> {
   const id = ++phaseCounter
   const receivers = side.receivers!
-  await receivers.next(10_000, { type: 'phase', id })
+  await receivers.phase(id)
   const keys: string[] = []
   let failedCreates = 0
   let firstError: string | undefined
@@ -413,10 +465,7 @@ async function runPhase(side: Side, creates: number, inFlight: number): Promise<
   }
   await Promise.all(Array.from({ length: inFlight }, sender))
   const answered = now()
-  const { cross, local, ...report } = await receivers.next<PhaseReport>(EVENT_TIMEOUT_MS + QUIET_MS + 30_000, {
-    type: 'expect',
-    keys
-  })
+  const { cross, local, ...report } = await receivers.expect(keys, EVENT_TIMEOUT_MS + QUIET_MS + 30_000)
   const cpuAfter = cpuNow(side)
   const perCreate = (before: number, after: number) => (after - before) / creates
   // One instance has no "other" instance: its same-instance latency is the base line.
@@ -735,7 +784,7 @@ async function main(): Promise<void> {
   }
 
   const settings =
-    `${CLIENTS} socket.io clients (worker thread) spread over the instances, ${CREATES} creates spread over the instances per phase: ` +
+    `${CLIENTS} socket.io clients (${RECEIVER_THREADS} worker threads) spread over the instances, ${CREATES} creates spread over the instances per phase: ` +
     `load phase ${IN_FLIGHT} in flight (events/s, latency under load), paced phase 1 in flight; warm-up ${WARMUP_CREATES} creates; ` +
     `median of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} (side order rotated each round); bcrypt ${BCRYPT_ROUNDS}${QUICK ? ' (BENCH_QUICK)' : ''}. ` +
     `Recovery: ${RECOVERY_CLIENTS} more clients dropped for ${GAP_MS / 1000} s while creates go on (one in flight).`
@@ -797,7 +846,10 @@ async function main(): Promise<void> {
       }
       for (const side of counted) {
         side.senders = await Promise.all(side.instances.map(({ url }) => login(url)))
-        side.receivers = await Receivers.start({ urls: side.instances.map(({ url }) => url), clients: CLIENTS })
+        side.receivers = await ReceiverPool.start(
+          side.instances.map(({ url }) => url),
+          CLIENTS
+        )
       }
       logLine(`${count} instance${count === 1 ? '' : 's'} per side up, ${CLIENTS} clients logged in on each side`)
 
