@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
 import type { RDatum } from 'rethinkdb-ts'
 import { silentLogger } from '../../../src/domain/logger.js'
@@ -33,9 +33,9 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 1
 withServer('RowLease on a real RethinkDB', () => {
   const table = unique('leases')
   const leases = () => server!.r.db(server!.db).table<LeaseRow>(table)
-  const made = (async () => {
+  beforeAll(async () => {
     await server!.r.db(server!.db).tableCreate(table).run()
-  })()
+  })
 
   function lease(id: string, holder: string, ttlMs = 1_000) {
     const state = { acquired: 0, lost: 0 }
@@ -54,7 +54,6 @@ withServer('RowLease on a real RethinkDB', () => {
   }
 
   it('has one holder among instances that all ask at once, and passes to another when the holder lets go', async () => {
-    await made
     const all = Array.from({ length: 5 }, (_, index) => lease('role-a', `instance-${index}`))
     all.forEach(({ lease }) => lease.start())
     await Promise.all(all.map(({ lease }) => lease.whenAnswered()))
@@ -79,7 +78,6 @@ withServer('RowLease on a real RethinkDB', () => {
   })
 
   it('is taken over once a dead holder’s lease expired on the server, not before', async () => {
-    await made
     const r = server!.r
     await leases()
       .insert({ id: 'role-b', holder: 'dead', until: r.now().add(1.5) } as never)
@@ -96,7 +94,6 @@ withServer('RowLease on a real RethinkDB', () => {
   })
 
   it('says it lost the lease when another holder took the row, and guards queries by the row on the server', async () => {
-    await made
     const r = server!.r
     const holder = lease('role-c', 'holder', 5_000)
     holder.lease.start()
@@ -116,7 +113,6 @@ withServer('RowLease on a real RethinkDB', () => {
   })
 
   it('guards nothing for a row that does not exist', async () => {
-    await made
     const nobody = lease('role-d', 'nobody')
     expect(await server!.r.branch(nobody.lease.guard(), 'yes', 'no').run()).toBe('no')
   })
