@@ -91,7 +91,7 @@ export class DirectWrites {
     if (!isRecord(record)) return
     const key = this.signature(record, event === 'removed' ? null : record)
     if (key === undefined) return
-    if (this.release(this.own, key)) return
+    if (this.takeOwn(key)) return
     const waiting = this.pending.get(key)
     if (waiting?.length) {
       waiting.shift()!.matched = true
@@ -212,7 +212,7 @@ export class DirectWrites {
       .catch(() => false)
       .then((logged) => {
         // Not logged: no event comes back for it.
-        if (!logged && generation === this.generation) this.release(this.own, entry.key)
+        if (!logged && generation === this.generation) this.takeOwn(entry.key)
         this.publishing--
         this.drained()
       })
@@ -236,12 +236,12 @@ export class DirectWrites {
     if (this.drainWaiters.length > 0 && this.idle()) for (const resolve of this.drainWaiters.splice(0)) resolve()
   }
 
-  /** Takes one count of `key` from `counts`; false when it had none. */
-  private release(counts: Map<string, number>, key: string): boolean {
-    const count = counts.get(key)
+  /** Takes one of this instance's own logged changes of `key`; false when it has none. */
+  private takeOwn(key: string): boolean {
+    const count = this.own.get(key)
     if (count === undefined) return false
-    if (count <= 1) counts.delete(key)
-    else counts.set(key, count - 1)
+    if (count <= 1) this.own.delete(key)
+    else this.own.set(key, count - 1)
     return true
   }
 

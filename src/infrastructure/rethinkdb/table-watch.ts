@@ -20,8 +20,6 @@ export interface TableWatchOptions {
   directWrites?: () => RTable<Data>
   /** How long whenLive() waits before answering 503 (default 30 s). */
   timeoutMs?: number
-  /** The direct-writes lease's duration without a renewal (default 5 s; tests shorten it). */
-  leaseMs?: number
   logger: Logger
   /** Where the table feed's state is reported. */
   metrics?: Metrics
@@ -83,7 +81,6 @@ export class TableWatch {
         id: `direct-writes:${tableName}`,
         holder: randomUUID(),
         name: `direct writes of ${tableName}`,
-        ...(options.leaseMs !== undefined ? { ttlMs: options.leaseMs } : {}),
         logger,
         onAcquired: () => this.follow(),
         onLost: () => this.unfollow('lost')
