@@ -8,6 +8,7 @@ import type { StoreChange } from '../../../src/domain/store/store.js'
 import { EventLog } from '../../../src/infrastructure/rethinkdb/event-log.js'
 import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { RowLease, type LeaseRow } from '../../../src/infrastructure/rethinkdb/row-lease.js'
+import { until } from '../../support/app-instances.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
 
 // Integration suite: it needs a real RethinkDB (RETHINKDB_URL, RETHINKDB_BIN or Docker); without one
@@ -21,14 +22,6 @@ const unique = (purpose: string): string => `${purpose}_${randomBytes(4).toStrin
 afterAll(async () => {
   await server?.stop()
 })
-
-async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`not within ${timeoutMs} ms`)
-    await sleep(25)
-  }
-}
 
 withServer('RowLease on a real RethinkDB', () => {
   const table = unique('leases')
@@ -71,7 +64,7 @@ withServer('RowLease on a real RethinkDB', () => {
     expect(holder.lease.held).toBe(false)
     const others = all.filter((each) => each !== holder)
     // The others try every ttl / 5 = 200 ms.
-    await eventually(() => others.some(({ lease }) => lease.held), 2_000)
+    await until('another instance holds the lease', () => others.some(({ lease }) => lease.held), 2_000)
     expect(others.filter(({ lease }) => lease.held)).toHaveLength(1)
     await Promise.all(others.map(({ lease }) => lease.stop()))
     expect(await leases().get('role-a').run()).toBeNull()
@@ -88,7 +81,7 @@ withServer('RowLease on a real RethinkDB', () => {
     expect(taker.lease.held).toBe(false)
     await sleep(800)
     expect(taker.lease.held).toBe(false)
-    await eventually(() => taker.lease.held, 3_000)
+    await until('the taker holds the lease', () => taker.lease.held, 3_000)
     expect(taker.acquired).toBe(1)
     await taker.lease.stop()
   })
@@ -97,7 +90,7 @@ withServer('RowLease on a real RethinkDB', () => {
     const r = server!.r
     const holder = lease('role-c', 'holder', 5_000)
     holder.lease.start()
-    await eventually(() => holder.lease.held)
+    await until('the holder holds the lease', () => holder.lease.held, 10_000)
     expect(await r.branch(holder.lease.guard(), 'yes', 'no').run()).toBe('yes')
     // Someone else's row now (as after the server lost the holder's renewal in a crash and another took it).
     await leases()
@@ -105,7 +98,7 @@ withServer('RowLease on a real RethinkDB', () => {
       .update({ holder: 'usurper' } as never)
       .run()
     expect(await r.branch(holder.lease.guard(), 'yes', 'no').run()).toBe('no')
-    await eventually(() => holder.lost === 1, 3_000)
+    await until('the holder says it lost the lease', () => holder.lost === 1, 3_000)
     expect(holder.lease.held).toBe(false)
     await holder.lease.stop()
     // It does not delete a row it does not hold.
@@ -149,7 +142,11 @@ withServer('direct writes with several instances on a real RethinkDB', () => {
     const rows = server!.r.db(server!.db).table(table)
     await rows.insert({ id: 'd1', name: 'direct' }).run()
     await rows.get('d1').update({ age: 2 }).run()
-    await eventually(() => all.every((each) => of(each.changes, 'direct').length >= 1))
+    await until(
+      'every instance has the direct write',
+      () => all.every((each) => of(each.changes, 'direct').length >= 1),
+      10_000
+    )
     // Squashed or not (50 ms), each instance sees the same events once: the log's.
     await sleep(2_500)
     const seen = of(a.changes, 'direct')
@@ -165,7 +162,11 @@ withServer('direct writes with several instances on a real RethinkDB', () => {
     expect(logged).toBe(seen.length)
     // A store's own write is published once too, not also as a direct write.
     await b.store.create([{ name: 'store write' }], parseQuery({}))
-    await eventually(() => all.every((each) => of(each.changes, 'store write').length === 1))
+    await until(
+      'every instance has the store write',
+      () => all.every((each) => of(each.changes, 'store write').length === 1),
+      10_000
+    )
     await sleep(2_000)
     for (const each of all) expect(of(each.changes, 'store write')).toEqual(['created'])
     await Promise.all(all.map((each) => each.close()))
@@ -182,10 +183,10 @@ withServer('direct writes with several instances on a real RethinkDB', () => {
     await rows.insert({ id: 'before', name: 'before stop' }).run()
     await sleep(100)
     await follower.close()
-    await eventually(() => other.follows(), 3_000)
+    await until('the other instance follows the table', () => other.follows(), 3_000)
     await other.store.whenWatching()
     await rows.insert({ id: 'after', name: 'after stop' }).run()
-    await eventually(() => of(other.changes, 'after stop').length === 1)
+    await until('the direct write after the stop arrives', () => of(other.changes, 'after stop').length === 1, 10_000)
     expect(of(other.changes, 'before stop')).toEqual(['created'])
     await sleep(2_000)
     expect(of(other.changes, 'after stop')).toEqual(['created'])
@@ -205,10 +206,10 @@ withServer('direct writes with several instances on a real RethinkDB', () => {
     stopFirst()
     const changes: StoreChange<Data>[] = []
     const stopSecond = store.watch!((change) => changes.push(change))
-    await eventually(() => of(changes, 'pending').length === 1, 10_000)
+    await until('the pending direct write arrives', () => of(changes, 'pending').length === 1, 10_000)
     await store.whenWatching()
     await store.create([{ name: 'after' }], parseQuery({}))
-    await eventually(() => of(changes, 'after').length === 1)
+    await until('the store write arrives', () => of(changes, 'after').length === 1, 10_000)
     await sleep(1_000)
     expect(of(changes, 'pending')).toEqual(['created'])
     expect(of(changes, 'after')).toEqual(['created'])
