@@ -20,6 +20,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/plumage.mjs /app/dist/plumage.mjs.map ./dist/
+COPY --from=build /app/dist/chunks ./dist/chunks
 COPY --from=build /app/public ./public
 # The image's unprivileged user; the app writes nothing to disk.
 USER node

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline'
 import { convertError } from '../src/domain/errors/convert-error.js'
 import { BadRequest, NotFound } from '../src/domain/errors/errors.js'
 import type { Connection, NullableId, Query } from '../src/domain/service/service.js'
+import { Gateway } from '../src/application/transport/index.js'
 import type { RealtimeTransportFactory } from '../src/interfaces/realtime/realtime-transport.js'
 
 /** One request line: `{"ref":1,"path":"messages","method":"create","data":{"text":"hi"}}`. */
@@ -24,7 +25,7 @@ interface Request {
  * channels, logging connections in and out — happens behind the gateway.
  */
 export const ndjsonTransport: RealtimeTransportFactory = (app, server, options) => {
-  const gateway = app.gateway(options.clock ? { clock: options.clock } : {})
+  const gateway = new Gateway(app, options.clock ? { clock: options.clock } : {})
   const sockets = new Map<Connection, Socket>()
   const send = (connection: Connection, line: unknown) => sockets.get(connection)?.write(`${JSON.stringify(line)}\n`)
   gateway.onDelivery(({ path, event, data, connections }) => {

@@ -2,7 +2,7 @@
 // build-client.mjs) and `npm run dev` (dev.mjs, which rebuilds them on every change).
 import { existsSync, readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { dirname, join, sep } from 'node:path'
+import { basename, dirname, join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -36,7 +36,13 @@ export function serverOptions(outfile = join(root, 'dist', 'plumage.mjs')) {
   const external = new Set(Object.keys(dependencies).filter((name) => !startupPackages.has(name)))
   return {
     entryPoints: [join(root, 'src', 'main.ts')],
-    outfile,
+    // The modules configuration selects (src/modules/index.ts) are `import()`ed: split into chunks beside the
+    // entry, each read only when its module is loaded.
+    outdir: dirname(outfile),
+    entryNames: basename(outfile, '.mjs'),
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',

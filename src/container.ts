@@ -1,329 +1,193 @@
-import { Container, ContainerModule } from 'inversify'
-import { existsSync, readFileSync } from 'node:fs'
+import { Container } from 'inversify'
 import type { Server as HttpServer } from 'node:http'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { App } from './application/app.js'
-import { LoginThrottle, LoginThrottleSettings } from './application/authentication/login-throttle.js'
-import { Sessions, SessionsSettings } from './application/authentication/sessions.js'
 import { LoginAttempts } from './domain/auth/login-attempts.js'
 import { PasswordHasher } from './domain/auth/password-hasher.js'
 import { SessionStore } from './domain/auth/session-store.js'
 import { TokenService } from './domain/auth/token-service.js'
 import { Clock } from './domain/clock.js'
 import { Logger } from './domain/logger.js'
-import { Metrics } from './domain/metrics.js'
-import { ConnectionSessions } from './domain/realtime/connection-sessions.js'
-import { EventHistory } from './domain/realtime/event-history.js'
-import { historyRetentionMs, RecoverySettings } from './domain/realtime/recovery-settings.js'
+import { Metrics, noMetrics } from './domain/metrics.js'
 import { SchemaValidator } from './domain/schema/schema-validator.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { noTracer, Tracer } from './domain/tracing.js'
 import { UniqueKeys } from './domain/unique-keys.js'
 import { bcryptModule } from './infrastructure/auth/bcrypt-module.js'
-import { cryptoSecretTokensModule } from './infrastructure/auth/crypto-secret-tokens-module.js'
 import { jsonWebTokenModule } from './infrastructure/auth/jsonwebtoken-module.js'
 import { systemClockModule } from './infrastructure/clock/system-clock-module.js'
 import { Config, ConfigError, type Env } from './infrastructure/config/config.js'
-import type { StoreModule } from './infrastructure/config/store-module.js'
 import { pinoModule } from './infrastructure/logging/pino-module.js'
-import { PinoLogger } from './infrastructure/logging/pino-logger.js'
-import { InMemoryConnectionSessions } from './infrastructure/memory/in-memory-connection-sessions.js'
-import { InMemoryEventHistory } from './infrastructure/memory/in-memory-event-history.js'
-import { InMemoryLoginAttempts } from './infrastructure/memory/in-memory-login-attempts.js'
-import { InMemorySessionStore } from './infrastructure/memory/in-memory-session-store.js'
 import { InMemoryUniqueKeys } from './infrastructure/memory/in-memory-unique-keys.js'
 import { memoryStoreModule } from './infrastructure/memory/memory-module.js'
-import { MeasuredStoreFactory } from './infrastructure/metrics/measured-store.js'
-import { metricsModule } from './infrastructure/metrics/metrics-module.js'
-import { postgresStoreModule } from './infrastructure/postgres/postgres-module.js'
-import { rethinkDbStoreModule } from './infrastructure/rethinkdb/rethinkdb-module.js'
 import { ajvModule } from './infrastructure/schema/ajv-module.js'
-import { tracedStoreFactory } from './infrastructure/tracing/traced-store-factory.js'
-import { fastifyEngine } from './interfaces/fastify/fastify-app.js'
 import type { HttpAppOptions, HttpEngine } from './interfaces/http/http-engine.js'
+import type { RealtimeTransport } from './interfaces/realtime/realtime-transport.js'
 import { expressEngine } from './interfaces/rest/rest-app.js'
-import type {
-  RealtimeOptions,
-  RealtimeTransport,
-  RealtimeTransportFactory
-} from './interfaces/realtime/realtime-transport.js'
 import { socketIoTransport } from './interfaces/socketio/socketio-transport.js'
+import { modules as registry, type PlumageModule, type RegisteredModule } from './modules/index.js'
+import { packageVersion } from './package-version.js'
 import { createReferenceApp } from './reference-app.js'
 
-/**
- * The stores STORE can name. Adding one is a folder under src/infrastructure with its adapters and a
- * StoreModule (which reads the store's own settings), and one line here.
- */
-export const storeModules: Readonly<Record<string, StoreModule>> = {
-  memory: memoryStoreModule,
-  rethinkdb: rethinkDbStoreModule,
-  postgres: postgresStoreModule
-}
+/** The modules the composition root loaded (bound in its container). */
+export const Modules = Symbol.for('Modules')
 
-/** The adapters that do not depend on the store: the same whatever STORE says. */
-const adapterModules: readonly ContainerModule[] = [
-  pinoModule,
-  systemClockModule,
-  metricsModule,
-  ajvModule,
-  bcryptModule,
-  jsonWebTokenModule,
-  cryptoSecretTokensModule
-]
+export type HttpEngineFactory = (app: App, options: HttpAppOptions) => HttpEngine
 
 export interface ContainerOptions {
-  /** The registry STORE chooses from (default `storeModules`). */
-  storeModules?: Readonly<Record<string, StoreModule>>
-  /** Where the chosen store module reads its own settings (default process.env). */
+  /** The registry of optional modules (default src/modules/index.ts). */
+  modules?: Readonly<Record<string, RegisteredModule>>
+  /** Where modules read their own settings (default process.env). */
   env?: Env
   /** Replace an adapter: tests log silently, move time by hand, or share sessions between two apps. */
   logger?: Logger
   clock?: Clock
   sessions?: SessionStore
   attempts?: LoginAttempts
-  /** The OpenTelemetry tracer when tracing is on (src/main.ts starts it); default `noTracer`. */
-  tracer?: Tracer
+}
+
+/** The modules of the registry that `config` turns on, loaded (each with `import()`), in registry order. */
+export async function loadModules(
+  config: Config,
+  modules: Readonly<Record<string, RegisteredModule>> = registry
+): Promise<PlumageModule[]> {
+  const stores = ['memory', ...Object.values(modules).flatMap((entry) => (entry.store ? [entry.store] : []))]
+  if (!stores.includes(config.store))
+    throw new ConfigError(`STORE must be one of ${stores.join(', ')} (got '${config.store}')`)
+  const engines = ['express', ...Object.values(modules).flatMap((entry) => (entry.http ? [entry.http] : []))]
+  if (!engines.includes(config.http))
+    throw new ConfigError(`HTTP must be one of ${engines.join(', ')} (got '${config.http}')`)
+  const selected = Object.values(modules).filter((entry) => entry.on(config))
+  return Promise.all(selected.map(async (entry) => (await entry.load()).module))
 }
 
 /**
- * The composition root: the only place that knows every adapter. It loads the store module that
- * STORE names and the other adapters' modules, binds the application's pieces, and applies the
- * overrides. Nothing is constructed here: `container.get(App)` builds what the app needs, once.
+ * The composition root: the only place that knows every adapter. It binds the core's adapters (pino, the system
+ * clock, Ajv, bcrypt, jsonwebtoken, the memory store), lets each module that configuration selects bind its own,
+ * then the reference app with what the modules add to it. Nothing is constructed here: `container.get(App)` builds
+ * what the app needs, once.
  */
-export function buildContainer(config: Config, options: ContainerOptions = {}): Container {
-  const stores = options.storeModules ?? storeModules
-  const storeModule = Object.hasOwn(stores, config.store) ? stores[config.store] : undefined
-  if (!storeModule)
-    throw new ConfigError(`STORE must be one of ${Object.keys(stores).join(', ')} (got '${config.store}')`)
+export async function buildContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
+  const modules = await loadModules(config, options.modules)
   const container = new Container()
   container.bind<Config>(Config).toConstantValue(config)
-  const tracer = options.tracer ?? noTracer
-  container.bind<Tracer>(Tracer).toConstantValue(tracer)
-  // Traced, every store query is a span; untraced, stores are used as they are.
-  if (tracer.enabled)
-    container.onActivation<StoreFactory>(StoreFactory, (_context, stores) =>
-      tracedStoreFactory(stores, tracer, config.store)
-    )
-  container.load(...adapterModules, storeModule(options.env ?? process.env), applicationModule)
+  container.bind<Tracer>(Tracer).toConstantValue(noTracer)
+  container.bind<Metrics>(Metrics).toConstantValue(noMetrics)
+  container.bind<readonly PlumageModule[]>(Modules).toConstantValue(modules)
+  container.load(pinoModule, systemClockModule, ajvModule, bcryptModule, jsonWebTokenModule)
+  if (config.store === 'memory') container.load(memoryStoreModule({}))
   if (options.logger) container.rebind<Logger>(Logger).toConstantValue(options.logger)
   if (options.clock) container.rebind<Clock>(Clock).toConstantValue(options.clock)
-  keepInProcess(container, config.store, options)
+  const context = { config, env: options.env ?? process.env }
+  for (const module of modules) await module.bind?.(container, context)
+  if (options.sessions) container.rebind<SessionStore>(SessionStore).toConstantValue(options.sessions)
+  if (options.attempts) container.rebind<LoginAttempts>(LoginAttempts).toConstantValue(options.attempts)
+  keepUniqueKeysInProcess(container, config.store)
+  container
+    .bind<App>(App)
+    .toDynamicValue(() => referenceApp(container, modules))
+    .inSingletonScope()
   return container
 }
 
-/** The application's pieces with constructor dependencies, and the reference app over the ports. */
-const applicationModule = new ContainerModule(({ bind }) => {
-  bind<SessionsSettings>(SessionsSettings).toResolvedValue(
-    (config: Config) => ({
-      accessTokenTtl: config.jwtExpiresInMs,
-      refreshTokenTtl: config.refreshTokenExpiresInMs
-    }),
-    [Config]
+/** The reference app over the bound ports, with what each module adds to authentication and to the app. */
+function referenceApp(container: Container, modules: readonly PlumageModule[]): App {
+  const clock = container.get<Clock>(Clock)
+  const addOns = Object.assign({}, ...modules.map((module) => module.authentication?.(container) ?? {}))
+  const stores = modules.reduce(
+    (decorated, module) => module.stores?.(decorated, container) ?? decorated,
+    container.get<StoreFactory>(StoreFactory)
   )
-  bind(Sessions).toSelf().inSingletonScope()
-  bind<LoginThrottleSettings>(LoginThrottleSettings).toResolvedValue(
-    (config: Config) => ({
-      maxFailures: config.loginMaxFailures,
-      addressMaxFailures: config.loginAddressMaxFailures,
-      window: config.loginFailureWindowMs,
-      freeFailures: config.loginFreeFailures
-    }),
-    [Config]
-  )
-  bind(LoginThrottle).toSelf().inSingletonScope()
-  bind<RecoverySettings>(RecoverySettings).toResolvedValue(
-    (config: Config) => ({ windowMs: config.socketRecoveryWindowMs }),
-    [Config]
-  )
-  // The services' stores are timed (db_client_operation_duration_seconds) when metrics are on.
-  bind<App>(App)
-    .toResolvedValue(
-      (
-        config: Config,
-        metrics: Metrics,
-        stores: StoreFactory,
-        validator: SchemaValidator,
-        uniqueKeys: UniqueKeys,
-        clock: Clock,
-        hasher: PasswordHasher,
-        tokens: TokenService,
-        sessions: Sessions,
-        throttle: LoginThrottle,
-        tracer: Tracer,
-        recovery: RecoverySettings,
-        history: EventHistory,
-        connections: ConnectionSessions
-      ) =>
-        createReferenceApp({
-          stores: metrics.enabled ? new MeasuredStoreFactory(stores, metrics, config.store) : stores,
-          validator,
-          uniqueKeys,
-          clock,
-          metrics,
-          tracer,
-          authentication: { hasher, tokens, clock, sessions, throttle },
-          ...(recovery.windowMs > 0 ? { recovery: { history, sessions: connections } } : {})
-        }),
-      [
-        Config,
-        Metrics,
-        StoreFactory,
-        SchemaValidator,
-        UniqueKeys,
-        Clock,
-        PasswordHasher,
-        TokenService,
-        Sessions,
-        LoginThrottle,
-        Tracer,
-        RecoverySettings,
-        EventHistory,
-        ConnectionSessions
-      ]
-    )
-    .inSingletonScope()
-})
-
-/**
- * A store module that binds only StoreFactory still runs: unique keys, sessions and login counters
- * are then kept in this process, with a warning (they hold for one instance only). Shared stores
- * given as options replace whatever the module bound.
- */
-function keepInProcess(container: Container, store: string, options: ContainerOptions): void {
-  const logger = () => container.get<Logger>(Logger)
-  if (!container.isBound(UniqueKeys)) {
-    logger().warn(
-      `No unique keys adapter is registered for STORE=${store}: unique fields are enforced in this process only`
-    )
-    container.bind<UniqueKeys>(UniqueKeys).to(InMemoryUniqueKeys).inSingletonScope()
-  }
-  if (options.sessions) container.rebind<SessionStore>(SessionStore).toConstantValue(options.sessions)
-  if (options.attempts) container.rebind<LoginAttempts>(LoginAttempts).toConstantValue(options.attempts)
-  keepRecoveryInProcess(container, store, logger)
-  if (container.isBound(SessionStore) && container.isBound(LoginAttempts)) return
-  logger().warn(
-    `No session adapter is registered for STORE=${store}: sessions and login limits are kept in this process only`
-  )
-  if (!container.isBound(SessionStore))
-    container.bind<SessionStore>(SessionStore).to(InMemorySessionStore).inSingletonScope()
-  if (!container.isBound(LoginAttempts))
-    container.bind<LoginAttempts>(LoginAttempts).to(InMemoryLoginAttempts).inSingletonScope()
+  const app = createReferenceApp({
+    stores,
+    validator: container.get<SchemaValidator>(SchemaValidator),
+    uniqueKeys: container.get<UniqueKeys>(UniqueKeys),
+    clock,
+    authentication: {
+      hasher: container.get<PasswordHasher>(PasswordHasher),
+      tokens: container.get<TokenService>(TokenService),
+      clock,
+      ...addOns
+    }
+  })
+  for (const module of modules) module.extend?.(app as App, container)
+  return app as App
 }
 
 /**
- * The event history and connection sessions of socket.io connection state recovery, in this
- * process unless the store module keeps them where every instance reads them. In memory they hold
- * for one instance: a client resumes on the instance it was connected to.
+ * A store module that binds only StoreFactory still runs: unique keys are then kept in this process, with a
+ * warning (they hold for one instance only).
  */
-function keepRecoveryInProcess(container: Container, store: string, logger: () => Logger): void {
-  if (container.isBound(EventHistory) && container.isBound(ConnectionSessions)) return
-  const settings = () => container.get<RecoverySettings>(RecoverySettings)
-  if (store !== 'memory' && settings().windowMs > 0) {
-    logger().warn(
-      `No connection recovery adapter is registered for STORE=${store}: a dropped socket connection resumes only on the instance it was connected to`
-    )
-  }
-  if (!container.isBound(EventHistory)) {
-    container
-      .bind<EventHistory>(EventHistory)
-      .toResolvedValue(
-        (clock: Clock, { windowMs }: RecoverySettings) => new InMemoryEventHistory(clock, historyRetentionMs(windowMs)),
-        [Clock, RecoverySettings]
-      )
-      .inSingletonScope()
-  }
-  if (!container.isBound(ConnectionSessions)) {
-    container
-      .bind<ConnectionSessions>(ConnectionSessions)
-      .toResolvedValue(
-        (clock: Clock, { windowMs }: RecoverySettings) => new InMemoryConnectionSessions(clock, windowMs),
-        [Clock, RecoverySettings]
-      )
-      .inSingletonScope()
-  }
+function keepUniqueKeysInProcess(container: Container, store: string): void {
+  if (container.isBound(UniqueKeys)) return
+  container
+    .get<Logger>(Logger)
+    .warn(`No unique keys adapter is registered for STORE=${store}: unique fields are enforced in this process only`)
+  container.bind<UniqueKeys>(UniqueKeys).to(InMemoryUniqueKeys).inSingletonScope()
+}
+
+/** The HTTP engines HTTP can name: express, and those the loaded modules provide (fastify). */
+export function httpEngines(container: Container): Readonly<Record<string, HttpEngineFactory>> {
+  const modules = container.get<readonly PlumageModule[]>(Modules)
+  return Object.assign({ express: expressEngine }, ...modules.map((module) => module.httpEngines ?? {}))
 }
 
 /**
- * The HTTP layer's settings from config; request logs go through the app's pino when it has one.
- * With the store factory, `GET /health` reports whether the store answers; with enabled metrics,
- * requests are measured and `GET /metrics` serves them (behind METRICS_TOKEN when set).
+ * The HTTP layer's settings from config; request logs go through the app's pino. `GET /health` reports whether the
+ * store answers; modules add theirs (metrics' `GET /metrics`, the API documents, traced requests).
  */
-export function restAppOptions(
-  config: Config,
-  logger: Logger,
-  stores?: StoreFactory,
-  metrics?: Metrics
-): HttpAppOptions {
-  return {
+export function httpAppOptions(container: Container, app: App): HttpAppOptions {
+  const config = container.get<Config>(Config)
+  const logger = container.get<Logger>(Logger)
+  const stores = container.get<StoreFactory>(StoreFactory)
+  const pino = (logger as { pino?: HttpAppOptions['requestLog'] }).pino
+  const base: HttpAppOptions = {
     logger,
-    ...(stores ? { health: { version: packageVersion(), check: () => stores.health() } } : {}),
-    ...(metrics?.enabled
-      ? { metrics: { port: metrics, ...(config.metricsToken ? { token: config.metricsToken } : {}) } }
-      : {}),
+    health: { version: packageVersion(), check: () => stores.health() },
     bodyLimit: config.bodyLimit,
-    ...(config.apiDocs
-      ? { apiDocs: { title: 'plumage', version: packageVersion(), description: API_DESCRIPTION } }
-      : {}),
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     staticDir: config.staticDir,
-    requestLog: config.requestLog && (logger instanceof PinoLogger ? logger.pino : true)
+    requestLog: config.requestLog && (pino ?? true)
   }
+  const modules = container.get<readonly PlumageModule[]>(Modules)
+  return Object.assign(base, ...modules.map((module) => module.http?.(app, container) ?? {}))
 }
 
-const API_DESCRIPTION =
-  "The reference chat: sign up with POST /users, log in with POST /authentication, then send the accessToken as a bearer token. Errors use Feathers' JSON shape."
-
-/** The version in package.json, found from this file (src/ under jest, dist/ when built). */
-function packageVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    const file = join(dir, 'package.json')
-    if (existsSync(file))
-      return String((JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version ?? 'unknown')
-  }
-  return 'unknown'
+/** Starts the HTTP engine HTTP names for the container's app. */
+export function createHttpEngine(container: Container): HttpEngine {
+  const config = container.get<Config>(Config)
+  const engine = httpEngines(container)[config.http]
+  if (!engine) throw new ConfigError(`HTTP must be one of ${Object.keys(httpEngines(container)).join(', ')}`)
+  const app = container.get<App>(App)
+  return engine(app, httpAppOptions(container, app))
 }
 
-/**
- * The HTTP engines HTTP can name (src/interfaces/rest: express, src/interfaces/fastify): the same wire,
- * the same options. Adding one is a folder under src/interfaces with an HttpEngine, and one line here.
- */
-export const httpEngines: Readonly<Record<Config['http'], (app: App, options: HttpAppOptions) => HttpEngine>> = {
-  express: expressEngine,
-  fastify: fastifyEngine
-}
-
-/**
- * The real-time transports REALTIME can name (src/interfaces/socketio), started on the server of the
- * HTTP engine; `REALTIME=none` starts none. Adding one is a folder under src/interfaces with a
- * RealtimeTransportFactory, and one line here.
- */
-export const realtimeTransports: Readonly<Record<Exclude<Config['realtime'], 'none'>, RealtimeTransportFactory>> = {
-  socketio: socketIoTransport
-}
-
-/** Starts the real-time transport REALTIME names on an HTTP engine's `server`; none with `REALTIME=none`. */
-export function startRealtime(
-  config: Config,
-  app: App,
-  server: HttpServer,
-  logger: Logger,
-  clock: Clock
-): RealtimeTransport | undefined {
+/** Starts socket.io on an HTTP engine's `server` with the modules' parts in it; none with `REALTIME=none`. */
+export function startRealtime(container: Container, server: HttpServer): RealtimeTransport | undefined {
+  const config = container.get<Config>(Config)
   if (config.realtime === 'none') return undefined
-  return realtimeTransports[config.realtime](app, server, realtimeOptions(config, logger, clock))
-}
-
-/** The real-time transport's limits from config (docs/wire-protocol.md, Connection), whichever REALTIME names. */
-export function realtimeOptions(config: Config, logger: Logger, clock: Clock): RealtimeOptions {
-  return {
-    logger,
-    clock,
+  const modules = container.get<readonly PlumageModule[]>(Modules)
+  return socketIoTransport(container.get<App>(App), server, {
+    logger: container.get<Logger>(Logger),
+    clock: container.get<Clock>(Clock),
     maxMessageSize: config.socketMaxMessageSize,
     maxConcurrentCalls: config.socketMaxConcurrentCalls,
     maxBufferedBytes: config.socketMaxBufferedBytes,
     recoveryWindowMs: config.socketRecoveryWindowMs,
-    corsOrigins: config.corsOrigins
-  }
+    corsOrigins: config.corsOrigins,
+    extensions: modules.flatMap((module) => (module.realtime ? [module.realtime(container)] : []))
+  })
+}
+
+/** Every HTTP engine: express and each registered engine module's (loaded to ask): for tests over all engines. */
+export async function allHttpEngines(
+  modules: Readonly<Record<string, RegisteredModule>> = registry
+): Promise<Record<string, HttpEngineFactory>> {
+  const loaded = await Promise.all(Object.values(modules).flatMap((entry) => (entry.http ? [entry.load()] : [])))
+  return Object.assign({ express: expressEngine }, ...loaded.map(({ module }) => module.httpEngines ?? {}))
+}
+
+/** Stops the loaded modules after the app's teardown (tracing exports its last spans). */
+export async function stopModules(container: Container): Promise<void> {
+  for (const module of container.get<readonly PlumageModule[]>(Modules)) await module.stop?.(container)
 }

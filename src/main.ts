@@ -1,34 +1,24 @@
 import 'reflect-metadata'
 import { App } from './application/app.js'
-import { Clock } from './domain/clock.js'
 import { FeathersError } from './domain/errors/errors.js'
 import { Logger } from './domain/logger.js'
-import { Metrics } from './domain/metrics.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
 import { listenFailure, StartupError, staticDirToServe } from './infrastructure/config/startup-checks.js'
-import { startTracing } from './infrastructure/tracing/start-tracing.js'
-import { readTracingSettings } from './infrastructure/tracing/tracing-settings.js'
-import { buildContainer, httpEngines, restAppOptions, startRealtime } from './container.js'
+import { buildContainer, createHttpEngine, startRealtime, stopModules } from './container.js'
 
 async function main(): Promise<void> {
   const config = loadConfig()
-  // The OpenTelemetry SDK loads only when an OTLP endpoint is set (README "Traces").
-  const tracingSettings = readTracingSettings(process.env)
-  const tracing = tracingSettings ? await startTracing(tracingSettings) : undefined
-  const container = buildContainer(config, tracing ? { tracer: tracing.tracer } : {})
+  // Loads the modules configuration selects (src/modules/index.ts): nothing else of them is ever imported.
+  const container = await buildContainer(config)
   const logger = container.get<Logger>(Logger)
-  tracing?.reportTo(logger)
   const app = container.get<App>(App)
   // STATIC_DIR is read from the app's folder, not the current directory; a missing one is only a warning.
   config.staticDir = await staticDirToServe(config.staticDir, (message, fields) => logger.warn(message, fields))
   await app.setup()
-  const engine = httpEngines[config.http](
-    app,
-    restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory), container.get<Metrics>(Metrics))
-  )
+  const engine = createHttpEngine(container)
   // Attached before the server listens: the first connection finds it.
-  const realtime = startRealtime(config, app, engine.server, logger, container.get<Clock>(Clock))
+  const realtime = startRealtime(container, engine.server)
   const http = await engine.listen(config.port, config.host)
   logger.info('plumage started', {
     url: http.url,
@@ -47,8 +37,8 @@ async function main(): Promise<void> {
     await app.idle()
     await app.teardown()
     await container.get<StoreFactory>(StoreFactory).close()
-    // The spans of the last requests are still buffered: export them before leaving.
-    await tracing?.shutdown()
+    // The spans of the last requests are still buffered: the tracing module exports them before leaving.
+    await stopModules(container)
     process.exit(0)
   }
   process.once('SIGTERM', () => void stop('SIGTERM'))

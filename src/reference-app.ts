@@ -2,19 +2,15 @@ import { App } from './application/app.js'
 import { AuthenticationService } from './application/authentication/authentication-service.js'
 import { JwtStrategy } from './application/authentication/jwt-strategy.js'
 import { LocalStrategy } from './application/authentication/local-strategy.js'
-import type { LoginThrottle } from './application/authentication/login-throttle.js'
-import { RefreshStrategy } from './application/authentication/refresh-strategy.js'
-import type { Sessions } from './application/authentication/sessions.js'
+import type { AuthenticationStrategy } from './application/authentication/authentication-strategy.js'
+import type { AuthenticationSessions, LoginLimits } from './application/authentication/session-ports.js'
+import type { AppExtension } from './application/extensions.js'
 import type { PasswordHasher } from './domain/auth/password-hasher.js'
 import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
-import type { Metrics } from './domain/metrics.js'
 import type { SchemaValidator } from './domain/schema/schema-validator.js'
-import type { ConnectionSessions } from './domain/realtime/connection-sessions.js'
-import type { EventHistory } from './domain/realtime/event-history.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
-import type { Tracer } from './domain/tracing.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
 import type { AdapterService } from './application/adapter-service.js'
 import type { Message } from './services/messages/messages.schema.js'
@@ -38,10 +34,8 @@ export interface ReferenceAppDeps {
   uniqueKeys: UniqueKeys
   /** Stamps createdAt/updatedAt (default: the system clock). */
   clock?: Clock
-  /** Counts transports' service calls, connections and events (default: nothing is counted). */
-  metrics?: Metrics
-  /** Spans of service calls and event publications (README "Traces"); default none. */
-  tracer?: Tracer
+  /** Optional modules' extensions (metrics, tracing, connection recovery…): see `App.extend`. */
+  extensions?: readonly AppExtension[]
   /**
    * Ports of the authentication service. The composition root always passes them; without them the
    * app has no `authentication` service and nothing requires a login (transport tests plug in their own).
@@ -50,13 +44,13 @@ export interface ReferenceAppDeps {
     hasher: PasswordHasher
     tokens: TokenService
     clock?: Clock
-    /** Refresh tokens, revocation and the `refresh` strategy (README "Sessions"); stateless tokens without. */
-    sessions?: Sessions
+    /** Refresh tokens and revocation (README "Sessions", the sessions module); stateless tokens without. */
+    sessions?: AuthenticationSessions
     /** Failed-login limits per account and client address. */
-    throttle?: LoginThrottle
+    throttle?: LoginLimits
+    /** More strategies beside `jwt` and `local` (the sessions module's `refresh`). */
+    strategies?: AuthenticationStrategy[]
   }
-  /** Where published events and socket sessions are kept so dropped connections resume (SOCKET_RECOVERY_WINDOW > 0). */
-  recovery?: { history: EventHistory; sessions: ConnectionSessions }
 }
 
 /**
@@ -69,31 +63,23 @@ export function createReferenceApp({
   validator,
   uniqueKeys,
   clock = systemClock,
-  metrics,
-  tracer,
-  authentication,
-  recovery
+  extensions = [],
+  authentication
 }: ReferenceAppDeps): App<ReferenceServices> {
-  const app = new App<ReferenceServices>({
-    validator,
-    ...(metrics ? { metrics } : {}),
-    ...(tracer ? { tracer } : {}),
-    ...(recovery ? { recovery } : {})
-  })
+  const app = new App<ReferenceServices>({ validator, extensions })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
   const withLogin = authentication !== undefined
   useMessages(app, { stores, clock, authentication: withLogin })
   useUsers(app, { stores, uniqueKeys, authentication: withLogin })
   if (authentication) {
-    const { hasher, tokens, clock: authClock = clock, sessions, throttle } = authentication
+    const { hasher, tokens, clock: authClock = clock, sessions, throttle, strategies = [] } = authentication
     const service = new AuthenticationService({
       tokens,
       clock: authClock,
-      authStrategies: sessions ? ['jwt', 'local', 'refresh'] : ['jwt', 'local'],
+      authStrategies: ['jwt', 'local', ...strategies.map((strategy) => strategy.name)],
       ...(sessions ? { sessions } : {}),
       ...(throttle ? { throttle } : {})
-    }).register(new JwtStrategy(), new LocalStrategy(hasher))
-    if (sessions) service.register(new RefreshStrategy())
+    }).register(new JwtStrategy(), new LocalStrategy(hasher), ...strategies)
     app.use('authentication', service)
   }
   useDefaultChannels(app)

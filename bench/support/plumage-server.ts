@@ -4,7 +4,7 @@ import { validateSchemas } from '../../src/application/schema/validate-schemas.j
 import { noMetrics } from '../../src/domain/metrics.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 import { MeasuredStore } from '../../src/infrastructure/metrics/measured-store.js'
-import { PrometheusMetrics } from '../../src/infrastructure/metrics/prometheus-metrics.js'
+import { metricsExtension, PrometheusMetrics } from '../../src/infrastructure/metrics/index.js'
 import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { fastifyEngine } from '../../src/interfaces/fastify/fastify-app.js'
@@ -24,7 +24,10 @@ import { addAuthentication } from './plumage-auth.js'
 // Only HTTP and METRICS are read from the environment (validated as `npm start` validates them).
 const config = loadConfig({ HTTP: process.env.HTTP, METRICS: process.env.METRICS ?? 'false' })
 const metrics = config.metrics ? new PrometheusMetrics() : noMetrics
-const app = new App({ validator: new AjvSchemaValidator(), metrics })
+const app = new App({
+  validator: new AjvSchemaValidator(),
+  extensions: metrics.enabled ? [metricsExtension(metrics)] : []
+})
 const store = metrics.enabled
   ? new MeasuredStore(new InMemoryStore(), metrics, 'memory', 'messages')
   : new InMemoryStore()

@@ -9,14 +9,10 @@ import { MemoryService } from '@feathersjs/memory'
 import { Server } from 'socket.io'
 import { AdapterService } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
-import { Clock } from '../../src/domain/clock.js'
-import { Logger } from '../../src/domain/logger.js'
 import type { Connection } from '../../src/domain/service/service.js'
-import { Metrics } from '../../src/domain/metrics.js'
-import { StoreFactory } from '../../src/domain/store/store-factory.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
-import { buildContainer, httpEngines, restAppOptions, startRealtime } from '../../src/container.js'
+import { buildContainer, createHttpEngine, startRealtime } from '../../src/container.js'
 import { BENCH_SECRET, BENCH_USER } from './auth-setup.js'
 import { createFeathersReferenceApp } from './feathers-reference-app.js'
 
@@ -87,7 +83,7 @@ async function startPlumage(): Promise<Started> {
     API_DOCS: 'false',
     STATIC_DIR: ''
   })
-  const container = buildContainer(config)
+  const container = await buildContainer(config)
   const app = container.get<App>(App)
   app.use('ticks', new AdapterService(new InMemoryStore()))
   app.use('records', new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 }, multi: ['create'] }))
@@ -103,12 +99,8 @@ async function startPlumage(): Promise<Started> {
   app.service('rooms').publish(() => null)
   app.service('records').publish(() => null)
   await app.setup()
-  const logger = container.get<Logger>(Logger)
-  const engine = httpEngines[config.http](
-    app,
-    restAppOptions(config, logger, container.get<StoreFactory>(StoreFactory), container.get<Metrics>(Metrics))
-  )
-  startRealtime(config, app, engine.server, logger, container.get<Clock>(Clock))
+  const engine = createHttpEngine(container)
+  startRealtime(container, engine.server)
   const http = await engine.listen(0, '127.0.0.1')
   await app.service('users').create(BENCH_USER)
   const { accessToken } = (await app.service('authentication').create({ strategy: 'local', ...BENCH_USER })) as {

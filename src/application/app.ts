@@ -1,11 +1,9 @@
 import { EventEmitter } from 'node:events'
-import type { Clock } from '../domain/clock.js'
-import { noMetrics, type Metrics } from '../domain/metrics.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
 import type { Connection, Service, ServiceCall } from '../domain/service/service.js'
-import { isServerError, noTracer, type Tracer } from '../domain/tracing.js'
-import type { AppCore } from './app-core.js'
+import { registerCore, type AppCore } from './app-core.js'
 import type { Channel, Publisher } from './channel.js'
+import { Extensions, type AppExtension } from './extensions.js'
 import type { AroundHook, HookApp, HookContext, HookMap, ServiceHandle } from './hook-context.js'
 import { HookPipeline } from './hook-pipeline.js'
 import { compileSchemas, type CompiledSchemas } from './schema/compile-schemas.js'
@@ -13,16 +11,14 @@ import type { AppOptions, ServiceDescription, ServiceEntry, ServiceOptions } fro
 import { ServiceEvents } from './service-events.js'
 import { decorateHandle } from './service-handle.js'
 import { ServiceRegistry } from './service-registry.js'
-import { Gateway } from './transport/gateway.js'
 
-export type { AppOptions, ServiceDescription, ServiceOptions }
-
-const systemClock: Clock = { now: () => Date.now() }
+export type { AppExtension, AppOptions, ServiceDescription, ServiceOptions }
 
 /**
  * The application: register services with `use`, reach them with `service`, add app-wide hooks,
  * group real-time connections in channels and choose what they receive with `publish`.
- * Transports reach it only through a Gateway (`app.gateway()`).
+ * Transports reach it only through a Gateway (`new Gateway(app)`, transport/gateway.ts). Optional modules
+ * (metrics, tracing, connection recovery…) plug in with `extend` (extensions.ts) instead of options.
  *
  * `Services` maps paths to service types, so that `app.service('messages')` is typed:
  * `new App<{ messages: AdapterService<Message> }>()`. Unknown paths give a service with all six methods.
@@ -36,9 +32,8 @@ const systemClock: Clock = { now: () => Date.now() }
 export class App<Services extends object = object> extends EventEmitter implements HookApp {
   readonly settings = new Map<string, unknown>()
   readonly validator?: SchemaValidator
-  /** Spans of service calls and event publications; transports reach it through their Gateway. */
-  readonly tracer: Tracer
   private readonly core: AppCore
+  private readonly extensions = new Extensions()
   private readonly registry: ServiceRegistry
   private readonly pipeline: HookPipeline
   private readonly events: ServiceEvents
@@ -54,31 +49,23 @@ export class App<Services extends object = object> extends EventEmitter implemen
   constructor(options: AppOptions = {}) {
     super()
     this.validator = options.validator
-    this.tracer = options.tracer ?? noTracer
-    const metrics: Metrics = options.metrics ?? noMetrics
     const registry = (this.registry = new ServiceRegistry())
     this.pipeline = new HookPipeline(this, () => registry.values())
-    this.events = new ServiceEvents({
-      history: options.recovery?.history,
-      metrics,
-      tracer: this.tracer,
-      app: this,
-      entry: (path) => registry.get(path)
-    })
+    this.events = new ServiceEvents({ extensions: this.extensions, app: this, entry: (path) => registry.get(path) })
     this.core = {
       registry,
       pipeline: this.pipeline,
       serviceEvents: this.events,
       appEvents: this,
-      metrics,
-      tracer: this.tracer,
-      ...(options.recovery ? { sessions: options.recovery.sessions } : {}),
+      extensions: this.extensions,
       run: (entry, call) => this.run(entry, call),
       track: (work) => {
         this.inFlight++
         work.then(this.counted, this.counted)
       }
     }
+    registerCore(this, this.core)
+    for (const extension of options.extensions ?? []) this.extend(extension)
     this.setMaxListeners(0)
     this.on('disconnect', (connection: Connection) => this.events.leaveAll(connection))
   }
@@ -122,6 +109,15 @@ export class App<Services extends object = object> extends EventEmitter implemen
     }))
   }
 
+  /**
+   * Plugs in an optional module's extension (extensions.ts): around every call and publication, observers
+   * of deliveries and connections, a record of events, a connection extension. Add them before transports start.
+   */
+  extend(extension: AppExtension): this {
+    this.extensions.add(extension)
+    return this
+  }
+
   /** App-level hooks; they wrap every service's hooks. */
   hooks(map: HookMap | AroundHook[]): this {
     this.pipeline.addAppHooks(map)
@@ -138,8 +134,8 @@ export class App<Services extends object = object> extends EventEmitter implemen
   }
 
   /**
-   * Stops every service (its `teardown`, its store's feed) and, with recovery, this instance's heartbeat for the
-   * connection sessions it holds: call it after `idle()`, once the sessions of the dropped connections were saved.
+   * Stops every service (its `teardown`, its store's feed), then the extensions (with recovery, this instance's
+   * heartbeat for the connection sessions it holds): call it after `idle()`, once the dropped connections were saved.
    */
   async teardown(): Promise<void> {
     this.isSetup = false
@@ -148,7 +144,7 @@ export class App<Services extends object = object> extends EventEmitter implemen
       entry.unwatch = undefined
       await (entry.service as { teardown?: (app: App, path: string) => unknown }).teardown?.(this as App, entry.path)
     }
-    await this.core.sessions?.close()
+    await this.extensions.teardown()
   }
 
   /**
@@ -184,28 +180,33 @@ export class App<Services extends object = object> extends EventEmitter implemen
   }
 
   /**
-   * The seam for one driving adapter (see transport/gateway.ts): it calls services, reports its
-   * connections and receives the events published to them. `clock` decides when a connection's
-   * token expires (pass the token service's clock).
+   * One call (AppCore.run): inside the extensions around calls, its hooks and method, then its events (emitted
+   * while the call is still the active unit of work, so a tracing extension links them to it). A call from a
+   * transport is counted in flight until it settles.
    */
-  gateway(options: { clock?: Clock } = {}): Gateway {
-    return new Gateway(this.core, options.clock ?? systemClock)
+  private run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
+    const around = this.extensions.aroundCall
+    const running = around
+      ? around(
+          {
+            path: entry.path,
+            method: call.method,
+            exposed: entry.methods.includes(call.method),
+            provider: call.params.provider
+          },
+          () => this.execute(entry, call)
+        )
+      : this.execute(entry, call)
+    if (call.params.provider === undefined) return running
+    this.inFlight++
+    return running.then(this.finished, this.failed)
   }
 
-  /** One call (AppCore.run) through the hooks, then its events; counted in flight when it came from a transport. */
-  private run(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
-    if (call.params.provider === undefined) return this.traced(entry, call)
-    this.inFlight++
-    if (this.tracer.enabled) return this.tracedRun(entry, call).then(this.finished, this.failed)
-    // Untraced (the common case), one `then` emits the events and counts the call out: a promise less per call.
+  private execute(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
     return this.pipeline.run(entry, call).then((context) => {
-      try {
-        this.events.emitResult(entry, context)
-      } finally {
-        this.settled()
-      }
+      this.events.emitResult(entry, context)
       return context
-    }, this.failed)
+    })
   }
 
   // Bound once: tracking a call in flight allocates nothing per call but the promise of `then`.
@@ -224,43 +225,6 @@ export class App<Services extends object = object> extends EventEmitter implemen
 
   private settled(): void {
     if (--this.inFlight === 0 && this.drained.size > 0) for (const resolve of this.drained) resolve()
-  }
-
-  /**
-   * One call through the hooks, then its events. Traced, the call is the span `<path>.<method>`
-   * (its store queries and the calls its hooks make are children), and its events link to it.
-   * Untraced (the common case), the events are emitted as soon as the pipeline settled, without an
-   * async function of its own around it.
-   */
-  private traced(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
-    if (!this.tracer.enabled) {
-      return this.pipeline.run(entry, call).then((context) => {
-        this.events.emitResult(entry, context)
-        return context
-      })
-    }
-    return this.tracedRun(entry, call)
-  }
-
-  private async tracedRun(entry: ServiceEntry, call: ServiceCall): Promise<HookContext> {
-    let writer: string | undefined
-    const context = await this.tracer.run(
-      `${entry.path}.${call.method}`,
-      {
-        attributes: {
-          'plumage.service': entry.path,
-          'plumage.method': call.method,
-          'plumage.provider': call.params.provider ?? 'internal'
-        },
-        isError: isServerError
-      },
-      () => {
-        writer = this.tracer.traceparent()
-        return this.pipeline.run(entry, call)
-      }
-    )
-    this.events.emitResult(entry, context, writer)
-    return context
   }
 
   private async setupEntry(entry: ServiceEntry): Promise<void> {

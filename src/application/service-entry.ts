@@ -1,11 +1,8 @@
 import type { EventEmitter } from 'node:events'
-import type { Metrics } from '../domain/metrics.js'
-import type { ConnectionSessions } from '../domain/realtime/connection-sessions.js'
-import type { EventHistory } from '../domain/realtime/event-history.js'
 import type { ServiceSchemas } from '../domain/schema/json-schema.js'
 import type { SchemaValidator } from '../domain/schema/schema-validator.js'
-import type { Tracer } from '../domain/tracing.js'
 import type { Publisher } from './channel.js'
+import type { AppExtension } from './extensions.js'
 import type { ServiceHandle } from './hook-context.js'
 import type { HookChain, HookRegistry } from './hook-registry.js'
 import type { HookSetup } from './hook-setup.js'
@@ -31,15 +28,8 @@ export interface ServiceOptions {
 export interface AppOptions {
   /** Compiles the schemas services are registered with (the Ajv adapter, bound in the composition root). */
   validator?: SchemaValidator
-  /** Where transports' service calls, connections and published events are counted (default: nowhere). */
-  metrics?: Metrics
-  /**
-   * Where published events and connection sessions are kept so that a real-time client whose
-   * connection dropped can resume (connection state recovery); without, it cannot.
-   */
-  recovery?: { history: EventHistory; sessions: ConnectionSessions }
-  /** Spans of service calls and event publications (the OpenTelemetry adapter when tracing is on); default none. */
-  tracer?: Tracer
+  /** Optional modules' extensions (metrics, tracing, connection recovery…), as `app.extend` adds them. */
+  extensions?: readonly AppExtension[]
 }
 
 /** What the app knows about one registered service (for generated documentation such as OpenAPI). */

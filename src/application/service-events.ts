@@ -1,20 +1,16 @@
-import { noMetrics, type Metrics } from '../domain/metrics.js'
-import type { EventHistory, PublishedContext, RecordedEvent } from '../domain/realtime/event-history.js'
+import type { PublishInfo } from '../domain/service/extension.js'
+import type { PublishedContext, RecordedEvent } from '../domain/realtime/event-history.js'
 import type { Connection } from '../domain/service/service.js'
-import { noTracer, type Tracer } from '../domain/tracing.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
+import { Extensions } from './extensions.js'
 import type { HookApp, HookContext } from './hook-context.js'
 import { withoutFields } from './protected-fields.js'
 import type { LiveService, ServiceEntry } from './service-entry.js'
 
-/** What ServiceEvents needs to record events and publish them again (connection state recovery). */
+/** What ServiceEvents needs to publish recorded events again (connection state recovery), and its extensions. */
 export interface ServiceEventsOptions {
-  /** Where published events are recorded; deliveries then carry their event's offset. */
-  history?: EventHistory
-  /** Where published events are counted (default: nowhere). */
-  metrics?: Metrics
-  /** Spans of event publications (default none). */
-  tracer?: Tracer
+  /** Around publications, observers of them, and the record of published events (the app's). */
+  extensions?: Extensions
   /** The app and its services: a recorded event's publisher is found again and given them in its context. */
   app?: HookApp
   entry?: (path: string) => ServiceEntry | undefined
@@ -23,28 +19,19 @@ export interface ServiceEventsOptions {
 /**
  * Service events, channels and publishing: an event is emitted to the service's local listeners and,
  * when a transport listens, handed to the channels its publisher picks as deliveries (one per
- * distinct payload). Transports subscribe with `onDelivery` (through their Gateway). With a history,
- * every published event is recorded first, and `missedBy` publishes recorded ones again.
- *
- * Traced, each event is published in a span `<path> <event> publish` of its own trace, linked to the
- * span of the write that caused it — on this instance, or on another one when the store carried the
- * writer's trace context (RethinkDB's event log).
+ * distinct payload). Transports subscribe with `onDelivery` (through their Gateway). When an extension
+ * records events (connection recovery), every published event is recorded first and its deliveries carry
+ * its offset; `missedBy` publishes recorded ones again. Extensions around publication (tracing) wrap
+ * each event's publication; none, and it is published as it is.
  */
 export class ServiceEvents {
   private readonly namedChannels = new Map<string, Channel>()
   private readonly publishers = new Map<string, Publisher>()
   private readonly deliveryListeners: ((delivery: Delivery) => void)[] = []
-
-  private readonly metrics: Metrics
-  private readonly tracer: Tracer
+  private readonly extensions: Extensions
 
   constructor(private readonly options: ServiceEventsOptions = {}) {
-    this.metrics = options.metrics ?? noMetrics
-    this.tracer = options.tracer ?? noTracer
-  }
-
-  get history(): EventHistory | undefined {
-    return this.options.history
+    this.extensions = options.extensions ?? new Extensions()
   }
 
   /** A named channel (created on first use), or several as one. */
@@ -90,35 +77,32 @@ export class ServiceEvents {
   }
 
   /**
-   * Emits a service event locally and publishes it to the channels its publisher picks. `trace`: the
-   * `traceparent` of the write that caused it, which the publication's span links to.
+   * Emits a service event locally and publishes it to the channels its publisher picks, inside the
+   * extensions around publication. `trace`: the `traceparent` of the write that caused it, when the store carried it.
    */
-  emit(entry: ServiceEntry, event: string, data: unknown, context?: HookContext, trace?: string): void {
-    if (!this.tracer.enabled) return this.publishNow(entry, event, data, context)
-    this.tracer.run(
-      `${entry.path} ${event} publish`,
-      {
-        kind: 'producer',
-        parent: null,
-        links: trace === undefined ? [] : [trace],
-        attributes: {
-          'messaging.system': 'plumage',
-          'messaging.operation.type': 'send',
-          'messaging.destination.name': `${entry.path} ${event}`
-        }
-      },
-      () => this.publishNow(entry, event, data, context)
+  emit(
+    entry: ServiceEntry,
+    event: string,
+    data: unknown,
+    context?: HookContext,
+    cause: PublishInfo['cause'] = 'call',
+    trace?: string
+  ): void {
+    const around = this.extensions.aroundPublish
+    if (!around) return this.publishNow(entry, event, data, context)
+    around({ path: entry.path, event, cause, ...(trace === undefined ? {} : { trace }) }, () =>
+      this.publishNow(entry, event, data, context)
     )
   }
 
   private publishNow(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void {
     entry.emitter.emit(event, data, context)
     if (!entry.events.has(event)) return
-    this.metrics.eventPublished(entry.path, event)
+    for (const observe of this.extensions.published) observe(entry.path, event)
     if (this.deliveryListeners.length === 0) return
     const publisher = this.publisherOf(entry, event)
     if (!publisher) return
-    const offset = this.options.history?.append({
+    const offset = this.extensions.record?.({
       path: entry.path,
       event,
       data,
@@ -151,16 +135,13 @@ export class ServiceEvents {
     return deliveries
   }
 
-  /**
-   * The event of a finished call, one per record; live services publish from their store instead.
-   * `trace`: the call's span, which the events link to.
-   */
-  emitResult(entry: ServiceEntry, context: HookContext, trace?: string): void {
+  /** The event of a finished call, one per record; live services publish from their store instead. */
+  emitResult(entry: ServiceEntry, context: HookContext): void {
     if (context.event === null || entry.live) return
     const payload = context.dispatch ?? context.result
     if (payload === undefined || payload === null) return
-    if (Array.isArray(payload)) for (const item of payload) this.emit(entry, context.event, item, context, trace)
-    else this.emit(entry, context.event, payload, context, trace)
+    if (Array.isArray(payload)) for (const item of payload) this.emit(entry, context.event, item, context)
+    else this.emit(entry, context.event, payload, context)
   }
 
   /**
@@ -172,7 +153,7 @@ export class ServiceEvents {
     const live = entry.service as LiveService
     entry.unwatch = live.watch(({ event, record, trace }) => {
       const fields = hidden()
-      this.emit(entry, event, fields.size > 0 ? withoutFields(record, fields) : record, undefined, trace)
+      this.emit(entry, event, fields.size > 0 ? withoutFields(record, fields) : record, undefined, 'store', trace)
     })
     await live.whenWatching?.()
   }
@@ -184,7 +165,7 @@ export class ServiceEvents {
   emitCustom(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void {
     const live = entry.live ? (entry.service as LiveService) : undefined
     if (live?.publish) void live.publish(event, data).catch(() => undefined)
-    else this.emit(entry, event, data, context, this.tracer.traceparent())
+    else this.emit(entry, event, data, context, 'custom')
   }
 }
 

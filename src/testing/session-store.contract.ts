@@ -1,4 +1,4 @@
-import { Sessions } from '../application/authentication/sessions.js'
+import { Sessions } from '../application/sessions/sessions.js'
 import type { SecretTokens } from '../domain/auth/secret-tokens.js'
 import type { RefreshTokenRecord, SessionStore } from '../domain/auth/session-store.js'
 import { defineContract } from './contract.js'

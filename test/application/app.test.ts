@@ -3,6 +3,7 @@ import { AdapterService } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
 import type { HookContext } from '../../src/application/hook-context.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
+import { Gateway } from '../../src/application/transport/gateway.js'
 
 /*
  * The App as its parts compose it: registry (service-registry.test.ts), hook pipeline
@@ -163,7 +164,7 @@ describe('App', () => {
       }
     })
     await app.idle()
-    const gateway = app.gateway()
+    const gateway = new Gateway(app)
     const call = gateway.call({ path: 'slow', method: 'find', params: { provider: 'test' } })
     const idle = app.idle().then(() => order.push('idle'))
     // Not idle while the call runs: the first turns of the loop see only the call's own progress.
@@ -198,7 +199,7 @@ describe('App', () => {
     app.service('things').on('created', () => {
       throw new Error('listener broke')
     })
-    const gateway = app.gateway()
+    const gateway = new Gateway(app)
     await expect(
       gateway.call({ path: 'things', method: 'create', data: { a: 1 }, params: { provider: 'test' } })
     ).rejects.toThrow('listener broke')
@@ -214,7 +215,7 @@ describe('App', () => {
   it('idle() gives up after its timeout when a call never ends', async () => {
     const app = new App()
     app.use('stuck', { find: () => new Promise(() => undefined) })
-    const gateway = app.gateway()
+    const gateway = new Gateway(app)
     void gateway.call({ path: 'stuck', method: 'find', params: { provider: 'test' } })
     await expect(app.idle(20)).resolves.toBeUndefined()
     gateway.shutdown()

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { CombinedChannel, type Channel, type Delivery, type Publisher } from '../../src/application/channel.js'
 import type { HookApp, HookContext } from '../../src/application/hook-context.js'
 import type { ServiceEntry, ServiceOptions } from '../../src/application/service-entry.js'
+import { Extensions } from '../../src/application/extensions.js'
 import { ServiceEvents } from '../../src/application/service-events.js'
 import { decorateHandle } from '../../src/application/service-handle.js'
 import { ServiceRegistry } from '../../src/application/service-registry.js'
@@ -361,7 +362,9 @@ describe('the event history', () => {
     const history = new InMemoryEventHistory(new FakeClock(), 60_000)
     const registry = new ServiceRegistry()
     const app: HookApp = { paths: ['things'], service: () => entry.handle as never, schemasOf: () => undefined }
-    const events = new ServiceEvents({ history, app, entry: (path) => registry.get(path) })
+    const extensions = new Extensions()
+    extensions.add({ record: (event) => history.append(event) })
+    const events = new ServiceEvents({ extensions, app, entry: (path) => registry.get(path) })
     const entry = withHandle(registry.register('things', plainService(), {}), events)
     const deliveries: Delivery[] = []
     events.onDelivery((delivery) => deliveries.push(delivery))

@@ -1,9 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
 import { App } from '../../src/application/app.js'
+import { tracingExtension } from '../../src/infrastructure/tracing/index.js'
 import type { Delivery } from '../../src/application/channel.js'
 import { GeneralError, NotFound } from '../../src/domain/errors/errors.js'
 import type { Params } from '../../src/domain/service/service.js'
 import { RecordingTracer } from '../support/recording-tracer.js'
+import { Gateway } from '../../src/application/transport/gateway.js'
 
 /*
  * What the application traces (README "Traces"): each service call is a span `<path>.<method>` around
@@ -13,7 +15,7 @@ import { RecordingTracer } from '../support/recording-tracer.js'
  */
 function tracedApp() {
   const tracer = new RecordingTracer()
-  const app = new App({ tracer })
+  const app = new App({ extensions: [tracingExtension(tracer)] })
   app.use('users', {
     async get(id: number) {
       return { id }
@@ -71,7 +73,7 @@ describe('publication spans', () => {
   it('publishes each event in a new trace, linked to the call that wrote it', async () => {
     const { app, tracer } = tracedApp()
     const deliveries: Delivery[] = []
-    app.gateway().onDelivery((delivery) => deliveries.push(delivery))
+    new Gateway(app).onDelivery((delivery) => deliveries.push(delivery))
     const published: unknown[] = []
     app.service('messages').on('created', (data) => published.push([data, tracer.traceparent()]))
     await app.service('messages').create({ text: 'hi' })
@@ -85,7 +87,7 @@ describe('publication spans', () => {
 
   it('links an event of a live store to the write the store reports', async () => {
     const tracer = new RecordingTracer()
-    const app = new App({ tracer })
+    const app = new App({ extensions: [tracingExtension(tracer)] })
     let emit: (change: { event: string; record: unknown; trace?: string }) => void = () => undefined
     app.use('rooms', {
       async find() {

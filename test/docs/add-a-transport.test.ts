@@ -10,7 +10,9 @@ import {
   type RealtimeClient
 } from '../../src/testing/realtime-transport.contract.js'
 import { connectNdjson, ndjsonTransport } from '../../examples/add-a-transport.js'
-import { httpEngines } from '../../src/container.js'
+import { allHttpEngines } from '../../src/container.js'
+
+const httpEngines = await allHttpEngines()
 import { startOnHttpServer } from '../support/realtime-server.js'
 
 /** A client of the example transport for the contract: one ref per call, event lines into `events`. */
@@ -77,7 +79,7 @@ describe('"Add a transport": what only the ndjson wire has', () => {
     await new Promise((resolve) => server.close(resolve))
   })
 
-  it.each(Object.keys(httpEngines) as (keyof typeof httpEngines)[])(
+  it.each(Object.keys(httpEngines))(
     'shares the port of the %s engine with REST, as REALTIME would start it',
     async (engine) => {
       const app = new App()
@@ -87,7 +89,7 @@ describe('"Add a transport": what only the ndjson wire has', () => {
         }
       })
       await app.setup()
-      const http = httpEngines[engine](app, {})
+      const http = httpEngines[engine]!(app, {})
       const transport = ndjsonTransport(app, http.server, {})
       const running = await http.listen(0, '127.0.0.1')
       const client = await connectNdjson(running.url)

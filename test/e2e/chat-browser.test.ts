@@ -6,16 +6,13 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
 import { App } from '../../src/application/app.js'
-import { buildContainer, realtimeOptions, restAppOptions } from '../../src/container.js'
-import { Clock } from '../../src/domain/clock.js'
+import { buildContainer, httpAppOptions, startRealtime } from '../../src/container.js'
 import { silentLogger } from '../../src/domain/logger.js'
 import type { Data, Paginated } from '../../src/domain/service/service.js'
-import { StoreFactory } from '../../src/domain/store/store-factory.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { listen, type RunningServer } from '../../src/interfaces/http/http-server.js'
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
 import type { RealtimeTransport } from '../../src/interfaces/realtime/realtime-transport.js'
-import { socketIoTransport } from '../../src/interfaces/socketio/socketio-transport.js'
 import { CHROMIUM, chromiumAvailable, withChromium } from '../support/chromium.js'
 import { startTcpProxy } from '../support/tcp-proxy.js'
 
@@ -46,15 +43,11 @@ beforeAll(async () => {
     BCRYPT_ROUNDS: '4',
     STATIC_DIR: staticDir
   })
-  const container = buildContainer(config, { logger: silentLogger })
+  const container = await buildContainer(config, { logger: silentLogger })
   app = container.get<App>(App)
   await app.setup()
-  server = await listen(
-    createRestApp(app, restAppOptions(config, silentLogger, container.get<StoreFactory>(StoreFactory))),
-    0,
-    '127.0.0.1'
-  )
-  socketIo = socketIoTransport(app, server.server, realtimeOptions(config, silentLogger, container.get<Clock>(Clock)))
+  server = await listen(createRestApp(app, httpAppOptions(container, app)), 0, '127.0.0.1')
+  socketIo = startRealtime(container, server.server)!
 
   const { chromium } = await import('playwright-core')
   browser = await chromium.launch({

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
-import type { Sessions } from '../../src/application/authentication/sessions.js'
+import type { Sessions } from '../../src/application/sessions/sessions.js'
 import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import { connect, emitAck } from '../interfaces/socketio/support.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'

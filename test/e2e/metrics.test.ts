@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { io, type Socket } from 'socket.io-client'
-import { httpEngines } from '../../src/container.js'
+import { allHttpEngines } from '../../src/container.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 import { parseExposition, samplesOf, valueOf, type Exposition } from '../support/prometheus-text.js'
 
@@ -9,7 +9,7 @@ import { parseExposition, samplesOf, valueOf, type Exposition } from '../support
  * with a 404, a validation error and an unknown page, a socket connection with its calls and
  * events, failed and throttled logins — then the text format parsed and every count checked.
  */
-const ENGINES = Object.keys(httpEngines) as (keyof typeof httpEngines)[]
+const ENGINES = Object.keys(await allHttpEngines())
 const user = { email: 'metrics@example.com', password: 'right-password' }
 
 async function call(

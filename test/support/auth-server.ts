@@ -1,11 +1,10 @@
 import { App } from '../../src/application/app.js'
-import { buildContainer, httpEngines, restAppOptions, startRealtime } from '../../src/container.js'
+import { buildContainer, createHttpEngine, startRealtime } from '../../src/container.js'
 import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
 import type { SessionStore } from '../../src/domain/auth/session-store.js'
 import { Clock } from '../../src/domain/clock.js'
 import { Logger } from '../../src/domain/logger.js'
 import { StoreFactory } from '../../src/domain/store/store-factory.js'
-import { Metrics } from '../../src/domain/metrics.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 
 export const AUTH_SECRET = 'e2e-secret-0123456789abcdef'
@@ -39,14 +38,11 @@ export async function startAuthServer(
       warnings.push(message)
     }
   }
-  const container = buildContainer(config, { logger, env: { ...process.env, ...env }, ...overrides })
+  const container = await buildContainer(config, { logger, env: { ...process.env, ...env }, ...overrides })
   const app = container.get<App>(App)
   await app.setup()
-  const engine = httpEngines[config.http](
-    app,
-    restAppOptions(config, logger, undefined, container.get<Metrics>(Metrics))
-  )
-  const realtime = startRealtime(config, app, engine.server, logger, container.get<Clock>(Clock))
+  const engine = createHttpEngine(container)
+  const realtime = startRealtime(container, engine.server)
   const running = await engine.listen(0, '127.0.0.1')
   return {
     app,

@@ -1,7 +1,8 @@
 import type { App } from '../../src/application/app.js'
 import type { AuthenticationResult } from '../../src/application/authentication/authentication-strategy.js'
-import { LoginThrottle } from '../../src/application/authentication/login-throttle.js'
-import { Sessions } from '../../src/application/authentication/sessions.js'
+import { LoginThrottle } from '../../src/application/sessions/login-throttle.js'
+import { RefreshStrategy } from '../../src/application/sessions/refresh-strategy.js'
+import { Sessions } from '../../src/application/sessions/sessions.js'
 import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
 import type { PasswordHasher } from '../../src/domain/auth/password-hasher.js'
 import type { SessionStore } from '../../src/domain/auth/session-store.js'
@@ -51,7 +52,7 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
     validator: new AjvSchemaValidator(),
     uniqueKeys: options.uniqueKeys ?? new InMemoryUniqueKeys(),
     clock,
-    authentication: { hasher, tokens, clock, sessions, throttle }
+    authentication: { hasher, tokens, clock, sessions, throttle, strategies: [new RefreshStrategy()] }
   })
   await app.setup()
   const auth = app.service('authentication')

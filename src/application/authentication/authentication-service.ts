@@ -8,9 +8,7 @@ import type { AuthenticationResult, LoginResult } from '../../domain/auth/authen
 import type { AuthenticationStrategy } from './authentication-strategy.js'
 import { JwtStrategy } from './jwt-strategy.js'
 import { LocalStrategy } from './local-strategy.js'
-import type { LoginThrottle } from './login-throttle.js'
-import { RefreshStrategy } from './refresh-strategy.js'
-import type { Sessions } from './sessions.js'
+import type { AuthenticationSessions, LoginLimits } from './session-ports.js'
 import { declaredIdField } from '../id-field.js'
 import { isRecord } from '../../domain/objects.js'
 
@@ -24,9 +22,9 @@ export interface AuthenticationServiceOptions {
    * session id (`sid`) and are checked against the deny-list, logout revokes, and changing a
    * password or deleting an entity revokes all its sessions. Without it tokens are stateless.
    */
-  sessions?: Sessions
+  sessions?: AuthenticationSessions
   /** Limits failed logins of strategies with a username (local) per account and client address. */
-  throttle?: LoginThrottle
+  throttle?: LoginLimits
 }
 
 /** What logging in takes and answers, for generated documentation (OpenAPI, AsyncAPI): see `describeLogin`. */
@@ -49,7 +47,7 @@ export interface LoginDescription {
 export class AuthenticationService {
   readonly tokens: TokenService
   readonly clock: Clock
-  readonly sessions?: Sessions
+  readonly sessions?: AuthenticationSessions
   private readonly strategies = new Map<string, AuthenticationStrategy>()
   private app?: App
 
@@ -86,7 +84,7 @@ export class AuthenticationService {
         return [{ name, fields: [strategy.usernameField, strategy.passwordField], summary: 'username and password' }]
       if (strategy instanceof JwtStrategy)
         return [{ name, fields: ['accessToken'], summary: 'an access token: re-authenticate (the same token back)' }]
-      if (strategy instanceof RefreshStrategy)
+      if (strategy?.refreshes)
         return [{ name, fields: ['refreshToken'], summary: 'a refresh token: a new access and refresh token' }]
       return strategy ? [{ name, fields: [], summary: `the '${name}' strategy` }] : []
     })
@@ -150,7 +148,7 @@ export class AuthenticationService {
       if (
         error instanceof NotAuthenticated &&
         connection?.authentication &&
-        this.strategies.get(String(data?.strategy)) instanceof RefreshStrategy
+        this.strategies.get(String(data?.strategy))?.refreshes === true
       ) {
         this.application.emit('logout', null, { provider, connection })
       }
@@ -236,7 +234,7 @@ export class AuthenticationService {
    * all but the session that made the change (its access token's `sid`), which goes on (on every
    * instance: through the session store). The hooks go on each strategy's entity service.
    */
-  private revokeOnEntityChanges(app: App, sessions: Sessions): void {
+  private revokeOnEntityChanges(app: App, sessions: AuthenticationSessions): void {
     const passwordFields = new Map<string, Set<string>>()
     for (const strategy of this.strategies.values()) {
       if (strategy.entity === null || !app.paths.includes(strategy.service)) continue

@@ -11,6 +11,11 @@ export interface AuthenticationStrategy {
   readonly entity: string | null
   /** Path of the service that holds the entities. */
   readonly service: string
+  /**
+   * True for a strategy that exchanges a refresh token (the sessions module's): a failed refresh on a logged-in
+   * connection logs it out, and the login description says what it takes.
+   */
+  readonly refreshes?: boolean
   /** Called once from the authentication service's setup, when every service is registered. */
   setup?(authentication: AuthenticationService): void
   authenticate(data: AuthenticationRequest, params: Params): Promise<AuthenticationResult>

@@ -1,17 +1,16 @@
 import type { LoginResult } from '../../domain/auth/authentication-result.js'
 import type { Clock } from '../../domain/clock.js'
 import { NotFound } from '../../domain/errors/errors.js'
-import { errorOutcome, type Metrics } from '../../domain/metrics.js'
 import type { Connection, Params, Query, ServiceCall } from '../../domain/service/service.js'
-import type { Tracer } from '../../domain/tracing.js'
-import type { AppCore } from '../app-core.js'
+import { coreOf, type AppCore } from '../app-core.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
-import type { ServiceEntry } from '../service-entry.js'
 import { ConnectionAuthentication, type RevocationCheck } from './connection-authentication.js'
-import { ConnectionRecovery, type CloseReason, type Restorable } from './connection-recovery.js'
+import type { CloseReason, ConnectionExtension } from './connection-extension.js'
 
 const AUTHENTICATION_PATH = 'authentication'
+
+const systemClock: Clock = { now: () => Date.now() }
 
 /** A request path resolved to a service. */
 export interface Target {
@@ -45,7 +44,8 @@ function callResult(context: HookContext): CallResult {
  * wire format into `call`s and, when it keeps connections, reports their lifecycle here (`handshake`,
  * `open`, `close`, `authenticate`, `logout`) and sends what `onDelivery` hands it. Everything else —
  * routing, hooks, events, channels, authentication of connections — happens behind it.
- * Each transport opens its own gateway (`app.gateway()`) and closes it when it stops.
+ * Each transport opens its own gateway (`new Gateway(app)`) and closes it when it stops. With a connection
+ * extension plugged into the app (connection state recovery), lost connections can come back: see `recovery`.
  */
 export class Gateway {
   /** Connections of this transport: handshaking or open. */
@@ -55,25 +55,15 @@ export class Gateway {
   private readonly listeners: ((delivery: Delivery) => void)[] = []
   private readonly offsetListeners: ((connection: Connection, offset: string) => void)[] = []
   private auth?: ConnectionAuthentication
-  private recovery?: ConnectionRecovery
+  private extension?: ConnectionExtension
+  private readonly core: AppCore
+  /** Decides when a connection's token has expired: the clock the token service checks `exp` with. */
+  private readonly clock: Clock
 
-  /**
-   * `clock` decides when a connection's token has expired: the clock the token service checks `exp`
-   * with.
-   */
-  constructor(
-    private readonly core: AppCore,
-    private readonly clock: Clock
-  ) {}
-
-  /** Where a transport opens the server span of a request or call (the app's tracer; `noTracer` when off). */
-  get tracer(): Tracer {
-    return this.core.tracer
-  }
-
-  /** Where a transport counts what only it sees (e.g. a connection dropped for not reading). */
-  get metrics(): Metrics {
-    return this.core.metrics
+  /** The gateway of a transport serving `app` (a plumage App). */
+  constructor(app: object, options: { clock?: Clock } = {}) {
+    this.core = coreOf(app)
+    this.clock = options.clock ?? systemClock
   }
 
   /** The service for a request path; with `{ id: true }` a trailing segment may be the id (REST). */
@@ -106,9 +96,7 @@ export class Gateway {
   private running(call: ServiceCall): Promise<HookContext> {
     const entry = this.core.registry.get(call.path)
     if (!entry) return Promise.reject(new NotFound(`Service '${call.path}' not found`))
-    const { metrics } = this.core
-    // Timed when metrics are on (see `measured`); off, the call pays nothing but this test.
-    return metrics.enabled ? this.measured(entry, call, metrics) : this.core.run(entry, call)
+    return this.core.run(entry, call)
   }
 
   /** The params of a call made on a connection: its members (provider, headers, authentication…) spread in. */
@@ -131,7 +119,7 @@ export class Gateway {
   open(connection: Connection): void {
     this.connections.add(connection)
     this.opened.add(connection)
-    this.core.metrics.connectionOpened(connection.provider)
+    this.core.extensions.connection('opened', connection.provider, connection)
     this.core.appEvents.emit('connection', connection)
   }
 
@@ -143,12 +131,17 @@ export class Gateway {
     this.connections.delete(connection)
     this.auth?.forget(connection)
     // A lost connection's session is saved for its recovery elsewhere: a shutdown (app.idle) waits for the save.
-    if (this.recovery) this.core.track(this.recovery.forget(connection, reason).catch(() => undefined))
+    if (this.extension) this.core.track(this.extension.forget(connection, reason).catch(() => undefined))
     if (this.opened.has(connection)) {
       this.opened.delete(connection)
-      this.core.metrics.connectionClosed(connection.provider)
+      this.core.extensions.connection('closed', connection.provider, connection)
       this.core.appEvents.emit('disconnect', connection)
     }
+  }
+
+  /** The transport dropped a connection of its own for holding more unsent output than allowed (it stopped reading). */
+  droppedSlow(transport: string): void {
+    this.core.extensions.connection('dropped-slow', transport)
   }
 
   /** The older `authenticate` event: the same as `create` on the authentication service. */
@@ -166,29 +159,28 @@ export class Gateway {
    * out, and a connection being recovered gets its live events after what it missed.
    */
   onDelivery(listener: (delivery: Delivery) => void): void {
-    const { metrics } = this.core
+    const { delivered } = this.core.extensions
+    const send = (delivery: Delivery) => {
+      for (const observe of delivered) observe(delivery.path, delivery.event, delivery.connections.length)
+      listener(delivery)
+    }
     this.listeners.push(listener)
     this.undeliver.push(
       this.core.serviceEvents.onDelivery((delivery) => {
         // Deliveries to a connection being restored wait until it has what it missed.
-        const recovery = this.recovery?.restoringAny ? this.recovery : undefined
+        const restoring = this.extension?.restoringAny ? this.extension : undefined
         const ready = (connection: Connection) =>
-          this.connections.has(connection) && !recovery?.hold(connection, delivery)
-        if (!recovery && delivery.connections.every(ready)) {
-          metrics.eventDelivered(delivery.path, delivery.event, delivery.connections.length)
-          return listener(delivery)
-        }
+          this.connections.has(connection) && !restoring?.hold(connection, delivery)
+        if (!restoring && delivery.connections.every(ready)) return send(delivery)
         const connections = delivery.connections.filter(ready)
-        if (connections.length === 0) return
-        metrics.eventDelivered(delivery.path, delivery.event, connections.length)
-        listener({ ...delivery, connections })
+        if (connections.length > 0) send({ ...delivery, connections })
       })
     )
   }
 
-  /** Whether connections of this transport can be recovered: the app keeps an event history and sessions. */
+  /** Whether connections of this transport can be recovered: a connection extension is plugged into the app. */
   get recovers(): boolean {
-    return this.core.sessions !== undefined && this.core.serviceEvents.history !== undefined
+    return this.core.extensions.connectionExtension !== undefined
   }
 
   /** Offsets to hand to a connection (on login, after a recovery): it has seen every event up to there. */
@@ -196,55 +188,23 @@ export class Gateway {
     this.offsetListeners.push(listener)
   }
 
-  /** The offset of the latest event: a new connection has seen everything up to it. */
-  head(): string {
-    return this.core.serviceEvents.history!.head()
-  }
-
   /**
-   * Keeps a new connection's session (its private id and public id) for recovery; call it before the client learns the
-   * ids.
+   * The connection extension (connection state recovery) for this transport's connections: its sessions, head
+   * offset and restores. Throws when the app has none (check `recovers`).
    */
-  remember(connection: Connection, ids: { id: string; connectionId: string }): Promise<void> {
-    return this.recovering().remember(connection, ids)
-  }
-
-  /** The session a client asks to resume, when it can be: not expired, its login still valid, nothing missed pruned. */
-  restorable(id: string, offset: string, provider: string): Promise<Restorable | undefined> {
-    return this.recovering().restorable(id, offset, provider)
-  }
-
-  /** Opens a recovered connection with its login, channels and missed events (handed to `onDelivery` listeners). */
-  async restore(connection: Connection, restorable: Restorable): Promise<void> {
-    this.connections.add(connection)
-    await this.recovering().restore(connection, restorable)
-  }
-
-  /** The transport stopped: no more deliveries, timers or login tracking. */
-  shutdown(): void {
-    for (const stop of this.undeliver.splice(0)) stop()
-    this.auth?.detach()
-    this.auth = undefined
-    this.recovery?.detach()
-    this.recovery = undefined
-  }
-
-  private recovering(): ConnectionRecovery {
-    const { sessions, serviceEvents } = this.core
-    const history = serviceEvents.history
-    if (!sessions || !history) throw new Error('This app keeps no event history: connections cannot be recovered')
+  get recovery(): ConnectionExtension {
+    const make = this.core.extensions.connectionExtension
+    if (!make) throw new Error('This app keeps no event history: connections cannot be recovered')
     // Logins must be bound to connections before recovery restores one.
     this.authentication()
-    this.recovery ??= new ConnectionRecovery({
-      history,
-      sessions,
+    this.extension ??= make({
       clock: this.clock,
       events: this.core.appEvents,
       verify: async (authentication, provider) =>
         (await this.call({ path: AUTHENTICATION_PATH, method: 'create', data: authentication, params: { provider } }))
           .result as LoginResult,
       open: (connection) => this.open(connection),
-      missedBy: (connection, events) => serviceEvents.missedBy(connection, events),
+      missedBy: (connection, events) => this.core.serviceEvents.missedBy(connection, events),
       deliver: (delivery) => {
         for (const listener of this.listeners) listener(delivery)
       },
@@ -252,29 +212,16 @@ export class Gateway {
         for (const listener of this.offsetListeners) listener(connection, offset)
       }
     })
-    return this.recovery
+    return this.extension
   }
 
-  /**
-   * Runs a call through the hooks, timed when metrics are on: by service, method (one the service
-   * exposes, else `_OTHER`: a client can name any method), transport and outcome.
-   */
-  private measured(entry: ServiceEntry, call: ServiceCall, metrics: Metrics): Promise<HookContext> {
-    const start = performance.now()
-    const done = (outcome: string) => {
-      const method = entry.methods.includes(call.method) ? call.method : '_OTHER'
-      metrics.serviceCall(entry.path, method, String(call.params.provider), outcome, (performance.now() - start) / 1000)
-    }
-    return this.core.run(entry, call).then(
-      (context) => {
-        done('ok')
-        return context
-      },
-      (error: unknown) => {
-        done(errorOutcome(error))
-        throw error
-      }
-    )
+  /** The transport stopped: no more deliveries, timers or login tracking. */
+  shutdown(): void {
+    for (const stop of this.undeliver.splice(0)) stop()
+    this.auth?.detach()
+    this.auth = undefined
+    this.extension?.detach()
+    this.extension = undefined
   }
 
   private authentication(): ConnectionAuthentication {

@@ -63,6 +63,16 @@ export interface Config {
   metrics: boolean
   /** When set, GET /metrics requires `Authorization: Bearer <token>` (METRICS_TOKEN). */
   metricsToken?: string
+  /**
+   * Server-side sessions (SESSIONS, default true): refresh tokens with rotation, revocation on logout and password
+   * change, and failed-login limits. Off: access tokens are stateless JWTs and logins are not limited.
+   */
+  sessions: boolean
+  /**
+   * Traces are exported: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT is set and
+   * OTEL_SDK_DISABLED is not true (the tracing module reads and checks the rest of OTEL_*).
+   */
+  tracing: boolean
 }
 export const Config = Symbol.for('Config')
 
@@ -99,7 +109,11 @@ export function loadConfig(env: Env = process.env): Config {
     socketRecoveryWindowMs: integer(env, 'SOCKET_RECOVERY_WINDOW', 120, 0, 86400) * 1000,
     apiDocs: flag(env, 'API_DOCS', true),
     metrics: flag(env, 'METRICS', true),
-    metricsToken: env.METRICS_TOKEN || undefined
+    metricsToken: env.METRICS_TOKEN || undefined,
+    sessions: flag(env, 'SESSIONS', true),
+    tracing:
+      !flag(env, 'OTEL_SDK_DISABLED', false) &&
+      Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT)
   }
   if (!/^[\w.:[\]-]+$/.test(config.host)) {
     throw new ConfigError(`HOST must be a host name or IP address such as 127.0.0.1 or 0.0.0.0 (got '${config.host}')`)

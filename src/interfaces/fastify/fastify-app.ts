@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import { createRequire } from 'node:module'
 import { createServer, type RequestListener } from 'node:http'
 import { resolve } from 'node:path'
-import type { App, Gateway } from '../../application/transport/index.js'
+import { Gateway, type App } from '../../application/transport/index.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger } from '../../domain/logger.js'
 import { errorResponse, toFeathersError } from '../http/error-response.js'
@@ -58,7 +58,7 @@ const WITH_BODY = ['POST', 'PUT', 'PATCH', 'QUERY']
 export function createFastifyApp(app: App, options: FastifyAppOptions = {}): FastifyInstance {
   const { fastify, LogController } = load('fastify') as typeof import('fastify')
   const logger = options.logger ?? silentLogger
-  const gateway = app.gateway()
+  const gateway = new Gateway(app)
   const http = fastify({
     ...loggerOptions(LogController, options.requestLog),
     bodyLimit: byteLimit(options.bodyLimit ?? '100kb'),
@@ -71,8 +71,8 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
     },
     return503OnClosing: false,
     // Traced, each request is a server span around fastify's own handling (src/interfaces/http/traced-requests.ts).
-    ...(app.tracer.enabled
-      ? { serverFactory: (handler: RequestListener) => createServer(tracedRequests(app, handler)) }
+    ...(options.tracer?.enabled
+      ? { serverFactory: (handler: RequestListener) => createServer(tracedRequests(app, options.tracer, handler)) }
       : {})
   })
   const fail = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {

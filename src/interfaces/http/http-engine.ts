@@ -2,6 +2,7 @@ import type { Server } from 'node:http'
 import type { Logger as Pino } from 'pino'
 import type { OpenApiOptions } from './openapi-document.js'
 import type { Logger } from '../../domain/logger.js'
+import type { Tracer } from '../../domain/tracing.js'
 import type { HealthOptions } from './health.js'
 import type { RunningServer } from './http-server.js'
 import type { MetricsOptions } from './metrics.js'
@@ -48,4 +49,6 @@ export interface HttpAppOptions {
    * request-logged, not in the OpenAPI document); absent, nothing is measured.
    */
   metrics?: MetricsOptions
+  /** Traced, each request is a server span (traced-requests.ts). */
+  tracer?: Tracer
 }

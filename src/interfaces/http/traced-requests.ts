@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http'
-import type { App, Gateway } from '../../application/transport/index.js'
+import { Gateway, type App } from '../../application/transport/index.js'
+import type { Span, Tracer } from '../../domain/tracing.js'
 import { restRoute } from './rest-call.js'
 
 /** Methods named as they are (OpenTelemetry's list); any other is `_OTHER`, so names stay few. */
@@ -13,10 +14,9 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  * off, the listener is returned as is. Node keeps the span active in the request's and response's
  * events, so body parsing, the service call and the request log line all run inside it.
  */
-export function tracedRequests(app: App, listener: RequestListener): RequestListener {
-  const { tracer } = app
-  if (!tracer.enabled) return listener
-  const gateway = app.gateway()
+export function tracedRequests(app: App, tracer: Tracer | undefined, listener: RequestListener): RequestListener {
+  if (!tracer?.enabled) return listener
+  const gateway = new Gateway(app)
   return (req, res) => {
     const url = req.url ?? '/'
     const mark = url.indexOf('?')
@@ -39,7 +39,7 @@ export function tracedRequests(app: App, listener: RequestListener): RequestList
           'user_agent.original': req.headers['user-agent']
         }
       },
-      (span) =>
+      (span: Span) =>
         new Promise<void>((resolve) => {
           res.once('close', () => {
             span.setAttributes({ 'http.response.status_code': res.statusCode })

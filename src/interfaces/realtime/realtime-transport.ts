@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import type { IncomingHttpHeaders, Server } from 'node:http'
 import type { App } from '../../application/transport/index.js'
 import type { Clock } from '../../domain/clock.js'
 import type { Logger } from '../../domain/logger.js'
@@ -40,6 +40,18 @@ export interface RealtimeOptions {
   recoveryWindowMs?: number
   /** Origins allowed to connect from a browser; empty or absent: no CORS, ['*']: any origin. */
   corsOrigins?: string[]
+  /** What optional modules wrap around each connection's handshake and each call (tracing: server spans). */
+  extensions?: readonly RealtimeExtension[]
+}
+
+/**
+ * A module's part in a real-time transport (tracing: a server span per handshake and per call). Around-hooks:
+ * `next` runs the handshake or the call; the first extension is outermost. `target` is the service and method a
+ * call names when the app has them, undefined for anything else.
+ */
+export interface RealtimeExtension {
+  aroundHandshake?(headers: IncomingHttpHeaders, next: () => Promise<void>): Promise<void>
+  aroundCall?(target: { path: string; method: string } | undefined, next: () => Promise<unknown>): Promise<unknown>
 }
 
 /** Starts a real-time transport for `app` on an HTTP engine's node server (before or after it listens). */

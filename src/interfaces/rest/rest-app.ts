@@ -4,7 +4,7 @@ import express, { type Express, type RequestHandler } from 'express'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:http'
 import type { pinoHttp } from 'pino-http'
-import type { App } from '../../application/transport/index.js'
+import { Gateway, type App } from '../../application/transport/index.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger } from '../../domain/logger.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
@@ -84,7 +84,7 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   if (bodyParsers) http.use(bodyParser(limit))
   for (const middleware of options.middleware ?? []) http.use(middleware)
   http.use(
-    serviceMiddleware(app.gateway(), {
+    serviceMiddleware(new Gateway(app), {
       logger,
       formatter: options.formatter,
       bodyParsed: bodyParsers,
@@ -101,7 +101,7 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
 
 /** The express engine (src/interfaces/http/http-engine.ts): the app above on a node:http server. */
 export function expressEngine(app: App, options: RestAppOptions = {}): HttpEngine {
-  const server = createServer(tracedRequests(app, createRestApp(app, options)))
+  const server = createServer(tracedRequests(app, options.tracer, createRestApp(app, options)))
   if (options.metrics) observeRequests(server, options.metrics.port, ownRoutes(options))
   return { server, listen: (port, host) => serve(server, port, host) }
 }

@@ -49,7 +49,7 @@ export function deliverEvents(
   gateway.onOffset((connection, offset) => connections.socketOf(connection)?.emit(OFFSET_EVENT, offset))
   // A client that receives no event keeps an old offset; the head keeps it within the history.
   const refresh = setInterval(
-    () => io.except([...connections.restoring]).emit(OFFSET_EVENT, gateway.head()),
+    () => io.except([...connections.restoring]).emit(OFFSET_EVENT, gateway.recovery.head()),
     offsetRefreshMs(windowMs)
   )
   refresh.unref()

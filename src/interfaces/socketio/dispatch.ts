@@ -6,7 +6,7 @@ import type { Logger } from '../../domain/logger.js'
 import { fromArguments } from '../../domain/service/method-layout.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import { releaseReceivedChunk } from './received-chunk.js'
-import { tracedCall } from './traced-call.js'
+import type { AroundCall } from './call-extensions.js'
 
 type Ack = (...args: unknown[]) => void
 
@@ -15,6 +15,8 @@ export interface DispatchSettings {
   logger: Logger
   /** Calls one connection may have in flight; more are answered with 429 TooManyRequests. */
   maxConcurrentCalls: number
+  /** The extensions around calls (tracing's server spans), as one function (call-extensions.ts). */
+  around: AroundCall
 }
 
 /**
@@ -52,7 +54,7 @@ export class SocketCalls {
 
   private receive(socket: Socket, event: unknown, args: unknown[]): void {
     releaseReceivedChunk(socket)
-    const { gateway, logger, maxConcurrentCalls } = this.settings
+    const { gateway, logger, maxConcurrentCalls, around } = this.settings
     const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
     const connection = this.connectionOf(socket)
     if (connection === undefined) return
@@ -72,7 +74,7 @@ export class SocketCalls {
           : dispatchCall(gateway, connection, event, args[0], args.slice(1))
     // Unexpected errors are logged inside the call's span, so the line carries its trace id.
     const traced = () =>
-      tracedCall(gateway, event, args[0], () =>
+      around(event, args[0], () =>
         run().catch((thrown: unknown) => {
           if (!(thrown instanceof FeathersError))
             logger.error('socket call failed', { event: String(event), error: thrown })

@@ -7,7 +7,7 @@ import type { Connection } from '../../domain/service/service.js'
 import { OFFSET_EVENT } from './delivery.js'
 import { recoveryAdapter } from './recovery-adapter.js'
 import type { SocketConnections } from './socket-connections.js'
-import { tracedHandshake } from './traced-call.js'
+import type { AroundHandshake } from './call-extensions.js'
 
 /** socket.io's disconnect reasons after which the client may come back (the others are a deliberate disconnect). */
 const LOST_REASONS = new Set([
@@ -33,7 +33,9 @@ export class Handshake {
     private readonly connections: SocketConnections,
     private readonly logger: Logger,
     /** The recovery window in ms; 0: connections are not recovered. */
-    private readonly windowMs: number
+    private readonly windowMs: number,
+    /** The extensions around handshakes (tracing's server span), as one function (call-extensions.ts). */
+    private readonly around: AroundHandshake
   ) {}
 
   /**
@@ -46,7 +48,7 @@ export class Handshake {
       connectionStateRecovery: { maxDisconnectionDuration: this.windowMs, skipMiddlewares: true },
       adapter: recoveryAdapter({
         restore: async (pid, offset) => {
-          const restorable = await this.gateway.restorable(pid, offset, 'socketio')
+          const restorable = await this.gateway.recovery.restorable(pid, offset, 'socketio')
           return restorable && { sid: restorable.session.connectionId, data: { restorable } }
         },
         replace: (stale) => {
@@ -66,7 +68,7 @@ export class Handshake {
    */
   readonly authenticate = (socket: Socket, next: (error?: Error) => void): void => {
     const connection = this.connections.add(socket)
-    tracedHandshake(this.gateway, socket.handshake.headers, () => this.gateway.handshake(connection))
+    this.around(socket.handshake.headers, () => this.gateway.handshake(connection))
       .then(() => (this.windowMs > 0 ? this.remember(socket, connection) : undefined))
       .then(
         () => next(),
@@ -91,14 +93,14 @@ export class Handshake {
     socket.on('disconnect', this.closed)
     if (!restorable) {
       // Before the connection joins any channel: no event can reach it first with a later offset.
-      if (this.windowMs > 0) socket.emit(OFFSET_EVENT, this.gateway.head())
+      if (this.windowMs > 0) socket.emit(OFFSET_EVENT, this.gateway.recovery.head())
       this.gateway.open(connection)
       return { connection }
     }
     socket.data = {}
     const { restoring } = this.connections
     restoring.add(socket.id)
-    const restored = this.gateway
+    const restored = this.gateway.recovery
       .restore(connection, restorable)
       .catch((error: unknown) => {
         // The client must not go on as if it had everything: dropping the transport makes it reconnect and try again.
@@ -123,7 +125,7 @@ export class Handshake {
     const pid = (socket as unknown as { pid?: string }).pid
     if (pid === undefined) return
     try {
-      await this.gateway.remember(connection, { id: pid, connectionId: socket.id })
+      await this.gateway.recovery.remember(connection, { id: pid, connectionId: socket.id })
     } catch (error) {
       // The connection works; it just cannot be recovered.
       this.logger.error('could not save a socket session', { error })

@@ -1,7 +1,9 @@
 import { Server } from 'socket.io'
+import { Gateway } from '../../application/transport/index.js'
 import { silentLogger } from '../../domain/logger.js'
 import type { RealtimeTransportFactory } from '../realtime/realtime-transport.js'
 import { deliverEvents } from './delivery.js'
+import { aroundCalls, aroundHandshakes } from './call-extensions.js'
 import { SocketCalls } from './dispatch.js'
 import { Handshake } from './handshake.js'
 import { PendingOutput } from './pending-output.js'
@@ -20,10 +22,11 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024
  */
 export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, options) => {
   const logger = options.logger ?? silentLogger
-  const gateway = app.gateway(options.clock ? { clock: options.clock } : {})
+  const gateway = new Gateway(app, options.clock ? { clock: options.clock } : {})
+  const extensions = options.extensions ?? []
   const windowMs = gateway.recovers ? (options.recoveryWindowMs ?? 0) : 0
   const connections = new SocketConnections()
-  const handshake = new Handshake(gateway, connections, logger, windowMs)
+  const handshake = new Handshake(gateway, connections, logger, windowMs, aroundHandshakes(extensions))
   const origins = options.corsOrigins ?? []
   const io = new Server(httpServer, {
     serveClient: false,
@@ -38,11 +41,17 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
   io.use(handshake.authenticate)
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
   const pending = new PendingOutput(maxBufferedBytes, (socket, pendingBytes) => {
-    gateway.metrics.connectionDroppedSlow('socketio')
+    gateway.droppedSlow('socketio')
     logger.warn('disconnected a socket that stopped reading', { socket: socket.id, pendingBytes, maxBufferedBytes })
   })
-  const calls = new SocketCalls({ gateway, logger, maxConcurrentCalls: options.maxConcurrentCalls ?? 100 }, (socket) =>
-    connections.connectionOf(socket)
+  const calls = new SocketCalls(
+    {
+      gateway,
+      logger,
+      maxConcurrentCalls: options.maxConcurrentCalls ?? 100,
+      around: aroundCalls(gateway, extensions)
+    },
+    (socket) => connections.connectionOf(socket)
   )
   io.on('connection', (socket) => {
     const { restored } = handshake.open(socket)

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import { AdapterService } from '../../../src/application/adapter-service.js'
 import { App } from '../../../src/application/app.js'
 import type { Delivery } from '../../../src/application/channel.js'
-import type { Gateway } from '../../../src/application/transport/gateway.js'
+import { Gateway } from '../../../src/application/transport/gateway.js'
 import { MethodNotAllowed, NotAuthenticated, NotFound } from '../../../src/domain/errors/errors.js'
 import type { Connection } from '../../../src/domain/service/service.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
@@ -27,7 +27,7 @@ function messagesApp() {
 }
 
 function open(app: App): Gateway {
-  const gateway = app.gateway()
+  const gateway = new Gateway(app)
   gateways.push(gateway)
   return gateway
 }

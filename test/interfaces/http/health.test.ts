@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
-import { restAppOptions } from '../../../src/container.js'
+import { App } from '../../../src/application/app.js'
+import { buildContainer, httpAppOptions } from '../../../src/container.js'
 import { silentLogger } from '../../../src/domain/logger.js'
 import { loadConfig } from '../../../src/infrastructure/config/config.js'
-import { InMemoryStoreFactory } from '../../../src/infrastructure/memory/in-memory-store-factory.js'
 import type { HealthOptions } from '../../../src/interfaces/http/health.js'
 import { ENGINES, serverPerTest } from './http-test-server.js'
 
@@ -74,7 +74,8 @@ describe.each(ENGINES)('GET /health on %s', (engine) => {
 
   it('is mounted by the composition root with the memory store and the package.json version', async () => {
     const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string }
-    const options = restAppOptions(loadConfig({ NODE_ENV: 'test' }), silentLogger, new InMemoryStoreFactory())
+    const container = await buildContainer(loadConfig({ NODE_ENV: 'test' }), { logger: silentLogger })
+    const options = httpAppOptions(container, container.get<App>(App))
     const response = await (await start(options.health!)).get('/health').expect(200)
     expect(response.body).toEqual({ status: 'ok', store: { reachable: true }, version: pkg.version })
   })

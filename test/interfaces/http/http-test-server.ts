@@ -3,7 +3,7 @@ import request from 'supertest'
 import { AdapterService } from '../../../src/application/adapter-service.js'
 import type { App } from '../../../src/application/app.js'
 import type { HookContext } from '../../../src/application/hook-context.js'
-import { httpEngines } from '../../../src/container.js'
+import { allHttpEngines } from '../../../src/container.js'
 import { Forbidden } from '../../../src/domain/errors/errors.js'
 import type { Params } from '../../../src/domain/service/service.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
@@ -16,8 +16,8 @@ import { expressEngine, type RestAppOptions } from '../../../src/interfaces/rest
 import { createReferenceApp } from '../../../src/reference-app.js'
 
 /** Every HTTP engine the composition root can choose: each REST suite runs once per engine. */
-export const ENGINES = Object.keys(httpEngines) as (keyof typeof httpEngines)[]
-export type Engine = (typeof ENGINES)[number]
+export const ENGINES = Object.keys(await allHttpEngines()) as Engine[]
+export type Engine = 'express' | 'fastify'
 
 /** Options of one engine: the shared ones, plus what only that engine takes (its formatter's type). */
 export type EngineOptions<E extends Engine = Engine> = E extends 'express'

@@ -5,7 +5,7 @@ import { AdapterService } from '../../../src/application/adapter-service.js'
 import { App } from '../../../src/application/app.js'
 import type { Connection } from '../../../src/domain/service/service.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
-import { PrometheusMetrics } from '../../../src/infrastructure/metrics/prometheus-metrics.js'
+import { metricsExtension, PrometheusMetrics } from '../../../src/infrastructure/metrics/index.js'
 import { parseExposition, valueOf } from '../../support/prometheus-text.js'
 import { connect, nextEvent, startSocketServer, type TestServer } from './support.js'
 
@@ -23,7 +23,7 @@ function tcpOf(socket: Socket): TcpSocket {
 
 describe('a socket.io client that stops reading', () => {
   const metrics = new PrometheusMetrics({ defaultMetrics: false })
-  const app = new App({ metrics })
+  const app = new App({ extensions: [metricsExtension(metrics)] })
   const warnings: { message: string; details?: Record<string, unknown> }[] = []
   const logger = {
     debug() {},

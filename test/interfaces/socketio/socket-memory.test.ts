@@ -13,6 +13,7 @@ import { SocketConnections } from '../../../src/interfaces/socketio/socket-conne
 import { releaseUpgradeResponses } from '../../../src/interfaces/socketio/upgrade-response.js'
 import { connect, emitAck, startSocketServer, type TestServer } from './support.js'
 import { createSocketTestApp } from './test-app.js'
+import { Gateway } from '../../../src/application/transport/gateway.js'
 
 /** A full garbage collection, from inside the test (jest's process runs without --expose-gc). */
 function collectGarbage(): void {
@@ -84,9 +85,10 @@ describe('what an idle socket keeps', () => {
     const http = createServer()
     const io = new Server(http, { serveClient: false })
     const connections = new SocketConnections()
-    const gateway = app.gateway()
-    const handshake = new Handshake(gateway, connections, silentLogger, 0)
-    const calls = new SocketCalls({ gateway, logger: silentLogger, maxConcurrentCalls: 10 }, (socket) =>
+    const gateway = new Gateway(app)
+    const handshake = new Handshake(gateway, connections, silentLogger, 0, (_headers, handshake) => handshake())
+    const calls = new SocketCalls(
+      { gateway, logger: silentLogger, maxConcurrentCalls: 10, around: (_event, _path, call) => call() }, (socket) =>
       connections.connectionOf(socket)
     )
     const opened: ServerSocket[] = []
@@ -129,8 +131,9 @@ describe('what an idle socket keeps', () => {
     const http = createServer()
     const io = new Server(http, { serveClient: false, maxHttpBufferSize: 1e6 })
     const connections = new SocketConnections()
-    const gateway = app.gateway()
-    const calls = new SocketCalls({ gateway, logger: silentLogger, maxConcurrentCalls: 10 }, (socket) =>
+    const gateway = new Gateway(app)
+    const calls = new SocketCalls(
+      { gateway, logger: silentLogger, maxConcurrentCalls: 10, around: (_event, _path, call) => call() }, (socket) =>
       connections.connectionOf(socket)
     )
     const opened: ServerSocket[] = []

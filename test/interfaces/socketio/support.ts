@@ -1,7 +1,7 @@
 import type { Server as HttpServer } from 'node:http'
 import { io as connectClient, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client'
 import type { App } from '../../../src/application/app.js'
-import { httpEngines } from '../../../src/container.js'
+import { allHttpEngines } from '../../../src/container.js'
 import type { HookContext } from '../../../src/application/hook-context.js'
 import { PROTECTED_FIELDS, withoutFields } from '../../../src/application/protected-fields.js'
 import { NotAuthenticated } from '../../../src/domain/errors/errors.js'
@@ -25,7 +25,7 @@ export async function startSocketServer(
   options: RealtimeOptions = {},
   engine: Engine = 'express'
 ): Promise<TestServer> {
-  const http = httpEngines[engine](app, {})
+  const http = (await allHttpEngines())[engine]!(app, {})
   const socketIo = socketIoTransport(app, http.server, options)
   const running = await http.listen(0, '127.0.0.1')
   return {

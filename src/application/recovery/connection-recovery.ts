@@ -1,48 +1,15 @@
-import type { EventEmitter } from 'node:events'
 import type { LoginResult } from '../../domain/auth/authentication-result.js'
-import type { Clock } from '../../domain/clock.js'
 import type { ConnectionSession, ConnectionSessions } from '../../domain/realtime/connection-sessions.js'
 import type { EventHistory, RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { AuthenticationRequest, Connection } from '../../domain/service/service.js'
 import type { Delivery } from '../channel.js'
+import type { CloseReason, ConnectionExtension, GatewayAccess, Restorable } from '../transport/connection-extension.js'
 
-/** What recovery needs of the app and of its gateway. */
-export interface RecoveryAccess {
+/** What recovery needs: the history and sessions it keeps, and what its gateway lends it. */
+export interface RecoveryAccess extends GatewayAccess {
   readonly history: EventHistory
   readonly sessions: ConnectionSessions
-  readonly clock: Clock
-  /** The app: its `login` and `logout` events change what a session must restore. */
-  readonly events: EventEmitter
-  /**
-   * Logs in with a stored login as an external call would (the authentication service verifies it); rejects when it no
-   * longer holds.
-   */
-  verify(authentication: AuthenticationRequest, provider: string): Promise<LoginResult>
-  /** Opens the restored connection (the app's `connection` event: channels pick it up). */
-  open(connection: Connection): void
-  /** What recorded events would deliver to the connection now (ServiceEvents.missedBy). */
-  missedBy(connection: Connection, events: readonly RecordedEvent[]): Delivery[]
-  /** Hands one delivery to the transport. */
-  deliver(delivery: Delivery): void
-  /** Tells the transport the connection has seen everything up to `offset` (it passes the offset on to the client). */
-  seen(connection: Connection, offset: string): void
 }
-
-/** A session found, still valid and with every event after the client's offset in the history. */
-export interface Restorable {
-  session: ConnectionSession
-  /** The stored login, verified again; undefined for an anonymous connection. */
-  login?: LoginResult
-  /** The offset the client resumes from, and the events after it. */
-  offset: string
-  missed: RecordedEvent[]
-}
-
-/**
- * Why a connection went away: closed on purpose (no coming back), lost (may come back within the window), replaced by
- * its recovery elsewhere.
- */
-export type CloseReason = 'closed' | 'lost' | 'replaced'
 
 /**
  * Connection state recovery for one transport's connections: it keeps each connection's session
@@ -51,7 +18,7 @@ export type CloseReason = 'closed' | 'lost' | 'replaced'
  * the same login if it still holds, its channels computed again by the app's own rules, every event
  * they would have delivered since the offset in order, then live ones, none twice.
  */
-export class ConnectionRecovery {
+export class ConnectionRecovery implements ConnectionExtension {
   /** The session of each connection, as last saved. */
   private readonly tracked = new Map<Connection, ConnectionSession>()
   /**
@@ -128,6 +95,10 @@ export class ConnectionRecovery {
     } finally {
       this.restoring.delete(connection)
     }
+  }
+
+  head(): string {
+    return this.access.history.head()
   }
 
   get restoringAny(): boolean {

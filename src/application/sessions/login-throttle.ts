@@ -3,6 +3,7 @@ import { LoginAttempts, type AttemptRecord } from '../../domain/auth/login-attem
 import { Clock } from '../../domain/clock.js'
 import { NotAuthenticated, TooManyRequests } from '../../domain/errors/errors.js'
 import { Metrics, noMetrics } from '../../domain/metrics.js'
+import type { LoginLimits } from '../authentication/session-ports.js'
 
 /** The limits of login throttling; every one has a default. */
 export interface LoginThrottleSettings {
@@ -55,7 +56,7 @@ interface Gate {
  * accounts, with `data.retryAfter` in seconds (REST sends it as the `Retry-After` header).
  */
 @injectable()
-export class LoginThrottle {
+export class LoginThrottle implements LoginLimits {
   readonly maxFailures: number
   readonly window: number
   readonly freeFailures: number

@@ -5,6 +5,7 @@ import type { TokenPayload } from '../../domain/auth/token-service.js'
 import { Clock } from '../../domain/clock.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
 import type { Id } from '../../domain/service/service.js'
+import type { AuthenticationSessions } from '../authentication/session-ports.js'
 
 /** The lifetimes and sync interval of sessions; every one has a default. */
 export interface SessionsSettings {
@@ -38,7 +39,7 @@ const PURGE_INTERVAL = 3600 * 1000
  * every `syncInterval`, so checking a token costs two map lookups and, twice a second, one query.
  */
 @injectable()
-export class Sessions {
+export class Sessions implements AuthenticationSessions {
   readonly refreshTokenTtl: number
   readonly accessTokenTtl: number
   private readonly syncInterval: number

@@ -1,7 +1,7 @@
 import { NotAuthenticated, NotFound } from '../../domain/errors/errors.js'
 import type { AuthenticationRequest, Data } from '../../domain/service/service.js'
-import type { AuthenticationService } from './authentication-service.js'
-import type { AuthenticationResult, AuthenticationStrategy } from './authentication-strategy.js'
+import type { AuthenticationService } from '../authentication/authentication-service.js'
+import type { AuthenticationResult, AuthenticationStrategy } from '../authentication/authentication-strategy.js'
 
 export interface RefreshStrategyOptions {
   name?: string
@@ -16,6 +16,7 @@ export interface RefreshStrategyOptions {
  */
 export class RefreshStrategy implements AuthenticationStrategy {
   readonly name: string
+  readonly refreshes = true
   readonly entity: string
   readonly service: string
   private auth?: AuthenticationService

@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
 import { AdapterService } from '../../../src/application/adapter-service.js'
 import { App } from '../../../src/application/app.js'
+import { connectionRecovery } from '../../../src/application/recovery/index.js'
 import { AuthenticationService } from '../../../src/application/authentication/authentication-service.js'
 import { hashPassword } from '../../../src/application/authentication/hooks/hash-password.js'
 import { protect } from '../../../src/application/authentication/hooks/protect.js'
 import { JwtStrategy } from '../../../src/application/authentication/jwt-strategy.js'
 import { LocalStrategy } from '../../../src/application/authentication/local-strategy.js'
 import type { Delivery } from '../../../src/application/channel.js'
-import type { Gateway } from '../../../src/application/transport/gateway.js'
+import { Gateway } from '../../../src/application/transport/gateway.js'
 import type { ConnectionSessions } from '../../../src/domain/realtime/connection-sessions.js'
 import type { EventHistory } from '../../../src/domain/realtime/event-history.js'
 import type { Connection } from '../../../src/domain/service/service.js'
@@ -36,7 +37,9 @@ async function recoveringApp(
   const clock = new FakeClock()
   const inner = new InMemoryEventHistory(clock, 10 * WINDOW)
   const sessions = wrapSessions(new InMemoryConnectionSessions(clock, WINDOW))
-  const app = new App({ recovery: { history: history ? history(inner) : inner, sessions } })
+  const app = new App({
+    extensions: [connectionRecovery({ history: history ? history(inner) : inner, sessions })]
+  })
   app.use('users', new AdapterService(new InMemoryStore()))
   app.service('users').hooks({
     before: { create: [hashPassword('password', { strategy: 'local' })] },
@@ -74,7 +77,7 @@ async function recoveringApp(
   await app.setup()
   for (const email of ['ann@example.com', 'bob@example.com'])
     await app.service('users').create({ email, password: 'secret' })
-  const gateway = app.gateway({ clock })
+  const gateway = new Gateway(app, { clock })
   gateways.push(gateway)
   const received = new Map<Connection, string[]>()
   const offsets = new Map<Connection, string>()
@@ -92,8 +95,8 @@ async function recoveringApp(
   async function connect(pid: string, email?: string): Promise<Connection> {
     const connection: Connection = { provider: 'socketio', headers: {} }
     await gateway.handshake(connection)
-    await gateway.remember(connection, { id: pid, connectionId: `sid-${pid}` })
-    offsets.set(connection, gateway.head())
+    await gateway.recovery.remember(connection, { id: pid, connectionId: `sid-${pid}` })
+    offsets.set(connection, gateway.recovery.head())
     gateway.open(connection)
     if (email) await gateway.authenticate(connection, { strategy: 'local', email, password: 'secret' })
     return connection
@@ -119,10 +122,10 @@ describe('ConnectionRecovery', () => {
     await app.service('notes').create({ text: 'for bob' }, await asUser('bob@example.com'))
     await app.service('messages').create({ text: 'missed 2' })
 
-    const restorable = await gateway.restorable('p-ann', offset, 'socketio')
+    const restorable = await gateway.recovery.restorable('p-ann', offset, 'socketio')
     expect(restorable?.session).toMatchObject({ id: 'p-ann', connectionId: 'sid-p-ann' })
     const back: Connection = { provider: 'socketio', headers: {} }
-    await gateway.restore(back, restorable!)
+    await gateway.recovery.restore(back, restorable!)
     await app.service('messages').create({ text: 'live' })
 
     expect(back.user).toMatchObject({ email: 'ann@example.com' })
@@ -141,11 +144,11 @@ describe('ConnectionRecovery', () => {
     gateway.close(first, 'lost')
     await app.service('messages').create({ text: 'one' })
     const second: Connection = { provider: 'socketio', headers: {} }
-    await gateway.restore(second, (await gateway.restorable('p', offsets.get(first)!, 'socketio'))!)
+    await gateway.recovery.restore(second, (await gateway.recovery.restorable('p', offsets.get(first)!, 'socketio'))!)
     gateway.close(second, 'lost')
     await app.service('messages').create({ text: 'two' })
     const third: Connection = { provider: 'socketio', headers: {} }
-    await gateway.restore(third, (await gateway.restorable('p', offsets.get(second)!, 'socketio'))!)
+    await gateway.recovery.restore(third, (await gateway.recovery.restorable('p', offsets.get(second)!, 'socketio'))!)
     expect(received.get(second)).toEqual(['messages created {"text":"one","id":0}'])
     expect(received.get(third)).toEqual(['messages created {"text":"two","id":1}'])
   })
@@ -160,7 +163,7 @@ describe('ConnectionRecovery', () => {
     // The client lost the answer and the event: it comes back with the offset it had before the login.
     gateway.close(anonymous, 'lost')
     const back: Connection = { provider: 'socketio', headers: {} }
-    await gateway.restore(back, (await gateway.restorable('p', offset, 'socketio'))!)
+    await gateway.recovery.restore(back, (await gateway.recovery.restorable('p', offset, 'socketio'))!)
     expect(received.get(back)).toEqual(['messages created {"text":"after login","id":1}'])
   })
 
@@ -182,11 +185,11 @@ describe('ConnectionRecovery', () => {
     const ann = await connect('p', 'ann@example.com')
     gateway.close(ann, 'lost')
     await app.service('messages').create({ text: 'missed' })
-    const restorable = await gateway.restorable('p', offsets.get(ann)!, 'socketio')
+    const restorable = await gateway.recovery.restorable('p', offsets.get(ann)!, 'socketio')
     let n = 0
     publishDuringRestore = () => app.service('messages').create({ text: `during ${++n}` })
     const back: Connection = { provider: 'socketio', headers: {} }
-    await gateway.restore(back, restorable!)
+    await gateway.recovery.restore(back, restorable!)
     expect(received.get(back)).toEqual([
       'messages created {"text":"missed","id":0}',
       'messages created {"text":"during 1","id":1}',
@@ -204,9 +207,9 @@ describe('ConnectionRecovery', () => {
     const ann = await connect('p', 'ann@example.com')
     gateway.close(ann, 'lost')
     await app.service('messages').create({ text: 'missed' })
-    const restorable = await gateway.restorable('p', offsets.get(ann)!, 'socketio')
+    const restorable = await gateway.recovery.restorable('p', offsets.get(ann)!, 'socketio')
     pruned = true
-    await expect(gateway.restore({ provider: 'socketio', headers: {} }, restorable!)).rejects.toThrow(
+    await expect(gateway.recovery.restore({ provider: 'socketio', headers: {} }, restorable!)).rejects.toThrow(
       'The event history dropped events the restored connection missed'
     )
   })
@@ -220,14 +223,14 @@ describe('ConnectionRecovery', () => {
     gateway.close(closed, 'closed')
     gateway.close(anonymous, 'lost')
     await new Promise((resolve) => setImmediate(resolve))
-    expect(await gateway.restorable('closed', offsets.get(closed)!, 'socketio')).toBeUndefined()
-    expect(await gateway.restorable('anonymous', 'elsewhere.1', 'socketio')).toBeUndefined()
-    expect(await gateway.restorable('anonymous', offsets.get(anonymous)!, 'socketio')).toBeDefined()
-    expect(await gateway.restorable('expiring', offsets.get(expiring)!, 'socketio')).toBeDefined()
+    expect(await gateway.recovery.restorable('closed', offsets.get(closed)!, 'socketio')).toBeUndefined()
+    expect(await gateway.recovery.restorable('anonymous', 'elsewhere.1', 'socketio')).toBeUndefined()
+    expect(await gateway.recovery.restorable('anonymous', offsets.get(anonymous)!, 'socketio')).toBeDefined()
+    expect(await gateway.recovery.restorable('expiring', offsets.get(expiring)!, 'socketio')).toBeDefined()
     // Within the window, but past the 30-second token: the client must log in again.
     clock.advance(31_000)
-    expect(await gateway.restorable('anonymous', offsets.get(anonymous)!, 'socketio')).toBeDefined()
-    expect(await gateway.restorable('expiring', offsets.get(expiring)!, 'socketio')).toBeUndefined()
+    expect(await gateway.recovery.restorable('anonymous', offsets.get(anonymous)!, 'socketio')).toBeDefined()
+    expect(await gateway.recovery.restorable('expiring', offsets.get(expiring)!, 'socketio')).toBeUndefined()
   })
 
   it('lets a lost session expire after the window', async () => {
@@ -236,7 +239,7 @@ describe('ConnectionRecovery', () => {
     gateway.close(connection, 'lost')
     await new Promise((resolve) => setImmediate(resolve))
     clock.advance(WINDOW + 1)
-    expect(await gateway.restorable('p', offsets.get(connection)!, 'socketio')).toBeUndefined()
+    expect(await gateway.recovery.restorable('p', offsets.get(connection)!, 'socketio')).toBeUndefined()
   })
 
   it('saves a logout: the session comes back anonymous', async () => {
@@ -246,7 +249,7 @@ describe('ConnectionRecovery', () => {
     gateway.close(ann, 'lost')
     await app.service('messages').create({ text: 'for the logged-in only' })
     const back: Connection = { provider: 'socketio', headers: {} }
-    await gateway.restore(back, (await gateway.restorable('p', offsets.get(ann)!, 'socketio'))!)
+    await gateway.recovery.restore(back, (await gateway.recovery.restorable('p', offsets.get(ann)!, 'socketio'))!)
     expect(back.user).toBeUndefined()
     expect(received.get(back)).toBeUndefined()
   })

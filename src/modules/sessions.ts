@@ -1,0 +1,59 @@
+import {
+  LoginThrottle,
+  LoginThrottleSettings,
+  RefreshStrategy,
+  Sessions,
+  SessionsSettings
+} from '../application/sessions/index.js'
+import type { Container } from 'inversify'
+import { LoginAttempts } from '../domain/auth/login-attempts.js'
+import { SecretTokens } from '../domain/auth/secret-tokens.js'
+import { SessionStore } from '../domain/auth/session-store.js'
+import { Logger } from '../domain/logger.js'
+import { CryptoSecretTokens } from '../infrastructure/auth/crypto-secret-tokens.js'
+import { InMemoryLoginAttempts } from '../infrastructure/memory/in-memory-login-attempts.js'
+import { InMemorySessionStore } from '../infrastructure/memory/in-memory-session-store.js'
+import type { PlumageModule } from './module.js'
+
+/**
+ * SESSIONS=true (the default): refresh tokens, revocation and failed-login limits (src/application/sessions),
+ * kept in the store's SessionStore and LoginAttempts (every store module binds them).
+ */
+export const module: PlumageModule = {
+  bind(container, { config }) {
+    keepInProcess(container, config.store)
+    container.bind<SecretTokens>(SecretTokens).to(CryptoSecretTokens).inSingletonScope()
+    container.bind<SessionsSettings>(SessionsSettings).toConstantValue({
+      accessTokenTtl: config.jwtExpiresInMs,
+      refreshTokenTtl: config.refreshTokenExpiresInMs
+    })
+    container.bind(Sessions).toSelf().inSingletonScope()
+    container.bind<LoginThrottleSettings>(LoginThrottleSettings).toConstantValue({
+      maxFailures: config.loginMaxFailures,
+      addressMaxFailures: config.loginAddressMaxFailures,
+      window: config.loginFailureWindowMs,
+      freeFailures: config.loginFreeFailures
+    })
+    container.bind(LoginThrottle).toSelf().inSingletonScope()
+  },
+  authentication: (container) => ({
+    sessions: container.get(Sessions),
+    throttle: container.get(LoginThrottle),
+    strategies: [new RefreshStrategy()]
+  })
+}
+
+/** A store module that binds no SessionStore or LoginAttempts: they are kept in this process (one instance only). */
+function keepInProcess(container: Container, store: string): void {
+  if (container.isBound(SessionStore) && container.isBound(LoginAttempts)) return
+  if (store !== 'memory')
+    container
+      .get<Logger>(Logger)
+      .warn(
+        `No session adapter is registered for STORE=${store}: sessions and login limits are kept in this process only`
+      )
+  if (!container.isBound(SessionStore))
+    container.bind<SessionStore>(SessionStore).to(InMemorySessionStore).inSingletonScope()
+  if (!container.isBound(LoginAttempts))
+    container.bind<LoginAttempts>(LoginAttempts).to(InMemoryLoginAttempts).inSingletonScope()
+}

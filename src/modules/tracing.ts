@@ -1,0 +1,41 @@
+import { Logger } from '../domain/logger.js'
+import { Tracer } from '../domain/tracing.js'
+import { Config } from '../infrastructure/config/config.js'
+import {
+  readTracingSettings,
+  startTracing,
+  tracedStoreFactory,
+  tracingExtension,
+  type Tracing
+} from '../infrastructure/tracing/index.js'
+import { realtimeTracing } from '../interfaces/tracing/index.js'
+import type { PlumageModule } from './module.js'
+
+let tracing: Tracing | undefined
+
+/**
+ * Tracing (an OTLP endpoint set): OpenTelemetry spans of requests, socket calls, service calls, store queries
+ * and event publications, exported over OTLP/HTTP (src/infrastructure/tracing, src/interfaces/tracing).
+ */
+export const module: PlumageModule = {
+  async bind(container, { env }) {
+    const settings = readTracingSettings(env)
+    if (!settings) return
+    tracing = await startTracing(settings)
+    const { tracer } = tracing
+    container.rebind<Tracer>(Tracer).toConstantValue(tracer)
+    container.onActivation<Logger>(Logger, (_context, logger) => {
+      tracing?.reportTo(logger)
+      return logger
+    })
+  },
+  // Every store query of the services is a span.
+  stores: (stores, container) =>
+    tracedStoreFactory(stores, container.get<Tracer>(Tracer), container.get<Config>(Config).store),
+  extend: (app, container) => app.extend(tracingExtension(container.get<Tracer>(Tracer))),
+  http: (_app, container) => ({ tracer: container.get<Tracer>(Tracer) }),
+  realtime: (container) => realtimeTracing(container.get<Tracer>(Tracer)),
+  stop: async () => {
+    await tracing?.shutdown()
+  }
+}
