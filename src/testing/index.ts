@@ -16,7 +16,11 @@ export {
   type StoreFixture,
   type StoreRequest
 } from './store/store.contract.js'
-export { runSessionStoreContract, type SessionStoreContractOptions } from './session-store.contract.js'
+export {
+  runSessionStoreContract,
+  type RevocationsOfSessions,
+  type SessionStoreContractOptions
+} from './session-store.contract.js'
 export { runLoginAttemptsContract, type LoginAttemptsContractOptions } from './login-attempts.contract.js'
 export { runUniqueKeysContract, type UniqueKeysContractOptions } from './unique-keys.contract.js'
 export {

@@ -1,12 +1,24 @@
-import { Sessions } from '../application/sessions/sessions.js'
 import type { SecretTokens } from '../domain/auth/secret-tokens.js'
 import type { RefreshTokenRecord, SessionStore } from '../domain/auth/session-store.js'
+import type { TokenPayload } from '../domain/auth/token-service.js'
+import type { Clock } from '../domain/clock.js'
 import { defineContract } from './contract.js'
 import { SteppedClock } from './stepped-clock.js'
 
 export interface SessionStoreContractOptions {
   /** A store of its own for each case: empty, and not seen by the other cases. */
   open(): SessionStore | Promise<SessionStore>
+  /**
+   * The sessions module's Sessions over a store (`(store, clock, tokens) => new Sessions(store, tokens, clock)`),
+   * for the case that carries a revocation between two processes' Sessions; that case needs it.
+   */
+  sessions?(store: SessionStore, clock: Clock, tokens: SecretTokens): RevocationsOfSessions
+}
+
+/** What the carrying case uses of the sessions module's Sessions. */
+export interface RevocationsOfSessions {
+  check(payload: { sid?: unknown; jti?: unknown }): Promise<void> | undefined
+  logout(payload: TokenPayload): Promise<void>
 }
 
 const NOW = Date.UTC(2026, 0, 1)
@@ -116,7 +128,8 @@ export const runSessionStoreContract = defineContract<SessionStoreContractOption
     test("carries a revocation from one process's Sessions to another's within one sync", async () => {
       const store = await options.open()
       const clock = new SteppedClock(NOW)
-      const [a, b] = [0, 1].map(() => new Sessions(store, new CountingSecretTokens(), clock))
+      if (!options.sessions) throw new Error('This case needs the `sessions` option (the sessions module)')
+      const [a, b] = [0, 1].map(() => options.sessions!(store, clock, new CountingSecretTokens()))
       const payload = { sid: 'shared-session', jti: 'j1', exp: Math.floor(NOW / 1000) + 900 }
       await b!.check(payload)
       await a!.check(payload)

@@ -17,6 +17,14 @@ export interface AuthenticationAccess {
   /** The authentication service's sessions, when it keeps server-side sessions that can be revoked. */
   revocations(): RevocationCheck | undefined
 }
+/** The authentication service's sessions when it keeps server-side sessions that can be revoked (duck-typed). */
+export function revocationsOf(service: unknown): RevocationCheck | undefined {
+  const sessions = (service as { sessions?: Partial<RevocationCheck> } | undefined)?.sessions
+  return typeof sessions?.check === 'function' && typeof sessions.refresh === 'function'
+    ? (sessions as RevocationCheck)
+    : undefined
+}
+
 /**
  * What connection authentication needs of the authentication service's sessions (see ../authentication/sessions.ts).
  */

@@ -5,39 +5,16 @@ import type { Connection, Params, Query, ServiceCall } from '../../domain/servic
 import { coreOf, type AppCore } from '../app-core.js'
 import type { Delivery } from '../channel.js'
 import type { HookContext } from '../hook-context.js'
-import { ConnectionAuthentication, type RevocationCheck } from './connection-authentication.js'
+import { callResult, type CallResult, type Target } from './call.js'
+import { ConnectionAuthentication, revocationsOf } from './connection-authentication.js'
 import type { CloseReason, ConnectionExtension } from './connection-extension.js'
 
 const AUTHENTICATION_PATH = 'authentication'
 
 const systemClock: Clock = { now: () => Date.now() }
+const loginOf = ({ result }: CallResult) => result as LoginResult
 
-/** A request path resolved to a service. */
-export interface Target {
-  /** The service's registered path (e.g. `users/:userId/posts`). */
-  readonly path: string
-  /** The methods external callers may use. */
-  readonly methods: readonly string[]
-  /** Values of the path's `:placeholders`, still percent-encoded as they arrived. */
-  readonly route: Record<string, string>
-  /** A trailing id segment (only when resolved with `{ id: true }`), as it arrived. */
-  readonly id?: string
-}
-
-/** What a call answers: the result for the caller (a `protect`ed copy when hooks made one), and HTTP hints. */
-export interface CallResult {
-  result: unknown
-  /** Set by a hook through `context.http.status`. */
-  status?: number
-  /** Set by a hook through `context.http.location`: answer with a redirect. */
-  location?: string
-}
-
-/** What a call answers, read off its context once the hooks ran. */
-function callResult(context: HookContext): CallResult {
-  const { status, location } = context.http
-  return { result: context.dispatch ?? context.result, status, location }
-}
+export type { CallResult, Target }
 
 /**
  * The application's seam for driving adapters (REST, socket.io, fastify…). A transport translates its
@@ -74,20 +51,12 @@ export class Gateway {
     return { path: entry.path, methods: entry.methods, route, id }
   }
 
-  /**
-   * Runs one call through the hooks; rejects with NotFound for an unknown path. `path` is a registered
-   * one (`Target.path`), and `params.provider` must name the transport: external calls reach only the
-   * exposed methods.
-   */
+  /** Runs one call through the hooks (NotFound for an unknown path); `params.provider` names the transport. */
   call(call: ServiceCall): Promise<CallResult> {
     return this.running(call).then(callResult)
   }
 
-  /**
-   * `call`, handing the result to `then` as soon as the call settled, in the same turn of the microtask queue, and
-   * resolving with what `then` returns: for a transport that writes its answer right there (REST), one promise less
-   * per call than a `then` on `call`'s.
-   */
+  /** `call`, handing the result to `then` in the same microtask: one promise less per call for REST. */
   callThen<R>(call: ServiceCall, then: (result: CallResult) => R): Promise<R> {
     return this.running(call).then((context) => then(callResult(context)))
   }
@@ -123,10 +92,7 @@ export class Gateway {
     this.core.appEvents.emit('connection', connection)
   }
 
-  /**
-   * A connection went away: it leaves every channel and its login is forgotten. Its session is
-   * removed when it was closed on purpose, kept for the recovery window when it was lost.
-   */
+  /** A connection went away: it leaves every channel, its login is forgotten, the connection extension told. */
   close(connection: Connection, reason: CloseReason = 'closed'): void {
     this.connections.delete(connection)
     this.auth?.forget(connection)
@@ -154,10 +120,7 @@ export class Gateway {
     return this.authentication().logout(connection)
   }
 
-  /**
-   * Published events for this transport's connections; other transports' connections are filtered
-   * out, and a connection being recovered gets its live events after what it missed.
-   */
+  /** Published events for this transport's connections (a connection being restored: after what it missed). */
   onDelivery(listener: (delivery: Delivery) => void): void {
     const { delivered } = this.core.extensions
     const send = (delivery: Delivery) => {
@@ -188,10 +151,7 @@ export class Gateway {
     this.offsetListeners.push(listener)
   }
 
-  /**
-   * The connection extension (connection state recovery) for this transport's connections: its sessions, head
-   * offset and restores. Throws when the app has none (check `recovers`).
-   */
+  /** The connection extension (connection state recovery) of this transport; throws without one (see `recovers`). */
   get recovery(): ConnectionExtension {
     const make = this.core.extensions.connectionExtension
     if (!make) throw new Error('This app keeps no event history: connections cannot be recovered')
@@ -200,17 +160,12 @@ export class Gateway {
     this.extension ??= make({
       clock: this.clock,
       events: this.core.appEvents,
-      verify: async (authentication, provider) =>
-        (await this.call({ path: AUTHENTICATION_PATH, method: 'create', data: authentication, params: { provider } }))
-          .result as LoginResult,
+      verify: (data, provider) =>
+        this.call({ path: AUTHENTICATION_PATH, method: 'create', data, params: { provider } }).then(loginOf),
       open: (connection) => this.open(connection),
       missedBy: (connection, events) => this.core.serviceEvents.missedBy(connection, events),
-      deliver: (delivery) => {
-        for (const listener of this.listeners) listener(delivery)
-      },
-      seen: (connection, offset) => {
-        for (const listener of this.offsetListeners) listener(connection, offset)
-      }
+      deliver: (delivery) => this.listeners.forEach((listener) => listener(delivery)),
+      seen: (connection, offset) => this.offsetListeners.forEach((listener) => listener(connection, offset))
     })
     return this.extension
   }
@@ -230,25 +185,11 @@ export class Gateway {
         events: this.core.appEvents,
         available: () => this.core.registry.get(AUTHENTICATION_PATH) !== undefined,
         call: async (connection, method, data) => {
-          const id = method === 'remove' ? null : undefined
-          return (
-            await this.call({
-              path: AUTHENTICATION_PATH,
-              method,
-              id,
-              data: method === 'create' ? data : undefined,
-              params: this.connectionParams(connection)
-            })
-          ).result
+          const [id, body] = method === 'remove' ? [null, undefined] : [undefined, data]
+          const params = this.connectionParams(connection)
+          return (await this.call({ path: AUTHENTICATION_PATH, method, id, data: body, params })).result
         },
-        revocations: () => {
-          const sessions = (
-            this.core.registry.get(AUTHENTICATION_PATH)?.service as { sessions?: Partial<RevocationCheck> } | undefined
-          )?.sessions
-          return typeof sessions?.check === 'function' && typeof sessions.refresh === 'function'
-            ? (sessions as RevocationCheck)
-            : undefined
-        }
+        revocations: () => revocationsOf(this.core.registry.get(AUTHENTICATION_PATH)?.service)
       },
       (connection) => this.connections.has(connection),
       this.clock

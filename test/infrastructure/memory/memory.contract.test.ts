@@ -1,3 +1,4 @@
+import { Sessions } from '../../../src/application/sessions/sessions.js'
 import { InMemoryConnectionSessions } from '../../../src/infrastructure/memory/in-memory-connection-sessions.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../../../src/infrastructure/memory/in-memory-session-store.js'
@@ -30,7 +31,12 @@ runUniqueKeysContract({
     return sharedKeys.get(shared)!
   }
 })
-runSessionStoreContract({ adapter: 'memory', cases: 'all', open: () => new InMemorySessionStore() })
+runSessionStoreContract({
+  sessions: (store, clock, tokens) => new Sessions(store, tokens, clock),
+  adapter: 'memory',
+  cases: 'all',
+  open: () => new InMemorySessionStore()
+})
 runLoginAttemptsContract({ adapter: 'memory', cases: 'all', open: () => new InMemoryLoginAttempts() })
 // Kept in this process: the sessions of another instance are not these.
 runConnectionSessionsContract({

@@ -1,3 +1,4 @@
+import { Sessions } from '../../../src/application/sessions/sessions.js'
 import { afterAll, describe } from '@jest/globals'
 import pg from 'pg'
 import { PostgresConnectionSessions } from '../../../src/infrastructure/postgres/postgres-connection-sessions.js'
@@ -67,6 +68,7 @@ withServer('on a real server', () => {
     open: async (shared) => new PostgresUniqueKeys(shared === undefined ? await fresh() : await poolFor(shared))
   })
   runSessionStoreContract({
+    sessions: (store, clock, tokens) => new Sessions(store, tokens, clock),
     adapter: 'postgres',
     cases: 'all',
     open: async () => new PostgresSessionStore(await fresh())

@@ -1,3 +1,4 @@
+import { Sessions } from '../../../src/application/sessions/sessions.js'
 import { RethinkDbConnectionSessions } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection-sessions.js'
 import { RethinkDbLoginAttempts } from '../../../src/infrastructure/rethinkdb/rethinkdb-login-attempts.js'
 import { RethinkDbSessionStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-session-store.js'
@@ -40,6 +41,7 @@ withServer('on a real server', () => {
       new RethinkDbUniqueKeys({ r: server!.r, db: server!.db, table: `unique_keys_${shared ?? ++tables}` })
   })
   runSessionStoreContract({
+    sessions: (store, clock, tokens) => new Sessions(store, tokens, clock),
     adapter: 'rethinkdb',
     cases: 'all',
     open: () =>
