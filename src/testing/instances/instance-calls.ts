@@ -1,5 +1,5 @@
 import type { ContractTools } from '../contract.js'
-import type { InstanceClient } from './multi-instance.contract.js'
+import type { InstanceClient, ServerInstance, SharedDatabase } from './multi-instance.contract.js'
 
 /*
  * What the multi-instance contract's cases do to the reference app on an instance: REST calls with a
@@ -95,3 +95,7 @@ export async function expectExactlyOnce(
     })
   }
 }
+
+/** Three instances started together on `database`. */
+export const threeInstances = (database: SharedDatabase): Promise<ServerInstance[]> =>
+  Promise.all([1, 2, 3].map(() => database.start()))
