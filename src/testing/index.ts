@@ -37,3 +37,16 @@ export {
   type ReceivedEvent,
   type RunningRealtimeTransport
 } from './realtime-transport.contract.js'
+export {
+  runMultiInstanceContract,
+  type DirectWrites,
+  type InstanceClient,
+  type InstanceClients,
+  type InstanceLogLine,
+  type InstanceSettings,
+  type MultiInstanceContractOptions,
+  type ReceivedMessageEvent,
+  type RelayedClient,
+  type ServerInstance,
+  type SharedDatabase
+} from './instances/multi-instance.contract.js'

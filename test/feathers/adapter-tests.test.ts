@@ -6,12 +6,15 @@ import { App } from '../../src/application/app.js'
 import * as errors from '../../src/domain/errors/errors.js'
 import type { Store } from '../../src/domain/store/store.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
+import { PostgresDatabase } from '../../src/infrastructure/postgres/postgres-database.js'
+import { PostgresStoreFactory } from '../../src/infrastructure/postgres/postgres-store-factory.js'
 import { RethinkDbStore } from '../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { discoverPostgres } from '../support/postgres-server.js'
 import { discoverRethinkDb } from '../support/rethinkdb-server.js'
 
 /*
  * Feathers' own adapter suite (@feathersjs/adapter-tests, unmodified) over AdapterService, on the
- * memory store and on RethinkDB, the way Feathers runs it on its memory adapter: every named test, on
+ * memory store, on RethinkDB and on PostgreSQL, the way Feathers runs it on its memory adapter: every named test, on
  * a `people` service (id `id`) and a `people-customid` service (id `customid`), reached through the
  * App's `service(path)` — hooks and all. The suite is written for mocha: jest has its describe/it and
  * hooks, under other names for the two that run once.
@@ -133,6 +136,24 @@ if (server) {
     afterAll(async () => {
       await app.teardown()
       await server.stop()
+    })
+    runSuite(app)
+  })
+}
+
+// Skipped with one loud line (from discoverPostgres) when PostgreSQL is neither given nor installed.
+const database = await discoverPostgres()
+
+if (database) {
+  describe('PostgreSQL store', () => {
+    // Live stores, as the server runs them: every write also goes to the database's event log.
+    const factory = new PostgresStoreFactory(new PostgresDatabase({ url: database.url }))
+    const app = feathersApp((id) => factory.create(`people_${id}`, { id }))
+    beforeAll(() => app.setup())
+    afterAll(async () => {
+      await app.teardown()
+      await factory.close()
+      await database.stop()
     })
     runSuite(app)
   })

@@ -40,6 +40,19 @@ const missing = await todos.get(99).catch((error: unknown) => error instanceof N
 console.log(JSON.stringify({ page, missing }))
 `
 
+/** A PostgreSQL service from \`plumage/postgres\`, built without a server (the pool is made on first use). */
+const postgresConsumer = `import { App } from 'plumage'
+import { PostgresDatabase, PostgresStoreFactory, service, type PostgresService } from 'plumage/postgres'
+
+type Todo = { id?: string; title: string }
+const Model = new PostgresStoreFactory(new PostgresDatabase({ url: 'postgres://app@127.0.0.1:5432/app' }))
+const app = new App<{ todos: PostgresService<Todo> }>()
+app.use('todos', service<Todo>({ Model, name: 'todos', paginate: { default: 10, max: 50 } }))
+const todos: PostgresService<Todo> = app.service('todos') as unknown as PostgresService<Todo>
+console.log(JSON.stringify({ id: todos.id, paginate: todos.options.paginate, watches: typeof todos.watch }))
+await Model.close()
+`
+
 /** A front end: the typed client with the reference app's Services, from the package alone. */
 const frontEnd = `import { createClient, type Transport } from 'plumage/client'
 import { userSchemas, type Services } from 'plumage/services'
@@ -64,10 +77,14 @@ beforeAll(async () => {
   await mkdir(installed, { recursive: true })
   await writeFile(join(installed, 'package.json'), await readFile(join(root, 'package.json')))
   // The library as the build compiles it (tsconfig.build.json's settings), only elsewhere and only
-  // the entries the exports map names (with what they import), which is all a dependent loads.
-  const sources = Object.values(exports)
-    .filter((target) => typeof target !== 'string')
-    .map(({ types }) => join(root, types.replace(/^\.\/dist\/lib\//, 'src/').replace(/\.d\.ts$/, '.ts')))
+  // the entries the exports map names (with what they import), which is all a dependent loads, and
+  // the ambient declarations the build finds in src (pg.d.ts: the part of node-postgres plumage uses).
+  const sources = [
+    ...Object.values(exports)
+      .filter((target) => typeof target !== 'string')
+      .map(({ types }) => join(root, types.replace(/^\.\/dist\/lib\//, 'src/').replace(/\.d\.ts$/, '.ts'))),
+    join(root, 'src', 'infrastructure', 'postgres', 'pg.d.ts')
+  ]
   await writeFile(
     join(project, 'tsconfig.library.json'),
     JSON.stringify({
@@ -81,11 +98,12 @@ beforeAll(async () => {
   await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module', dependencies: { plumage: '*' } }))
   await writeFile(join(project, 'consumer.ts'), consumer)
   await writeFile(join(project, 'front-end.ts'), frontEnd)
+  await writeFile(join(project, 'postgres-consumer.ts'), postgresConsumer)
   await writeFile(
     join(project, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'nodenext', strict: true, skipLibCheck: true },
-      files: ['consumer.ts', 'front-end.ts']
+      files: ['consumer.ts', 'front-end.ts', 'postgres-consumer.ts']
     })
   )
 }, 300_000)
@@ -117,10 +135,16 @@ describe('plumage as a dependency', () => {
     expect(JSON.parse(stdout)).toEqual({ email: 'ann@example.com', required: ['email', 'password'] })
   }, 120_000)
 
+  it('types a PostgreSQL service from plumage/postgres, and runs it', async () => {
+    await compile(['-p', 'tsconfig.json'], project)
+    const { stdout } = await run(process.execPath, ['postgres-consumer.js'], { cwd: project })
+    expect(JSON.parse(stdout)).toEqual({ id: 'id', paginate: { default: 10, max: 50 }, watches: 'function' })
+  }, 120_000)
+
   it('resolves every entry of the exports map to built JS and declarations', async () => {
     const entries = Object.entries(exports).filter(([, target]) => typeof target !== 'string')
     expect(entries.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['.', './memory', './rethinkdb', './testing', './client', './services'])
+      expect.arrayContaining(['.', './memory', './rethinkdb', './postgres', './testing', './client', './services'])
     )
     for (const [name, target] of entries) {
       const { types, default: js } = target as { types: string; default: string }

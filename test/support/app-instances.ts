@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
 import { buildServer, type BuiltServer } from './built-server.js'
+import type { InstanceSettings } from '../../src/testing/index.js'
 import { connect, emitAck } from '../interfaces/socketio/support.js'
 
 /*
@@ -18,6 +19,8 @@ export interface Instance {
   logs: { level: number; msg: string; [key: string]: unknown }[]
   /** SIGTERM, then resolves with the exit code. */
   stop(): Promise<number | null>
+  /** SIGKILL: gone without a shutdown. */
+  kill(): void
 }
 
 export interface Instances {
@@ -53,11 +56,18 @@ export async function builtInstances(name: string): Promise<Instances> {
         stop: async () => {
           if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGTERM')
           return started.exited
-        }
+        },
+        kill: () => void started.child.kill('SIGKILL')
       }
     },
     cleanup: () => built.cleanup()
   }
+}
+
+/** The environment of an instance the multi-instance contract starts with these settings. */
+export function settingsEnv(settings: InstanceSettings = {}): Record<string, string> {
+  const { recoveryWindowSeconds } = settings
+  return recoveryWindowSeconds === undefined ? {} : { SOCKET_RECOVERY_WINDOW: String(recoveryWindowSeconds) }
 }
 
 export const PASSWORD = 'correct horse battery staple'
