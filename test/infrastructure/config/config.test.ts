@@ -44,7 +44,10 @@ describe('loadConfig defaults', () => {
       socketMaxBufferedBytes: 4_194_304,
       socketRecoveryWindowMs: 120_000,
       apiDocs: true,
-      metrics: true
+      metrics: true,
+      metricsToken: undefined,
+      sessions: true,
+      tracing: false
     })
   })
 
