@@ -40,8 +40,12 @@ import { postgresStoreModule } from './infrastructure/postgres/postgres-module.j
 import { rethinkDbStoreModule } from './infrastructure/rethinkdb/rethinkdb-module.js'
 import { ajvModule } from './infrastructure/schema/ajv-module.js'
 import { tracedStoreFactory } from './infrastructure/tracing/traced-store-factory.js'
+import { apiDocs } from './interfaces/api-docs/index.js'
 import { fastifyEngine } from './interfaces/fastify/fastify-app.js'
 import type { HttpAppOptions, HttpEngine } from './interfaces/http/http-engine.js'
+import type { HttpExtension } from './interfaces/http/http-extension.js'
+import { httpMetrics } from './interfaces/http-metrics/index.js'
+import { httpTracing } from './interfaces/http-tracing/index.js'
 import { expressEngine } from './interfaces/rest/rest-app.js'
 import type {
   RealtimeOptions,
@@ -246,8 +250,9 @@ function keepRecoveryInProcess(container: Container, store: string, logger: () =
 
 /**
  * The HTTP layer's settings from config; request logs go through the app's pino when it has one.
- * With the store factory, `GET /health` reports whether the store answers; with enabled metrics,
- * requests are measured and `GET /metrics` serves them (behind METRICS_TOKEN when set).
+ * With the store factory, `GET /health` reports whether the store answers. The extensions: with enabled
+ * metrics, requests are measured and `GET /metrics` serves them (behind METRICS_TOKEN when set); with
+ * API_DOCS the API documents and pages; requests are server spans when the app's tracer is enabled.
  */
 export function restAppOptions(
   config: Config,
@@ -255,20 +260,20 @@ export function restAppOptions(
   stores?: StoreFactory,
   metrics?: Metrics
 ): HttpAppOptions {
+  const extensions: HttpExtension[] = [httpTracing()]
+  if (metrics?.enabled)
+    extensions.push(httpMetrics({ port: metrics, ...(config.metricsToken ? { token: config.metricsToken } : {}) }))
+  if (config.apiDocs)
+    extensions.push(apiDocs({ title: 'plumage', version: packageVersion(), description: API_DESCRIPTION }))
   return {
     logger,
     ...(stores ? { health: { version: packageVersion(), check: () => stores.health() } } : {}),
-    ...(metrics?.enabled
-      ? { metrics: { port: metrics, ...(config.metricsToken ? { token: config.metricsToken } : {}) } }
-      : {}),
     bodyLimit: config.bodyLimit,
-    ...(config.apiDocs
-      ? { apiDocs: { title: 'plumage', version: packageVersion(), description: API_DESCRIPTION } }
-      : {}),
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     staticDir: config.staticDir,
-    requestLog: config.requestLog && (logger instanceof PinoLogger ? logger.pino : true)
+    requestLog: config.requestLog && (logger instanceof PinoLogger ? logger.pino : true),
+    extensions
   }
 }
 

@@ -1,6 +1,8 @@
 import type { RequestListener } from 'node:http'
 import type { App, Gateway } from '../../application/transport/index.js'
-import { restRoute } from './rest-call.js'
+import { pathOf } from '../http/http-extension.js'
+import { restRoute } from '../http/rest-call.js'
+import { routeTemplate } from '../http/service-route.js'
 
 /** Methods named as they are (OpenTelemetry's list); any other is `_OTHER`, so names stay few. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE', 'QUERY'])
@@ -19,10 +21,9 @@ export function tracedRequests(app: App, listener: RequestListener): RequestList
   const gateway = app.gateway()
   return (req, res) => {
     const url = req.url ?? '/'
-    const mark = url.indexOf('?')
-    const path = mark < 0 ? url : url.slice(0, mark)
+    const path = pathOf(url)
     if (path === '/health') return listener(req, res)
-    const route = routeTemplate(gateway, url)
+    const route = routeOf(gateway, url)
     const method = KNOWN_METHODS.has(req.method ?? '') ? req.method! : '_OTHER'
     const traceparent = req.headers.traceparent
     void tracer.run(
@@ -53,8 +54,7 @@ export function tracedRequests(app: App, listener: RequestListener): RequestList
 }
 
 /** `/users/:id`: the service's registered path, and `/:id` when the URL names a record. */
-function routeTemplate(gateway: Gateway, url: string): string | undefined {
+function routeOf(gateway: Gateway, url: string): string | undefined {
   const route = restRoute(gateway, url)
-  if (!route) return undefined
-  return `/${route.target.path}${route.target.id === undefined ? '' : '/:id'}`
+  return route && routeTemplate(route.target)
 }
