@@ -57,7 +57,7 @@ export function apiDocsRoutes(options: ApiDocsOptions): HttpRoute[] {
       ),
       route(
         ASYNCAPI_PAGE_PATH,
-        fresh(HTML_TYPE, () => asyncApiPage)
+        fresh(HTML_TYPE, () => asyncApiPage(asyncApi()))
       )
     )
   }

@@ -11,7 +11,7 @@ import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
 import { asyncApiDocument, openApiDocument } from '../../../src/interfaces/api-docs/index.js'
 import { restrictToOwner } from '../../../src/application/authentication/hooks/restrict-to-owner.js'
 import { declareStatuses } from '../../../src/application/hook-statuses.js'
-import { startHttpServer, type TestServer } from './http-test-server.js'
+import { startHttpServer, type TestServer } from '../http/http-test-server.js'
 
 /*
  * Both documents of an app with what the reference app lacks: a custom method (echo's `shout`), a route
