@@ -75,10 +75,21 @@ module.exports = {
     {
       name: 'adapters-chosen-in-composition-root',
       comment:
-        "Only the composition roots import infrastructure from outside it: src/container.ts and src/main.ts for the server, src/library for a project that depends on plumage (the package's entries).",
+        "Only the composition roots import infrastructure from outside it: src/container.ts and src/main.ts for the server, the modules' wiring files (src/modules), src/library for a project that depends on plumage (the package's entries).",
       severity: 'error',
-      from: { path: '^src/', pathNot: '^(src/infrastructure/|src/library/|src/container\\.ts$|src/main\\.ts$)' },
+      from: {
+        path: '^src/',
+        pathNot: '^(src/infrastructure/|src/library/|src/modules/|src/container\\.ts$|src/main\\.ts$)'
+      },
       to: { path: '^src/infrastructure/' }
+    },
+    {
+      name: 'modules-load-through-the-registry',
+      comment:
+        "A module's wiring file (src/modules/<name>.ts) is imported by nothing but the registry's import() (src/modules/index.ts): configuration selects it, nothing names it.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/modules/index\\.ts$' },
+      to: { path: '^src/modules/', pathNot: '^src/modules/(index|module)\\.ts$' }
     },
     {
       name: 'library-entries-are-outermost',

@@ -63,8 +63,12 @@ let builds = 0
 const restartOnSuccess = {
   name: 'restart-server',
   setup(build) {
+    // An onEnd callback returns nothing (or a promise): esbuild reports any other value as an error of the plugin.
     build.onEnd((result) => {
-      if (result.errors.length > 0) return say('the server did not build: fix the error above, the running one stays')
+      if (result.errors.length > 0) {
+        say('the server did not build: fix the error above, the running one stays')
+        return
+      }
       if (builds++ > 0) say('server rebuilt: restarting')
       void restart()
     })

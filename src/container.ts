@@ -150,7 +150,7 @@ export function httpAppOptions(container: Container, app: App): HttpAppOptions {
     requestLog: config.requestLog && (pino ?? true)
   }
   const modules = container.get<readonly PlumageModule[]>(Modules)
-  return Object.assign(base, ...modules.map((module) => module.http?.(app, container) ?? {}))
+  return { ...base, extensions: modules.flatMap((module) => (module.http ? [module.http(app, container)] : [])) }
 }
 
 /** Starts the HTTP engine HTTP names for the container's app. */

@@ -8,6 +8,7 @@ import { metricsExtension, PrometheusMetrics } from '../../src/infrastructure/me
 import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 import { fastifyEngine } from '../../src/interfaces/fastify/fastify-app.js'
+import { httpMetrics } from '../../src/interfaces/http-metrics/index.js'
 import { expressEngine } from '../../src/interfaces/rest/rest-app.js'
 import { socketIoTransport } from '../../src/interfaces/socketio/socketio-transport.js'
 import { messageSchemas } from '../../src/services/messages/messages.schema.js'
@@ -39,10 +40,10 @@ await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create(record)
 const engines = { express: expressEngine, fastify: fastifyEngine }
-const { server } = await engines[config.http](app, metrics.enabled ? { metrics: { port: metrics } } : {}).listen(
-  0,
-  '127.0.0.1'
-)
+const { server } = await engines[config.http](
+  app,
+  metrics.enabled ? { extensions: [httpMetrics({ port: metrics })] } : {}
+).listen(0, '127.0.0.1')
 socketIoTransport(app, server, {})
 announce((server.address() as { port: number }).port)
 // Exit normally on SIGTERM so `node --cpu-prof` writes its profile.

@@ -1,3 +1,4 @@
+import { apiDocs } from '../interfaces/api-docs/index.js'
 import { packageVersion } from '../package-version.js'
 import type { PlumageModule } from './module.js'
 
@@ -9,5 +10,5 @@ const DESCRIPTION =
  * at /docs, and the AsyncAPI 3.0 document of the socket protocol at /asyncapi.json with its page at /asyncapi.
  */
 export const module: PlumageModule = {
-  http: () => ({ apiDocs: { title: 'plumage', version: packageVersion(), description: DESCRIPTION } })
+  http: () => apiDocs({ title: 'plumage', version: packageVersion(), description: DESCRIPTION })
 }

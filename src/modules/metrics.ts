@@ -3,6 +3,7 @@ import { Clock } from '../domain/clock.js'
 import { Metrics } from '../domain/metrics.js'
 import { Config } from '../infrastructure/config/config.js'
 import { MeasuredStoreFactory, metricsExtension, PrometheusMetrics } from '../infrastructure/metrics/index.js'
+import { httpMetrics } from '../interfaces/http-metrics/index.js'
 import type { PlumageModule } from './module.js'
 
 /**
@@ -22,7 +23,7 @@ export const module: PlumageModule = {
   extend: (app, container) => app.extend(metricsExtension(container.get<Metrics>(Metrics))),
   http: (_app, container) => {
     const token = config(container).metricsToken
-    return { metrics: { port: container.get<Metrics>(Metrics), ...(token ? { token } : {}) } }
+    return httpMetrics({ port: container.get<Metrics>(Metrics), ...(token ? { token } : {}) })
   }
 }
 

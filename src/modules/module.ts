@@ -6,6 +6,7 @@ import type { StoreFactory } from '../domain/store/store-factory.js'
 import type { Config } from '../infrastructure/config/config.js'
 import type { Env } from '../infrastructure/config/environment.js'
 import type { HttpAppOptions, HttpEngine } from '../interfaces/http/http-engine.js'
+import type { HttpExtension } from '../interfaces/http/http-extension.js'
 import type { RealtimeExtension } from '../interfaces/realtime/realtime-transport.js'
 
 /** What a module reads when the composition root loads it. */
@@ -30,8 +31,8 @@ export interface PlumageModule {
   authentication?(container: Container): AuthenticationAddOns
   /** Plugs into the built app: its extensions around calls and publications, its connection extension. */
   extend?(app: App, container: Container): void
-  /** What it adds to the HTTP engine's options (routes, request observers). */
-  http?(app: App, container: Container): Partial<HttpAppOptions>
+  /** Its part in the HTTP engines: routes, a wrapper of the request listener, a look at the server. */
+  http?(app: App, container: Container): HttpExtension
   /** Its part in the real-time transport. */
   realtime?(container: Container): RealtimeExtension
   /** HTTP engines it provides, by the name HTTP selects them with. */

@@ -8,7 +8,7 @@ import {
   tracingExtension,
   type Tracing
 } from '../infrastructure/tracing/index.js'
-import { realtimeTracing } from '../interfaces/tracing/index.js'
+import { httpTracing, realtimeTracing } from '../interfaces/tracing/index.js'
 import type { PlumageModule } from './module.js'
 
 let tracing: Tracing | undefined
@@ -33,7 +33,7 @@ export const module: PlumageModule = {
   stores: (stores, container) =>
     tracedStoreFactory(stores, container.get<Tracer>(Tracer), container.get<Config>(Config).store),
   extend: (app, container) => app.extend(tracingExtension(container.get<Tracer>(Tracer))),
-  http: (_app, container) => ({ tracer: container.get<Tracer>(Tracer) }),
+  http: (_app, container) => httpTracing(container.get<Tracer>(Tracer)),
   realtime: (container) => realtimeTracing(container.get<Tracer>(Tracer)),
   stop: async () => {
     await tracing?.shutdown()

@@ -151,4 +151,52 @@ withChromium('the real-time API page at /asyncapi', () => {
     expect(page.url()).toBe(`${server.url}/docs/`)
     await page.close()
   }, 60_000)
+
+  it('renders the Markdown of descriptions and summaries: code, no backticks, no hard-wrapped lines', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${server.url}/asyncapi`)
+    await page.locator('.operation').first().waitFor()
+    expect(await page.locator('.description code').count()).toBeGreaterThan(3)
+    const texts = await page.locator('.description, .operation > div, .operation h3').allTextContents()
+    expect(texts.filter((text) => text.includes('`'))).toEqual([])
+    // A paragraph of the source spans several lines; rendered, it is one paragraph that wraps where the page does.
+    const paragraphs = await page
+      .locator('.description p')
+      .evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).innerText))
+    expect(paragraphs.some((text) => text.startsWith('Connect with a socket.io client'))).toBe(true)
+    expect(paragraphs.filter((text) => text.includes('\n'))).toEqual([])
+    await page.close()
+  }, 60_000)
+
+  it('shows /docs with its link to the real-time API styled like Swagger UI, and icons that exist', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    await page.goto(`${server.url}/docs/`)
+    await page.locator('.opblock').first().waitFor()
+    const link = page.getByRole('link', { name: /Real-time API/ })
+    const style = await link.evaluate((node) => {
+      const { fontFamily, color } = getComputedStyle(node)
+      return { fontFamily, color }
+    })
+    expect(style).toEqual({ fontFamily: 'sans-serif', color: 'rgb(73, 144, 226)' })
+    // The header's text starts where Swagger UI's content does.
+    const header = await page.locator('.api-links nav').evaluate((node) => {
+      const box = node.getBoundingClientRect()
+      return box.left + parseFloat(getComputedStyle(node).paddingLeft)
+    })
+    const content = await page
+      .locator('.swagger-ui .information-container .info')
+      .evaluate((node) => node.getBoundingClientRect().left)
+    expect(Math.abs(header - content)).toBeLessThan(1)
+    for (const path of ['/docs/', '/asyncapi']) {
+      await page.goto(`${server.url}${path}`)
+      const icon = await page.locator('link[rel="icon"]').evaluate((node) => (node as HTMLLinkElement).href)
+      const response = await fetch(icon)
+      expect([path, response.status, response.headers.get('content-type')]).toEqual([path, 200, 'image/png'])
+    }
+    // What browsers ask for when a page names no icon (e.g. /openapi.json opened in a tab): the chat's icon.
+    const ico = await fetch(`${server.url}/favicon.ico`)
+    expect(ico.status).toBe(200)
+    expect(ico.headers.get('content-type')).toMatch(/^image\/(x-icon|vnd\.microsoft\.icon)$/)
+    await page.close()
+  }, 60_000)
 })

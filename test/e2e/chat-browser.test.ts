@@ -103,6 +103,40 @@ withChromium('the chat page in Chromium', () => {
     expect(await response.text()).toContain('<title>plumage chat</title>')
   })
 
+  it.each([1280, 375])('centres the sign-in card at %i px wide, as the screenshot shows', async (width) => {
+    const context = await browser.newContext({ viewport: { width, height: 720 } })
+    const page = await context.newPage()
+    await page.goto(server.url)
+    await page.locator('#login').waitFor()
+    const card = (await page.locator('#login').boundingBox())!
+    const shot = await page.screenshot()
+    // The screenshot's pixels, read back by Chromium: on the card's middle row, the white (#fff) run is the
+    // card (the page around it is #f4f5f8); its margins to both edges of the window must match.
+    const decoder = await context.newPage()
+    const [left, right] = await decoder.evaluate(
+      async ({ png, y }) => {
+        const image = new Image()
+        image.src = `data:image/png;base64,${png}`
+        await image.decode()
+        const canvas = Object.assign(document.createElement('canvas'), { width: image.width, height: image.height })
+        const context2d = canvas.getContext('2d')!
+        context2d.drawImage(image, 0, 0)
+        const row = context2d.getImageData(0, y, image.width, 1).data
+        const white = (x: number) => row[x * 4] === 255 && row[x * 4 + 1] === 255 && row[x * 4 + 2] === 255
+        let first = 0
+        while (first < image.width && !white(first)) first++
+        let last = image.width - 1
+        while (last > 0 && !white(last)) last--
+        return [first, image.width - 1 - last]
+      },
+      { png: shot.toString('base64'), y: Math.round(card.y + 8) }
+    )
+    expect(left).toBeGreaterThan(0)
+    expect(Math.abs(left - right)).toBeLessThanOrEqual(2)
+    expect(Math.abs(card.x + card.width / 2 - width / 2)).toBeLessThanOrEqual(1)
+    await context.close()
+  })
+
   it('signs two people up, pages the history and delivers messages live both ways', async () => {
     const ann = await openPage()
     await signIn(ann, 'ann@example.com', 'ann-secret', 'Sign up')

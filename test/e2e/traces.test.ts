@@ -204,7 +204,9 @@ describe('tracing off', () => {
     // The tracing module is a chunk of its own, imported when an endpoint is set; the SDK is imported from it.
     const chunks = join(dirname(built.main), 'chunks')
     const sources = await Promise.all(
-      (await readdir(chunks)).filter((name) => name.endsWith('.mjs')).map((name) => readFile(join(chunks, name), 'utf8'))
+      (await readdir(chunks))
+        .filter((name) => name.endsWith('.mjs'))
+        .map((name) => readFile(join(chunks, name), 'utf8'))
     )
     expect(sources.some((source) => /import\("@opentelemetry\/sdk-trace-node"\)/.test(source))).toBe(true)
     for (const source of [bundle, ...sources]) {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { appendFile, rm, writeFile } from 'node:fs/promises'
+import { appendFile, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import jwt from 'jsonwebtoken'
 import { freePort } from '../support/free-port.js'
@@ -30,6 +30,8 @@ afterAll(() => copy?.remove())
 interface Dev {
   child: ChildProcess
   stderr: () => string
+  /** Resolves once stderr contains `text`. */
+  said(text: string): Promise<void>
   started(count: number): Promise<{ url: string; pid: number }>
 }
 
@@ -46,6 +48,7 @@ function startDev(env: Record<string, string> = {}): Dev {
   let stderr = ''
   const starts: { url: string; pid: number }[] = []
   const waiting: (() => void)[] = []
+  const listening: (() => void)[] = []
   child.stdout!.on('data', (chunk) => {
     stdout += String(chunk)
     const lines = stdout.split('\n')
@@ -58,10 +61,17 @@ function startDev(env: Record<string, string> = {}): Dev {
   })
   child.stderr!.on('data', (chunk) => {
     stderr += String(chunk)
+    for (const wake of listening.splice(0)) wake()
   })
   return {
     child,
     stderr: () => stderr,
+    said: (text) =>
+      new Promise((resolve, reject) => {
+        const check = () => (stderr.includes(text) ? resolve() : listening.push(check))
+        child.once('exit', (code) => reject(new Error(`npm run dev exited (${code}):\n${stderr}`)))
+        check()
+      }),
     started: (count) =>
       new Promise((resolve, reject) => {
         const check = () => (starts.length >= count ? resolve(starts[count - 1]!) : waiting.push(check))
@@ -134,6 +144,26 @@ describe('npm run dev', () => {
     await signUp(second.url)
     expect(await call(second.url, '/users/0', { token })).toMatchObject({ status: 200, body: { email: ann.email } })
   }, 90_000)
+
+  it('reports a build error once, without an error of its own or a stack trace, and keeps the server', async () => {
+    const file = join(copy.dir, 'src', 'services', 'messages', 'messages.hooks.ts')
+    const source = await readFile(file, 'utf8')
+    const run = startDev({ PORT: '0', NODE_ENV: 'test' })
+    const { url } = await run.started(1)
+    try {
+      await appendFile(file, 'export const broken = (\n')
+      await run.said('the server did not build')
+      expect((await fetch(`${url}/health`)).status).toBe(200)
+    } finally {
+      await writeFile(file, source)
+    }
+    // Whatever esbuild printed about the broken build came before the next one.
+    await run.started(2)
+    expect(run.stderr().match(/\[ERROR\]/g)).toHaveLength(1)
+    expect(run.stderr()).toContain('messages.hooks.ts')
+    expect(run.stderr()).not.toContain('restart-server')
+    expect(run.stderr()).not.toMatch(/\n\s+at /)
+  }, 60_000)
 
   it('stops the server with it', async () => {
     const run = startDev({ PORT: '0', NODE_ENV: 'test' })

@@ -34,7 +34,7 @@ export type ConnectionChange = 'opened' | 'closed' | 'dropped-slow'
  * outermost.
  */
 export interface Extension {
-  /** Around every service call, from a transport or on the server: `next` runs its hooks, its method and emits its events. */
+  /** Around every service call (from a transport or on the server): `next` runs hooks and method, emits events. */
   aroundCall?<T>(call: CallInfo, next: () => Promise<T>): Promise<T>
   /** Around one event's publication: `next` emits it to the service's listeners and hands it to the channels. */
   aroundPublish?(event: PublishInfo, next: () => void): void

@@ -7,8 +7,8 @@ import { InMemoryUniqueKeys } from './in-memory-unique-keys.js'
 
 /**
  * `STORE=memory` (the default): collections and unique keys in this process, gone when it exits (the sessions and
- * recovery modules keep theirs in this process too when the store binds none). It reads no settings. One process only: instances of the app that
- * must share data, sessions and limits need a store they all reach (`rethinkdb`).
+ * recovery modules keep theirs in this process too when the store binds none). It reads no settings. One process
+ * only: instances of the app that must share data, sessions and limits need a store they all reach.
  */
 export const memoryStoreModule: StoreModule = () =>
   new ContainerModule(({ bind }) => {

@@ -1,4 +1,5 @@
 import type { Client, Pool, PoolClient, Query, QueryResult } from 'pg'
+import { Unavailable } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { pgDriver } from './pg-driver.js'
 import { isUnavailable, sqlState, toStoreError } from './postgres-errors.js'
@@ -101,18 +102,21 @@ export class PostgresDatabase {
         })
       } catch (error) {
         const state = sqlState(error)
+        const message = error instanceof Error ? error.message : String(error)
+        // Domain errors, so src/main.ts prints one line: what failed, where (the password masked) and what to check.
         if (state?.startsWith('28') || state === '3D000')
-          throw new Error(
-            `PostgreSQL at ${this.where} refused the connection: ${(error as Error).message} (check the user, password and database of POSTGRES_URL, or POSTGRES_PASSWORD_FILE)`,
-            { cause: error }
+          throw new Unavailable(
+            `PostgreSQL at ${this.where} refused the connection: ${message} (check the user, password and database of POSTGRES_URL, or POSTGRES_PASSWORD_FILE; README "Run with PostgreSQL" creates them)`
           )
-        if (!isUnavailable(error) || Date.now() >= deadline) throw toStoreError(error, this.logger, operation)
+        if (!isUnavailable(error)) throw toStoreError(error, this.logger, operation)
+        if (Date.now() >= deadline)
+          throw new Unavailable(
+            `PostgreSQL at ${this.where} is unavailable: ${message} (is it running? check the host and port of POSTGRES_URL; waited ${Math.round((this.options.timeoutMs ?? 30_000) / 1000)} s, POSTGRES_TIMEOUT)`
+          )
         if (!waiting)
           this.logger.warn(
             `waiting for PostgreSQL at ${this.where} (up to ${Math.round((deadline - Date.now()) / 1000)} s)`,
-            {
-              error: error instanceof Error ? error.message : String(error)
-            }
+            { error: message }
           )
         await new Promise((resolve) => setTimeout(resolve, 500))
       }

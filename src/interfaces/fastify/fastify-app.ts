@@ -5,17 +5,15 @@ import { resolve } from 'node:path'
 import { Gateway, type App } from '../../application/transport/index.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger } from '../../domain/logger.js'
+import type { Logger } from '../../domain/logger.js'
 import { errorResponse, toFeathersError } from '../http/error-response.js'
-import { healthReport } from '../http/health.js'
-import { asyncApiDocument } from '../http/asyncapi-document.js'
-import { openApiDocument } from '../http/openapi-document.js'
+import { healthRoute } from '../http/health.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
+import { answer, mountExtensions, pathOf, type MountedExtensions } from '../http/http-extension.js'
 import { serve } from '../http/http-server.js'
-import { markRoute, metricsAnswer, observeRequests, ownRoutes } from '../http/metrics.js'
-import { tracedRequests } from '../http/traced-requests.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { restCall, restRoute } from '../http/rest-call.js'
-import { apiDocsRoutes } from './api-docs.js'
+import { markRoute } from '../http/service-route.js'
 import { byteLimit, decompressed, formText, jsonText, parseFormBody, parseJsonBody } from './bodies.js'
 
 /**
@@ -52,13 +50,14 @@ const WITH_BODY = ['POST', 'PUT', 'PATCH', 'QUERY']
  * fastify's own plugins and logger, each off unless configured.
  *
  * One catch-all route resolves services through the gateway (services registered later are found),
- * then falls through to static files and the 404 envelope; `/health` and the API docs are routes of
- * their own, which fastify's router prefers to the catch-all.
+ * then falls through to static files and the 404 envelope; `/health` and the extensions' routes
+ * (src/interfaces/http/http-extension.ts) are routes of their own, which fastify's router prefers to the catch-all.
  */
 export function createFastifyApp(app: App, options: FastifyAppOptions = {}): FastifyInstance {
   const { fastify, LogController } = load('fastify') as typeof import('fastify')
   const logger = options.logger ?? silentLogger
   const gateway = new Gateway(app)
+  const extensions = mountExtensions(app, options.extensions, options.health ? [healthRoute(options.health)] : [])
   const http = fastify({
     ...loggerOptions(LogController, options.requestLog),
     bodyLimit: byteLimit(options.bodyLimit ?? '100kb'),
@@ -70,11 +69,10 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
         .catch((thrown: unknown) => fail(thrown, request, reply))
     },
     return503OnClosing: false,
-    // Traced, each request is a server span around fastify's own handling (src/interfaces/http/traced-requests.ts).
-    ...(options.tracer?.enabled
-      ? { serverFactory: (handler: RequestListener) => createServer(tracedRequests(app, options.tracer, handler)) }
-      : {})
+    // Extensions that wrap the request listener (tracing: a span per request) wrap fastify's own handling.
+    ...(extensions.wraps ? { serverFactory: (handler: RequestListener) => createServer(extensions.wrap(handler)) } : {})
   })
+  extensions.attach(http.server)
   const fail = (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { status, headers, body } = errorResponse(
       toFeathersError(thrown, logger, `${request.method} ${pathOf(request.url)}`)
@@ -83,39 +81,15 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
   }
   http.setErrorHandler(fail)
   http.setNotFoundHandler((request, reply) => notFound(request, reply))
-  if (options.staticDir || options.apiDocs) {
+  if (options.staticDir) {
     // Only `reply.sendFile`: static files are what the catch-all route finds no service for.
     // A relative folder is read from the current directory, as express.static reads it.
-    const root = options.staticDir === undefined ? undefined : resolve(options.staticDir)
+    const root = resolve(options.staticDir)
     http.register(import('@fastify/static'), { root, serve: false, dotfiles: 'ignore', redirect: true })
   }
-  // As on express, health, metrics and the docs come before request logs (logLevel silent), CORS and compression.
-  if (options.health) {
-    const health = options.health
-    http.get('/health', { logLevel: 'silent' }, async (_request, reply) => {
-      const { status, report } = await healthReport(health)
-      return reply.code(status).header('Cache-Control', 'no-store').send(report)
-    })
-  }
-  if (options.metrics) {
-    const metrics = options.metrics
-    observeRequests(http.server, metrics.port, ownRoutes(options))
-    http.get(metrics.path ?? '/metrics', { logLevel: 'silent' }, async (request, reply) => {
-      const { status, headers, body } = await metricsAnswer(metrics, request.headers.authorization)
-      return reply.code(status).headers(headers).send(body)
-    })
-  }
-  if (options.apiDocs) {
-    const { specPath, uiPath, ...document } = options.apiDocs
-    http.register(apiDocsRoutes, {
-      document: () => openApiDocument(app, document),
-      asyncApi: () => asyncApiDocument(app, document),
-      specPath,
-      uiPath,
-      logLevel: 'silent'
-    })
-  }
-  const services = serviceHandler(gateway, options, notFound)
+  // As on express, health and the extensions' quiet routes come before request logs, CORS and compression.
+  extensionRoutes(http, extensions, logger)
+  const services = serviceHandler(gateway, options, extensions.marksServiceRoutes, notFound)
   http.register(async (scope) => {
     const origins = options.corsOrigins ?? []
     if (origins.length > 0) {
@@ -151,16 +125,30 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
   }
 }
 
+/** `/health` and the extensions' routes, on node's request and response (the same answers as on express). */
+function extensionRoutes(http: FastifyInstance, extensions: MountedExtensions, logger: Logger): void {
+  for (const route of extensions.routes) {
+    http.route({
+      method: ['GET', 'HEAD'],
+      url: route.prefix ? `${route.path}*` : route.path,
+      ...(route.quiet ? { logLevel: 'silent' } : {}),
+      handler: (request, reply) => {
+        reply.hijack()
+        return answer(route, request.raw, reply.raw, logger)
+      }
+    })
+  }
+}
+
 /** The handler of the catch-all route: the service the URL names, or static files, or 404. */
 function serviceHandler(
   gateway: Gateway,
   options: FastifyAppOptions,
+  measured: boolean,
   notFound: (request: FastifyRequest, reply: FastifyReply) => unknown
 ) {
   const { formatter, staticDir } = options
   const bodyParsed = options.bodyParsers ?? true
-  // The route template is only read by the request metrics: without them, responses are not marked.
-  const measured = options.metrics !== undefined
   // Not an async function: the handler hands fastify the promise of restCall's answer, one promise less per request.
   return function services(request: FastifyRequest, reply: FastifyReply): unknown {
     const route = restRoute(gateway, request.url)
@@ -266,11 +254,6 @@ function loggerOptions(
     ...(requestLog === true ? { logger: true } : { loggerInstance: requestLog }),
     logController: new OneLinePerRequest()
   }
-}
-
-function pathOf(url: string): string {
-  const mark = url.indexOf('?')
-  return mark < 0 ? url : url.slice(0, mark)
 }
 
 /** The fastify engine (src/interfaces/http/http-engine.ts): listens on fastify's own node server. */

@@ -1,4 +1,5 @@
 import type { StoreHealth } from '../../domain/store/store-factory.js'
+import { respond, type HttpRoute } from './http-extension.js'
 
 export interface HealthOptions {
   /** The app's version, reported as is (the composition root reads it from package.json). */
@@ -35,4 +36,17 @@ export async function healthReport({
   const report: HealthReport = { status: health.ready ? 'ok' : 'degraded', store: health.checks, version }
   if (!health.ready) report.problems = health.problems
   return { status: health.ready ? 200 : 503, report }
+}
+
+/** `GET /health` (and HEAD), mounted by both engines like an extension's route: not request-logged. */
+export function healthRoute(options: HealthOptions): HttpRoute {
+  return {
+    path: '/health',
+    quiet: true,
+    async handle(_req, res) {
+      const { status, report } = await healthReport(options)
+      const headers = { 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' }
+      respond(res, status, headers, JSON.stringify(report))
+    }
+  }
 }

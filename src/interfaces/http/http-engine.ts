@@ -1,11 +1,9 @@
 import type { Server } from 'node:http'
 import type { Logger as Pino } from 'pino'
-import type { OpenApiOptions } from './openapi-document.js'
 import type { Logger } from '../../domain/logger.js'
-import type { Tracer } from '../../domain/tracing.js'
 import type { HealthOptions } from './health.js'
+import type { HttpExtension } from './http-extension.js'
 import type { RunningServer } from './http-server.js'
-import type { MetricsOptions } from './metrics.js'
 
 /**
  * An HTTP engine serving the app's services per docs/wire-protocol.md, REST: express
@@ -39,16 +37,8 @@ export interface HttpAppOptions {
   /** Mounts `GET /health` (not request-logged, so probes do not flood the log). */
   health?: HealthOptions
   /**
-   * Serves the OpenAPI 3.1 document generated from the app's services at `specPath` (default
-   * `/openapi.json`) and the API reference page at `uiPath` (default `/docs`); with them, the AsyncAPI 3.0
-   * document of the socket protocol at `/asyncapi.json` and its page at `/asyncapi`.
+   * Optional capabilities (src/interfaces/api-docs, http-metrics, http-tracing…): routes served before the
+   * services, a wrapper of the request listener, a look at the server. Both engines mount them alike.
    */
-  apiDocs?: OpenApiOptions & { specPath?: string; uiPath?: string }
-  /**
-   * Times every request (src/interfaces/http/metrics.ts) and serves `GET /metrics` (not
-   * request-logged, not in the OpenAPI document); absent, nothing is measured.
-   */
-  metrics?: MetricsOptions
-  /** Traced, each request is a server span (traced-requests.ts). */
-  tracer?: Tracer
+  extensions?: readonly HttpExtension[]
 }

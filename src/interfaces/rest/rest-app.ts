@@ -7,17 +7,13 @@ import type { pinoHttp } from 'pino-http'
 import { Gateway, type App } from '../../application/transport/index.js'
 import { NotFound } from '../../domain/errors/errors.js'
 import { silentLogger } from '../../domain/logger.js'
+import type { Logger } from '../../domain/logger.js'
+import { healthRoute } from '../http/health.js'
 import type { HttpAppOptions, HttpEngine } from '../http/http-engine.js'
+import { answer, mountExtensions, type MountedExtensions } from '../http/http-extension.js'
 import { serve } from '../http/http-server.js'
-import { observeRequests, ownRoutes } from '../http/metrics.js'
-import { asyncApiDocument } from '../http/asyncapi-document.js'
-import { openApiDocument } from '../http/openapi-document.js'
-import { tracedRequests } from '../http/traced-requests.js'
 import { parseQueryString } from '../http/query-parser.js'
-import { apiDocs } from './api-docs.js'
 import { errorHandler } from './error-response.js'
-import { healthCheck } from './health.js'
-import { metricsEndpoint } from './metrics.js'
 import { serviceMiddleware, type Formatter } from './service-middleware.js'
 
 /** The express engine's options: the shared ones, its formatter and extra middleware. */
@@ -42,11 +38,26 @@ function bodyParser(limit: string): RequestHandler {
   }
 }
 
+/** The routes of `/health` and of the extensions (src/interfaces/http/http-extension.ts), quiet or not. */
+function extensionRoutes(mounted: MountedExtensions, quiet: boolean, logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const route = mounted.find(req.method, req.url)
+    if (!route || (route.quiet ?? false) !== quiet) return next()
+    void answer(route, req, res, logger)
+  }
+}
+
+/** `/health` and the extensions of `options`, mounted for `app`. */
+function mounted(app: App, options: HttpAppOptions): MountedExtensions {
+  return mountExtensions(app, options.extensions, options.health ? [healthRoute(options.health)] : [])
+}
+
 /**
  * The HTTP driving adapter: an express 5 app exposing every service of `app` per docs/wire-protocol.md, REST,
- * with optional middleware (CORS, compression, static files, request log…), each off unless configured.
+ * with optional middleware (CORS, compression, static files, request log…), each off unless configured, and the
+ * routes of the extensions in `options` (their wrappers and server hooks are the engine's: `expressEngine`).
  */
-export function createRestApp(app: App, options: RestAppOptions = {}): Express {
+export function createRestApp(app: App, options: RestAppOptions = {}, extensions = mounted(app, options)): Express {
   const logger = options.logger ?? silentLogger
   const limit = options.bodyLimit ?? '100kb'
   const bodyParsers = options.bodyParsers ?? true
@@ -55,19 +66,9 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
   http.disable('etag')
   http.set('query parser', parseQueryString)
 
-  if (options.health) http.use(healthCheck(options.health))
-  if (options.metrics) http.use(metricsEndpoint(options.metrics))
-  if (options.apiDocs) {
-    const { specPath, uiPath, ...document } = options.apiDocs
-    http.use(
-      apiDocs({
-        document: () => openApiDocument(app, document),
-        asyncApi: () => asyncApiDocument(app, document),
-        specPath,
-        uiPath
-      })
-    )
-  }
+  // Quiet routes (health, metrics, the API docs) come before the request log, the others after it.
+  const routed = extensions.routes.length > 0
+  if (routed) http.use(extensionRoutes(extensions, true, logger))
   if (options.requestLog) {
     const { pinoHttp: requestLogger } = optional('pino-http') as { pinoHttp: typeof pinoHttp }
     // A logger of its own never writes the bearer token or cookies (the app's pino redacts them too).
@@ -77,6 +78,7 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
     }
     http.use(requestLogger(options.requestLog === true ? { redact } : { logger: options.requestLog }))
   }
+  if (routed && extensions.routes.some((route) => !route.quiet)) http.use(extensionRoutes(extensions, false, logger))
   if (options.compression) http.use((optional('compression') as typeof compression)())
   const origins = options.corsOrigins ?? []
   if (origins.length > 0)
@@ -88,7 +90,7 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
       logger,
       formatter: options.formatter,
       bodyParsed: bodyParsers,
-      measured: options.metrics !== undefined
+      measured: extensions.marksServiceRoutes
     })
   )
   if (options.staticDir) http.use(express.static(options.staticDir))
@@ -101,7 +103,8 @@ export function createRestApp(app: App, options: RestAppOptions = {}): Express {
 
 /** The express engine (src/interfaces/http/http-engine.ts): the app above on a node:http server. */
 export function expressEngine(app: App, options: RestAppOptions = {}): HttpEngine {
-  const server = createServer(tracedRequests(app, options.tracer, createRestApp(app, options)))
-  if (options.metrics) observeRequests(server, options.metrics.port, ownRoutes(options))
+  const extensions = mounted(app, options)
+  const server = createServer(extensions.wrap(createRestApp(app, options, extensions)))
+  extensions.attach(server)
   return { server, listen: (port, host) => serve(server, port, host) }
 }

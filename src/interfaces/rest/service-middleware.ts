@@ -2,8 +2,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Gateway } from '../../application/transport/index.js'
 import type { Logger } from '../../domain/logger.js'
 import { toFeathersError } from '../http/error-response.js'
-import { markRoute } from '../http/metrics.js'
 import { restCall, restRoute } from '../http/rest-call.js'
+import { markRoute } from '../http/service-route.js'
 import { sendError } from './error-response.js'
 
 /** A custom response writer: reads the method's result from `res.data`, may use `res.format`. */
@@ -12,7 +12,7 @@ export type Formatter = (req: Request, res: Response & { data?: unknown }) => vo
 export interface ServiceMiddlewareOptions {
   logger: Logger
   formatter?: Formatter
-  /** Whether request metrics are on: they read the route template each response is marked with. */
+  /** Whether an extension (request metrics) reads the route each response is marked with. */
   measured: boolean
   /**
    * Without body parsers `req.body` stays undefined and create/update/patch get the 400s of docs/wire-protocol.md,

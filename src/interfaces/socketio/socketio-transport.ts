@@ -29,7 +29,8 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
   const handshake = new Handshake(gateway, connections, logger, windowMs, aroundHandshakes(extensions))
   const origins = options.corsOrigins ?? []
   const io = new Server(httpServer, {
-    serveClient: false,
+    // /socket.io/socket.io.js: the client script an unchanged feathers-chat page loads from the server.
+    serveClient: true,
     // engine.io's default, said here so it stays: per-message deflate keeps zlib state (~200 KB) per connection.
     perMessageDeflate: false,
     // As the HTTP engines answer CORS: `*` allows any origin.

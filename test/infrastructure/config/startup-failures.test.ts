@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildMain } from '../../support/built-server.js'
+import { freePort } from '../../support/free-port.js'
 
 /*
  * What the machine can refuse at startup reads like a bad setting: exit code 1 and exactly one
@@ -78,6 +79,59 @@ function occupiedPort(): Promise<{ server: Server; port: number }> {
     )
   })
 }
+
+/**
+ * A stand-in PostgreSQL server that refuses every login as PostgreSQL does: an ErrorResponse with
+ * SQLSTATE 28P01 in answer to the startup message (node-postgres sends no SSLRequest without sslmode).
+ */
+function refusingPostgres(): Promise<{ server: Server; port: number }> {
+  const field = (code: string, value: string) => Buffer.concat([Buffer.from(code), Buffer.from(`${value}\0`)])
+  const fields = Buffer.concat([
+    field('S', 'FATAL'),
+    field('V', 'FATAL'),
+    field('C', '28P01'),
+    field('M', 'password authentication failed for user "plumage"'),
+    Buffer.from([0])
+  ])
+  const length = Buffer.alloc(4)
+  length.writeInt32BE(fields.length + 4)
+  const refusal = Buffer.concat([Buffer.from('E'), length, fields])
+  return new Promise((resolve) => {
+    const server = createServer((socket) => socket.once('data', () => socket.end(refusal))).listen(0, '127.0.0.1', () =>
+      resolve({ server, port: (server.address() as { port: number }).port })
+    )
+  })
+}
+
+describe('a PostgreSQL that is not there or refuses the login', () => {
+  it('says in one line, naming the URL with its password masked, that nothing answers on its port', async () => {
+    const port = await freePort()
+    const url = `postgres://plumage:hunter2@127.0.0.1:${port}/plumage`
+    const { code, stdout, stderr } = await start({ STORE: 'postgres', POSTGRES_URL: url, POSTGRES_TIMEOUT: '1' })
+    expect(code).toBe(1)
+    expect(stderr).toMatch(
+      new RegExp(
+        `^plumage failed to start: PostgreSQL at postgres://plumage:\\*\\*\\*@127\\.0\\.0\\.1:${port}/plumage is unavailable: connect ECONNREFUSED [^\n]+POSTGRES_URL[^\n]+\n$`
+      )
+    )
+    expect(stdout + stderr).not.toContain('hunter2')
+  })
+
+  it('says in one line that the login was refused, and what to check', async () => {
+    const { server, port } = await refusingPostgres()
+    try {
+      const url = `postgres://plumage:hunter2@127.0.0.1:${port}/plumage`
+      const { code, stdout, stderr } = await start({ STORE: 'postgres', POSTGRES_URL: url, POSTGRES_TIMEOUT: '5' })
+      expect(code).toBe(1)
+      expect(stderr).toBe(
+        `plumage failed to start: PostgreSQL at postgres://plumage:***@127.0.0.1:${port}/plumage refused the connection: password authentication failed for user "plumage" (check the user, password and database of POSTGRES_URL, or POSTGRES_PASSWORD_FILE; README "Run with PostgreSQL" creates them)\n`
+      )
+      expect(stdout + stderr).not.toContain('hunter2')
+    } finally {
+      server.close()
+    }
+  })
+})
 
 describe('a start the machine refuses', () => {
   it('says in one line that the port is in use and which variable to change', async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { brotliCompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib'
+import { apiDocs } from '../../../src/interfaces/api-docs/index.js'
 import type { HttpAppOptions } from '../../../src/interfaces/http/http-engine.js'
 import { ENGINES, startHttpServer, type TestServer } from './http-test-server.js'
 
@@ -225,7 +226,9 @@ describe(`${ENGINES.join(' and ')} answer alike`, () => {
   afterAll(() => rm(dir, { recursive: true }))
 
   it('with the default options and the API docs', async () => {
-    expect(await differences({ bodyLimit: '1kb', apiDocs: { title: 'parity', version: '1' } }, plain)).toEqual([])
+    expect(
+      await differences({ bodyLimit: '1kb', extensions: [apiDocs({ title: 'parity', version: '1' })] }, plain)
+    ).toEqual([])
   })
 
   it('with health, API docs, static files, CORS and compression', async () =>
@@ -233,7 +236,7 @@ describe(`${ENGINES.join(' and ')} answer alike`, () => {
       await differences(
         {
           health: { version: '9.9.9', check: async () => ({ ready: true, checks: { reachable: true }, problems: [] }) },
-          apiDocs: { title: 'parity', version: '1' },
+          extensions: [apiDocs({ title: 'parity', version: '1' })],
           staticDir: dir,
           corsOrigins: ['http://app.example'],
           compression: true

@@ -88,8 +88,8 @@ describe('what an idle socket keeps', () => {
     const gateway = new Gateway(app)
     const handshake = new Handshake(gateway, connections, silentLogger, 0, (_headers, handshake) => handshake())
     const calls = new SocketCalls(
-      { gateway, logger: silentLogger, maxConcurrentCalls: 10, around: (_event, _path, call) => call() }, (socket) =>
-      connections.connectionOf(socket)
+      { gateway, logger: silentLogger, maxConcurrentCalls: 10, around: (_event, _path, call) => call() },
+      (socket) => connections.connectionOf(socket)
     )
     const opened: ServerSocket[] = []
     releaseUpgradeResponses(io, http)
@@ -133,8 +133,8 @@ describe('what an idle socket keeps', () => {
     const connections = new SocketConnections()
     const gateway = new Gateway(app)
     const calls = new SocketCalls(
-      { gateway, logger: silentLogger, maxConcurrentCalls: 10, around: (_event, _path, call) => call() }, (socket) =>
-      connections.connectionOf(socket)
+      { gateway, logger: silentLogger, maxConcurrentCalls: 10, around: (_event, _path, call) => call() },
+      (socket) => connections.connectionOf(socket)
     )
     const opened: ServerSocket[] = []
     io.on('connection', (socket) => {

@@ -94,8 +94,6 @@ function serviceChannel(
   authentication: boolean
 ): { channel: Schema; operations: Record<string, Schema> } {
   const { path } = service
-  const channelRef = { $ref: `#/channels/${key}` }
-  const messageRef = (name: string) => ({ $ref: `#/channels/${key}/messages/${name}` })
   const messages: Record<string, Schema> = {
     error: {
       name: 'error',
@@ -105,7 +103,44 @@ function serviceChannel(
     }
   }
   const operations: Record<string, Schema> = {}
-  const call = (event: string, args: Schema[], optionalArgs: number, summary: string, reply: Schema) => {
+  const call = caller(path, key, messages, operations)
+  const pathArg = { const: path, description: 'The service path' }
+  for (const method of service.methods) {
+    const layout = layoutOf(method)
+    const data = method === 'patch' ? refs.patch : refs.data
+    // patch and remove take id null for every match of the query (where the service allows several).
+    const id = method === 'patch' || method === 'remove' ? { ...ID, type: [...ID.type, 'null'] } : ID
+    const args = [pathArg, ...(layout.id ? [id] : []), ...(layout.data ? [data] : []), QUERY]
+    call(method, args, 1, callSummary(method, path, authentication), callResult(method, refs, authentication))
+  }
+  if (authentication) {
+    call('authenticate', [refs.data], 0, 'Log in on this connection (the older form of create)', refs.result)
+    call('logout', [], 0, 'Log out this connection (the older form of remove)', refs.result)
+  }
+  for (const event of service.events) addEvent(path, key, event, refs, messages, operations)
+  const parameters = Object.fromEntries(
+    [...path.matchAll(/:(\w+)/g)].map((match) => [match[1], { description: `The route value \`${match[1]}\`` }])
+  )
+  return {
+    channel: {
+      address: path.replace(/:(\w+)/g, '{$1}'),
+      title: path,
+      description: authentication
+        ? 'Logging in and out on this connection; a login joins the channels the app picks for authenticated users.'
+        : `The service \`${path}\`: its calls, and its events as the app's channel rules deliver them.`,
+      ...(Object.keys(parameters).length > 0 ? { parameters } : {}),
+      messages
+    },
+    operations
+  }
+}
+
+const channelRef = (key: string) => ({ $ref: `#/channels/${key}` })
+const messageRef = (key: string, name: string) => ({ $ref: `#/channels/${key}/messages/${name}` })
+
+/** Adds a call to a channel: the message a client sends, its reply, and the `send` operation answered by either. */
+function caller(path: string, key: string, messages: Record<string, Schema>, operations: Record<string, Schema>) {
+  return (event: string, args: Schema[], optionalArgs: number, summary: string, reply: Schema): void => {
     const name = messageKey(event)
     messages[`${name}Call`] = {
       name: event,
@@ -121,59 +156,40 @@ function serviceChannel(
     }
     operations[`${key}_${name}`] = {
       action: 'send',
-      channel: channelRef,
+      channel: channelRef(key),
       title: `${event} ${path}`,
       summary,
-      messages: [messageRef(`${name}Call`)],
-      reply: { channel: channelRef, messages: [messageRef(`${name}Reply`), messageRef('error')] }
+      messages: [messageRef(key, `${name}Call`)],
+      reply: { channel: channelRef(key), messages: [messageRef(key, `${name}Reply`), messageRef(key, 'error')] }
     }
   }
-  const pathArg = { const: path, description: 'The service path' }
-  for (const method of service.methods) {
-    const layout = layoutOf(method)
-    const data = method === 'patch' ? refs.patch : refs.data
-    // patch and remove take id null for every match of the query (where the service allows several).
-    const id = method === 'patch' || method === 'remove' ? { ...ID, type: [...ID.type, 'null'] } : ID
-    const args = [pathArg, ...(layout.id ? [id] : []), ...(layout.data ? [data] : []), QUERY]
-    call(method, args, 1, callSummary(method, path, authentication), callResult(method, refs, authentication))
+}
+
+/** Adds a service event to a channel: its message and the `receive` operation. */
+function addEvent(
+  path: string,
+  key: string,
+  event: string,
+  refs: SchemaRefs,
+  messages: Record<string, Schema>,
+  operations: Record<string, Schema>
+): void {
+  const name = `${messageKey(event)}Event`
+  const standard = STANDARD_EVENTS.includes(event)
+  messages[name] = {
+    name: `${path} ${event}`,
+    title: `${path} ${event}`,
+    summary: standard
+      ? `A record was ${event} (by \`${EVENT_OF[event]}\`), as its callers received it`
+      : `The custom event \`${event}\`, with the data the service sent`,
+    payload: standard ? refs.result : {}
   }
-  if (authentication) {
-    call('authenticate', [refs.data], 0, 'Log in on this connection (the older form of create)', refs.result)
-    call('logout', [], 0, 'Log out this connection (the older form of remove)', refs.result)
-  }
-  for (const event of service.events) {
-    const name = `${messageKey(event)}Event`
-    const standard = STANDARD_EVENTS.includes(event)
-    messages[name] = {
-      name: `${path} ${event}`,
-      title: `${path} ${event}`,
-      summary: standard
-        ? `A record was ${event} (by \`${EVENT_OF[event]}\`), as its callers received it`
-        : `The custom event \`${event}\`, with the data the service sent`,
-      payload: standard ? refs.result : {}
-    }
-    operations[`${key}_on_${messageKey(event)}`] = {
-      action: 'receive',
-      channel: channelRef,
-      title: `${path} ${event}`,
-      summary: `socket.on('${path} ${event}', listener): sent to the connections the channel rules pick`,
-      messages: [messageRef(name)]
-    }
-  }
-  const parameters = Object.fromEntries(
-    [...path.matchAll(/:(\w+)/g)].map((match) => [match[1], { description: `The route value \`${match[1]}\`` }])
-  )
-  return {
-    channel: {
-      address: path.replace(/:(\w+)/g, '{$1}'),
-      title: path,
-      description: authentication
-        ? 'Logging in and out on this connection; a login joins the channels the app picks for authenticated users.'
-        : `The service \`${path}\`: its calls, and its events as the app's channel rules deliver them.`,
-      ...(Object.keys(parameters).length > 0 ? { parameters } : {}),
-      messages
-    },
-    operations
+  operations[`${key}_on_${messageKey(event)}`] = {
+    action: 'receive',
+    channel: channelRef(key),
+    title: `${path} ${event}`,
+    summary: `socket.on('${path} ${event}', listener): sent to the connections the channel rules pick`,
+    messages: [messageRef(key, name)]
   }
 }
 

@@ -33,9 +33,17 @@ const apiDocsPage = (asyncApiHref: string | undefined) => `<!doctype html>
   <title>API reference</title>
   <link rel="stylesheet" href="swagger-ui.css">
   <link rel="icon" type="image/png" href="favicon-32x32.png">
+  <style>
+    body { margin: 0 }
+    /* The link to the real-time API, aligned and lettered like Swagger UI's own header below it. */
+    .api-links { background: #fafafa; border-bottom: 1px solid #e8e8e8 }
+    .api-links nav { box-sizing: border-box; max-width: 1460px; margin: 0 auto; padding: 10px 20px;
+      font: 600 14px/1.4 sans-serif; color: #3b4151 }
+    .api-links a { color: #4990e2; text-decoration: none } .api-links a:hover { text-decoration: underline }
+  </style>
 </head>
 <body>
-  ${asyncApiHref ? `<p style="margin: .5rem 1.25rem; font-family: sans-serif"><a href="${asyncApiHref}">Real-time API (socket.io calls and events, AsyncAPI)</a></p>\n  ` : ''}<div id="swagger-ui"></div>
+  ${asyncApiHref ? `<header class="api-links"><nav>REST API (OpenAPI) · <a href="${asyncApiHref}">Real-time API (socket.io calls and events, AsyncAPI)</a></nav></header>\n  ` : ''}<div id="swagger-ui"></div>
   <script src="swagger-ui-bundle.js"></script>
   <script src="swagger-ui-standalone-preset.js"></script>
   <script src="init.js"></script>
@@ -50,8 +58,8 @@ export interface ApiDocsPaths {
   init: string
   /** The reference page (`${uiPath}/`). */
   page: string
-  /** The AsyncAPI page, when an AsyncAPI document is served. */
-  asyncApiPage?: string
+  /** The AsyncAPI page of a document, when an AsyncAPI document is served. */
+  asyncApiPage?: (document: unknown) => string
 }
 
 export function apiDocsPaths(options: ApiDocsOptions): ApiDocsPaths {
@@ -65,7 +73,7 @@ export function apiDocsPaths(options: ApiDocsOptions): ApiDocsPaths {
     uiPath,
     init: initScript(relativeSpec),
     page: apiDocsPage(asyncApiHref),
-    ...(options.asyncApi ? { asyncApiPage: asyncApiPage(`${uiPath.slice(1)}/`) } : {})
+    ...(options.asyncApi ? { asyncApiPage: (document) => asyncApiPage(`${uiPath.slice(1)}/`, document) } : {})
   }
 }
 

@@ -1,7 +1,9 @@
 import type { RequestListener } from 'node:http'
 import { Gateway, type App } from '../../application/transport/index.js'
 import type { Span, Tracer } from '../../domain/tracing.js'
-import { restRoute } from './rest-call.js'
+import { pathOf } from '../http/http-extension.js'
+import { restRoute } from '../http/rest-call.js'
+import { routeTemplate } from '../http/service-route.js'
 
 /** Methods named as they are (OpenTelemetry's list); any other is `_OTHER`, so names stay few. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE', 'QUERY'])
@@ -14,15 +16,14 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  * off, the listener is returned as is. Node keeps the span active in the request's and response's
  * events, so body parsing, the service call and the request log line all run inside it.
  */
-export function tracedRequests(app: App, tracer: Tracer | undefined, listener: RequestListener): RequestListener {
-  if (!tracer?.enabled) return listener
+export function tracedRequests(app: App, tracer: Tracer, listener: RequestListener): RequestListener {
+  if (!tracer.enabled) return listener
   const gateway = new Gateway(app)
   return (req, res) => {
     const url = req.url ?? '/'
-    const mark = url.indexOf('?')
-    const path = mark < 0 ? url : url.slice(0, mark)
+    const path = pathOf(url)
     if (path === '/health') return listener(req, res)
-    const route = routeTemplate(gateway, url)
+    const route = routeOf(gateway, url)
     const method = KNOWN_METHODS.has(req.method ?? '') ? req.method! : '_OTHER'
     const traceparent = req.headers.traceparent
     void tracer.run(
@@ -53,8 +54,7 @@ export function tracedRequests(app: App, tracer: Tracer | undefined, listener: R
 }
 
 /** `/users/:id`: the service's registered path, and `/:id` when the URL names a record. */
-function routeTemplate(gateway: Gateway, url: string): string | undefined {
+function routeOf(gateway: Gateway, url: string): string | undefined {
   const route = restRoute(gateway, url)
-  if (!route) return undefined
-  return `/${route.target.path}${route.target.id === undefined ? '' : '/:id'}`
+  return route && routeTemplate(route.target)
 }

@@ -7,12 +7,11 @@ import { LocalStrategy } from '../../../src/application/authentication/local-str
 import { LoginThrottle } from '../../../src/application/sessions/login-throttle.js'
 import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
-import { asyncApiDocument } from '../../../src/interfaces/http/asyncapi-document.js'
 import { FakePasswordHasher } from '../../support/fake-password-hasher.js'
-import { openApiDocument } from '../../../src/interfaces/http/openapi-document.js'
+import { asyncApiDocument, openApiDocument } from '../../../src/interfaces/api-docs/index.js'
 import { restrictToOwner } from '../../../src/application/authentication/hooks/restrict-to-owner.js'
 import { declareStatuses } from '../../../src/application/hook-statuses.js'
-import { startHttpServer, type TestServer } from './http-test-server.js'
+import { startHttpServer, type TestServer } from '../http/http-test-server.js'
 
 /*
  * Both documents of an app with what the reference app lacks: a custom method (echo's `shout`), a route
