@@ -8,7 +8,7 @@ export type Predicate = (record: Doc) => boolean
  * The reference query evaluator: compiles a filter into one predicate per query (closures built once,
  * then run per record). The memory store evaluates queries with it, the PostgreSQL store what SQL cannot
  * (`$search`), and the database compilers (sql-compiler.ts, reql-compiler.ts) must agree with it.
- * `$search` needs a `compilePattern` (the stores pass the RE2 engine of src/infrastructure/shared).
+ * `$search` needs a `compilePattern` (the stores pass the RE2 engine of src/infrastructure/store-commons).
  * Semantics shared with every adapter: equality with null matches null and missing fields; range
  * operators compare only values of the same type.
  */

@@ -6,7 +6,7 @@ import type { Doc } from '../../domain/query/field-getter.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
-import { compilePattern } from '../shared/index.js'
+import { compilePattern } from '../store-commons/index.js'
 
 export interface InMemoryStoreOptions {
   /** Name of the id field (default 'id'). */

@@ -6,7 +6,7 @@ import {
   type ConnectionSession,
   type ConnectionSessions
 } from '../../domain/realtime/connection-sessions.js'
-import { Heartbeat, SealedLogins } from '../shared/event-log/index.js'
+import { Heartbeat, SealedLogins } from '../store-commons/event-log/index.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { SchemaOwner } from './schema-owner.js'
 

@@ -4,7 +4,7 @@ import {
   OrderedLogHistory,
   type LogOrder,
   type LogPosition as OrderedLogPosition
-} from '../shared/event-log/index.js'
+} from '../store-commons/event-log/index.js'
 import { comparePlaces, type LogPlace } from './postgres-event-log.js'
 
 /** What the history needs of the event log (PostgresEventLog): its order and where this process is in it. */

@@ -5,7 +5,7 @@ import type { StoreChange } from '../../domain/store/store.js'
 import type { Data } from '../../domain/service/service.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { CHANNEL, PostgresEventLogWrites } from './postgres-event-log-writes.js'
-import { PositionWaiters, TableSubscribers } from '../shared/event-log/index.js'
+import { PositionWaiters, TableSubscribers } from '../store-commons/event-log/index.js'
 
 /** A place in the log's order: the writing transaction's id, then the row's number within the log. */
 export interface LogPlace {

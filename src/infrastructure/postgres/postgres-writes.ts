@@ -1,6 +1,6 @@
 import type { PoolClient, QueryResult } from 'pg'
 import type { Data } from '../../domain/service/service.js'
-import { GroupCommit } from '../shared/event-log/index.js'
+import { GroupCommit } from '../store-commons/event-log/index.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { isUnavailable, toStoreError } from './postgres-errors.js'
 import { FORGET_TOLD, type Told } from './trigger-settings.js'

@@ -18,7 +18,7 @@ import { EventSequence } from './event-sequence.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import type { LeaseRow } from './row-lease.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
-import { PositionWaiters, TableSubscribers } from '../shared/event-log/index.js'
+import { PositionWaiters, TableSubscribers } from '../store-commons/event-log/index.js'
 
 export type { LoggedEvent, WriteEvent } from './event-log-writes.js'
 

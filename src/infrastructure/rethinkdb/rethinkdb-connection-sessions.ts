@@ -5,7 +5,7 @@ import {
   type ConnectionSession,
   type ConnectionSessions
 } from '../../domain/realtime/connection-sessions.js'
-import { Heartbeat, SealedLogins } from '../shared/event-log/index.js'
+import { Heartbeat, SealedLogins } from '../store-commons/event-log/index.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { TableOwner, type TableOwnerOptions } from './table-owner.js'
 

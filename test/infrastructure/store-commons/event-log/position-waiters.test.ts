@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
-import { PositionWaiters } from '../../../../src/infrastructure/shared/event-log/position-waiters.js'
-import { TableSubscribers } from '../../../../src/infrastructure/shared/event-log/table-subscribers.js'
+import { PositionWaiters } from '../../../../src/infrastructure/store-commons/event-log/position-waiters.js'
+import { TableSubscribers } from '../../../../src/infrastructure/store-commons/event-log/table-subscribers.js'
 
 describe('PositionWaiters', () => {
   const byNumber = () => new PositionWaiters<number>((a, b) => a - b)
