@@ -34,6 +34,17 @@ module.exports = {
       to: { path: '^src/application/' }
     },
     {
+      name: 'adapters-are-independent',
+      comment:
+        'An adapter folder src/infrastructure/<name>/ (memory, rethinkdb, postgres, auth, metrics, …) never imports another one, so each can be swapped or deleted alone. Shared by all, and the only exceptions: src/infrastructure/config/ (settings, the StoreModule type) and src/infrastructure/store-commons/ (what several stores share), reached through its faces, store-commons/index.ts and store-commons/event-log/index.ts. The reference query evaluator is in src/domain/query.',
+      severity: 'error',
+      from: { path: '^src/infrastructure/([^/]+)/' },
+      to: {
+        path: '^src/infrastructure/',
+        pathNot: '^src/infrastructure/($1/|config/|store-commons/index\\.ts$|store-commons/event-log/index\\.ts$)'
+      }
+    },
+    {
       name: 'interfaces-not-infrastructure',
       comment: 'Driving adapters reach stores, hashers and tokens through ports, never directly.',
       severity: 'error',

@@ -28,9 +28,9 @@ export {
   type ConnectionSessionsContractOptions,
   type ConnectionSessionsRequest
 } from './connection-sessions.contract.js'
+export { realtimeContractApp } from './realtime-contract-app.js'
 export {
   ReceivedEvents,
-  realtimeContractApp,
   runRealtimeTransportContract,
   type RealtimeClient,
   type RealtimeTransportContractOptions,

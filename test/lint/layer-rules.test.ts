@@ -51,6 +51,38 @@ describe('layer rules (npm run lint)', () => {
     expect(result.output).toContain('domain-is-pure')
   })
 
+  it('fails when an adapter imports another adapter, or store-commons past its faces', async () => {
+    const result = await cruise({
+      'src/infrastructure/memory/compile-filter.ts': 'export const compileFilter = 1\n',
+      'src/infrastructure/store-commons/event-log/heartbeat.ts': 'export const heartbeat = 2\n',
+      'src/infrastructure/postgres/postgres-store.ts':
+        "import { compileFilter } from '../memory/compile-filter.js'\nimport { heartbeat } from '../store-commons/event-log/heartbeat.js'\nexport const x = compileFilter + heartbeat\n"
+    })
+    expect(result.ok).toBe(false)
+    expect(result.output).toMatch(
+      /adapters-are-independent: src\/infrastructure\/postgres\/postgres-store\.ts → src\/infrastructure\/memory\/compile-filter\.ts/
+    )
+    expect(result.output).toMatch(
+      /adapters-are-independent: src\/infrastructure\/postgres\/postgres-store\.ts → src\/infrastructure\/store-commons\/event-log\/heartbeat\.ts/
+    )
+  })
+
+  it('lets an adapter import its own folder, config and the faces of store-commons', async () => {
+    const result = await cruise({
+      'src/infrastructure/config/config.ts': 'export const config = 1\n',
+      'src/infrastructure/store-commons/search-pattern.ts': 'export const pattern = 2\n',
+      'src/infrastructure/store-commons/index.ts': "export { pattern } from './search-pattern.js'\n",
+      'src/infrastructure/store-commons/event-log/heartbeat.ts':
+        "import { pattern } from '../index.js'\nexport const heartbeat = pattern\n",
+      'src/infrastructure/store-commons/event-log/index.ts': "export { heartbeat } from './heartbeat.js'\n",
+      'src/infrastructure/postgres/postgres-writes.ts': 'export const writes = 3\n',
+      'src/infrastructure/postgres/postgres-store.ts':
+        "import { config } from '../config/config.js'\nimport { pattern } from '../store-commons/index.js'\nimport { heartbeat } from '../store-commons/event-log/index.js'\nimport { writes } from './postgres-writes.js'\nexport const x = config + pattern + heartbeat + writes\n"
+    })
+    expect(result.output).not.toContain('error')
+    expect(result.ok).toBe(true)
+  })
+
   it('fails when a transport imports an infrastructure adapter directly', async () => {
     const result = await cruise({
       'src/infrastructure/store.ts': 'export const store = 1\n',

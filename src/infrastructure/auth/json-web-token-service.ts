@@ -4,7 +4,6 @@ import { inject, injectable } from 'inversify'
 import type { Algorithm, JwtPayload, SignOptions as JwtSignOptions } from 'jsonwebtoken'
 import { Clock } from '../../domain/clock.js'
 import { NotAuthenticated } from '../../domain/errors/errors.js'
-import { SystemClock } from '../clock/system-clock.js'
 import type { SignOptions, TokenPayload, TokenService } from '../../domain/auth/token-service.js'
 
 export interface JsonWebTokenSettings {
@@ -55,7 +54,8 @@ export class JsonWebTokenService implements TokenService {
 
   constructor(
     @inject(JsonWebTokenSettings) options: JsonWebTokenSettings,
-    @inject(Clock) clock: Clock = new SystemClock()
+    // The system's time unless a Clock is injected (adapters never import each other: no SystemClock here).
+    @inject(Clock) clock: Clock = { now: () => Date.now() }
   ) {
     if (typeof options.secret !== 'string' || options.secret.length === 0) {
       throw new Error('JsonWebTokenService needs a non-empty secret (set AUTH_SECRET)')

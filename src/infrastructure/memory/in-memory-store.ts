@@ -1,13 +1,12 @@
-import { createRequire } from 'node:module'
-import type { RE2JS } from 're2js'
-import { BadRequest, Conflict } from '../../domain/errors/errors.js'
+import { Conflict } from '../../domain/errors/errors.js'
 import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
+import { compileFilter, type Predicate } from '../../domain/query/compile-filter.js'
+import { compileSort, type Comparator } from '../../domain/query/compile-sort.js'
+import type { Doc } from '../../domain/query/field-getter.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
-import { compileFilter, type Predicate } from './compile-filter.js'
-import { compileSort, type Comparator } from './compile-sort.js'
-import type { Doc } from './field-getter.js'
+import { compilePattern } from '../store-commons/index.js'
 
 export interface InMemoryStoreOptions {
   /** Name of the id field (default 'id'). */
@@ -161,24 +160,6 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
 /** The Map key of an id: its string form, so the REST id "0" finds the numeric id 0. */
 function storageKey(id: unknown): string {
   return String(id)
-}
-
-/** re2js is half a megabyte of code that most apps never run: it loads at the first `$search`, not at startup. */
-let re2: typeof RE2JS | undefined
-const loadRe2 = () => (re2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS)
-
-/**
- * `$search` with RE2 semantics (the syntax RethinkDB uses), linear time whatever the pattern. The
- * PostgreSQL store applies it too, to the rows the rest of a filter selected.
- */
-export function compilePattern(pattern: string): (text: string) => boolean {
-  let regex: RE2JS
-  try {
-    regex = loadRe2().compile(pattern)
-  } catch (error) {
-    throw new BadRequest(`Invalid $search pattern: ${(error as Error).message}`)
-  }
-  return (text) => regex.matcher(text).find()
 }
 
 /**

@@ -6,8 +6,7 @@ import {
   type ConnectionSession,
   type ConnectionSessions
 } from '../../domain/realtime/connection-sessions.js'
-import { Heartbeat } from '../realtime/heartbeat.js'
-import { SealedLogins } from '../realtime/sealed-logins.js'
+import { Heartbeat, SealedLogins } from '../store-commons/event-log/index.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { SchemaOwner } from './schema-owner.js'
 

@@ -4,8 +4,8 @@ import {
   OrderedLogHistory,
   type LogOrder,
   type LogPosition as OrderedLogPosition
-} from '../realtime/ordered-log-history.js'
-import type { LogPlace } from './postgres-event-log.js'
+} from '../store-commons/event-log/index.js'
+import { comparePlaces, type LogPlace } from './postgres-event-log.js'
 
 /** What the history needs of the event log (PostgresEventLog): its order and where this process is in it. */
 export type LogPosition = OrderedLogPosition<LogPlace>
@@ -25,7 +25,7 @@ export interface PostgresEventHistoryOptions {
 const byTransaction: LogOrder<LogPlace> = {
   origin: { tx: 0n, id: 0n },
   fields: 2,
-  compare: (a, b) => (a.tx !== b.tx ? (a.tx < b.tx ? -1 : 1) : a.id === b.id ? 0 : a.id < b.id ? -1 : 1),
+  compare: comparePlaces,
   encode: ({ tx, id }) => `${tx.toString(36)}.${id.toString(36)}`,
   decode: ([tx, id]) => {
     const place = { tx: base36BigInt(tx!), id: base36BigInt(id!) }

@@ -5,7 +5,7 @@ import type { StoreChange } from '../../domain/store/store.js'
 import type { Data } from '../../domain/service/service.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { CHANNEL, PostgresEventLogWrites } from './postgres-event-log-writes.js'
-import { TableSubscribers } from '../realtime/table-subscribers.js'
+import { PositionWaiters, TableSubscribers } from '../store-commons/event-log/index.js'
 
 /** A place in the log's order: the writing transaction's id, then the row's number within the log. */
 export interface LogPlace {
@@ -67,7 +67,7 @@ export class PostgresEventLog {
     () => void this.stop()
   )
   private readonly liveWaiters = new Set<() => void>()
-  private readonly placeWaiters = new Set<{ place: LogPlace; resolve(reached: boolean): void }>()
+  private readonly waiters = new PositionWaiters<LogPlace>(comparePlaces)
   private ready?: Promise<void>
   private client?: Client
   private running = false
@@ -117,20 +117,7 @@ export class PostgresEventLog {
 
   /** Resolves true once the position reaches `place`, false when it has not within `timeoutMs`. */
   whenAt(place: LogPlace, timeoutMs: number): Promise<boolean> {
-    if (this.place && !placeBefore(this.place, place)) return Promise.resolve(true)
-    return new Promise((resolve) => {
-      const waiter = {
-        place,
-        resolve: (reached: boolean) => {
-          clearTimeout(timer)
-          this.placeWaiters.delete(waiter)
-          resolve(reached)
-        }
-      }
-      const timer = setTimeout(() => waiter.resolve(false), timeoutMs)
-      timer.unref?.()
-      this.placeWaiters.add(waiter)
-    })
+    return this.waiters.whenAt(this.place, place, timeoutMs)
   }
 
   get isLive(): boolean {
@@ -215,7 +202,7 @@ export class PostgresEventLog {
     // A later start follows from its own start, not from where this one stopped.
     this.place = undefined
     this.startPlace = undefined
-    for (const waiter of [...this.placeWaiters]) waiter.resolve(false)
+    this.waiters.cancel()
   }
 
   private start(): void {
@@ -341,9 +328,8 @@ export class PostgresEventLog {
   private deliver(row: EventRow): void {
     const place = { tx: BigInt(row.tx), id: BigInt(row.id) }
     // Each place is handed out once, whatever reads overlap.
-    if (this.place && !placeBefore(this.place, place)) return
+    if (this.place && comparePlaces(this.place, place) >= 0) return
     this.place = place
-    const listeners = this.subscribers.of(row.service) ?? []
     const change: StoreChange<Data> = {
       event: row.event,
       record: row.record as Data,
@@ -351,21 +337,17 @@ export class PostgresEventLog {
     }
     this.current = place
     try {
-      for (const listener of listeners) {
-        try {
-          listener(change)
-        } catch (error) {
-          this.logger.error('PostgreSQL event listener failed', {
-            event: row.event,
-            table: row.service,
-            error: error instanceof Error ? error.message : String(error)
-          })
-        }
-      }
+      this.subscribers.hand(row.service, change, (error) =>
+        this.logger.error('PostgreSQL event listener failed', {
+          event: row.event,
+          table: row.service,
+          error: error instanceof Error ? error.message : String(error)
+        })
+      )
     } finally {
       this.current = undefined
     }
-    for (const waiter of [...this.placeWaiters]) if (!placeBefore(place, waiter.place)) waiter.resolve(true)
+    this.waiters.reached(place)
   }
 
   private setLive(live: boolean): void {
@@ -397,7 +379,7 @@ export class PostgresEventLog {
   }
 }
 
-/** `a` comes before `b` in the log's order. */
-function placeBefore(a: LogPlace, b: LogPlace): boolean {
-  return a.tx < b.tx || (a.tx === b.tx && a.id < b.id)
+/** Negative when `a` comes before `b` in the log's order (transaction, then row), 0 for the same place. */
+export function comparePlaces(a: LogPlace, b: LogPlace): number {
+  return a.tx !== b.tx ? (a.tx < b.tx ? -1 : 1) : a.id === b.id ? 0 : a.id < b.id ? -1 : 1
 }

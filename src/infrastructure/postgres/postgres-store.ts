@@ -8,14 +8,15 @@ import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
 import type { Data, Id } from '../../domain/service/service.js'
 import type { StoreIndex } from '../../domain/store/store-factory.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
-import { compileFilter } from '../memory/compile-filter.js'
-import { compilePattern } from '../memory/in-memory-store.js'
+import { compileFilter } from '../../domain/query/compile-filter.js'
+import { compilePattern } from '../store-commons/index.js'
 import { pgDriver } from './pg-driver.js'
 import type { PostgresEventLog } from './postgres-event-log.js'
 import { identifier, type PostgresDatabase } from './postgres-database.js'
-import { PostgresWrites, type Statements, type Told, type Written } from './postgres-writes.js'
+import { PostgresWrites, type Statements, type Written } from './postgres-writes.js'
 import { hasSearch, parameter, Parameters, path, SqlCompiler } from './sql-compiler.js'
 import { queryShape, StatementCache, type QueryShape } from './statement-cache.js'
+import { pushTold, settings, toldFor, type Told } from './trigger-settings.js'
 
 export interface PostgresStoreOptions {
   db: PostgresDatabase
@@ -44,8 +45,6 @@ interface SetClause {
   sql: (params: Parameters) => string
 }
 
-const NOTHING_TOLD: Told = { updated: false, key: '' }
-
 /** The store's methods, as the log names their statements (`<table>.<method>`). */
 const OPERATIONS = ['find', 'page', 'count', 'get', 'create', 'update', 'patch', 'remove'] as const
 type Operation = (typeof OPERATIONS)[number]
@@ -56,7 +55,7 @@ type WriteOperation = Extract<Operation, 'update' | 'patch' | 'remove'>
  * where `key` is the id's string form (so the REST id "0" finds the numeric id 0, as in memory)
  * and `doc` the whole record, id included. Queries are compiled by SqlCompiler, once per query shape,
  * with every value as a parameter (field names are quoted literals in the text); `$search` is applied
- * with RE2 (the memory store's engine) to the rows the rest of the filter selected in SQL. Events:
+ * with RE2 (the engine the stores share) to the rows the rest of the filter selected in SQL. Events:
  * triggers on the table write every change into the event log in the write's own transaction (see
  * PostgresEventLog); the store names the method's event.
  */
@@ -201,7 +200,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const values = this.toldValues([], told)
     values.push(one ? parameter(keys[0]) : keys, one ? texts[0] : texts)
     const { text } = this.statements.statement('create', { tokens: [one ? '1' : 'n', told.key], values }, (params) => {
-      const { cte, from } = this.settings(params, told)
+      const { cte, from } = settings(params, told)
       return one
         ? `INSERT INTO ${this.table} (key, doc) VALUES (${params.add(keys[0], 'text')}, ${params.add(texts[0], 'jsonb')})`
         : `${cte}INSERT INTO ${this.table} (key, doc) SELECT row.key, row.doc FROM unnest(${params.add(keys, 'text[]')}, ${params.add(texts, 'jsonb[]')}) AS row(key, doc)${from ? `, ${from}` : ''}`
@@ -296,7 +295,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
 
   /** The UPDATE (with `set`) or DELETE of the rows `condition` selects, after the settings the triggers read. */
   private writeStatement(params: Parameters, condition: string, told: Told, set?: SetClause): string {
-    const { cte, from } = this.settings(params, told)
+    const { cte, from } = settings(params, told)
     const using = from ? (set ? ` FROM ${from}` : ` USING ${from}`) : ''
     return set
       ? `${cte}UPDATE ${this.table} SET ${set.sql(params)}${using} WHERE ${condition} RETURNING ${this.table}.doc`
@@ -351,39 +350,16 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     return queryShape({ filter, sort: [], skip: 0 }, false)
   }
 
-  /**
-   * What the event triggers must be told in a write's transaction (see settings), read once per
-   * write: its values go into the statement's and the text of the statement depends on `key`.
-   */
+  /** What the event triggers must be told in a write's transaction (see trigger-settings.ts). */
   private told(event?: 'updated' | 'patched' | 'removed'): Told {
-    if (!this.options.events) return NOTHING_TOLD
-    const trace = this.options.traceparent?.() || undefined
-    const updated = event === 'updated'
-    if (!trace && !updated) return NOTHING_TOLD
-    return { updated, trace, key: `${updated ? 'u' : ''}${trace ? 't' : ''}` }
+    return toldFor(this.options.events !== undefined, this.options.traceparent, event)
   }
 
   /** Pushes the settings' values, then the set's, onto `values`, in the order the statement's text adds them. */
   private toldValues(values: unknown[], told: Told, set?: SetClause): unknown[] {
-    if (told.updated) values.push('updated')
-    if (told.trace) values.push(parameter(told.trace))
+    pushTold(values, told)
     if (set) values.push(...set.values)
     return values
-  }
-
-  /**
-   * The transaction-local settings the event triggers read, when a write needs any: the method's
-   * event when it is `updated` (an UPDATE is `patched` unless told) and the writer's trace. A CTE the
-   * statement joins, so it runs before the rows are written and the statement's triggers fire. (That
-   * the store writes, and notifies itself, is said once per connection: see PostgresDatabase.)
-   */
-  private settings(params: Parameters, told: Told): { cte: string; from?: string } {
-    const calls = [
-      ...(told.updated ? [`set_config('plumage.event', ${params.add('updated', 'text')}, true)`] : []),
-      ...(told.trace ? [`set_config('plumage.trace', ${params.add(told.trace, 'text')}, true)`] : [])
-    ]
-    if (calls.length === 0) return { cte: '' }
-    return { cte: `WITH settings AS MATERIALIZED (SELECT ${calls.join(', ')}) `, from: 'settings' }
   }
 
   private records(rows: Row[], select?: readonly string[]): T[] {

@@ -1,8 +1,9 @@
 import type { PoolClient, QueryResult } from 'pg'
 import type { Data } from '../../domain/service/service.js'
-import { GroupCommit } from '../writes/group-commit.js'
+import { GroupCommit } from '../store-commons/event-log/index.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { isUnavailable, toStoreError } from './postgres-errors.js'
+import { FORGET_TOLD, type Told } from './trigger-settings.js'
 
 /** Where a write's statements run: the pool (alone) or the connection of a batch's transaction. */
 export interface Statements {
@@ -13,19 +14,6 @@ export interface Statements {
 export interface Written {
   rows: { doc: Data }[]
   count: number
-}
-
-/**
- * What a write's statement tells the event triggers (PostgresStore.told): transaction-local
- * settings, which stay set for the statements that follow it in the same transaction.
- */
-export interface Told {
-  /** Sets `plumage.event` to `updated` (an UPDATE is otherwise `patched`). */
-  updated: boolean
-  /** Sets `plumage.trace`. */
-  trace?: string
-  /** Names the settings in the statement's shape. */
-  key: string
 }
 
 /** One create, update, patch or remove of a table, its statements made by the caller (values and trace included). */
@@ -48,9 +36,6 @@ interface RowWrites {
   group?: GroupCommit<PostgresWrite, Outcome>
   writes: number
 }
-
-/** Empties what earlier writes of a batch told the triggers, before a write that tells them less. */
-const FORGET_TOLD = "SELECT set_config('plumage.event', '', true), set_config('plumage.trace', '', true)"
 
 /**
  * Group commit of the writes of one row (see GroupCommit): a write that finds none of its row's in

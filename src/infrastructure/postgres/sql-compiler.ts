@@ -44,8 +44,8 @@ export function path(name: string, text = false): string {
 }
 
 /**
- * Compiles the query AST to SQL over a table of `(key text, doc jsonb)` rows with the memory
- * store's semantics (src/infrastructure/memory/compile-filter.ts and compile-sort.ts):
+ * Compiles the query AST to SQL over a table of `(key text, doc jsonb)` rows with the semantics of
+ * the reference evaluator the memory store runs (src/domain/query/compile-filter.ts and compile-sort.ts):
  *
  * - a field is `doc -> 'a' -> 'b'`: `->` with a text key never enters an array and answers SQL NULL
  *   for a missing field, so `'tags.0'` reads as missing, as in memory;

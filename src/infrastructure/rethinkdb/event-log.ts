@@ -18,7 +18,7 @@ import { EventSequence } from './event-sequence.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import type { LeaseRow } from './row-lease.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
-import { TableSubscribers } from '../realtime/table-subscribers.js'
+import { PositionWaiters, TableSubscribers } from '../store-commons/event-log/index.js'
 
 export type { LoggedEvent, WriteEvent } from './event-log-writes.js'
 
@@ -81,7 +81,7 @@ export class EventLog {
   )
   private readonly sequence: EventSequence<LogRow>
   private readonly metrics: Metrics
-  private readonly positionWaiters = new Set<{ seq: number; resolve(reached: boolean): void }>()
+  private readonly waiters = new PositionWaiters<number>((a, b) => a - b)
   /** The writing half: numbering and logging writes' events, the counter and its repair. */
   private readonly writes: EventLogWrites
   private ready?: Promise<void>
@@ -183,21 +183,7 @@ export class EventLog {
 
   /** Resolves true once the position reaches `seq`, false when it has not within `timeoutMs`. */
   whenAt(seq: number, timeoutMs: number): Promise<boolean> {
-    const position = this.position
-    if (position !== undefined && position >= seq) return Promise.resolve(true)
-    return new Promise((resolve) => {
-      const waiter = {
-        seq,
-        resolve: (reached: boolean) => {
-          clearTimeout(timer)
-          this.positionWaiters.delete(waiter)
-          resolve(reached)
-        }
-      }
-      const timer = setTimeout(() => waiter.resolve(false), timeoutMs)
-      timer.unref?.()
-      this.positionWaiters.add(waiter)
-    })
+    return this.waiters.whenAt(this.position, seq, timeoutMs)
   }
 
   /**
@@ -295,7 +281,7 @@ export class EventLog {
     // A later start follows from its own start, not from where this one stopped.
     this.sequence.reset()
     this.started = undefined
-    for (const waiter of [...this.positionWaiters]) waiter.resolve(false)
+    this.waiters.cancel()
   }
 
   private start(): void {
@@ -344,34 +330,25 @@ export class EventLog {
     else this.newestTs = row.ts
     const events = eventsOf(row)
     events.forEach((event, index) => this.hand({ ...event, id: row.id + index, ts: row.ts }))
-    if (!late) this.reached(row.id + events.length - 1)
+    if (!late) this.waiters.reached(row.id + events.length - 1)
   }
 
   /** Hands one event to the subscribers of its table. */
   private hand(entry: LoggedEvent): void {
-    const listeners = this.subscribers.of(entry.table)
-    if (!listeners) return
+    if (!this.subscribers.of(entry.table)) return
     this.metrics.eventApplied(entry.table, entry.ts)
     this.current = entry.id
     try {
-      for (const listener of listeners) {
-        try {
-          listener(entry)
-        } catch (error) {
-          this.logger.error('RethinkDB event listener failed', {
-            event: entry.event,
-            table: entry.table,
-            error: driverMessage(error)
-          })
-        }
-      }
+      this.subscribers.hand(entry.table, entry, (error) =>
+        this.logger.error('RethinkDB event listener failed', {
+          event: entry.event,
+          table: entry.table,
+          error: driverMessage(error)
+        })
+      )
     } finally {
       this.current = undefined
     }
-  }
-
-  private reached(seq: number): void {
-    for (const waiter of [...this.positionWaiters]) if (waiter.seq <= seq) waiter.resolve(true)
   }
 
   private async prune(): Promise<void> {

@@ -4,9 +4,9 @@ import { onlyKinds, UNKNOWN_SHAPES, type FieldShapes, type Kind } from '../../do
 
 /**
  * Translates the query AST into ReQL. Building terms needs no connection, so everything here is pure
- * and unit-tested by reading the generated term. The semantics are the ones of
- * src/infrastructure/memory/compile-filter.ts (the memory adapter): both adapters must return the
- * same records. The guards that make RethinkDB agree are paid only where they can matter:
+ * and unit-tested by reading the generated term. The semantics are the ones of the reference evaluator,
+ * src/domain/query/compile-filter.ts (which the memory adapter runs): both adapters must return the same
+ * records. The guards that make RethinkDB agree are paid only where they can matter:
  *
  * - equalities of plain field names with a string, number or boolean become one object filter,
  *   `filter({ city: 'Rome' })`, which the server evaluates natively;

@@ -5,8 +5,7 @@ import {
   type ConnectionSession,
   type ConnectionSessions
 } from '../../domain/realtime/connection-sessions.js'
-import { Heartbeat } from '../realtime/heartbeat.js'
-import { SealedLogins } from '../realtime/sealed-logins.js'
+import { Heartbeat, SealedLogins } from '../store-commons/event-log/index.js'
 import { ensureTable } from './rethinkdb-tables.js'
 import { TableOwner, type TableOwnerOptions } from './table-owner.js'
 

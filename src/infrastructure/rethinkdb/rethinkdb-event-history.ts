@@ -4,7 +4,7 @@ import {
   OrderedLogHistory,
   type LogOrder,
   type LogPosition as OrderedLogPosition
-} from '../realtime/ordered-log-history.js'
+} from '../store-commons/event-log/index.js'
 
 /** What the history needs of the event log (EventLog): its numbers, and where this process is in them. */
 export type LogPosition = OrderedLogPosition<number>

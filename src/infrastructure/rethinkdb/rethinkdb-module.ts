@@ -12,7 +12,7 @@ import { Tracer } from '../../domain/tracing.js'
 import { UniqueKeys } from '../../domain/unique-keys.js'
 import { Config } from '../config/config.js'
 import type { StoreModule } from '../config/store-module.js'
-import { InMemoryEventHistory } from '../memory/in-memory-event-history.js'
+import { InMemoryEventHistory } from '../store-commons/index.js'
 import { RethinkDbConnectionSessions } from './rethinkdb-connection-sessions.js'
 import { RethinkDbEventHistory } from './rethinkdb-event-history.js'
 import { RethinkDbLoginAttempts } from './rethinkdb-login-attempts.js'
@@ -37,21 +37,7 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
   return new ContainerModule(({ bind }) => {
     bind<RethinkDbSettings>(RethinkDbSettings).toConstantValue(settings)
     bind(RethinkDbStoreFactory)
-      .toResolvedValue(
-        (options: RethinkDbSettings, logger: Logger, metrics: Metrics, tracer: Tracer) =>
-          new RethinkDbStoreFactory(options.url, {
-            logger,
-            metrics,
-            timeoutMs: options.timeoutMs,
-            directWrites: options.directWrites,
-            ...(options.password !== undefined ? { password: options.password } : {}),
-            ...(options.tls ? { tls: options.tls } : {}),
-            ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
-            ...(options.shards !== undefined ? { shards: options.shards } : {}),
-            ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
-          }),
-        [RethinkDbSettings, Logger, Metrics, Tracer]
-      )
+      .toResolvedValue(storeFactory, [RethinkDbSettings, Logger, Metrics, Tracer])
       .inSingletonScope()
     bind<StoreFactory>(StoreFactory)
       .toResolvedValue((factory: RethinkDbStoreFactory) => factory, [RethinkDbStoreFactory])
@@ -111,6 +97,25 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
         [RethinkDbSettings, Logger, StoreFactory]
       )
       .inSingletonScope()
+  })
+}
+
+/** The store factory (and connection pool) the settings describe. */
+function storeFactory(
+  options: RethinkDbSettings,
+  logger: Logger,
+  metrics: Metrics,
+  tracer: Tracer
+): RethinkDbStoreFactory {
+  return new RethinkDbStoreFactory(options.url, {
+    logger,
+    metrics,
+    timeoutMs: options.timeoutMs,
+    directWrites: options.directWrites,
+    ...(options.password !== undefined ? { password: options.password } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...placement(options),
+    ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
   })
 }
 

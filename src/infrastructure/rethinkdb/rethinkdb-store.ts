@@ -9,7 +9,7 @@ import { shapesFromSchema, type FieldShapes } from '../../domain/schema/field-sh
 import { isRecord } from '../../domain/objects.js'
 import { QueryPlanner } from './query-plan.js'
 import { ReqlCompiler } from './reql-compiler.js'
-import { GroupCommit } from '../writes/group-commit.js'
+import { GroupCommit } from '../store-commons/event-log/index.js'
 import {
   candidateKeys,
   customBase,

@@ -1,5 +1,5 @@
-import { compareValues, compileSort } from '../../../src/infrastructure/memory/compile-sort.js'
-import type { Doc } from '../../../src/infrastructure/memory/field-getter.js'
+import { compareValues, compileSort } from '../../../src/domain/query/compile-sort.js'
+import type { Doc } from '../../../src/domain/query/field-getter.js'
 
 const sorted = (records: Doc[], sort: Parameters<typeof compileSort>[0]): unknown[] =>
   [...records].sort(compileSort(sort)).map((record) => record.name)

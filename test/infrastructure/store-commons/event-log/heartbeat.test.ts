@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
-import { silentLogger } from '../../../src/domain/logger.js'
-import { heartbeatMs } from '../../../src/domain/realtime/connection-sessions.js'
-import { Heartbeat } from '../../../src/infrastructure/realtime/heartbeat.js'
+import { silentLogger } from '../../../../src/domain/logger.js'
+import { heartbeatMs } from '../../../../src/domain/realtime/connection-sessions.js'
+import { Heartbeat } from '../../../../src/infrastructure/store-commons/event-log/heartbeat.js'
 
 describe('Heartbeat', () => {
   beforeEach(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { GroupCommit } from '../../../src/infrastructure/writes/group-commit.js'
+import { GroupCommit } from '../../../../src/infrastructure/store-commons/event-log/group-commit.js'
 
 /** A query runner the test finishes by hand: each run waits until `finish` is called for it. */
 function runner() {

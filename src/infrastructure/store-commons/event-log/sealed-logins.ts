@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
-import type { AuthenticationRequest } from '../../domain/service/service.js'
+import type { AuthenticationRequest } from '../../../domain/service/service.js'
 
 /**
  * How a database's connection sessions keep a login: rows are keyed by a SHA-256 of the private session

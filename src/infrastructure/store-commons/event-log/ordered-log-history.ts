@@ -1,5 +1,5 @@
-import type { Clock } from '../../domain/clock.js'
-import type { EventHistory, PublishedEvent, RecordedEvent } from '../../domain/realtime/event-history.js'
+import type { Clock } from '../../../domain/clock.js'
+import type { EventHistory, PublishedEvent, RecordedEvent } from '../../../domain/realtime/event-history.js'
 
 /**
  * The order of a database's event log, as the history needs it: places `P` (a number on RethinkDB, a

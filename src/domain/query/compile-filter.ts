@@ -1,14 +1,16 @@
-import { assertNever, isMatchAll, type Filter } from '../../domain/query/ast.js'
+import { assertNever, isMatchAll, type Filter } from './ast.js'
 import { fieldGetter, type Doc } from './field-getter.js'
+import type { PatternCompiler } from './pattern-compiler.js'
 
 export type Predicate = (record: Doc) => boolean
-/** Compiles a `$search` pattern once into a matcher (the memory adapter passes an RE2 engine). */
-export type PatternCompiler = (pattern: string) => (text: string) => boolean
 
 /**
- * Compiles a filter into one predicate per query (closures built once, then run per record).
- * Semantics shared with every adapter: equality with null matches null and missing fields;
- * range operators compare only values of the same type.
+ * The reference query evaluator: compiles a filter into one predicate per query (closures built once,
+ * then run per record). The memory store evaluates queries with it, the PostgreSQL store what SQL cannot
+ * (`$search`), and the database compilers (sql-compiler.ts, reql-compiler.ts) must agree with it.
+ * `$search` needs a `compilePattern` (the stores pass the RE2 engine of src/infrastructure/store-commons).
+ * Semantics shared with every adapter: equality with null matches null and missing fields; range
+ * operators compare only values of the same type.
  */
 export function compileFilter(filter: Filter, compilePattern?: PatternCompiler): Predicate {
   switch (filter.op) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { heartbeatMs } from '../../domain/realtime/connection-sessions.js'
-import type { Logger } from '../../domain/logger.js'
+import { heartbeatMs } from '../../../domain/realtime/connection-sessions.js'
+import type { Logger } from '../../../domain/logger.js'
 
 /**
  * This instance's heartbeat for the connection sessions it holds (see `heartbeatMs` in the domain): `beat` writes

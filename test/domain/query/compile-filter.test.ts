@@ -1,9 +1,9 @@
 import type { Filter } from '../../../src/domain/query/ast.js'
-import { compileFilter, valuesEqual } from '../../../src/infrastructure/memory/compile-filter.js'
-import { fieldGetter, type Doc } from '../../../src/infrastructure/memory/field-getter.js'
+import { compileFilter, valuesEqual } from '../../../src/domain/query/compile-filter.js'
+import { fieldGetter, type Doc } from '../../../src/domain/query/field-getter.js'
 
-// The memory adapter's predicates, one operator at a time; the Store contract (src/testing/store) checks
-// the same semantics through every adapter.
+// The reference evaluator's predicates (the memory adapter runs them), one operator at a time; the Store
+// contract (src/testing/store) checks the same semantics through every adapter.
 
 const records: Doc[] = [
   { name: 'num', v: 5 },

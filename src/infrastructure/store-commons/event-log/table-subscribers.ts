@@ -27,4 +27,15 @@ export class TableSubscribers<E> {
   of(table: string): ReadonlySet<(event: E) => void> | undefined {
     return this.byTable.get(table)
   }
+
+  /** Hands `event` to every listener of `table`: one that throws is reported to `failed`, the others still run. */
+  hand(table: string, event: E, failed: (error: unknown) => void): void {
+    for (const listener of this.byTable.get(table) ?? []) {
+      try {
+        listener(event)
+      } catch (error) {
+        failed(error)
+      }
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import type { StoreQuery } from '../../domain/query/ast.js'
+import type { StoreQuery } from './ast.js'
 import { fieldGetter, type Doc } from './field-getter.js'
 
 export type Comparator = (a: Doc, b: Doc) => number
