@@ -1,16 +1,12 @@
 import { Container } from 'inversify'
 import type { Server as HttpServer } from 'node:http'
 import { App } from './application/app.js'
-import { LoginAttempts } from './domain/auth/login-attempts.js'
 import { PasswordHasher } from './domain/auth/password-hasher.js'
-import { SessionStore } from './domain/auth/session-store.js'
 import { TokenService } from './domain/auth/token-service.js'
 import { Clock } from './domain/clock.js'
 import { Logger } from './domain/logger.js'
-import { Metrics, noMetrics } from './domain/metrics.js'
 import { SchemaValidator } from './domain/schema/schema-validator.js'
 import { StoreFactory } from './domain/store/store-factory.js'
-import { noTracer, Tracer } from './domain/tracing.js'
 import { UniqueKeys } from './domain/unique-keys.js'
 import { bcryptModule } from './infrastructure/auth/bcrypt-module.js'
 import { jsonWebTokenModule } from './infrastructure/auth/jsonwebtoken-module.js'
@@ -38,11 +34,11 @@ export interface ContainerOptions {
   modules?: Readonly<Record<string, RegisteredModule>>
   /** Where modules read their own settings (default process.env). */
   env?: Env
-  /** Replace an adapter: tests log silently, move time by hand, or share sessions between two apps. */
+  /** Replace an adapter: tests log silently or move time by hand. */
   logger?: Logger
   clock?: Clock
-  sessions?: SessionStore
-  attempts?: LoginAttempts
+  /** Replaces adapters once the modules bound theirs (two apps sharing one SessionStore, as two instances do). */
+  rebind?(container: Container): void
 }
 
 /** The modules of the registry that `config` turns on, loaded (each with `import()`), in registry order. */
@@ -70,17 +66,17 @@ export async function buildContainer(config: Config, options: ContainerOptions =
   const modules = await loadModules(config, options.modules)
   const container = new Container()
   container.bind<Config>(Config).toConstantValue(config)
-  container.bind<Tracer>(Tracer).toConstantValue(noTracer)
-  container.bind<Metrics>(Metrics).toConstantValue(noMetrics)
   container.bind<readonly PlumageModule[]>(Modules).toConstantValue(modules)
   container.load(pinoModule, systemClockModule, ajvModule, bcryptModule, jsonWebTokenModule)
   if (config.store === 'memory') container.load(memoryStoreModule({}))
-  if (options.logger) container.rebind<Logger>(Logger).toConstantValue(options.logger)
+  const replaceLogger = () => options.logger && container.rebind<Logger>(Logger).toConstantValue(options.logger)
+  replaceLogger()
   if (options.clock) container.rebind<Clock>(Clock).toConstantValue(options.clock)
   const context = { config, env: options.env ?? process.env }
   for (const module of modules) await module.bind?.(container, context)
-  if (options.sessions) container.rebind<SessionStore>(SessionStore).toConstantValue(options.sessions)
-  if (options.attempts) container.rebind<LoginAttempts>(LoginAttempts).toConstantValue(options.attempts)
+  // Tracing binds a logger of its own (with trace ids): the caller's still wins.
+  replaceLogger()
+  options.rebind?.(container)
   keepUniqueKeysInProcess(container, config.store)
   container
     .bind<App>(App)
@@ -177,14 +173,6 @@ export function startRealtime(container: Container, server: HttpServer): Realtim
     corsOrigins: config.corsOrigins,
     extensions: modules.flatMap((module) => (module.realtime ? [module.realtime(container)] : []))
   })
-}
-
-/** Every HTTP engine: express and each registered engine module's (loaded to ask): for tests over all engines. */
-export async function allHttpEngines(
-  modules: Readonly<Record<string, RegisteredModule>> = registry
-): Promise<Record<string, HttpEngineFactory>> {
-  const loaded = await Promise.all(Object.values(modules).flatMap((entry) => (entry.http ? [entry.load()] : [])))
-  return Object.assign({ express: expressEngine }, ...loaded.map(({ module }) => module.httpEngines ?? {}))
 }
 
 /** Stops the loaded modules after the app's teardown (tracing exports its last spans). */

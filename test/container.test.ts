@@ -18,7 +18,7 @@ import { buildContainer } from '../src/container.js'
 import { modules, type RegisteredModule } from '../src/modules/index.js'
 import { ConfigError, loadConfig } from '../src/infrastructure/config/config.js'
 import { InMemoryConnectionSessions } from '../src/infrastructure/memory/in-memory-connection-sessions.js'
-import { InMemoryEventHistory } from '../src/infrastructure/store-commons/index.js'
+import { InMemoryEventHistory } from '../src/infrastructure/store-commons/history/index.js'
 import { InMemoryLoginAttempts } from '../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../src/infrastructure/memory/in-memory-session-store.js'
 import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
@@ -162,7 +162,15 @@ describe('composition root', () => {
     const sessions = new InMemorySessionStore()
     const attempts = new InMemoryLoginAttempts()
     const [a, b] = await Promise.all(
-      [0, 1].map(() => buildContainer(config({}), { logger: silentLogger, sessions, attempts }))
+      [0, 1].map(() =>
+        buildContainer(config({}), {
+          logger: silentLogger,
+          rebind: (container) => {
+            container.rebind<SessionStore>(SessionStore).toConstantValue(sessions)
+            container.rebind<LoginAttempts>(LoginAttempts).toConstantValue(attempts)
+          }
+        })
+      )
     )
     for (const container of [a!, b!]) {
       expect(container.get(Sessions).store).toBe(sessions)

@@ -13,7 +13,7 @@ import type { PlumageModule } from './module.js'
 export const module: PlumageModule = {
   bind(container) {
     container
-      .rebind<Metrics>(Metrics)
+      .bind<Metrics>(Metrics)
       .toResolvedValue((clock: Clock) => new PrometheusMetrics({ now: () => clock.now() }), [Clock])
       .inSingletonScope()
   },

@@ -5,7 +5,7 @@ import { ConnectionSessions } from '../domain/realtime/connection-sessions.js'
 import { EventHistory } from '../domain/realtime/event-history.js'
 import { historyRetentionMs, RecoverySettings } from '../domain/realtime/recovery-settings.js'
 import { InMemoryConnectionSessions } from '../infrastructure/memory/in-memory-connection-sessions.js'
-import { InMemoryEventHistory } from '../infrastructure/store-commons/index.js'
+import { InMemoryEventHistory } from '../infrastructure/store-commons/history/index.js'
 import type { PlumageModule } from './module.js'
 
 /**

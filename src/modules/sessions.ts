@@ -1,5 +1,7 @@
+import type { AuthenticationService } from '../application/authentication/authentication-service.js'
 import {
   LoginThrottle,
+  revokeOnEntityChanges,
   LoginThrottleSettings,
   RefreshStrategy,
   Sessions,
@@ -36,6 +38,9 @@ export const module: PlumageModule = {
     })
     container.bind(LoginThrottle).toSelf().inSingletonScope()
   },
+  // Deleting a user revokes their sessions; changing a password, all but the session that changed it.
+  extend: (app, container) =>
+    revokeOnEntityChanges(app, app.service<AuthenticationService>('authentication'), container.get(Sessions)),
   authentication: (container) => ({
     sessions: container.get(Sessions),
     throttle: container.get(LoginThrottle),

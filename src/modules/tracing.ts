@@ -1,6 +1,7 @@
 import { Logger } from '../domain/logger.js'
-import { Tracer } from '../domain/tracing.js'
+import { noTracer, Tracer } from '../domain/tracing.js'
 import { Config } from '../infrastructure/config/config.js'
+import { PinoLogger } from '../infrastructure/logging/pino-logger.js'
 import {
   readTracingSettings,
   startTracing,
@@ -19,11 +20,16 @@ let tracing: Tracing | undefined
  */
 export const module: PlumageModule = {
   async bind(container, { env }) {
+    // The configuration read the same variables: without an endpoint in `env` (a test's own), nothing is traced.
     const settings = readTracingSettings(env)
-    if (!settings) return
-    tracing = await startTracing(settings)
-    const { tracer } = tracing
-    container.rebind<Tracer>(Tracer).toConstantValue(tracer)
+    tracing = settings && (await startTracing(settings))
+    const tracer = tracing?.tracer ?? noTracer
+    container.bind<Tracer>(Tracer).toConstantValue(tracer)
+    // Log lines carry the trace and span ids of the request or call they belong to.
+    container
+      .rebind<Logger>(Logger)
+      .toResolvedValue((config: Config) => PinoLogger.fromConfig(config, tracer), [Config])
+      .inSingletonScope()
     container.onActivation<Logger>(Logger, (_context, logger) => {
       tracing?.reportTo(logger)
       return logger

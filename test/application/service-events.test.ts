@@ -8,7 +8,7 @@ import { decorateHandle } from '../../src/application/service-handle.js'
 import { ServiceRegistry } from '../../src/application/service-registry.js'
 import type { RecordedEvent } from '../../src/domain/realtime/event-history.js'
 import type { Connection } from '../../src/domain/service/service.js'
-import { InMemoryEventHistory } from '../../src/infrastructure/store-commons/index.js'
+import { InMemoryEventHistory } from '../../src/infrastructure/store-commons/history/index.js'
 import { FakeClock } from '../support/fake-clock.js'
 
 const connection = (name: string): Connection => ({ provider: 'socketio', name })

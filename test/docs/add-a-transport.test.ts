@@ -10,7 +10,7 @@ import {
   type RealtimeClient
 } from '../../src/testing/realtime-transport.contract.js'
 import { connectNdjson, ndjsonTransport } from '../../examples/add-a-transport.js'
-import { allHttpEngines } from '../../src/container.js'
+import { allHttpEngines } from '../support/http-engines.js'
 
 const httpEngines = await allHttpEngines()
 import { startOnHttpServer } from '../support/realtime-server.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { io, type Socket } from 'socket.io-client'
-import { allHttpEngines } from '../../src/container.js'
+import { allHttpEngines } from '../support/http-engines.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
 import { parseExposition, samplesOf, valueOf, type Exposition } from '../support/prometheus-text.js'
 

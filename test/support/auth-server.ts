@@ -1,7 +1,7 @@
 import { App } from '../../src/application/app.js'
 import { buildContainer, createHttpEngine, startRealtime } from '../../src/container.js'
-import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
-import type { SessionStore } from '../../src/domain/auth/session-store.js'
+import { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
+import { SessionStore } from '../../src/domain/auth/session-store.js'
 import { Clock } from '../../src/domain/clock.js'
 import { Logger } from '../../src/domain/logger.js'
 import { StoreFactory } from '../../src/domain/store/store-factory.js'
@@ -38,7 +38,16 @@ export async function startAuthServer(
       warnings.push(message)
     }
   }
-  const container = await buildContainer(config, { logger, env: { ...process.env, ...env }, ...overrides })
+  const { sessions, attempts, ...replaced } = overrides
+  const container = await buildContainer(config, {
+    logger,
+    env: { ...process.env, ...env },
+    ...replaced,
+    rebind: (bound) => {
+      if (sessions) bound.rebind<SessionStore>(SessionStore).toConstantValue(sessions)
+      if (attempts) bound.rebind<LoginAttempts>(LoginAttempts).toConstantValue(attempts)
+    }
+  })
   const app = container.get<App>(App)
   await app.setup()
   const engine = createHttpEngine(container)

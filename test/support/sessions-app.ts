@@ -1,7 +1,9 @@
 import type { App } from '../../src/application/app.js'
 import type { AuthenticationResult } from '../../src/application/authentication/authentication-strategy.js'
 import { LoginThrottle } from '../../src/application/sessions/login-throttle.js'
+import type { AuthenticationService } from '../../src/application/authentication/authentication-service.js'
 import { RefreshStrategy } from '../../src/application/sessions/refresh-strategy.js'
+import { revokeOnEntityChanges } from '../../src/application/sessions/revoke-on-entity-changes.js'
 import { Sessions } from '../../src/application/sessions/sessions.js'
 import type { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
 import type { PasswordHasher } from '../../src/domain/auth/password-hasher.js'
@@ -54,6 +56,8 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
     clock,
     authentication: { hasher, tokens, clock, sessions, throttle, strategies: [new RefreshStrategy()] }
   })
+  // As the sessions module does in the server (src/modules/sessions.ts).
+  revokeOnEntityChanges(app, app.service<AuthenticationService>('authentication'), sessions)
   await app.setup()
   const auth = app.service('authentication')
   const REST: Params = { provider: 'rest', address: '10.0.0.1' }

@@ -81,7 +81,7 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
       state.claimed.push(key)
     }
   }
-  const releaseAll = (scope: string, list: string[]) => Promise.all(list.map((key) => keys.release(scope, key)))
+  const releaseAll = (scope: string, list: string[]) => releaseKeys(keys, scope, list)
 
   const before: Hook = async (context) => {
     const { method, data } = context
@@ -109,51 +109,9 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     if (current !== undefined) state.replaced.push(current)
   }
 
-  const after: Hook = async (context) => {
-    const scope = options.scope ?? `${context.path}.${field}`
-    const idField = declaredIdField(context.service) ?? 'id'
-    const records = (Array.isArray(context.result) ? context.result : [context.result]) as (Data | undefined)[]
-    if (context.method === 'remove') {
-      await releaseAll(
-        scope,
-        records.map((record) => claimedKeyOf(record?.[field])).filter((key) => key !== undefined)
-      )
-      return
-    }
-    const state = calls.get(context)
-    if (!state) return
-    // The write is done: from here a failure must not give its claims back (the error hook would).
-    calls.delete(context)
-    await releaseAll(state.scope, state.replaced)
-    if (context.method === 'create') {
-      const items = (Array.isArray(context.data) ? context.data : [context.data]) as (Data | undefined)[]
-      await Promise.all(
-        items.map((item, index) => assign(scope, claimedKeyOf(item?.[field]), records[index]?.[idField]))
-      )
-    } else {
-      // The stored id (the call's may be a REST string for a numeric id).
-      await assign(scope, state.set, records[0]?.[idField] ?? context.id)
-    }
-  }
-  const assign = async (scope: string, key: string | undefined, holder: unknown) => {
-    if (key !== undefined && (typeof holder === 'string' || typeof holder === 'number'))
-      await keys.assign(scope, key, holder)
-  }
+  const after: Hook = (context) => afterWrite(context, { field, keys, scope: options.scope, calls, claimedKeyOf })
 
-  const lookup: Hook = async (context) => {
-    const query = context.params.query
-    const value = query?.[field]
-    if (typeof value !== 'string') return
-    const key = normalize(value)
-    const holder = await keys.holder(options.scope ?? `${context.path}.${field}`, key)
-    const idField = declaredIdField(context.service) ?? 'id'
-    const { [field]: _value, ...rest } = query!
-    const byId: Query =
-      idField in rest
-        ? { ...rest, $and: [...(Array.isArray(rest.$and) ? rest.$and : []), { [idField]: holder }] }
-        : { ...rest, [idField]: holder }
-    context.params = { ...context.params, query: holder === undefined ? { ...query, [field]: key } : byId }
-  }
+  const lookup: Hook = (context) => lookupByHolder(context, { field, keys, scope: options.scope, normalize })
 
   const error: Hook = async (context) => {
     const state = calls.get(context)
@@ -168,6 +126,76 @@ export function uniqueField(field: string, options: UniqueFieldOptions): UniqueF
     )
 
   return { before: Object.assign(before, { [UNIQUE_FIELD]: field, [HOOK_SETUP]: setup }), after, error, lookup }
+}
+
+/** What the hooks of one unique field share. */
+interface FieldHooksState {
+  field: string
+  keys: UniqueKeys
+  scope: string | undefined
+  calls: WeakMap<HookContext, CallState>
+  claimedKeyOf(value: unknown): string | undefined
+}
+
+const releaseKeys = (keys: UniqueKeys, scope: string, list: string[]) =>
+  Promise.all(list.map((key) => keys.release(scope, key)))
+
+/**
+ * After a write: a remove frees its records' keys; a create or change records the holders of the keys it
+ * claimed and frees the ones it replaced.
+ */
+async function afterWrite(context: HookContext, { field, keys, scope: named, calls, claimedKeyOf }: FieldHooksState) {
+  const scope = named ?? `${context.path}.${field}`
+  const idField = declaredIdField(context.service) ?? 'id'
+  const records = (Array.isArray(context.result) ? context.result : [context.result]) as (Data | undefined)[]
+  if (context.method === 'remove') {
+    await releaseKeys(
+      keys,
+      scope,
+      records.map((record) => claimedKeyOf(record?.[field])).filter((key) => key !== undefined)
+    )
+    return
+  }
+  const state = calls.get(context)
+  if (!state) return
+  // The write is done: from here a failure must not give its claims back (the error hook would).
+  calls.delete(context)
+  await releaseKeys(keys, state.scope, state.replaced)
+  const assign = async (key: string | undefined, holder: unknown) => {
+    if (key !== undefined && (typeof holder === 'string' || typeof holder === 'number'))
+      await keys.assign(scope, key, holder)
+  }
+  if (context.method === 'create') {
+    const items = (Array.isArray(context.data) ? context.data : [context.data]) as (Data | undefined)[]
+    await Promise.all(items.map((item, index) => assign(claimedKeyOf(item?.[field]), records[index]?.[idField])))
+  } else {
+    // The stored id (the call's may be a REST string for a numeric id).
+    await assign(state.set, records[0]?.[idField] ?? context.id)
+  }
+}
+
+/** A find by the field becomes a find by the id of the key's holder (or by the normalised value, for old records). */
+async function lookupByHolder(
+  context: HookContext,
+  {
+    field,
+    keys,
+    scope,
+    normalize
+  }: { field: string; keys: UniqueKeys; scope: string | undefined; normalize(value: string): string }
+) {
+  const query = context.params.query
+  const value = query?.[field]
+  if (typeof value !== 'string') return
+  const key = normalize(value)
+  const holder = await keys.holder(scope ?? `${context.path}.${field}`, key)
+  const idField = declaredIdField(context.service) ?? 'id'
+  const { [field]: _value, ...rest } = query!
+  const byId: Query =
+    idField in rest
+      ? { ...rest, $and: [...(Array.isArray(rest.$and) ? rest.$and : []), { [idField]: holder }] }
+      : { ...rest, [idField]: holder }
+  context.params = { ...context.params, query: holder === undefined ? { ...query, [field]: key } : byId }
 }
 
 /** How many keys a back-fill settles at once (each is one or two round trips to the keys' store). */

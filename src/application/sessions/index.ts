@@ -8,3 +8,4 @@
 export { LoginThrottle, LoginThrottleSettings } from './login-throttle.js'
 export { RefreshStrategy, type RefreshStrategyOptions } from './refresh-strategy.js'
 export { Sessions, SessionsSettings } from './sessions.js'
+export { revokeOnEntityChanges } from './revoke-on-entity-changes.js'

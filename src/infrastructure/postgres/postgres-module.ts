@@ -46,12 +46,12 @@ export const postgresStoreModule: StoreModule = (env) => {
       .inSingletonScope()
     bind(PostgresStoreFactory)
       .toResolvedValue(
-        (db: PostgresDatabase, options: PostgresSettings, tracer: Tracer) =>
+        (db: PostgresDatabase, options: PostgresSettings, tracer: Tracer | undefined) =>
           new PostgresStoreFactory(db, {
             timeoutMs: options.timeoutMs,
-            ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
+            ...(tracer?.enabled ? { traceparent: () => tracer.traceparent() } : {})
           }),
-        [PostgresDatabase, PostgresSettings, Tracer]
+        [PostgresDatabase, PostgresSettings, { serviceIdentifier: Tracer, optional: true }]
       )
       .inSingletonScope()
     bind<StoreFactory>(StoreFactory)

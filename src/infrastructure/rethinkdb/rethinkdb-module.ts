@@ -12,7 +12,7 @@ import { Tracer } from '../../domain/tracing.js'
 import { UniqueKeys } from '../../domain/unique-keys.js'
 import { Config } from '../config/config.js'
 import type { StoreModule } from '../config/store-module.js'
-import { InMemoryEventHistory } from '../store-commons/index.js'
+import { InMemoryEventHistory } from '../store-commons/history/index.js'
 import { RethinkDbConnectionSessions } from './rethinkdb-connection-sessions.js'
 import { RethinkDbEventHistory } from './rethinkdb-event-history.js'
 import { RethinkDbLoginAttempts } from './rethinkdb-login-attempts.js'
@@ -37,7 +37,12 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
   return new ContainerModule(({ bind }) => {
     bind<RethinkDbSettings>(RethinkDbSettings).toConstantValue(settings)
     bind(RethinkDbStoreFactory)
-      .toResolvedValue(storeFactory, [RethinkDbSettings, Logger, Metrics, Tracer])
+      .toResolvedValue(storeFactory, [
+        RethinkDbSettings,
+        Logger,
+        { serviceIdentifier: Metrics, optional: true },
+        { serviceIdentifier: Tracer, optional: true }
+      ])
       .inSingletonScope()
     bind<StoreFactory>(StoreFactory)
       .toResolvedValue((factory: RethinkDbStoreFactory) => factory, [RethinkDbStoreFactory])
@@ -104,18 +109,18 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
 function storeFactory(
   options: RethinkDbSettings,
   logger: Logger,
-  metrics: Metrics,
-  tracer: Tracer
+  metrics: Metrics | undefined,
+  tracer: Tracer | undefined
 ): RethinkDbStoreFactory {
   return new RethinkDbStoreFactory(options.url, {
     logger,
-    metrics,
+    ...(metrics ? { metrics } : {}),
     timeoutMs: options.timeoutMs,
     directWrites: options.directWrites,
     ...(options.password !== undefined ? { password: options.password } : {}),
     ...(options.tls ? { tls: options.tls } : {}),
     ...placement(options),
-    ...(tracer.enabled ? { traceparent: () => tracer.traceparent() } : {})
+    ...(tracer?.enabled ? { traceparent: () => tracer.traceparent() } : {})
   })
 }
 

@@ -14,7 +14,7 @@ import type { EventHistory } from '../../../src/domain/realtime/event-history.js
 import type { Connection } from '../../../src/domain/service/service.js'
 import { JsonWebTokenService } from '../../../src/infrastructure/auth/json-web-token-service.js'
 import { InMemoryConnectionSessions } from '../../../src/infrastructure/memory/in-memory-connection-sessions.js'
-import { InMemoryEventHistory } from '../../../src/infrastructure/store-commons/index.js'
+import { InMemoryEventHistory } from '../../../src/infrastructure/store-commons/history/index.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { FakeClock } from '../../support/fake-clock.js'
 import { FakePasswordHasher } from '../../support/fake-password-hasher.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import type { RecordedEvent } from '../../../src/domain/realtime/event-history.js'
-import { InMemoryEventHistory } from '../../../src/infrastructure/store-commons/in-memory-event-history.js'
+import { InMemoryEventHistory } from '../../../src/infrastructure/store-commons/history/in-memory-event-history.js'
 import { FakeClock } from '../../support/fake-clock.js'
 
 const created = (n: number) => ({ path: 'messages', event: 'created', data: { id: n } })

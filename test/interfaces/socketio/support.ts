@@ -1,7 +1,7 @@
 import type { Server as HttpServer } from 'node:http'
 import { io as connectClient, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client'
 import type { App } from '../../../src/application/app.js'
-import { allHttpEngines } from '../../../src/container.js'
+import { allHttpEngines } from '../../support/http-engines.js'
 import type { HookContext } from '../../../src/application/hook-context.js'
 import { PROTECTED_FIELDS, withoutFields } from '../../../src/application/protected-fields.js'
 import { NotAuthenticated } from '../../../src/domain/errors/errors.js'

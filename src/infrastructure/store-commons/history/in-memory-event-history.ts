@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import type { Clock } from '../../domain/clock.js'
-import type { EventHistory, PublishedEvent, RecordedEvent } from '../../domain/realtime/event-history.js'
+import type { Clock } from '../../../domain/clock.js'
+import type { EventHistory, PublishedEvent, RecordedEvent } from '../../../domain/realtime/event-history.js'
 
 interface Entry extends RecordedEvent {
   seq: number
