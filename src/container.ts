@@ -17,7 +17,7 @@ import { InMemoryUniqueKeys } from './infrastructure/memory/in-memory-unique-key
 import { memoryStoreModule } from './infrastructure/memory/memory-module.js'
 import { ajvModule } from './infrastructure/schema/ajv-module.js'
 import type { HttpAppOptions, HttpEngine } from './interfaces/http/http-engine.js'
-import type { RealtimeTransport } from './interfaces/realtime/realtime-transport.js'
+import type { RealtimeTransport, RealtimeTransportFactory } from './interfaces/realtime/realtime-transport.js'
 import { expressEngine } from './interfaces/rest/rest-app.js'
 import { socketIoTransport } from './interfaces/socketio/socketio-transport.js'
 import { modules as registry, type PlumageModule, type RegisteredModule } from './modules/index.js'
@@ -46,12 +46,14 @@ export async function loadModules(
   config: Config,
   modules: Readonly<Record<string, RegisteredModule>> = registry
 ): Promise<PlumageModule[]> {
-  const stores = ['memory', ...Object.values(modules).flatMap((entry) => (entry.store ? [entry.store] : []))]
-  if (!stores.includes(config.store))
-    throw new ConfigError(`STORE must be one of ${stores.join(', ')} (got '${config.store}')`)
-  const engines = ['express', ...Object.values(modules).flatMap((entry) => (entry.http ? [entry.http] : []))]
-  if (!engines.includes(config.http))
-    throw new ConfigError(`HTTP must be one of ${engines.join(', ')} (got '${config.http}')`)
+  const entries = Object.values(modules)
+  const check = (variable: string, value: string, core: string[], kind: 'store' | 'http' | 'realtime') => {
+    const known = [...core, ...entries.flatMap((entry) => entry[kind] ?? [])]
+    if (!known.includes(value)) throw new ConfigError(`${variable} must be one of ${known.join(', ')} (got '${value}')`)
+  }
+  check('STORE', config.store, ['memory'], 'store')
+  check('HTTP', config.http, ['express'], 'http')
+  check('REALTIME', config.realtime, ['socketio', 'none'], 'realtime')
   const selected = Object.values(modules).filter((entry) => entry.on(config))
   return Promise.all(selected.map(async (entry) => (await entry.load()).module))
 }
@@ -158,12 +160,16 @@ export function createHttpEngine(container: Container): HttpEngine {
   return engine(app, httpAppOptions(container, app))
 }
 
-/** Starts socket.io on an HTTP engine's `server` with the modules' parts in it; none with `REALTIME=none`. */
+/**
+ * Starts the real-time transport REALTIME names (socket.io, or a module's) on an HTTP engine's `server`, with the
+ * modules' parts in it; none with `REALTIME=none`.
+ */
 export function startRealtime(container: Container, server: HttpServer): RealtimeTransport | undefined {
   const config = container.get<Config>(Config)
   if (config.realtime === 'none') return undefined
   const modules = container.get<readonly PlumageModule[]>(Modules)
-  return socketIoTransport(container.get<App>(App), server, {
+  const transports = Object.assign({ socketio: socketIoTransport }, ...modules.map((m) => m.realtimeTransports ?? {}))
+  return (transports[config.realtime] as RealtimeTransportFactory)(container.get<App>(App), server, {
     logger: container.get<Logger>(Logger),
     clock: container.get<Clock>(Clock),
     maxMessageSize: config.socketMaxMessageSize,

@@ -117,6 +117,16 @@ describe('composition root', () => {
     )
   })
 
+  it('refuses an HTTP engine or real-time transport that neither the core nor a module provides', async () => {
+    const named = (kind: 'http' | 'realtime') => Object.values(modules).flatMap((entry) => entry[kind] ?? [])
+    await expect(buildContainer(config({ HTTP: 'koa' }), { logger: silentLogger })).rejects.toThrow(
+      new ConfigError(`HTTP must be one of ${['express', ...named('http')].join(', ')} (got 'koa')`)
+    )
+    await expect(buildContainer(config({ REALTIME: 'ws' }), { logger: silentLogger })).rejects.toThrow(
+      new ConfigError(`REALTIME must be one of ${['socketio', 'none', ...named('realtime')].join(', ')} (got 'ws')`)
+    )
+  })
+
   it('loads only the modules configuration selects, each through its registry line', async () => {
     const loaded: string[] = []
     const spy = Object.fromEntries(

@@ -7,6 +7,7 @@ import { MeasuredStore } from '../../src/infrastructure/metrics/measured-store.j
 import { metricsExtension, PrometheusMetrics } from '../../src/infrastructure/metrics/index.js'
 import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
+import type { HttpEngineFactory } from '../../src/container.js'
 import { fastifyEngine } from '../../src/interfaces/fastify/fastify-app.js'
 import { httpMetrics } from '../../src/interfaces/http-metrics/index.js'
 import { expressEngine } from '../../src/interfaces/rest/rest-app.js'
@@ -39,7 +40,7 @@ app.service('messages').hooks({ before: { all: [validateSchemas()] } })
 await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create(record)
-const engines = { express: expressEngine, fastify: fastifyEngine }
+const engines: Record<string, HttpEngineFactory> = { express: expressEngine, fastify: fastifyEngine }
 const { server } = await engines[config.http](
   app,
   metrics.enabled ? { extensions: [httpMetrics({ port: metrics })] } : {}

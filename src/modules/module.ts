@@ -7,7 +7,7 @@ import type { Config } from '../infrastructure/config/config.js'
 import type { Env } from '../infrastructure/config/environment.js'
 import type { HttpAppOptions, HttpEngine } from '../interfaces/http/http-engine.js'
 import type { HttpExtension } from '../interfaces/http/http-extension.js'
-import type { RealtimeExtension } from '../interfaces/realtime/realtime-transport.js'
+import type { RealtimeExtension, RealtimeTransportFactory } from '../interfaces/realtime/realtime-transport.js'
 
 /** What a module reads when the composition root loads it. */
 export interface ModuleContext {
@@ -37,6 +37,8 @@ export interface PlumageModule {
   realtime?(container: Container): RealtimeExtension
   /** HTTP engines it provides, by the name HTTP selects them with. */
   httpEngines?: Readonly<Record<string, (app: App, options: HttpAppOptions) => HttpEngine>>
+  /** Real-time transports it provides, by the name REALTIME selects them with. */
+  realtimeTransports?: Readonly<Record<string, RealtimeTransportFactory>>
   /** Stops what it started, after the app's teardown (tracing exports its last spans). */
   stop?(container: Container): Promise<void>
 }
@@ -56,4 +58,6 @@ export interface RegisteredModule {
   store?: string
   /** The HTTP value that selects it, for an HTTP engine's module. */
   http?: string
+  /** The REALTIME value that selects it, for a real-time transport's module. */
+  realtime?: string
 }

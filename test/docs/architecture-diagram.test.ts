@@ -16,7 +16,8 @@ const SOURCES: Readonly<Record<string, string | readonly string[]>> = {
   sio: 'src/interfaces/socketio',
   client: 'src/interfaces/client',
   gateway: 'src/application/transport',
-  app: 'src/application/app.ts',
+  app: ['src/application/app.ts', 'src/application/app-core.ts'],
+  modules: 'src/modules',
   adapter: 'src/application/adapter-service.ts',
   auth: 'src/application/authentication',
   ports: [...readFileSync('src/domain/ports.ts', 'utf8').matchAll(/from '\.\/([^']+)\.js'/g)].map(

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 
 /*
- * What dist/plumage.mjs holds, as scripts/build-options.mjs configures it (BENCHMARKS.md, issue 25's
+ * What dist/plumage.mjs and its chunks (dist/chunks) hold, as scripts/build-options.mjs configures it (BENCHMARKS.md, issue 25's
  * cold start): the packages every start loads are inside, once per version, what loads on first use and pino
  * are not, and the file is pure ASCII — V8 keeps a module's source for as long as it runs, as two bytes a
  * character when one character is not ASCII.
@@ -27,8 +27,9 @@ beforeAll(() => {
     const { build } = await import('esbuild')
     const { serverOptions } = await import('./scripts/build-options.mjs')
     const { metafile, outputFiles } = await build({ ...serverOptions(), write: false, metafile: true, logLevel: 'silent' })
-    const code = outputFiles.find((file) => file.path.endsWith('.mjs')).text
-    const output = Object.values(metafile.outputs).find((entry) => entry.entryPoint)
+    // The entry and its chunks (the modules configuration selects are chunks of their own, imported when selected).
+    const code = outputFiles.filter((file) => file.path.endsWith('.mjs')).map((file) => file.text).join('\\n')
+    const outputs = Object.values(metafile.outputs)
     const { readFileSync } = await import('node:fs')
     const packages = new Set()
     const copies = {}
@@ -41,7 +42,7 @@ beforeAll(() => {
       packages.add(name)
       copies[key] = [...new Set([...(copies[key] ?? []), folder])]
     }
-    const external = output.imports.filter((entry) => entry.external).map((entry) => entry.path)
+    const external = [...new Set(outputs.flatMap((output) => output.imports.filter((entry) => entry.external).map((entry) => entry.path)))]
     const jsonAsString = /JSON\\.parse\\(['"\`]\\{\\\\?"application\\/1d-interleaved-parityfec/.test(code)
     const nonAscii = code.match(/[^\\x00-\\x7f]/g) ?? []
     console.log(JSON.stringify({ packages: [...packages], external, nonAscii, copies, jsonAsString }))`

@@ -11,13 +11,16 @@ export interface Config {
   env: 'development' | 'production' | 'test'
   port: number
   host: string
-  /** The HTTP engine serving REST and socket.io (HTTP, default `express`); both answer the same wire. */
-  http: 'express' | 'fastify'
+  /**
+   * The HTTP engine serving REST and socket.io (HTTP, default `express`): `express`, or an engine module's name
+   * (`fastify`); the composition root refuses one no module provides. Every engine answers the same wire.
+   */
+  http: string
   /**
    * The real-time transport on the HTTP engine's server (REALTIME, default `socketio`); `none` serves
    * REST only: no connections, no live events.
    */
-  realtime: 'socketio' | 'none'
+  realtime: string
   /**
    * The store module to load (default `memory`). Any name is read here; the composition root
    * (src/container.ts) refuses one that is not in its registry of store modules.
@@ -82,8 +85,8 @@ export function loadConfig(env: Env = process.env): Config {
     env: nodeEnv,
     port: integer(env, 'PORT', 3030, 0, 65535),
     host: env.HOST || '127.0.0.1',
-    http: oneOf(env, 'HTTP', ['express', 'fastify'] as const, 'express'),
-    realtime: oneOf(env, 'REALTIME', ['socketio', 'none'] as const, 'socketio'),
+    http: env.HTTP || 'express',
+    realtime: env.REALTIME || 'socketio',
     store: env.STORE || 'memory',
     authSecret: env.AUTH_SECRET || undefined,
     jwtExpiresIn: env.JWT_EXPIRES_IN || '15m',

@@ -83,8 +83,6 @@ const variables: [name: string, valid: string, expected: Partial<Config>, invali
   ],
   ['PORT', '8080', { port: 8080 }, '80a', /^PORT must be an integer from 0 to 65535 \(got '80a'\)$/],
   ['HOST', '0.0.0.0', { host: '0.0.0.0' }, 'local host', /^HOST must be a host name or IP address/],
-  ['HTTP', 'fastify', { http: 'fastify' }, 'koa', /^HTTP must be one of express, fastify \(got 'koa'\)$/],
-  ['REALTIME', 'none', { realtime: 'none' }, 'ws', /^REALTIME must be one of socketio, none \(got 'ws'\)$/],
   [
     'AUTH_SECRET',
     'a-secret-of-32-characters-or-so!',
