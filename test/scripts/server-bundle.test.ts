@@ -3,10 +3,9 @@ import { execFileSync } from 'node:child_process'
 
 /*
  * What dist/plumage.mjs and its chunks (dist/chunks) hold, as scripts/build-options.mjs configures it
- * (BENCHMARKS.md, issue 25's
- * cold start): the packages every start loads are inside, once per version, what loads on first use and pino
- * are not, and the file is pure ASCII — V8 keeps a module's source for as long as it runs, as two bytes a
- * character when one character is not ASCII.
+ * (BENCHMARKS.md, issue 25's cold start): the packages every start loads are inside, once per version, what
+ * loads on first use and pino are not, and the files are pure ASCII — V8 keeps a module's source for as long as
+ * it runs, as two bytes a character when one character is not ASCII.
  */
 interface Bundle {
   /** The packages (node_modules/<name>) with files in the bundle. */
