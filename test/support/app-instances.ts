@@ -4,6 +4,9 @@ import { buildServer, type BuiltServer } from './built-server.js'
 import type { InstanceSettings } from '../../src/testing/index.js'
 import { connect, emitAck } from '../interfaces/socketio/support.js'
 
+// The kit's helpers of the multi-instance contract, for the suites that drive instances themselves.
+export { call, PASSWORD, signUp } from '../../src/testing/instances/instance-calls.js'
+
 /*
  * Several instances of the built server (`node dist/plumage.mjs`, as `npm start` runs it), each a
  * real process, on one RethinkDB database; authenticated socket.io clients on each; and a recorder
@@ -70,24 +73,6 @@ export function settingsEnv(settings: InstanceSettings = {}): Record<string, str
   return recoveryWindowSeconds === undefined ? {} : { SOCKET_RECOVERY_WINDOW: String(recoveryWindowSeconds) }
 }
 
-export const PASSWORD = 'correct horse battery staple'
-
-/** Signs up (once per email; a second instance finds the account already there) and logs in over REST. */
-export async function signUp(url: string, email: string): Promise<string> {
-  await fetch(`${url}/users`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: PASSWORD })
-  })
-  const login = await fetch(`${url}/authentication`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ strategy: 'local', email, password: PASSWORD })
-  })
-  if (login.status !== 201) throw new Error(`login on ${url} answered ${login.status}: ${await login.text()}`)
-  return ((await login.json()) as { accessToken: string }).accessToken
-}
-
 /** A socket.io client logged in with a JWT, recording every `messages` event it receives. */
 export interface Listener {
   socket: Socket
@@ -110,23 +95,6 @@ export async function listen(url: string, accessToken: string): Promise<Listener
     })
   }
   return listener
-}
-
-/** Calls a service over REST with a token; resolves with the status and the JSON body. */
-export async function call(
-  url: string,
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${url}/${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }
 }
 
 /** Polls a condition every 100 ms until it holds or `ms` pass; fails with `what` otherwise. */
