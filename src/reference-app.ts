@@ -12,7 +12,7 @@ import type { SchemaValidator } from './domain/schema/schema-validator.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
-import { services, type RegisteredServices } from './services/index.js'
+import { services, type RegisteredServices } from './services/registry.js'
 
 /**
  * The reference app's services by path: `app.service('messages')` is typed from this map, which derives from

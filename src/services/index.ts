@@ -1,18 +1,9 @@
-import type { App } from '../application/app.js'
-import { useMessages } from './messages/messages.service.js'
-import type { ServiceDeps } from './service-deps.js'
-import { useUsers } from './users/users.service.js'
-
-/**
- * The app's services, one line each: the path, and the function that registers the service (its store,
- * schemas and hooks) and returns it. createReferenceApp registers them in this order, and the app's
- * `app.service(path)` is typed from their return types (`ReferenceServices`). `npm run generate -- service
- * <name>` adds a line here; the typed-client map (src/reference-services.ts) gets its own line.
+/*
+ * The app's services, one line each: the path is the export's name, the value the function that registers the
+ * service (its store, schemas and hooks) on the app and returns it, given what src/services/service-deps.ts
+ * lists. createReferenceApp registers them in the order of their paths, and types `app.service(path)` from
+ * their return types. `npm run generate -- service <name>` adds a line here (and one to the typed-client map,
+ * src/reference-services.ts); deleting a service is deleting its folder and those two lines.
  */
-export const services = {
-  messages: useMessages,
-  users: useUsers
-} satisfies Record<string, (app: App, deps: ServiceDeps) => object>
-
-/** The services by path, as the app types them. */
-export type RegisteredServices = { [Path in keyof typeof services]: ReturnType<(typeof services)[Path]> }
+export { useMessages as messages } from './messages/messages.service.js'
+export { useUsers as users } from './users/users.service.js'

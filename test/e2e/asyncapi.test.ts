@@ -3,7 +3,7 @@ import { Parser } from '@asyncapi/parser'
 import type { Browser } from 'playwright-core'
 import { CHROMIUM, withChromium } from '../support/chromium.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
-import { services } from '../../src/services/index.js'
+import { services } from '../../src/services/registry.js'
 
 /*
  * GET /asyncapi.json is a valid AsyncAPI 3.0 document (checked by @asyncapi/parser) of the socket protocol of
