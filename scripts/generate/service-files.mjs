@@ -152,7 +152,7 @@ export function ${n.hooks}({ clock${n.auth ? ', authentication' : ''} }: ${n.hoo
 export function serviceFile(n) {
   const doc = [
     n.auth ? 'every method needs a token' : 'open to everyone (no login)',
-    n.owner && 'the server records the owner and only the owner may update, patch or remove a record',
+    n.owner && 'the server records the owner, and only the owner may update, patch or remove a record',
     'the server sets the id and the timestamps'
   ].filter(Boolean)
   return `import { AdapterService } from '../../application/adapter-service.js'
@@ -174,7 +174,8 @@ export interface ${n.options} {
 }
 
 /**
- * \`${n.name}\`: ${doc.join('; ')}. Its records live in the store's \`${n.collection}\` collection.
+ * \`${n.name}\`: ${doc.join(';\n * ')}.
+ * Its records live in the store's \`${n.collection}\` collection.
  * Registered on \`app\` with its schemas and hooks; returns the service.
  */
 export function ${n.use}(app: App, { stores, clock${n.auth ? ', authentication' : ''} }: ${n.options}): AdapterService<${n.type}> {
