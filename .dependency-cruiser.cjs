@@ -71,9 +71,9 @@ module.exports = {
     {
       name: 'services-are-application-code',
       comment:
-        "src/services (the app's own services) use domain and application; adapters and transports are chosen by the composition root.",
+        "src/services and src/hooks (the app's own services and hooks) use domain and application; adapters and transports are chosen by the composition root.",
       severity: 'error',
-      from: { path: '^src/services/' },
+      from: { path: '^src/(services|hooks)/' },
       to: { path: '^src/(infrastructure/|interfaces/|container\\.ts$|main\\.ts$|reference-app\\.ts$)' }
     },
     {
@@ -82,7 +82,7 @@ module.exports = {
         "domain, application, infrastructure, interfaces and the library entries never import the app's own services (they are plugged in by src/reference-app.ts).",
       severity: 'error',
       from: { path: '^src/(domain|application|infrastructure|interfaces|library)/' },
-      to: { path: '^src/services/' }
+      to: { path: '^src/(services|hooks)/' }
     },
     {
       name: 'adapters-chosen-in-composition-root',
@@ -142,6 +142,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // A copy of the repository with node_modules linked in (test/scripts) resolves packages as a clone does.
+    preserveSymlinks: true,
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

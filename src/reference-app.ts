@@ -12,19 +12,13 @@ import type { SchemaValidator } from './domain/schema/schema-validator.js'
 import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
-import type { AdapterService } from './application/adapter-service.js'
-import type { Message } from './services/messages/messages.schema.js'
-import { useMessages } from './services/messages/messages.service.js'
-import type { User } from './services/users/users.schema.js'
-import { useUsers } from './services/users/users.service.js'
+import { services, type RegisteredServices } from './services/registry.js'
 
-/** The reference app's services by path: `app.service('messages')` is typed from this map. */
-export interface ReferenceServices {
-  messages: AdapterService<Message>
-  /** The stored record also holds the password hash, which `protect('password')` keeps from callers. */
-  users: AdapterService<User & { password?: string }>
-  authentication: AuthenticationService
-}
+/**
+ * The reference app's services by path: `app.service('messages')` is typed from this map, which derives from
+ * the registry of src/services/index.ts (each service's `use*` function returns it).
+ */
+export type ReferenceServices = RegisteredServices & { authentication: AuthenticationService }
 
 export interface ReferenceAppDeps {
   stores: StoreFactory
@@ -54,8 +48,8 @@ export interface ReferenceAppDeps {
 }
 
 /**
- * The reference application people clone: the services of src/services (`messages` and `users`,
- * each with its schemas and hooks in its own folder) on whichever store the composition root bound,
+ * The reference application people clone: the services registered in src/services/index.ts (each
+ * with its schemas and hooks in its own folder) on whichever store the composition root bound,
  * the authentication service and the channels. Transports are added around it in src/container.ts.
  */
 export function createReferenceApp({
@@ -69,8 +63,7 @@ export function createReferenceApp({
   const app = new App<ReferenceServices>({ validator, extensions })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
   const withLogin = authentication !== undefined
-  useMessages(app, { stores, clock, authentication: withLogin })
-  useUsers(app, { stores, uniqueKeys, authentication: withLogin })
+  for (const use of Object.values(services)) use(app, { stores, clock, uniqueKeys, authentication: withLogin })
   if (authentication) {
     const { hasher, tokens, clock: authClock = clock, sessions, throttle, strategies = [] } = authentication
     const service = new AuthenticationService({

@@ -16,6 +16,7 @@ import { StoreFactory } from '../src/domain/store/store-factory.js'
 import { UniqueKeys } from '../src/domain/unique-keys.js'
 import { buildContainer } from '../src/container.js'
 import { modules, type RegisteredModule } from '../src/modules/index.js'
+import { services } from '../src/services/registry.js'
 import { ConfigError, loadConfig } from '../src/infrastructure/config/config.js'
 import { InMemoryConnectionSessions } from '../src/infrastructure/memory/in-memory-connection-sessions.js'
 import { InMemoryEventHistory } from '../src/infrastructure/store-commons/history/index.js'
@@ -25,6 +26,9 @@ import { InMemoryStore } from '../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryStoreFactory } from '../src/infrastructure/memory/in-memory-store-factory.js'
 import { InMemoryUniqueKeys } from '../src/infrastructure/memory/in-memory-unique-keys.js'
 import { FakeClock } from './support/fake-clock.js'
+
+/** The registry's services (src/services/index.ts), in the order the app registers them. */
+const servicePaths = Object.keys(services)
 
 /** A second store adapter: every collection it creates is recorded, so the test can see it was used. */
 class FakeStoreFactory implements StoreFactory {
@@ -65,7 +69,7 @@ describe('composition root', () => {
     expect(container.get(SessionStore)).toBeInstanceOf(InMemorySessionStore)
     expect(container.get(LoginAttempts)).toBeInstanceOf(InMemoryLoginAttempts)
     expect(container.get(StoreFactory)).toBe(container.get(StoreFactory))
-    expect(container.get<App>(App).paths).toEqual(expect.arrayContaining(['messages', 'users', 'authentication']))
+    expect(container.get<App>(App).paths).toEqual(expect.arrayContaining([...servicePaths, 'authentication']))
     expect(container.get<App>(App)).toBe(container.get<App>(App))
     // Modules are shared between containers; what they bind is not.
     expect((await buildContainer(config({}), { logger: silentLogger })).get(StoreFactory)).not.toBe(
@@ -88,7 +92,8 @@ describe('composition root', () => {
       modules: { ...modules, fake: fakeModule }
     })
     const app = container.get<App>(App)
-    expect([...fake.created.keys()]).toEqual(['messages', 'users'])
+    // Each service opens its collection (named after its path unless it chose another) on the bound store.
+    expect(fake.created.size).toBe(servicePaths.length)
     const user = (await app.service('users').create!({ email: 'ann@example.com', password: 'secret-pw' })) as Data
     expect(
       await fake.created.get('users')!.get(user.id as number, { filter: { op: 'and', filters: [] }, sort: [], skip: 0 })
@@ -140,7 +145,7 @@ describe('composition root', () => {
       { logger: silentLogger, modules: spy }
     )
     expect(loaded).toEqual([])
-    expect(container.get<App>(App).paths).toEqual(['messages', 'users', 'authentication'])
+    expect(container.get<App>(App).paths).toEqual([...servicePaths, 'authentication'])
     await buildContainer(config({}), { logger: silentLogger, modules: spy })
     expect(loaded.sort()).toEqual(['apiDocs', 'metrics', 'recovery', 'sessions'])
   })

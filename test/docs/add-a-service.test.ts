@@ -3,11 +3,11 @@ import { App } from '../../src/application/app.js'
 import type { Service } from '../../src/domain/service/service.js'
 import { InMemoryStoreFactory } from '../../src/infrastructure/memory/in-memory-store-factory.js'
 import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
-import { useTodos, type TodosService } from '../../examples/add-a-service.js'
+import { useTodos, type TodosService } from '../../examples/todos/todos.service.js'
 
 describe('the todos service', () => {
   const app = new App<{ todos: TodosService }>({ validator: new AjvSchemaValidator() })
-  useTodos(app, new InMemoryStoreFactory(), { requireLogin: false })
+  useTodos(app, { stores: new InMemoryStoreFactory(), authentication: false })
   // Typed: `todos.create({ title: 1 })` does not compile. Untyped, as REST and socket clients reach it:
   const todos = app.service('todos')
   const asClientsSeeIt = app.service<Service>('todos')

@@ -41,7 +41,7 @@ describe('the Dockerfile', () => {
   it('copies every file of the project that the bundles are built from', () => {
     const ours = bundleInputs().filter((path) => !path.includes('node_modules/'))
     expect(ours).toEqual(
-      expect.arrayContaining(['src/main.ts', 'src/services/messages/messages.service.ts', 'src/interfaces/web/chat.ts'])
+      expect.arrayContaining(['src/main.ts', 'src/services/users/users.service.ts', 'src/interfaces/web/chat.ts'])
     )
     const missing = ours.filter(
       (path) => !copied.some((source) => path === source || path.startsWith(`${source.replace(/\/$/, '')}/`))

@@ -3,6 +3,7 @@ import { Parser } from '@asyncapi/parser'
 import type { Browser } from 'playwright-core'
 import { CHROMIUM, withChromium } from '../support/chromium.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { services } from '../../src/services/registry.js'
 
 /*
  * GET /asyncapi.json is a valid AsyncAPI 3.0 document (checked by @asyncapi/parser) of the socket protocol of
@@ -139,7 +140,7 @@ withChromium('the real-time API page at /asyncapi', () => {
     await page.getByRole('link', { name: /Real-time API/ }).click()
     await page.locator('.operation').first().waitFor()
     expect(page.url()).toBe(`${server.url}/asyncapi`)
-    expect(await page.locator('h2').allTextContents()).toEqual(['messages', 'users', 'authentication', 'Schemas'])
+    expect(await page.locator('h2').allTextContents()).toEqual([...Object.keys(services), 'authentication', 'Schemas'])
     const messages = await page.locator('.operation code').allTextContents()
     for (const name of ['create', 'find', 'messages created', 'messages removed', 'authenticate'])
       expect(messages).toContain(name)

@@ -55,7 +55,7 @@ describe('building only what changed', () => {
   }, 60_000)
 
   it.each([
-    ['a source file touched', () => touch('src/services/messages/messages.hooks.ts')],
+    ['a source file touched', () => touch('src/services/users/users.hooks.ts')],
     ['a page file edited', () => writeFile(join(copy.dir, 'public', 'style.css'), '/* edited */\n', { flag: 'a' })],
     ['a file added', () => writeFile(join(copy.dir, 'src', 'added.ts'), 'export const added = 1\n')],
     ['a file deleted', () => rm(join(copy.dir, 'src', 'added.ts'))],

@@ -45,3 +45,38 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   }
   return { ...env, ...extra }
 }
+
+/** What `tsc --noEmit`, `npm run lint` and jest read: the sources, tests, scripts and every config file they use. */
+export const lintedFiles = [
+  'src',
+  'test',
+  'scripts',
+  'examples',
+  'bench',
+  'public',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  '.prettierrc.json',
+  '.prettierignore',
+  'eslint.config.js',
+  '.dependency-cruiser.cjs',
+  'jest.config.js'
+]
+
+/**
+ * A throw-away copy of `names` (default: what type-checking, linting and the tests read), with the checkout's
+ * node_modules linked in; built and generated files (dist, public/app.js, bench results) stay behind.
+ */
+export async function copyRepository(names: readonly string[] = lintedFiles): Promise<CheckoutCopy> {
+  const dir = await mkdtemp(join(tmpdir(), 'plumage-repository-'))
+  const skipped = [join('public', 'app.js'), join('bench', 'results'), join('test-artifacts')]
+  for (const name of names)
+    await cp(join(root, name), join(dir, name), {
+      recursive: true,
+      filter: (path) => !skipped.some((skip) => path.endsWith(skip))
+    })
+  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir')
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) }
+}

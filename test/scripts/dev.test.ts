@@ -104,7 +104,7 @@ async function signUp(url: string): Promise<string> {
 }
 
 /** Saves a source file of the server, as an editor does. */
-const edit = () => appendFile(join(copy.dir, 'src', 'services', 'messages', 'messages.hooks.ts'), '// edited\n')
+const edit = () => appendFile(join(copy.dir, 'src', 'services', 'users', 'users.hooks.ts'), '// edited\n')
 
 describe('npm run dev', () => {
   it('reads .env, restarts on a change and keeps its AUTH_SECRET across the restart', async () => {
@@ -146,7 +146,7 @@ describe('npm run dev', () => {
   }, 90_000)
 
   it('reports a build error once, without an error of its own or a stack trace, and keeps the server', async () => {
-    const file = join(copy.dir, 'src', 'services', 'messages', 'messages.hooks.ts')
+    const file = join(copy.dir, 'src', 'services', 'users', 'users.hooks.ts')
     const source = await readFile(file, 'utf8')
     const run = startDev({ PORT: '0', NODE_ENV: 'test' })
     const { url } = await run.started(1)
@@ -160,7 +160,7 @@ describe('npm run dev', () => {
     // Whatever esbuild printed about the broken build came before the next one.
     await run.started(2)
     expect(run.stderr().match(/\[ERROR\]/g)).toHaveLength(1)
-    expect(run.stderr()).toContain('messages.hooks.ts')
+    expect(run.stderr()).toContain('users.hooks.ts')
     expect(run.stderr()).not.toContain('restart-server')
     expect(run.stderr()).not.toMatch(/\n\s+at /)
   }, 60_000)

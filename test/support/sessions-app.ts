@@ -74,7 +74,8 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
     authentication: { strategy: 'jwt', accessToken }
   })
   const logout = (accessToken: string) => auth.remove(null, bearer(accessToken))
-  const messages = (accessToken: string) => app.service('messages').find(bearer(accessToken))
+  // An authenticated call on a service of the core app (users needs a login to find), so it holds in a blank app too.
+  const findUsers = (accessToken: string) => app.service('users').find(bearer(accessToken))
   const signUp = (email: string, password = 'password-1') =>
     app.service('users').create({ email, password }, { provider: 'rest' }) as Promise<{
       id: string | number
@@ -91,7 +92,7 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
     login,
     refresh,
     logout,
-    messages,
+    findUsers,
     signUp,
     bearer,
     REST

@@ -3,7 +3,7 @@ import type { App } from '../../application/app.js'
 import type { StoreFactory } from '../../domain/store/store-factory.js'
 import type { UniqueKeys } from '../../domain/unique-keys.js'
 import { usersHooks } from './users.hooks.js'
-import { userSchemas } from './users.schema.js'
+import { userSchemas, type User } from './users.schema.js'
 
 export interface UsersOptions {
   stores: StoreFactory
@@ -16,15 +16,14 @@ export interface UsersOptions {
 /**
  * `users`: signup (create) is open, every other method needs a token, emails are unique
  * (case-insensitively), passwords are validated, stored hashed and never returned, and a user may
- * only update, patch or remove themselves. Registered on `app` with its schemas and hooks.
+ * only update, patch or remove themselves. Registered on `app` with its schemas and hooks; returns the service.
  */
-export function useUsers(app: App, { stores, uniqueKeys, authentication }: UsersOptions): void {
-  app.use(
-    'users',
-    new AdapterService(stores.create('users'), {
-      paginate: { default: 10, max: 50 }
-    }),
-    { schemas: userSchemas }
-  )
+export function useUsers(app: App, { stores, uniqueKeys, authentication }: UsersOptions): AdapterService<StoredUser> {
+  const service = new AdapterService(stores.create<StoredUser>('users'), { paginate: { default: 10, max: 50 } })
+  app.use('users', service, { schemas: userSchemas })
   app.service('users').hooks(usersHooks({ uniqueKeys, authentication }))
+  return service
 }
+
+/** The stored record also holds the password hash, which `protect('password')` keeps from callers. */
+export type StoredUser = User & { password?: string }

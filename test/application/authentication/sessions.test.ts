@@ -24,7 +24,7 @@ describe('sessions: login and refresh rotation', () => {
   })
 
   it('exchanges a refresh token for a new pair in the same session; the used one is dead', async () => {
-    const { signUp, login, refresh, tokens, messages } = await sessionsApp()
+    const { signUp, login, refresh, tokens, findUsers } = await sessionsApp()
     const user = await signUp('a@x.io')
     const first = await login('a@x.io', 'password-1')
     const second = await refresh(first.refreshToken)
@@ -33,7 +33,7 @@ describe('sessions: login and refresh rotation', () => {
     expect(second.authentication.strategy).toBe('refresh')
     expect(second.user).toEqual({ id: user.id, email: 'a@x.io' })
     expect((await tokens.verify(second.accessToken)).sid).toBe((await tokens.verify(first.accessToken)).sid)
-    await expect(messages(second.accessToken)).resolves.toBeDefined()
+    await expect(findUsers(second.accessToken)).resolves.toBeDefined()
     expect(await failure(refresh(first.refreshToken))).toMatchObject({
       code: 401,
       message: 'Refresh token already used: the session has been revoked'
@@ -41,18 +41,18 @@ describe('sessions: login and refresh rotation', () => {
   })
 
   it('revokes the whole family when a dead refresh token is used again (a stolen token)', async () => {
-    const { signUp, login, refresh, messages } = await sessionsApp()
+    const { signUp, login, refresh, findUsers } = await sessionsApp()
     await signUp('a@x.io')
     const first = await login('a@x.io', 'password-1')
     const second = await refresh(first.refreshToken) // the legitimate client rotates
     await failure(refresh(first.refreshToken)) // the thief replays the old one
     // Everything descended from that login is dead: the newest refresh token and its access token.
     expect(await failure(refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
-    expect(await failure(messages(second.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
-    expect(await failure(messages(first.accessToken))).toMatchObject({ code: 401 })
+    expect(await failure(findUsers(second.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect(await failure(findUsers(first.accessToken))).toMatchObject({ code: 401 })
     // Another login of the same user is another family and unaffected.
     const other = await login('a@x.io', 'password-1')
-    await expect(messages(other.accessToken)).resolves.toBeDefined()
+    await expect(findUsers(other.accessToken)).resolves.toBeDefined()
   })
 
   it('lets exactly one of several simultaneous uses of one refresh token win', async () => {
@@ -72,13 +72,13 @@ describe('sessions: login and refresh rotation', () => {
   })
 
   it('lets access tokens expire after 15 minutes and refresh tokens after 30 days (fake clock)', async () => {
-    const { signUp, login, refresh, messages, clock } = await sessionsApp()
+    const { signUp, login, refresh, findUsers, clock } = await sessionsApp()
     await signUp('a@x.io')
     const first = await login('a@x.io', 'password-1')
     clock.advance(15 * MINUTE)
-    expect(await failure(messages(first.accessToken))).toMatchObject({ code: 401, message: 'jwt expired' })
+    expect(await failure(findUsers(first.accessToken))).toMatchObject({ code: 401, message: 'jwt expired' })
     const second = await refresh(first.refreshToken)
-    await expect(messages(second.accessToken)).resolves.toBeDefined()
+    await expect(findUsers(second.accessToken)).resolves.toBeDefined()
     clock.advance(30 * DAY)
     expect(await failure(refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token expired' })
   })
@@ -97,14 +97,14 @@ describe('sessions: login and refresh rotation', () => {
 
 describe('sessions: revocation', () => {
   it('logout revokes the session: its access token, its refresh token, but not other sessions', async () => {
-    const { signUp, login, refresh, logout, messages } = await sessionsApp()
+    const { signUp, login, refresh, logout, findUsers } = await sessionsApp()
     await signUp('a@x.io')
     const session = await login('a@x.io', 'password-1')
     const other = await login('a@x.io', 'password-1')
     await logout(session.accessToken)
-    expect(await failure(messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect(await failure(findUsers(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
     expect(await failure(refresh(session.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
-    await expect(messages(other.accessToken)).resolves.toBeDefined()
+    await expect(findUsers(other.accessToken)).resolves.toBeDefined()
   })
 
   it('keeps a deny-list entry only until the token would have expired', async () => {
@@ -122,7 +122,7 @@ describe('sessions: revocation', () => {
   })
 
   it('a password change revokes every other session of that user and keeps the one that made it, not of others', async () => {
-    const { signUp, login, refresh, messages, app, bearer } = await sessionsApp()
+    const { signUp, login, refresh, findUsers, app, bearer } = await sessionsApp()
     const user = await signUp('a@x.io')
     await signUp('b@x.io')
     const [one, two, three, bob] = [
@@ -133,28 +133,28 @@ describe('sessions: revocation', () => {
     ]
     // A change of something else revokes nothing.
     await app.service('users').patch(user.id, { email: 'a2@x.io' }, bearer(two.accessToken))
-    await expect(messages(two.accessToken)).resolves.toBeDefined()
+    await expect(findUsers(two.accessToken)).resolves.toBeDefined()
     await app.service('users').patch(user.id, { password: 'password-2' }, bearer(one.accessToken))
-    await expect(messages(one.accessToken)).resolves.toBeDefined()
+    await expect(findUsers(one.accessToken)).resolves.toBeDefined()
     const renewed = await refresh(one.refreshToken)
-    await expect(messages(renewed.accessToken)).resolves.toBeDefined()
+    await expect(findUsers(renewed.accessToken)).resolves.toBeDefined()
     for (const session of [two, three]) {
-      expect(await failure(messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+      expect(await failure(findUsers(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
       expect(await failure(refresh(session.refreshToken))).toMatchObject({
         code: 401,
         message: 'Refresh token revoked'
       })
     }
-    await expect(messages(bob.accessToken)).resolves.toBeDefined()
+    await expect(findUsers(bob.accessToken)).resolves.toBeDefined()
     await expect(login('a2@x.io', 'password-2')).resolves.toMatchObject({ accessToken: expect.any(String) })
     // Changed by the server itself (no session of the user made it), or by update: the same rules.
     await app.service('users').patch(user.id, { password: 'password-3' })
-    expect(await failure(messages(renewed.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect(await failure(findUsers(renewed.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
     const four = await login('a2@x.io', 'password-3')
     const five = await login('a2@x.io', 'password-3')
     await app.service('users').update(user.id, { email: 'a2@x.io', password: 'password-4' }, bearer(four.accessToken))
-    await expect(messages(four.accessToken)).resolves.toBeDefined()
-    expect(await failure(messages(five.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    await expect(findUsers(four.accessToken)).resolves.toBeDefined()
+    expect(await failure(findUsers(five.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
   })
 
   it('deleting a user revokes their sessions (refresh included)', async () => {
@@ -188,11 +188,11 @@ describe('sessions: two instances on one store', () => {
     const [a, b] = await twoInstances()
     await a.signUp('a@x.io')
     const session = await a.login('a@x.io', 'password-1')
-    await expect(b.messages(session.accessToken)).resolves.toBeDefined()
+    await expect(b.findUsers(session.accessToken)).resolves.toBeDefined()
     await a.logout(session.accessToken)
-    expect(await failure(a.messages(session.accessToken))).toMatchObject({ code: 401 })
+    expect(await failure(a.findUsers(session.accessToken))).toMatchObject({ code: 401 })
     a.clock.advance(1000)
-    expect(await failure(b.messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect(await failure(b.findUsers(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
     // And the refresh token is dead for both.
     expect(await failure(b.refresh(session.refreshToken))).toMatchObject({
       code: 401,
@@ -204,11 +204,11 @@ describe('sessions: two instances on one store', () => {
     const [a, b] = await twoInstances()
     const user = await a.signUp('a@x.io')
     const [session, changer] = [await a.login('a@x.io', 'password-1'), await a.login('a@x.io', 'password-1')]
-    await expect(b.messages(session.accessToken)).resolves.toBeDefined() // b caches the user now
+    await expect(b.findUsers(session.accessToken)).resolves.toBeDefined() // b caches the user now
     await a.app.service('users').patch(user.id, { password: 'password-2' }, a.bearer(changer.accessToken))
     a.clock.advance(1000)
-    expect(await failure(b.messages(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
-    await expect(b.messages(changer.accessToken)).resolves.toBeDefined()
+    expect(await failure(b.findUsers(session.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    await expect(b.findUsers(changer.accessToken)).resolves.toBeDefined()
   })
 
   it('detects reuse across instances: a token rotated on one and replayed on the other revokes the family', async () => {
@@ -219,6 +219,6 @@ describe('sessions: two instances on one store', () => {
     await failure(b.refresh(first.refreshToken))
     expect(await failure(a.refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
     a.clock.advance(1000)
-    expect(await failure(a.messages(second.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+    expect(await failure(a.findUsers(second.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
   })
 })

@@ -16,6 +16,7 @@ import { PostgresSessionStore } from '../../../src/infrastructure/postgres/postg
 import { PostgresSettings } from '../../../src/infrastructure/postgres/postgres-settings.js'
 import { PostgresStoreFactory } from '../../../src/infrastructure/postgres/postgres-store-factory.js'
 import { PostgresUniqueKeys } from '../../../src/infrastructure/postgres/postgres-unique-keys.js'
+import { services } from '../../../src/services/registry.js'
 
 const config = (env: Record<string, string>) =>
   loadConfig({ NODE_ENV: 'test', AUTH_SECRET: 'a-test-secret-of-some-length', BCRYPT_ROUNDS: '4', ...env })
@@ -39,7 +40,7 @@ describe('the PostgreSQL module', () => {
     expect(container.get(LoginAttempts)).toBeInstanceOf(PostgresLoginAttempts)
     expect(container.get(EventHistory)).toBeInstanceOf(PostgresEventHistory)
     expect(container.get(ConnectionSessions)).toBeInstanceOf(PostgresConnectionSessions)
-    expect(container.get<App>(App).paths).toEqual(expect.arrayContaining(['messages', 'users', 'authentication']))
+    expect(container.get<App>(App).paths).toEqual(expect.arrayContaining([...Object.keys(services), 'authentication']))
     // Nothing listens on port 1: the probe says so without the password.
     const health = await stores.health()
     expect(health.ready).toBe(false)

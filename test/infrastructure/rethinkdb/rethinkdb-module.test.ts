@@ -17,6 +17,7 @@ import { RethinkDbSessionStore } from '../../../src/infrastructure/rethinkdb/ret
 import { RethinkDbSettings } from '../../../src/infrastructure/rethinkdb/rethinkdb-settings.js'
 import { RethinkDbStoreFactory } from '../../../src/infrastructure/rethinkdb/rethinkdb-store-factory.js'
 import { RethinkDbUniqueKeys } from '../../../src/infrastructure/rethinkdb/rethinkdb-unique-keys.js'
+import { services } from '../../../src/services/registry.js'
 
 const config = (env: Record<string, string>) =>
   loadConfig({ NODE_ENV: 'test', AUTH_SECRET: 'a-test-secret-of-some-length', BCRYPT_ROUNDS: '4', ...env })
@@ -42,7 +43,7 @@ describe('the RethinkDB module', () => {
     // Connection recovery on any instance: the history over the event log, sessions beside it.
     expect(container.get(EventHistory)).toBeInstanceOf(RethinkDbEventHistory)
     expect(container.get(ConnectionSessions)).toBeInstanceOf(RethinkDbConnectionSessions)
-    expect(container.get<App>(App).paths).toEqual(expect.arrayContaining(['messages', 'users', 'authentication']))
+    expect(container.get<App>(App).paths).toEqual(expect.arrayContaining([...Object.keys(services), 'authentication']))
     await stores.close()
   })
 

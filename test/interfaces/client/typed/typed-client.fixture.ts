@@ -93,7 +93,7 @@ export async function referenceServices() {
   return { text, email }
 }
 
-/** A service of the app's own, as in examples/add-a-service.ts: its schemas, as the server registers them. */
+/** A service of the app's own, as in examples/todos/todos.service.ts: its schemas, as the server registers them. */
 const todo = {
   type: 'object',
   properties: { id: { type: 'integer' }, title: { type: 'string' }, done: { type: 'boolean' } },
