@@ -16,6 +16,8 @@ import { packedFiles, packedProject, type PackedProject } from '../support/packe
  */
 const restClient = restClientModule.default
 const socketioClient = socketioClientModule.default
+/** The client package types its socket with socket.io-client's CommonJS build; ours is the ESM one, the same class. */
+type FeathersSocket = Parameters<typeof socketioClient>[0]
 
 const server = `import { AdapterService, App } from 'plumage'
 import { InMemoryStore } from 'plumage/memory'
@@ -113,7 +115,7 @@ describe('a server from the package entries', () => {
     expect(user).toEqual({ id: 0, email: 'ann@example.com' })
 
     socket = io(url, { transports: ['websocket'], forceNew: true })
-    const socketApp = feathers().configure(socketioClient(socket))
+    const socketApp = feathers().configure(socketioClient(socket as unknown as FeathersSocket))
     const login = (await socketApp
       .service('authentication')
       .create({ strategy: 'local', email: 'ann@example.com', password: 'secret-pw' })) as { accessToken: string }
