@@ -63,41 +63,54 @@ const running = await http.listen(Number(process.env.PORT ?? 3030), '127.0.0.1')
 console.log('listening on', running.url)
 `
 
+/**
+ * The same program on the fastify module's engine, as the README says: `fastifyEngine` from `plumage/fastify` in
+ * place of `expressEngine`.
+ */
+const fastifyServer = server
+  .replace('  expressEngine,\n', '')
+  .replace("} from 'plumage/server'\n", "} from 'plumage/server'\nimport { fastifyEngine } from 'plumage/fastify'\n")
+  .replace('const http = expressEngine(app)', 'const http = fastifyEngine(app)')
+
 let project: PackedProject
-let child: ChildProcess | undefined
-let socket: Socket | undefined
+const children: ChildProcess[] = []
+const sockets: Socket[] = []
 
 beforeAll(async () => {
   project = await packedProject('library-server')
   await writeFile(join(project.dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { plumage: '*' } }))
   await writeFile(join(project.dir, 'server.ts'), server)
+  await writeFile(join(project.dir, 'fastify-server.ts'), fastifyServer)
   await writeFile(
     join(project.dir, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'nodenext', strict: true, skipLibCheck: true },
-      files: ['server.ts']
+      files: ['server.ts', 'fastify-server.ts']
     })
   )
+  // Fails with the compiler's message when an entry, its types or the README's program is wrong.
+  await project.tsc(['-p', 'tsconfig.json'])
 }, 300_000)
 
 afterAll(async () => {
-  socket?.disconnect()
-  if (child && child.exitCode === null) child.kill('SIGKILL')
+  for (const socket of sockets) socket.disconnect()
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
   await project?.cleanup()
 })
 
-/** Starts the compiled program and answers the URL it printed. */
-async function start(): Promise<string> {
-  child = spawn(process.execPath, ['server.js'], {
+/** Starts a compiled program and answers the URL it printed. */
+async function start(program: string): Promise<string> {
+  const child = spawn(process.execPath, [program], {
     cwd: project.dir,
     env: { PATH: process.env.PATH ?? '', PORT: '0', AUTH_SECRET: 'library-test-secret-0123456789' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
+  children.push(child)
   let errors = ''
   child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()))
   return new Promise<string>((resolve, reject) => {
-    child!.once('exit', (code) => reject(new Error(`the program exited (${code}): ${errors}`)))
-    createInterface({ input: child!.stdout! }).on('line', (line) => {
+    child.once('exit', (code) => reject(new Error(`the program exited (${code}): ${errors}`)))
+    createInterface({ input: child.stdout! }).on('line', (line) => {
       const url = /^listening on (\S+)$/.exec(line)?.[1]
       if (url) resolve(url)
     })
@@ -105,35 +118,45 @@ async function start(): Promise<string> {
 }
 
 describe('a server from the package entries', () => {
-  it('type-checks against the packed declarations, starts, and serves the official Feathers clients', async () => {
-    // Fails with the compiler's message when an entry, its types or the README's program is wrong.
-    await project.tsc(['-p', 'tsconfig.json'])
-    const url = await start()
+  it.each([
+    ["express (the README's program)", 'server.js'],
+    ['fastify', 'fastify-server.js']
+  ])(
+    'on %s: type-checked against the packed declarations, serves the official Feathers clients',
+    async (_engine, program) => {
+      if (program === 'fastify-server.js') {
+        expect(fastifyServer).toContain("import { fastifyEngine } from 'plumage/fastify'")
+        expect(fastifyServer).not.toContain('expressEngine')
+      }
+      const url = await start(program)
 
-    const restApp = feathers().configure(restClient(url).fetch(fetch))
-    const user = await restApp.service('users').create({ email: 'ann@example.com', password: 'secret-pw' })
-    expect(user).toEqual({ id: 0, email: 'ann@example.com' })
+      const restApp = feathers().configure(restClient(url).fetch(fetch))
+      const user = await restApp.service('users').create({ email: 'ann@example.com', password: 'secret-pw' })
+      expect(user).toEqual({ id: 0, email: 'ann@example.com' })
 
-    socket = io(url, { transports: ['websocket'], forceNew: true })
-    const socketApp = feathers().configure(socketioClient(socket as unknown as FeathersSocket))
-    const login = (await socketApp
-      .service('authentication')
-      .create({ strategy: 'local', email: 'ann@example.com', password: 'secret-pw' })) as { accessToken: string }
-    expect(login.accessToken).toEqual(expect.any(String))
+      const socket = io(url, { transports: ['websocket'], forceNew: true })
+      sockets.push(socket)
+      const socketApp = feathers().configure(socketioClient(socket as unknown as FeathersSocket))
+      const login = (await socketApp
+        .service('authentication')
+        .create({ strategy: 'local', email: 'ann@example.com', password: 'secret-pw' })) as { accessToken: string }
+      expect(login.accessToken).toEqual(expect.any(String))
 
-    const received = new Promise<unknown>((resolve) => socketApp.service('messages').once('created', resolve))
-    const sent = await restApp
-      .service('messages')
-      .create({ text: 'over REST' }, { headers: { Authorization: `Bearer ${login.accessToken}` } })
-    expect(sent).toEqual({ id: 0, text: 'over REST' })
-    await expect(received).resolves.toEqual({ id: 0, text: 'over REST' })
+      const received = new Promise<unknown>((resolve) => socketApp.service('messages').once('created', resolve))
+      const sent = await restApp
+        .service('messages')
+        .create({ text: 'over REST' }, { headers: { Authorization: `Bearer ${login.accessToken}` } })
+      expect(sent).toEqual({ id: 0, text: 'over REST' })
+      await expect(received).resolves.toEqual({ id: 0, text: 'over REST' })
 
-    // Without a token the same call is refused, as Feathers' authenticate('jwt') refuses it.
-    await expect(restApp.service('messages').create({ text: 'anonymous' })).rejects.toMatchObject({
-      name: 'NotAuthenticated',
-      code: 401
-    })
-  }, 120_000)
+      // Without a token the same call is refused, as Feathers' authenticate('jwt') refuses it.
+      await expect(restApp.service('messages').create({ text: 'anonymous' })).rejects.toMatchObject({
+        name: 'NotAuthenticated',
+        code: 401
+      })
+    },
+    120_000
+  )
 
   it('ships the new entries in the tarball, declarations beside the JS', async () => {
     const files = await packedFiles(project.tarball)
