@@ -144,7 +144,17 @@ describe('plumage as a dependency', () => {
   it('resolves every entry of the exports map to built JS and declarations', async () => {
     const entries = Object.entries(exports).filter(([, target]) => typeof target !== 'string')
     expect(entries.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['.', './memory', './rethinkdb', './postgres', './testing', './client', './services'])
+      expect.arrayContaining([
+        '.',
+        './memory',
+        './rethinkdb',
+        './postgres',
+        './testing',
+        './client',
+        './server',
+        './fastify',
+        './services'
+      ])
     )
     for (const [name, target] of entries) {
       const { types, default: js } = target as { types: string; default: string }

@@ -22,9 +22,11 @@ export function postgresBin(): string | undefined {
 export const POSTGRES_USER = 'plumage'
 
 export interface PostgresServer {
-  /** postgres://plumage@127.0.0.1:<port>/postgres */
+  /** postgres://<superuser>@127.0.0.1:<port>/postgres */
   url: string
   port: number
+  /** The folder of the server's Unix socket (psql -h <socketDir>: trusted local connections). */
+  socketDir: string
   /** The server's PID (it changes with restart()). */
   readonly pid: number
   /** Fast shutdown by PID (SIGINT: clients are disconnected); the data stays for start(). */
@@ -56,6 +58,10 @@ export interface StartPostgresOptions {
   spawned?: (child: ChildProcess) => void
   /** `-c name=value` settings added to the defaults. */
   settings?: Record<string, string>
+  /** The superuser initdb creates (default POSTGRES_USER, `plumage`). */
+  superuser?: string
+  /** How TCP connections authenticate (default trust; `scram-sha-256` checks passwords, as a real server does). */
+  hostAuth?: 'trust' | 'scram-sha-256'
 }
 
 /**
@@ -67,12 +73,23 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const bin = options.bin ?? postgresBin()
   if (!bin) throw new Error('PostgreSQL binaries not found (Debian: apt-get install postgresql, or set POSTGRES_BIN)')
   const user = runAs()
+  const superuser = options.superuser ?? POSTGRES_USER
   const dir = mkdtempSync(join(tmpdir(), 'plumage-pg-'))
   if (user) chownSync(dir, user.uid, user.gid)
   const data = join(dir, 'data')
   const init = spawnSync(
     join(bin, 'initdb'),
-    ['-D', data, '-U', POSTGRES_USER, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'],
+    [
+      '-D',
+      data,
+      '-U',
+      superuser,
+      '--auth-local=trust',
+      `--auth-host=${options.hostAuth ?? 'trust'}`,
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-instructions'
+    ],
     { ...user, encoding: 'utf8', cwd: dir }
   )
   if (init.status !== 0) {
@@ -161,8 +178,9 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     throw error
   }
   return {
-    url: `postgres://${POSTGRES_USER}@127.0.0.1:${port}/postgres`,
+    url: `postgres://${superuser}@127.0.0.1:${port}/postgres`,
     port,
+    socketDir: dir,
     get pid() {
       return child!.pid!
     },
