@@ -32,6 +32,8 @@ interface LoggedEvent {
 withServer('PostgresStore group commit', () => {
   const factories: PostgresStoreFactory[] = []
   const admin = new pg.Pool({ connectionString: database?.url, max: 1 })
+  // An idle connection ended by the server (the shutdown after the suite) is expected, not an uncaught 'error'.
+  admin.on('error', () => undefined)
   /** The trace of the next write (read when the write is called, as the active span's). */
   let trace: string | undefined
 
@@ -92,8 +94,11 @@ withServer('PostgresStore group commit', () => {
     trace = undefined
   })
   afterAll(async () => {
-    for (const factory of factories) await factory.close()
-    await admin.end()
+    try {
+      for (const factory of factories) await factory.close()
+    } finally {
+      await admin.end()
+    }
   })
 
   it("sends a record's writes that arrive while one is in flight as one transaction, each caller its row", async () => {
