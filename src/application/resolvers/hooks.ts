@@ -1,4 +1,5 @@
 import type { HookContext } from '../hook-context.js'
+import { declaredIdField } from '../id-field.js'
 import type { ResolverStatus } from './resolver.js'
 
 /*
@@ -67,8 +68,11 @@ function selection(context: HookContext, virtualNames: ReadonlySet<string>): rea
   // A $select naming a virtual property cannot go to the store: the store returns whole records instead.
   const selectsVirtual = Array.isArray($select) && $select.some((name) => virtualNames.has(String(name)))
   context.params = { ...context.params, query: $select && !selectsVirtual ? { ...rest, $select } : rest }
-  const names = $resolve ?? $select
-  return Array.isArray(names) ? names.map(String) : undefined
+  if (Array.isArray($resolve)) return $resolve.map(String)
+  // The id stays with a $select, as the store keeps it.
+  if (!Array.isArray($select)) return undefined
+  const idField = declaredIdField(context.service) ?? 'id'
+  return [...new Set([idField, ...$select.map(String)])]
 }
 
 /** What the marks of hooks.ts give the kernel: resolving one published record outside of any call. */

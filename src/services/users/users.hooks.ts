@@ -41,7 +41,7 @@ export function usersHooks({ uniqueKeys, authentication }: UsersHooksOptions): H
       get: [...login, validate],
       remove: [...login, ...itself, validate],
       create: [validate, resolveData(userDataResolver), email.before, ...hash],
-      update: [...login, ...itself, validate, email.before, ...hash],
+      update: [...login, ...itself, validate, resolveData(userDataResolver), email.before, ...hash],
       patch: [...login, ...itself, validate, email.before, ...hash]
     },
     after: {

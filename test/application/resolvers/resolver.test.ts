@@ -123,7 +123,7 @@ describe('resolver hooks', () => {
     await expect(resolveResult(upper)({ params: {} } as HookContext)).rejects.toThrow('must be used as an around hook')
   })
 
-  it('resolveResult answers a $select of a virtual property, which the store never sees', async () => {
+  it('resolveResult answers a $select of a virtual property (the store never sees it), the id kept', async () => {
     const { todos } = todosApp()
     let storeQuery: unknown
     todos.hooks({
@@ -131,9 +131,9 @@ describe('resolver hooks', () => {
       before: { find: [(context) => void (storeQuery = context.params.query)] }
     })
     await todos.create({ text: 'a', done: true })
-    expect(await todos.find({ paginate: false, query: { $select: ['upper', 'id'] } })).toEqual([{ id: 0, upper: 'A' }])
+    expect(await todos.find({ paginate: false, query: { $select: ['upper'] } })).toEqual([{ id: 0, upper: 'A' }])
     expect(storeQuery).toEqual({})
-    expect(await todos.find({ paginate: false, query: { $select: ['text'] } })).toEqual([{ text: 'a' }])
+    expect(await todos.find({ paginate: false, query: { $select: ['text'] } })).toEqual([{ id: 0, text: 'a' }])
     expect(storeQuery).toEqual({ $select: ['text'] })
     expect(await todos.find({ paginate: false, query: { $resolve: ['upper'] } })).toEqual([{ upper: 'A' }])
   })
