@@ -1,3 +1,4 @@
+import { EVENT_RESOLVER, type EventResolverMark } from '../event-stages.js'
 import type { HookContext } from '../hook-context.js'
 import { declaredIdField } from '../id-field.js'
 import type { ResolverStatus } from './resolver.js'
@@ -75,18 +76,26 @@ function selection(context: HookContext, virtualNames: ReadonlySet<string>): rea
   return [...new Set([idField, ...$select.map(String)])]
 }
 
-/** What the marks of hooks.ts give the kernel: resolving one published record outside of any call. */
-export interface RecordResolving {
-  (record: unknown, context: HookContext): Promise<unknown>
+/** A hook marked for the kernel (event-stages.ts): it resolves the events a live store publishes too. */
+export type MarkedResolverHook = ResolverHook & { readonly [EVENT_RESOLVER]: EventResolverMark }
+
+/** The kernel's mark: one published record resolved with the event's context (no call, no `$select`). */
+function eventMark(stage: EventResolverMark['stage'], resolvers: readonly AnyResolver[]): EventResolverMark {
+  return {
+    stage,
+    resolve: (record, context) =>
+      isRecord(record) ? run(resolvers, record, context, { originalContext: context }) : Promise.resolve(record)
+  }
 }
 
 /**
  * The result (one record, an array, or a find page's `data`) resolved after the method and the after hooks.
  * `$select` or `$resolve` in the query narrow what is resolved and returned. When an after hook (`protect`)
  * set `context.dispatch`, that is resolved too: external callers then get the resolved properties without the
- * protected ones (the per-call loader answers the second pass from its cache).
+ * protected ones (the per-call loader answers the second pass from its cache). A live store's events, which
+ * pass through no hook, are resolved by the kernel with the hook's mark: once per event, as the server sees it.
  */
-export function resolveResult(...resolvers: AnyResolver[]): ResolverHook & { resolveRecord: RecordResolving } {
+export function resolveResult(...resolvers: AnyResolver[]): MarkedResolverHook {
   const virtualNames = new Set(resolvers.flatMap((resolver) => resolver.virtualNames))
   const hook = async (context: HookContext, next?: () => Promise<void>) => {
     if (!next) throw new Error('The resolveResult hook must be used as an around hook')
@@ -98,18 +107,17 @@ export function resolveResult(...resolvers: AnyResolver[]): ResolverHook & { res
     if (context.result !== undefined) context.result = await eachRecord(context.result, each)
     if (context.dispatch !== undefined) context.dispatch = await eachRecord(context.dispatch, each)
   }
-  const resolveRecord: RecordResolving = (record, context) =>
-    isRecord(record) ? run(resolvers, record, context, { originalContext: context }) : Promise.resolve(record)
-  return Object.assign(hook, { resolveRecord })
+  return Object.assign(hook, { [EVENT_RESOLVER]: eventMark('result', resolvers) })
 }
 
 /**
  * What leaves the server, resolved after everything else: sets `context.dispatch`, which transports send and
  * events carry, from `context.dispatch ?? context.result` (so it composes with `protect`, in either order).
  * Like `protect`, it sets the dispatch for every call — an internal call's events reach clients too — and
- * replaces `context.result` only for external calls: internal callers keep the unresolved record.
+ * replaces `context.result` only for external calls: internal callers keep the unresolved record. Events are
+ * resolved again by the kernel with the hook's mark, once per delivery, as its first recipient would see them.
  */
-export function resolveExternal(...resolvers: AnyResolver[]): ResolverHook & { resolveRecord: RecordResolving } {
+export function resolveExternal(...resolvers: AnyResolver[]): MarkedResolverHook {
   const hook = async (context: HookContext, next?: () => Promise<void>) => {
     if (!next) throw new Error('The resolveExternal hook must be used as an around hook')
     await next()
@@ -121,9 +129,7 @@ export function resolveExternal(...resolvers: AnyResolver[]): ResolverHook & { r
     )
     if (context.params.provider !== undefined) context.result = context.dispatch
   }
-  const resolveRecord: RecordResolving = (record, context) =>
-    isRecord(record) ? run(resolvers, record, context, { originalContext: context }) : Promise.resolve(record)
-  return Object.assign(hook, { resolveRecord })
+  return Object.assign(hook, { [EVENT_RESOLVER]: eventMark('external', resolvers) })
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -12,5 +12,12 @@ export {
   type ResolverStatus,
   type VirtualResolver
 } from './resolver.js'
-export { resolveData, resolveExternal, resolveQuery, resolveResult, type ResolverHook } from './hooks.js'
+export {
+  resolveData,
+  resolveExternal,
+  resolveQuery,
+  resolveResult,
+  type MarkedResolverHook,
+  type ResolverHook
+} from './hooks.js'
 export { loaderFor, type RecordLoader } from './loader.js'

@@ -57,12 +57,17 @@ function createLoader(context: HookContext, path: string): RecordLoader<unknown>
   )
 }
 
+/**
+ * The caller's identity. A `user` is only ever set by authentication (transports never take it from clients):
+ * with one, the caller counts as authenticated — also in an event's context, which carries its recipient's user
+ * and provider but no token — so the target's `authenticate` does not verify the token again per batch.
+ */
 function callerParams({ provider, user, authentication, authenticated }: Params): Params {
   const params: Params = {}
   if (provider !== undefined) params.provider = provider
   if (user !== undefined) params.user = user
   if (authentication !== undefined) params.authentication = authentication
-  if (authenticated !== undefined) params.authenticated = authenticated
+  if (authenticated !== undefined || user !== undefined) params.authenticated = authenticated ?? true
   return params
 }
 

@@ -35,8 +35,12 @@ export type VirtualResolver<T, V, Ctx = HookContext> = (
   status: ResolverStatus<Ctx>
 ) => Promise<V | undefined>
 
+/**
+ * One resolver per declared property of `T`. An open record type (a schema with `additionalProperties`) has an
+ * index signature: its declared properties are the ones resolvers are typed for.
+ */
 export type PropertyResolverMap<T, Ctx = HookContext> = {
-  [K in keyof T]?: PropertyResolver<T, T[K], Ctx>
+  [K in keyof T as string extends K ? never : number extends K ? never : K]?: PropertyResolver<T, T[K], Ctx>
 }
 
 /** Marks a resolver virtual: a stored value is ignored, and a `$select` of it is not sent to the store. */
