@@ -92,6 +92,10 @@ for (const http of ['express', 'fastify'])
         paths: Record<string, unknown>
       }
       expect(document.components.schemas.Message).toEqual(openApi.components.schemas.Message)
+      // `messages created` events carry the author a resolver adds: the record's schema declares it.
+      expect(document.components.schemas.Message).toMatchObject({
+        properties: { user: { type: 'object', properties: { email: { format: 'email' }, avatar: { format: 'uri' } } } }
+      })
       expect(document.components.schemas.UserData).toEqual(openApi.components.schemas.UserData)
       // The AsyncAPI routes are not REST operations.
       expect(Object.keys(openApi.paths).filter((path) => path.startsWith('/asyncapi'))).toEqual([])

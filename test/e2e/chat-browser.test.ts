@@ -14,6 +14,7 @@ import { listen, type RunningServer } from '../../src/interfaces/http/http-serve
 import { createRestApp } from '../../src/interfaces/rest/rest-app.js'
 import type { RealtimeTransport } from '../../src/interfaces/realtime/realtime-transport.js'
 import { CHROMIUM, chromiumAvailable, withChromium } from '../support/chromium.js'
+import { gravatar } from '../support/gravatar.js'
 import { startTcpProxy } from '../support/tcp-proxy.js'
 
 /*
@@ -171,9 +172,10 @@ withChromium('the chat page in Chromium', () => {
     await ann.press('#text', 'Enter')
     const received = bob.locator('#messages li', { hasText: 'Hello Bob' })
     await received.waitFor()
-    // The author's name is filled in once it is looked up (a placeholder shows until then).
-    await received.locator('strong', { hasText: 'ann@example.com' }).waitFor()
+    // The author comes with the message (resolved by the server): their email, and their Gravatar beside it.
     await expect(received.locator('strong').textContent()).resolves.toBe('ann@example.com')
+    await expect(received.locator('strong').getAttribute('title')).resolves.toBe('ann@example.com')
+    await expect(received.locator('strong img.avatar').getAttribute('src')).resolves.toBe(gravatar('ann@example.com'))
     expect(await received.locator('b').count()).toBe(0)
 
     await bob.fill('#text', 'Hi Ann!')

@@ -15,13 +15,17 @@ interface Message {
   id: string | number
   text: string
   userId?: string | number
+  /** The author, resolved by the server (absent when the user is gone). */
+  user?: User
   createdAt?: string
 }
-/** `password` is only ever sent (signing up); the server never returns it. `name` is optional. */
+/** `password` is only ever sent (signing up); the server never returns it. `name` and `avatar` are optional. */
 interface User {
   id: string | number
   email: string
   name?: string
+  /** A picture URL: the email's Gravatar unless the user gave one. */
+  avatar?: string
   password?: string
 }
 
@@ -56,7 +60,6 @@ const shown = new Set<string | number>()
  * once the oldest is shown). A cursor, unlike a skip count, stays right while new messages arrive live.
  */
 let olderCursor: string | null = ''
-const authors = new Map<string | number, Promise<string>>()
 /** The signed-in user; undefined on the login form. */
 let signedIn: User | undefined
 
@@ -91,16 +94,28 @@ function clearError(): void {
   errorBox.hidden = true
 }
 
-/** Authors are looked up once per user id; a failed lookup shows the id rather than nothing. */
-function authorOf(userId: Message['userId']): Promise<string> {
-  if (userId === undefined) return Promise.resolve('someone')
-  if (!authors.has(userId)) {
-    authors.set(
-      userId,
-      users.get(userId).then(displayName, () => `user ${userId}`)
-    )
+/**
+ * The author as the message carries it (the server resolves `user`, no lookup here): their picture, then their name,
+ * else their email; the email shows on hover. Text only, never HTML from the server.
+ */
+function authorOf(message: Message): HTMLElement {
+  const author = document.createElement('strong')
+  const user = message.user
+  if (!user) {
+    author.textContent = 'someone'
+    return author
   }
-  return authors.get(userId)!
+  if (user.avatar?.startsWith('https://')) {
+    const avatar = document.createElement('img')
+    avatar.className = 'avatar'
+    avatar.src = user.avatar
+    avatar.alt = ''
+    avatar.referrerPolicy = 'no-referrer'
+    author.append(avatar)
+  }
+  author.append(displayName(user))
+  author.title = user.email
+  return author
 }
 
 /** Today's messages show the time; older ones the date too (and the year when it is not this one). */
@@ -124,13 +139,9 @@ function render(message: Message, atTop = false): void {
   if (shown.has(message.id)) return
   shown.add(message.id)
   const item = document.createElement('li')
-  const author = document.createElement('strong')
+  const author = authorOf(message)
   const time = document.createElement('time')
   const text = document.createElement('span')
-  author.textContent = '…'
-  void authorOf(message.userId).then((name) => {
-    author.textContent = name
-  })
   if (message.createdAt) {
     time.dateTime = message.createdAt
     time.textContent = when(message.createdAt)
@@ -161,8 +172,6 @@ async function loadOlder(): Promise<void> {
 /** Shows the chat with the newest page of messages (also after a reconnect: what was missed comes with it). */
 async function enter(user: User): Promise<void> {
   signedIn = user
-  authors.clear()
-  authors.set(user.id, Promise.resolve(displayName(user)))
   statusBox.textContent = `Signed in as ${displayName(user)}`
   loginForm.hidden = true
   chat.hidden = false

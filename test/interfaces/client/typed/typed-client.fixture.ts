@@ -34,6 +34,11 @@ export async function referenceServices() {
   typeOf(user).is<User>(true)
   const text: string = (await messages.patch(1, { text: 'edited' })).text
   const email: string = (await users.find()).data[0]!.email
+  // The author a resolver adds (a virtual property of the result schema) is typed, avatar included.
+  typeOf(one.user).is<User | undefined>(true)
+  typeOf(user.avatar).is<string | undefined>(true)
+  // @ts-expect-error `user` is resolved by the server (declared false in the data schema)
+  await messages.create({ text: 'hi', user: { id: 1, email: 'ann@example.com' } })
 
   // Data: required fields, types and server-owned fields come from the data schema.
   // @ts-expect-error a user's data has no `role` (additionalProperties: false)
