@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { gravatar } from '../support/gravatar.js'
 
 /*
  * The docs cannot rot: every fenced block in README.md and docs/*.md carries a marker comment on the
@@ -143,8 +144,8 @@ describe('examples against a real server', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-    expect(lines[0]).toEqual({ email: 'ann@example.com', id: 0 })
-    expect(lines[1]).toMatchObject({ text: 'Hello', id: 0 })
+    expect(lines[0]).toEqual({ email: 'ann@example.com', id: 0, avatar: gravatar('ann@example.com') })
+    expect(lines[1]).toMatchObject({ text: 'Hello', id: 0, user: { id: 0, email: 'ann@example.com' } })
     expect(lines[2]).toMatchObject({ text: 'From a form', tags: ['a', 'b'] })
     expect(lines[3]).toMatchObject({ total: 2, limit: 2, data: [{ id: 1 }, { id: 0 }] })
     expect(lines[4]).toMatchObject({ total: 1, data: [{ id: 0, text: 'Hello' }] })

@@ -32,7 +32,7 @@ export const messageSchema = {
   description: 'A chat message. Fields beyond these are app-defined extensions a client may attach.',
   properties: {
     ...stored,
-    user: { ...author, description: 'The author (userId), resolved by the server: never stored, never sent' }
+    user: { ...author, description: 'The author (userId), resolved by the server: not stored, refused from clients' }
   },
   required: ['id', 'text'],
   additionalProperties: true
