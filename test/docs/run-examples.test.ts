@@ -67,8 +67,8 @@ const runs: Record<string, () => { args: string[]; output: RegExp[] } | null> = 
   'use-the-clients': () => ({
     args: [server.url],
     output: [
-      /^fetch: signed up and logged in as \{ email: 'fetch-\w+@example\.com', id: \d+ \} then read/m,
-      /^socket\.io: signed up and logged in as \{ email: 'socket-\w+@example\.com'/m,
+      /^fetch: signed up and logged in as \{\s+email: 'fetch-\w+@example\.com',\s+avatar: 'https:\/\/s\.gravatar\.com\/avatar\/[0-9a-f]{32}\?s=60',\s+id: \d+\s+\} then read/m,
+      /^socket\.io: signed up and logged in as \{\s+email: 'socket-\w+@example\.com'/m,
       /text: 'Hello from socket-\w+@example\.com'/
     ]
   }),

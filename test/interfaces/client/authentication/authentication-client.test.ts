@@ -7,6 +7,7 @@ import { rest } from '../../../../src/interfaces/client/rest/rest-client.js'
 import type { ServiceCall } from '../../../../src/domain/service/service.js'
 import type { Transport } from '../../../../src/interfaces/client/transport.js'
 import { startAuthServer, type AuthServer } from '../../../support/auth-server.js'
+import { gravatar } from '../../../support/gravatar.js'
 
 /** Answers logins with a token and records what each call carried. */
 function fakeTransport(name: string, answer?: (call: ServiceCall) => unknown) {
@@ -166,10 +167,11 @@ describe('authentication client against the server over REST', () => {
       message: 'Not authenticated'
     })
     const result = await client.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret-pw' })
-    expect(result.user).toEqual({ email: 'a@x.io', id: 0 })
+    expect(result.user).toEqual({ email: 'a@x.io', id: 0, avatar: gravatar('a@x.io') })
     await expect(client.service('messages').create({ text: 'hi' })).resolves.toEqual({
       text: 'hi',
       userId: 0,
+      user: result.user,
       id: 0,
       createdAt: expect.any(String),
       updatedAt: expect.any(String)
@@ -189,7 +191,11 @@ describe('authentication client against the server over REST', () => {
     await first.authenticate({ strategy: 'local', email: 'a@x.io', password: 'secret-pw' })
     const second = createClient().configure(rest(server.url).fetch(fetch)).configure(authentication({ storage }))
     await second.reAuthenticate()
-    await expect(second.service('users').get(0)).resolves.toEqual({ email: 'a@x.io', id: 0 })
+    await expect(second.service('users').get(0)).resolves.toEqual({
+      email: 'a@x.io',
+      id: 0,
+      avatar: gravatar('a@x.io')
+    })
   })
 
   it('rejects a wrong password with "Invalid login" and keeps no token', async () => {
