@@ -7,6 +7,7 @@ import { authentication } from '../../src/interfaces/client/authentication/authe
 import { createClient } from '../../src/interfaces/client/client-app.js'
 import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { gravatar } from '../support/gravatar.js'
 
 let server: AuthServer
 const sockets: Socket[] = []
@@ -56,7 +57,7 @@ describe('authentication over socket.io (reference app)', () => {
     })
     const created = new Promise((resolve) => socket.once('users created', resolve))
     await server.app.service('users').create({ email: 'new@x.io', password: 'password-1' })
-    expect(await created).toEqual({ email: 'new@x.io', id: expect.any(Number) })
+    expect(await created).toEqual({ email: 'new@x.io', id: expect.any(Number), avatar: gravatar('new@x.io') })
     const [, message] = await emit(socket, 'create', 'messages', { text: 'over socket' }, {})
     expect(message).toMatchObject({ text: 'over socket', userId: 0 })
   })
@@ -124,7 +125,7 @@ describe('authentication clients over socket.io', () => {
       .configure(socketioClientModule.default(socket as unknown as Parameters<typeof socketioClientModule.default>[0]))
       .configure(authClientModule.default({ storage: new authClientModule.MemoryStorage() }))
     const result = await app.authenticate(credentials)
-    expect(result.user).toEqual({ email: 's@x.io', id: 0 })
+    expect(result.user).toEqual({ email: 's@x.io', id: 0, avatar: gravatar('s@x.io') })
     await expect(app.service('messages').find()).resolves.toMatchObject({ total: expect.any(Number) })
     expect((await app.reAuthenticate(true)).accessToken).toBe(result.accessToken)
     await app.logout()

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import jwt from 'jsonwebtoken'
 import type { Socket } from 'socket.io-client'
 import { AUTH_SECRET, type AuthServer } from '../support/auth-server.js'
+import { gravatar } from '../support/gravatar.js'
 import {
   call,
   connectSocket,
@@ -261,6 +262,7 @@ describe('ownership: only the author changes a message, only a user changes them
       id,
       text: 'edited',
       userId: alice.id,
+      user: { id: alice.id, email: 'alice@x.io', avatar: gravatar('alice@x.io') },
       createdAt: expect.any(String),
       updatedAt: expect.any(String)
     })
@@ -279,6 +281,7 @@ describe('ownership: only the author changes a message, only a user changes them
         id: bobs,
         text: 'shared',
         userId: bob.id,
+        user: { id: bob.id, email: 'bob@x.io', avatar: gravatar('bob@x.io') },
         seen: true,
         createdAt: expect.any(String),
         updatedAt: expect.any(String)
@@ -292,6 +295,7 @@ describe('ownership: only the author changes a message, only a user changes them
         id: bobs,
         text: 'shared',
         userId: bob.id,
+        user: { id: bob.id, email: 'bob@x.io', avatar: gravatar('bob@x.io') },
         seen: true,
         createdAt: expect.any(String),
         updatedAt: expect.any(String)
@@ -326,7 +330,7 @@ describe('ownership: only the author changes a message, only a user changes them
     }
     expect(await server.app.service('users').get(alice.id)).toMatchObject({ email: 'alice@x.io' })
     const own = await request(server.url, 'PATCH', `/users/${bob.id}`, { token: bob.token, body: { name: 'Bob' } })
-    expect(own.body).toEqual({ email: 'bob@x.io', name: 'Bob', id: bob.id })
+    expect(own.body).toEqual({ email: 'bob@x.io', name: 'Bob', id: bob.id, avatar: gravatar('bob@x.io') })
     const socket = await socketFor(bob.token)
     const [error] = await call(socket, 'remove', 'users', alice.id, {})
     expect(error).toMatchObject({ name: 'Forbidden', code: 403 })

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { Socket } from 'socket.io-client'
 import type { Connection } from '../../../src/domain/service/service.js'
 import { connect, disconnectAll, emitAck, startSocketServer, type TestServer } from './support.js'
+import { gravatar } from '../../support/gravatar.js'
 import { createSocketTestApp } from './test-app.js'
 import { ENGINES } from '../http/http-test-server.js'
 
@@ -52,9 +53,9 @@ describe.each(ENGINES)('socket authentication on %s', (engine) => {
       const params = await seen(socket)
       expect(params.keys).toEqual(['query', 'route', 'connection', 'provider', 'headers', 'authentication', 'user'])
       expect(params.authentication).toEqual({ strategy: 'jwt', accessToken: login.accessToken })
-      expect(params.user).toEqual({ email: 'a@x.io', name: 'Alice', id: 0 })
+      expect(params.user).toEqual({ email: 'a@x.io', name: 'Alice', id: 0, avatar: gravatar('a@x.io') })
       const [, page] = (await emitAck(socket, 'find', 'users', {})) as [null, { data: unknown[] }]
-      expect(page.data).toEqual([{ email: 'a@x.io', name: 'Alice', id: 0 }])
+      expect(page.data).toEqual([{ email: 'a@x.io', name: 'Alice', id: 0, avatar: gravatar('a@x.io') }])
     })
 
     it('logs out with remove on authentication: auth cleared, channels left, protected calls 401', async () => {

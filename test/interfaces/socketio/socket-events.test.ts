@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
 import { collect, connect, disconnectAll, emitAck, nextEvent, startSocketServer, type TestServer } from './support.js'
+import { gravatar } from '../../support/gravatar.js'
 import { createSocketTestApp } from './test-app.js'
 import { ENGINES } from '../http/http-test-server.js'
 
@@ -92,8 +93,8 @@ describe.each(ENGINES)('socket events on %s', (engine) => {
         { id: number }
       ]
       await emitAck(caller, 'patch', 'users', user.id, { password: 'hunter333' }, {})
-      expect(await created).toEqual({ email: 'b@x.io', id: user.id })
-      expect(await patched).toEqual({ email: 'b@x.io', id: user.id })
+      expect(await created).toEqual({ email: 'b@x.io', id: user.id, avatar: gravatar('b@x.io') })
+      expect(await patched).toEqual({ email: 'b@x.io', id: user.id, avatar: gravatar('b@x.io') })
     })
 
     it('stops delivering after logout and after disconnect', async () => {
