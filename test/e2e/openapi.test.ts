@@ -74,7 +74,7 @@ describe('GET /openapi.json', () => {
   it('documents schemas, query operators, pagination, errors and bearer authentication', () => {
     const { schemas } = document.components
     expect(schemas.User).toMatchObject({ properties: { email: { format: 'email', maxLength: 254 } } })
-    expect(Object.keys(schemas.User.properties as object)).toEqual(['id', 'email', 'name'])
+    expect(Object.keys(schemas.User.properties as object)).toEqual(['id', 'email', 'name', 'role'])
     expect(schemas.UserData).toMatchObject({
       required: ['email', 'password'],
       properties: { password: { minLength: 8, maxLength: 128 } }
@@ -108,7 +108,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(find.responses)).toEqual(['200', '400', '401', '500', '503'])
     const signup = document.paths['/users']!.post!
     expect(signup.security).toBeUndefined()
-    expect(Object.keys(signup.responses)).toEqual(['201', '400', '405', '409', '413', '500', '503'])
+    expect(Object.keys(signup.responses)).toEqual(['201', '400', '403', '405', '409', '413', '500', '503'])
     expect(Object.keys(document.paths['/messages/{id}']!.patch!.responses)).toEqual([
       '200',
       '400',

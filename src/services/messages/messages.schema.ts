@@ -16,10 +16,13 @@ export const messageSchema = {
   $id: 'Message',
   type: 'object',
   description: 'A chat message. Fields beyond these are app-defined extensions a client may attach.',
-  properties: { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp },
+  properties: { id, text, userId: id, to: id, createdAt: timestamp, updatedAt: timestamp },
   required: ['id', 'text'],
   additionalProperties: true
 } as const
+
+/** A direct message: the id of its one recipient; only the author and the recipient see it (messages.rules.ts). */
+const to = { ...id, description: 'The recipient of a direct message; absent for a public one.' } as const
 
 /** Server-owned fields: declared `false`, refused from clients (the server sets them). */
 const serverOwned = { id: false, userId: false, createdAt: false, updatedAt: false } as const
@@ -29,19 +32,19 @@ export const messageSchemas = {
   data: {
     $id: 'MessageData',
     type: 'object',
-    properties: { text, ...serverOwned },
+    properties: { text, to, ...serverOwned },
     required: ['text'],
     additionalProperties: true
   },
   patch: {
     $id: 'MessagePatch',
     type: 'object',
-    properties: { text, ...serverOwned },
+    properties: { text, to, ...serverOwned },
     additionalProperties: true
   },
   query: {
     type: 'object',
-    properties: { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp },
+    properties: { id, text, userId: id, to: id, createdAt: timestamp, updatedAt: timestamp },
     additionalProperties: true
   }
 } as const satisfies ServiceSchemas

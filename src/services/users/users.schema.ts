@@ -12,14 +12,16 @@ const id = { type: ['integer', 'string'] } as const
 /** Kept as typed (trimmed): unique and found case-insensitively through its claimed key (users.hooks.ts). */
 const email = { type: 'string', format: 'email', maxLength: 254, transform: ['trim'] } as const
 const password = { type: 'string', minLength: 8, maxLength: 128 } as const
-/** Optional display name. Nothing else may be set on a user: a `role` or `isAdmin` from a signup is refused. */
+/** Optional display name. Nothing else may be set on a user: an `isAdmin` from a signup is refused. */
 const name = { type: 'string', minLength: 1, maxLength: 100, transform: ['trim'] } as const
+/** What the rules grant beyond a user's own records (users.rules.ts): only an admin sets it. */
+const role = { type: 'string', enum: ['user', 'admin'] } as const
 
 export const userSchema = {
   $id: 'User',
   type: 'object',
   description: 'A user as the service returns it; the password hash never leaves the server.',
-  properties: { id, email, name },
+  properties: { id, email, name, role },
   required: ['id', 'email'],
   additionalProperties: false
 } as const
@@ -28,7 +30,7 @@ const userData = {
   $id: 'UserData',
   type: 'object',
   description: 'Signing up: the email is stored as typed (trimmed) and is unique, case-insensitively.',
-  properties: { email, password, name },
+  properties: { email, password, name, role },
   required: ['email', 'password'],
   additionalProperties: false
 } as const
@@ -37,7 +39,7 @@ export const userSchemas = {
   result: userSchema,
   data: userData,
   patch: { ...userData, $id: 'UserPatch', required: [] },
-  query: { type: 'object', properties: { id, email, name }, additionalProperties: false }
+  query: { type: 'object', properties: { id, email, name, role }, additionalProperties: false }
 } as const satisfies ServiceSchemas
 
 /** One user as the users service returns it to a client. */
