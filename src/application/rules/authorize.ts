@@ -51,11 +51,11 @@ export class CallRules {
     if (context.params.provider === undefined) return
     const set = this.rules.forCall(context.params.user)
     const { path, method } = context
-    assertQueryable(set, path, context.params.query)
-    if (method === 'find' || method === 'get') return narrow(context, set.filter('read', path))
     if (method === 'create') return this.checkCreate(context, set)
+    const readable = readableFor(set, path, context.params.query)
+    if (method === 'find' || method === 'get') return narrow(context, readable)
     const action = method as RuleAction
-    const allowed = both(set.filter('read', path), set.filter(action, path))
+    const allowed = both(readable, set.filter(action, path))
     if (context.id === null || context.id === undefined) {
       narrow(context, allowed)
       if (action === 'patch') await this.checkEach(context, set)
@@ -63,7 +63,7 @@ export class CallRules {
     }
     // The record must be readable (else the same 404 a missing id gets), then open to this action (else 403).
     const record = (await context.service.get!(context.id, {
-      query: withRules(criteriaOf(context.params.query), set.filter('read', path))
+      query: withRules(criteriaOf(context.params.query), readable)
     })) as Record_
     if (!set.allows(action, path, record))
       throw new Forbidden(`You are not allowed to ${method} this record of '${path}'`)
@@ -144,22 +144,29 @@ function criteriaOf(query: Record_ | undefined): Record_ {
 }
 
 /**
- * A query may filter and sort only by fields the user reads in every record: a comparison on any other field
- * would reveal its value one guess at a time (as forbidQueryOn refuses for passwords). `$select` stays free:
- * projection leaves the field out anyway.
+ * The records this query may match: those the user reads, and among them those where the user reads every field
+ * the query compares (a comparison on a hidden field would reveal its value one guess at a time; forbidQueryOn
+ * refuses it for passwords). Sorting needs a field readable in every record (400 otherwise). `$select` stays
+ * free: projection leaves hidden fields out anyway.
  */
-function assertQueryable(set: RuleSet, path: string, query: unknown): void {
-  const check = (field: string) => {
-    if (!set.queryable(path, field)) throw new BadRequest(`Querying by '${field}' is not allowed`)
-  }
+function readableFor(set: RuleSet, path: string, query: unknown): Filter | null {
+  const compared = new Set<string>()
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(walk)
     if (typeof value !== 'object' || value === null) return
     for (const [key, nested] of Object.entries(value)) {
       if (key === '$or' || key === '$and') walk(asList(nested) ?? nested)
-      else if (key === '$sort' && typeof nested === 'object' && nested !== null) Object.keys(nested).forEach(check)
-      else if (!key.startsWith('$')) check(key)
+      else if (key === '$sort' && typeof nested === 'object' && nested !== null) {
+        for (const field of Object.keys(nested))
+          if (!set.readableEverywhere(path, field)) throw new BadRequest(`Sorting by '${field}' is not allowed`)
+      } else if (!key.startsWith('$')) compared.add(key)
     }
   }
   walk(query)
+  let readable = set.filter('read', path)
+  for (const field of compared) {
+    if (set.readableEverywhere(path, field)) continue
+    readable = both(readable, set.filter('read', path, field.split('.')[0]!))
+  }
+  return readable
 }

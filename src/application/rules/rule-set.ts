@@ -44,13 +44,14 @@ export class RuleSet {
 
   /**
    * The records of `path` that `action` may touch, as a filter in the query AST; null when none. Each `can`
-   * rule is one branch of an or, bounded by the `cannot` rules above it (CASL's rulesToCondition).
+   * rule is one branch of an or, bounded by the `cannot` rules above it (CASL's rulesToCondition). With `field`:
+   * the records whose `field` the action may touch (rules granting other fields only, left out).
    */
-  filter(action: RuleAction, path: string): Filter | null {
-    const key = `${action} ${path}`
+  filter(action: RuleAction, path: string, field?: string): Filter | null {
+    const key = `${action} ${path} ${field ?? ''}`
     if (this.filters.has(key)) return this.filters.get(key)!
     const filter = rulesToCondition(
-      this.ability.rulesFor(action, path),
+      this.ability.rulesFor(action, path, field),
       (rule) => {
         const condition = conditionsToFilter(rule.conditions)
         return rule.inverted ? negate(condition) : condition
@@ -98,11 +99,11 @@ export class RuleSet {
   }
 
   /**
-   * Fields readable in every record this user may read, hence safe to filter or sort by: every `can read` rule
-   * grants the field, and no `cannot read` rule names it. Conservative: a field granted only under conditions
-   * is not queryable, as a comparison on it could reveal its value in records that hide it.
+   * Fields readable in every record this user may read, hence safe to sort by: every `can read` rule grants the
+   * field, and no `cannot read` rule names it. Conservative: a field granted only under conditions is not, as the
+   * order of the records would reveal its values in records that hide it.
    */
-  queryable(path: string, field: string): boolean {
+  readableEverywhere(path: string, field: string): boolean {
     const top = field.split('.')[0]!
     for (const rule of this.ability.possibleRulesFor('read', path)) {
       if (!rule.fields) continue
