@@ -29,11 +29,15 @@ export function useRules(
   { users = 'users', idField = 'id' }: RulesOptions = {}
 ): Rules {
   // A service's fields: its records' (result schema) and those clients write (data and patch schemas: a password).
-  const rules = new Rules(definitions, (path) => {
-    if (!app.paths.includes(path)) return undefined
-    const { result, data, patch } = app.schemasOf(path)?.schemas ?? {}
-    return [...new Set([result, data, patch].flatMap((schema) => Object.keys(schema?.properties ?? {})))]
-  })
+  const rules = new Rules(
+    definitions,
+    (path) => {
+      if (!app.paths.includes(path)) return undefined
+      const { result, data, patch } = app.schemasOf(path)?.schemas ?? {}
+      return [...new Set([result, data, patch].flatMap((schema) => Object.keys(schema?.properties ?? {})))]
+    },
+    (path) => (app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
+  )
   const originals = new WeakMap<object, unknown>()
   const calls = new CallRules(rules, originals)
   const events = new EventRules(rules, originals)

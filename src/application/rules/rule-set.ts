@@ -36,8 +36,10 @@ export class RuleSet {
   constructor(
     readonly key: string,
     rules: RawRule[],
-    /** Each guarded service's result schema properties (the fields a rule without `fields` grants). */
-    private readonly schemaFields: (path: string) => readonly string[]
+    /** Each guarded service's fields (its schemas' properties): what a rule without `fields` grants. */
+    private readonly schemaFields: (path: string) => readonly string[],
+    /** Each guarded service's id field: kept in every record a user may read (it is how the record is named). */
+    private readonly idField: (path: string) => string
   ) {
     this.ability = createMongoAbility<Ability>(rules, { conditionsMatcher } as never)
   }
@@ -89,10 +91,11 @@ export class RuleSet {
     return new Set(fields)
   }
 
-  /** The record with only the fields this user may read (the record itself when no rule limits fields). */
+  /** The record with only the fields this user may read and its id (the record itself when no rule limits fields). */
   project(path: string, record: unknown): unknown {
     if (typeof record !== 'object' || record === null || this.noFieldRules(path)) return record
     const allowed = this.permittedFields('read', path, record as Record_)
+    allowed.add(this.idField(path))
     const projected: Record_ = {}
     for (const [field, value] of Object.entries(record)) if (allowed.has(field)) projected[field] = value
     return projected
@@ -105,6 +108,7 @@ export class RuleSet {
    */
   readableEverywhere(path: string, field: string): boolean {
     const top = field.split('.')[0]!
+    if (top === this.idField(path)) return true
     for (const rule of this.ability.possibleRulesFor('read', path)) {
       if (!rule.fields) continue
       const named = rule.fields.includes(top) || rule.fields.includes(field)

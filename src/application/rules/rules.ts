@@ -36,7 +36,9 @@ export class Rules {
   constructor(
     private readonly definitions: Readonly<Record<string, RulesDefinition>>,
     /** Each guarded service's fields (its schemas' properties); undefined for a service the app does not have. */
-    private readonly schemaFields: (path: string) => readonly string[] | undefined
+    private readonly schemaFields: (path: string) => readonly string[] | undefined,
+    /** Each guarded service's id field (default 'id'). */
+    private readonly idField: (path: string) => string = () => 'id'
   ) {
     for (const path of Object.keys(definitions)) {
       if (!schemaFields(path)) throw new RulesError(`Rules name an unknown service '${path}'`)
@@ -83,7 +85,7 @@ export class Rules {
     if (!set) {
       for (const rule of rules) this.validate(rule)
       if (this.byKey.size >= MAX_RULE_SETS) this.byKey.clear()
-      set = new RuleSet(key, rules, (path) => this.schemaFields(path) ?? [])
+      set = new RuleSet(key, rules, (path) => this.schemaFields(path) ?? [], this.idField)
       this.byKey.set(key, set)
     }
     return set
