@@ -32,6 +32,12 @@ export class RuleSet {
   private readonly filters = new Map<string, Filter | null>()
   private readonly predicates = new Map<string, Predicate>()
   private readonly fieldFree = new Map<string, boolean>()
+  /**
+   * The event being delivered (a token) and what these rules show of it: decided once per event and rule set,
+   * shared by every connection with these rules (see EventRules.deliver).
+   */
+  eventToken?: object
+  eventPayload?: unknown
 
   constructor(
     readonly key: string,
@@ -66,7 +72,7 @@ export class RuleSet {
 
   /** Whether `action` may touch this record (evaluated like the store evaluates the rules' query). */
   allows(action: RuleAction, path: string, record: unknown): boolean {
-    const key = `${action} ${path}`
+    const key = action === 'read' ? path : `${action} ${path}`
     let test = this.predicates.get(key)
     if (!test) {
       const filter = this.filter(action, path)
