@@ -1,5 +1,6 @@
 import 'reflect-metadata'
 import { App } from './application/app.js'
+import { RulesError } from './application/rules/conditions.js'
 import { FeathersError } from './domain/errors/errors.js'
 import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
@@ -46,8 +47,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // Configuration and operational errors (database unreachable, duplicate tables) are one line; bugs keep their stack.
-  const known = error instanceof ConfigError || error instanceof FeathersError || error instanceof StartupError
+  // Configuration and operational errors (database unreachable, duplicate tables, a bad rule) are one line; bugs keep
+  // their stack.
+  const known =
+    error instanceof ConfigError ||
+    error instanceof FeathersError ||
+    error instanceof StartupError ||
+    error instanceof RulesError
   const message =
     listenFailure(error, process.env.HOST || '127.0.0.1') ??
     (known ? error.message : String((error as Error)?.stack ?? error))

@@ -5,6 +5,7 @@ import { LocalStrategy } from './application/authentication/local-strategy.js'
 import type { AuthenticationStrategy } from './application/authentication/authentication-strategy.js'
 import type { AuthenticationSessions, LoginLimits } from './application/authentication/session-ports.js'
 import type { AppExtension } from './application/extensions.js'
+import { useRules } from './application/rules/index.js'
 import type { PasswordHasher } from './domain/auth/password-hasher.js'
 import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
@@ -13,6 +14,7 @@ import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
 import { services, type RegisteredServices } from './services/registry.js'
+import { rules } from './services/rules.js'
 
 /**
  * The reference app's services by path: `app.service('messages')` is typed from this map, which derives from
@@ -50,7 +52,7 @@ export interface ReferenceAppDeps {
 /**
  * The reference application people clone: the services registered in src/services/index.ts (each
  * with its schemas and hooks in its own folder) on whichever store the composition root bound,
- * the authentication service and the channels. Transports are added around it in src/container.ts.
+ * the authentication service, the rules and the channels. Transports are added around it in src/container.ts.
  */
 export function createReferenceApp({
   stores,
@@ -74,6 +76,8 @@ export function createReferenceApp({
       ...(throttle ? { throttle } : {})
     }).register(new JwtStrategy(), new LocalStrategy(hasher), ...strategies)
     app.use('authentication', service)
+    // Who may do and see what, in calls and events: one rule set per service (src/services/<name>/<name>.rules.ts).
+    useRules(app, rules)
   }
   useDefaultChannels(app)
   return app

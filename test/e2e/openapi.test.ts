@@ -74,7 +74,7 @@ describe('GET /openapi.json', () => {
   it('documents schemas, query operators, pagination, errors and bearer authentication', () => {
     const { schemas } = document.components
     expect(schemas.User).toMatchObject({ properties: { email: { format: 'email', maxLength: 254 } } })
-    expect(Object.keys(schemas.User.properties as object)).toEqual(['id', 'email', 'name', 'avatar'])
+    expect(Object.keys(schemas.User.properties as object)).toEqual(['id', 'email', 'name', 'avatar', 'role'])
     // A message's author is resolved by the server: declared in the record, refused in requests.
     expect(schemas.Message).toMatchObject({
       properties: { user: { type: 'object', required: ['id', 'email'], properties: { avatar: { format: 'uri' } } } }
@@ -113,7 +113,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(find.responses)).toEqual(['200', '400', '401', '500', '503'])
     const signup = document.paths['/users']!.post!
     expect(signup.security).toBeUndefined()
-    expect(Object.keys(signup.responses)).toEqual(['201', '400', '405', '409', '413', '500', '503'])
+    expect(Object.keys(signup.responses)).toEqual(['201', '400', '403', '405', '409', '413', '500', '503'])
     expect(Object.keys(document.paths['/messages/{id}']!.patch!.responses)).toEqual([
       '200',
       '400',

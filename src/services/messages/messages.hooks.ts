@@ -1,5 +1,4 @@
 import { authenticate } from '../../application/authentication/hooks/authenticate.js'
-import { restrictToOwner } from '../../application/authentication/hooks/restrict-to-owner.js'
 import type { HookContext, HookMap } from '../../application/hook-context.js'
 import { resolveResult } from '../../application/resolvers/index.js'
 import { stampTimes } from '../../application/schema/stamp-times.js'
@@ -10,7 +9,7 @@ import { messageResolver } from './messages.resolvers.js'
 export interface MessagesHooksOptions {
   /** Stamps createdAt/updatedAt. */
   clock: Clock
-  /** With the authentication service: every method needs a token and only the author may change a message. */
+  /** With the authentication service: every method needs a token (who may change what: messages.rules.ts). */
   authentication: boolean
 }
 
@@ -28,8 +27,6 @@ export function recordAuthor(context: HookContext): void {
  */
 export function messagesHooks({ clock, authentication }: MessagesHooksOptions): HookMap {
   const login = authentication ? [authenticate('jwt')] : []
-  // The ownership example: only the author changes a message (403 otherwise).
-  const author = authentication ? [restrictToOwner({ ownerField: 'userId' })] : []
   const stamp = stampTimes(clock)
   // recordAuthor also on update/patch, so an author can neither drop nor hand over authorship.
   return {
@@ -37,9 +34,8 @@ export function messagesHooks({ clock, authentication }: MessagesHooksOptions): 
     before: {
       all: [...login, validateSchemas()],
       create: [recordAuthor, stamp],
-      update: [...author, recordAuthor, stamp],
-      patch: [...author, recordAuthor, stamp],
-      remove: [...author]
+      update: [recordAuthor, stamp],
+      patch: [recordAuthor, stamp]
     }
   }
 }

@@ -13,7 +13,10 @@ const id = { type: ['integer', 'string'] } as const
 const timestamp = { type: 'string', format: 'date-time' } as const
 const text = { type: 'string', minLength: 1, maxLength: 2000, transform: ['trim'] } as const
 
-const stored = { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp } as const
+/** A direct message: the id of its one recipient; only the author and the recipient see it (messages.rules.ts). */
+const to = { ...id, description: 'The recipient of a direct message; absent for a public one.' } as const
+
+const stored = { id, text, userId: id, to, createdAt: timestamp, updatedAt: timestamp } as const
 
 /** A message as the store keeps it: what the store may rely on (its `schema` option). */
 export const storedMessageSchema = {
@@ -46,14 +49,14 @@ export const messageSchemas = {
   data: {
     $id: 'MessageData',
     type: 'object',
-    properties: { text, ...serverOwned },
+    properties: { text, to, ...serverOwned },
     required: ['text'],
     additionalProperties: true
   },
   patch: {
     $id: 'MessagePatch',
     type: 'object',
-    properties: { text, ...serverOwned },
+    properties: { text, to, ...serverOwned },
     additionalProperties: true
   },
   query: {

@@ -2,7 +2,6 @@ import { authenticate } from '../../application/authentication/hooks/authenticat
 import { forbidQueryOn } from '../../application/authentication/hooks/forbid-query-on.js'
 import { hashPassword } from '../../application/authentication/hooks/hash-password.js'
 import { protect } from '../../application/authentication/hooks/protect.js'
-import { restrictToOwner } from '../../application/authentication/hooks/restrict-to-owner.js'
 import type { HookMap } from '../../application/hook-context.js'
 import { resolveData } from '../../application/resolvers/index.js'
 import { uniqueField } from '../../application/schema/unique-field.js'
@@ -14,24 +13,22 @@ export interface UsersHooksOptions {
   /** Where emails are claimed; must be shared by every process of one database. */
   uniqueKeys: UniqueKeys
   /**
-   * With the authentication service: every method but signup needs a token, passwords are hashed,
-   * and users change only themselves. Without (transport tests), nothing needs a login and
+   * With the authentication service: every method but signup needs a token and passwords are hashed
+   * (who may change whom: users.rules.ts). Without (transport tests), nothing needs a login and
    * passwords stay as sent.
    */
   authentication: boolean
 }
 
 /**
- * The users service's hooks. Order matters: log in, validate, check ownership, claim the email,
- * then hash (a refused or losing signup costs no bcrypt round). A signup's avatar is set once it is valid
- * (users.resolvers.ts). Emails are stored as typed; a find by email (the login's lookup) ignores case
- * through the claimed key.
+ * The users service's hooks. Order matters: log in, validate, claim the email, then hash (a refused or
+ * losing signup costs no bcrypt round). Who may change whom is the rules' (users.rules.ts). A signup's avatar
+ * is set once it is valid (users.resolvers.ts). Emails are stored as typed; a find by email (the login's
+ * lookup) ignores case through the claimed key.
  */
 export function usersHooks({ uniqueKeys, authentication }: UsersHooksOptions): HookMap {
   const login = authentication ? [authenticate('jwt')] : []
   const hash = authentication ? [hashPassword('password')] : []
-  // The ownership example: users change only themselves (403 otherwise).
-  const itself = authentication ? [restrictToOwner({ ownerField: 'id' })] : []
   const validate = validateSchemas()
   const email = uniqueField('email', { keys: uniqueKeys, message: 'email already registered' })
   return {
@@ -39,10 +36,10 @@ export function usersHooks({ uniqueKeys, authentication }: UsersHooksOptions): H
       all: [forbidQueryOn('password')],
       find: [...login, validate, email.lookup],
       get: [...login, validate],
-      remove: [...login, ...itself, validate],
+      remove: [...login, validate],
       create: [validate, resolveData(userDataResolver), email.before, ...hash],
-      update: [...login, ...itself, validate, resolveData(userDataResolver), email.before, ...hash],
-      patch: [...login, ...itself, validate, email.before, ...hash]
+      update: [...login, validate, resolveData(userDataResolver), email.before, ...hash],
+      patch: [...login, validate, email.before, ...hash]
     },
     after: {
       all: [protect('password')],

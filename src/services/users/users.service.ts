@@ -15,8 +15,8 @@ export interface UsersOptions {
 
 /**
  * `users`: signup (create) is open, every other method needs a token, emails are unique
- * (case-insensitively), passwords are validated, stored hashed and never returned, and a user may
- * only update, patch or remove themselves. Registered on `app` with its schemas and hooks; returns the service.
+ * (case-insensitively), passwords are validated, stored hashed and never returned; who may change whom is
+ * in users.rules.ts. Registered on `app` with its schemas and hooks; returns the service.
  */
 export function useUsers(app: App, { stores, uniqueKeys, authentication }: UsersOptions): AdapterService<StoredUser> {
   const service = new AdapterService(stores.create<StoredUser>('users'), { paginate: { default: 10, max: 50 } })

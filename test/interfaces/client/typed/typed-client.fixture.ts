@@ -41,8 +41,11 @@ export async function referenceServices() {
   await messages.create({ text: 'hi', user: { id: 1, email: 'ann@example.com' } })
 
   // Data: required fields, types and server-owned fields come from the data schema.
-  // @ts-expect-error a user's data has no `role` (additionalProperties: false)
-  await users.create({ email: 'ann@example.com', password: 'secret-pw', role: 'admin' })
+  // @ts-expect-error a user's data has no `isAdmin` (additionalProperties: false)
+  await users.create({ email: 'ann@example.com', password: 'secret-pw', isAdmin: true })
+  // @ts-expect-error a role is one of the schema's (only an admin may set one: users.rules.ts)
+  await users.create({ email: 'ann@example.com', password: 'secret-pw', role: 'root' })
+  typeOf(await messages.create({ text: 'psst', to: 2 })).is<Message>(true)
   // @ts-expect-error `password` is required
   await users.create({ email: 'ann@example.com' })
   // @ts-expect-error `text` is a string

@@ -1,0 +1,126 @@
+import { AbilityBuilder, createMongoAbility } from '@casl/ability'
+import { GeneralError } from '../../domain/errors/errors.js'
+import { conditionsToFilter, fieldsOf, negate, RulesError } from './conditions.js'
+import { RULE_ACTIONS, RuleSet, type Ability, type RawRule } from './rule-set.js'
+
+/**
+ * The user rules are built for: `params.user` / `connection.user`; undefined when nobody is logged in. Its id and
+ * role are typed for use in conditions; a condition on a value that is undefined is refused (it would match all).
+ */
+export type RulesUser =
+  (Readonly<Record<string, unknown>> & { readonly id?: string | number; readonly role?: string }) | undefined
+
+/** CASL's vocabulary: `can(action, service, fields?, conditions?)` and `cannot(...)`. */
+export type RuleBuilder = Pick<AbilityBuilder<Ability>, 'can' | 'cannot'>
+
+/** One service's rules: a function of the user, stating in CASL's words what they may do and see. */
+export type RulesDefinition = (user: RulesUser, rules: RuleBuilder) => void
+
+/** A user the definitions are tried with at setup, besides nobody: every rule that depends on a user shows. */
+export const PROBE_USER: Readonly<Record<string, unknown>> = Object.freeze({ id: 0, role: 'probe' })
+
+/** At most this many distinct rule sets are kept compiled (then the cache starts over). */
+const MAX_RULE_SETS = 10_000
+
+/**
+ * The app's rules: the definitions of the guarded services, the rule set each user gets (built once per user
+ * object, compiled once per distinct set of rules) and their validation. A definition that names an unknown
+ * service, action or field, or an operator the query AST does not support, throws a RulesError: at setup (tried
+ * with nobody and PROBE_USER) and whenever a user's rules are built.
+ */
+export class Rules {
+  private readonly byKey = new Map<string, RuleSet>()
+  private readonly byUser = new WeakMap<object, RuleSet>()
+  private anonymous?: RuleSet
+
+  constructor(
+    private readonly definitions: Readonly<Record<string, RulesDefinition>>,
+    /** Each guarded service's fields (its schemas' properties); undefined for a service the app does not have. */
+    private readonly schemaFields: (path: string) => readonly string[] | undefined,
+    /** Each guarded service's id field (default 'id'). */
+    private readonly idField: (path: string) => string = () => 'id'
+  ) {
+    for (const path of Object.keys(definitions)) {
+      if (!schemaFields(path)) throw new RulesError(`Rules name an unknown service '${path}'`)
+    }
+    this.for(undefined)
+    this.for(PROBE_USER)
+  }
+
+  /** The services whose calls and events rules guard. */
+  get paths(): string[] {
+    return Object.keys(this.definitions)
+  }
+
+  guards(path: string): boolean {
+    return Object.hasOwn(this.definitions, path)
+  }
+
+  /** The rule set of this user (cached per user object: a changed user is a new object). */
+  for(user: RulesUser): RuleSet {
+    const cached = user ? this.byUser.get(user) : this.anonymous
+    if (cached) return cached
+    const rules = this.build(user)
+    if (user) this.byUser.set(user, rules)
+    else this.anonymous = rules
+    return rules
+  }
+
+  /** Like `for`, but a rule set that fails validation is a 500 naming the rule, for a call that needs it. */
+  forCall(user: RulesUser): RuleSet {
+    try {
+      return this.for(user)
+    } catch (error) {
+      if (error instanceof RulesError) throw new GeneralError(error.message)
+      throw error
+    }
+  }
+
+  private build(user: RulesUser): RuleSet {
+    const builder = new AbilityBuilder<Ability>(createMongoAbility)
+    for (const define of Object.values(this.definitions)) define(user, builder)
+    const rules = builder.rules as RawRule[]
+    const key = JSON.stringify(rules)
+    let set = this.byKey.get(key)
+    if (!set) {
+      for (const rule of rules) this.validate(rule)
+      if (this.byKey.size >= MAX_RULE_SETS) this.byKey.clear()
+      set = new RuleSet(key, rules, (path) => this.schemaFields(path) ?? [], this.idField)
+      this.byKey.set(key, set)
+    }
+    return set
+  }
+
+  /** One line naming what is wrong with a rule. */
+  private validate(rule: RawRule): void {
+    const actions = [rule.action].flat()
+    const subjects = [rule.subject ?? []].flat() as string[]
+    for (const action of actions) {
+      if (!RULE_ACTIONS.includes(action)) throw new RulesError(`A rule names an unknown action '${action}'`)
+    }
+    for (const path of subjects) {
+      const known = path === 'all' ? [] : this.guards(path) ? this.schemaFields(path) : undefined
+      if (!known)
+        throw new RulesError(`A rule names an unknown service '${path}' (rules guard: ${this.paths.join(', ')})`)
+      const named = [...[rule.fields ?? []].flat()]
+      if (rule.conditions !== undefined) named.push(...conditionFields(path, rule))
+      for (const field of named) {
+        const top = String(field).split('.')[0]!
+        if (path === 'all' || !known.includes(top))
+          throw new RulesError(`A rule of '${path}' names the field '${field}', which its schemas do not have`)
+      }
+    }
+  }
+}
+
+/** The fields a rule's conditions name; a condition the query AST cannot express is a RulesError naming the service. */
+function conditionFields(path: string, rule: RawRule): string[] {
+  try {
+    const condition = conditionsToFilter(rule.conditions)
+    if (rule.inverted) negate(condition)
+    return [...fieldsOf(condition)]
+  } catch (error) {
+    if (error instanceof RulesError) throw new RulesError(`A rule of '${path}' ${error.message}`)
+    throw error
+  }
+}
