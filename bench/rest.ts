@@ -9,7 +9,11 @@ import { MESSAGE_REQUESTS } from './support/message-requests.js'
  * autocannon (50 connections over loopback). Prints requests/second and plumage/Feathers ratios.
  * Then the cost of metrics: plumage with METRICS=true against METRICS=false, two processes in the
  * same run, rounds interleaved (the median counts), on the workloads that touch every measurement.
- * BENCH_DURATION (seconds, default 5) bounds each measurement; BENCH_ONLY=metrics runs only the latter.
+ * Then resolvers: a find of 25 messages with each author populated through the per-call loader against the same
+ * find unpopulated, and against one `users.get` per message (what a Feathers resolver does), with the users' store
+ * reads per request (support/resolvers-server.ts).
+ * BENCH_DURATION (seconds, default 5) bounds each measurement; BENCH_ONLY=metrics or BENCH_ONLY=resolvers runs only
+ * that part.
  */
 export interface Workload {
   name: string
@@ -47,7 +51,11 @@ async function measure(target: Target, workload: Workload, seconds: number): Pro
 }
 
 /** Requests per second, and the server's CPU time per request (µs, from /proc: less sensitive to a busy machine). */
-async function measured(target: Target, workload: Workload, seconds: number): Promise<{ rate: number; cpu: number }> {
+async function measured(
+  target: Target,
+  workload: Workload,
+  seconds: number
+): Promise<{ rate: number; cpu: number; total: number }> {
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json',
@@ -66,7 +74,7 @@ async function measured(target: Target, workload: Workload, seconds: number): Pr
     throw new Error(`${target.name} / ${workload.name}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
   const ticks = cpuTicks(target.pid) - before
-  return { rate: result.requests.average, cpu: (ticks * 10_000) / result.requests.total }
+  return { rate: result.requests.average, cpu: (ticks * 10_000) / result.requests.total, total: result.requests.total }
 }
 
 function table(rows: string[][]): string {
@@ -145,5 +153,51 @@ async function metricsCost(): Promise<void> {
   }
 }
 
-if (only !== 'metrics') await versusFeathers()
-await metricsCost()
+/** The find of 25 messages three ways (resolvers-server.ts): as stored, populated by the loader, a get per message. */
+const RESOLVER_WORKLOADS: Workload[] = [
+  { name: 'find 25 messages', path: '/messages?$limit=25' },
+  { name: 'find 25 messages, users populated (loader)', path: '/populated?$limit=25' },
+  { name: 'find 25 messages, users populated (get per message)', path: '/per-record?$limit=25' }
+]
+
+/** Resolver cost: interleaved rounds (medians) of the three finds, and the users' store reads each request made. */
+async function resolverCost(): Promise<void> {
+  const target = await startTarget('resolvers', './support/resolvers-server.mjs')
+  const reads = async () => ((await (await fetch(`${target.url}/reads`)).json()) as { users: number }).users
+  try {
+    console.log(`\nresolvers: ${METRICS_ROUNDS} interleaved rounds of ${metricsSeconds}s, medians\n`)
+    const rounds = RESOLVER_WORKLOADS.map(() => ({ rates: [] as number[], cpus: [] as number[], reads: 0, total: 0 }))
+    for (const workload of RESOLVER_WORKLOADS) await measure(target, workload, 1)
+    for (let round = 0; round < METRICS_ROUNDS; round++) {
+      for (const [index, workload] of RESOLVER_WORKLOADS.entries()) {
+        const before = await reads()
+        const { rate, cpu, total } = await measured(target, workload, metricsSeconds)
+        const into = rounds[index]!
+        into.rates.push(rate)
+        into.cpus.push(cpu)
+        into.reads += (await reads()) - before
+        into.total += total
+      }
+    }
+    const base = median(rounds[0]!.rates)
+    const rows: string[][] = [['workload', 'req/s', 'time vs unpopulated', 'CPU µs/req', 'users reads/request']]
+    for (const [index, workload] of RESOLVER_WORKLOADS.entries()) {
+      const { rates, cpus, reads: count, total } = rounds[index]!
+      const rate = median(rates)
+      rows.push([
+        workload.name,
+        rate.toFixed(0),
+        `${(base / rate).toFixed(2)}x`,
+        median(cpus).toFixed(0),
+        (count / total).toFixed(2)
+      ])
+    }
+    console.log(table(rows))
+  } finally {
+    await target.stop()
+  }
+}
+
+if (only !== 'metrics' && only !== 'resolvers') await versusFeathers()
+if (only !== 'resolvers') await metricsCost()
+if (only !== 'metrics') await resolverCost()

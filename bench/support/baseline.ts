@@ -2,7 +2,7 @@ import bcrypt from 'bcrypt'
 import jwt from 'jsonwebtoken'
 import type { Ajv2020 } from 'ajv/dist/2020.js'
 import { createRequire } from 'node:module'
-import { messageSchemas } from '../../src/services/messages/messages.schema.js'
+import { benchMessageSchemas } from './message-schemas.js'
 import { BENCH_SECRET, BENCH_USER } from './auth-setup.js'
 import { seedRecords } from './seed.js'
 
@@ -22,8 +22,8 @@ const Ajv = require('ajv/dist/2020.js') as typeof Ajv2020
 const addTransform = require('ajv-keywords/dist/keywords/transform') as (ajv: Ajv2020) => Ajv2020
 /** Plumage's Ajv options (src/infrastructure/schema/ajv-schema-validator.ts) and its one extra keyword (trim). */
 const ajv = addTransform(new Ajv({ allErrors: true, useDefaults: true, allowUnionTypes: true, strict: true }))
-const { $id: _data, ...dataSchema } = messageSchemas.data
-const { $id: _patch, ...patchSchema } = messageSchemas.patch
+const { $id: _data, ...dataSchema } = benchMessageSchemas.data
+const { $id: _patch, ...patchSchema } = benchMessageSchemas.patch
 const validators = { data: ajv.compile(dataSchema), patch: ajv.compile(patchSchema) }
 
 /**

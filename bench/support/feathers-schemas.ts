@@ -8,7 +8,8 @@ import {
 } from '@feathersjs/schema'
 import type { HookContext } from '@feathersjs/feathers'
 import { createRequire } from 'node:module'
-import { messageSchema, messageSchemas } from '../../src/services/messages/messages.schema.js'
+import { messageSchema } from '../../src/services/messages/messages.schema.js'
+import { benchMessageSchemas } from './message-schemas.js'
 
 /*
  * The schemas of plumage's reference `messages`, validated the way a generated Feathers v5 app does
@@ -53,8 +54,8 @@ const messageQuerySchema = {
   properties: { ...querySyntax(queryProperties) }
 } as const
 
-const validateData = getValidator({ ...messageSchemas.data, $id: 'BenchMessageData' } as never, dataValidator)
-const validatePatch = getValidator({ ...messageSchemas.patch, $id: 'BenchMessagePatch' } as never, dataValidator)
+const validateData = getValidator({ ...benchMessageSchemas.data, $id: 'BenchMessageData' } as never, dataValidator)
+const validatePatch = getValidator({ ...benchMessageSchemas.patch, $id: 'BenchMessagePatch' } as never, dataValidator)
 const validateQuery = getValidator(messageQuerySchema as never, queryValidator)
 
 type Hook = (context: HookContext, next?: () => Promise<void>) => Promise<unknown>

@@ -10,7 +10,7 @@ import { LocalStrategy } from '../../src/application/authentication/local-strate
 import { BcryptPasswordHasher } from '../../src/infrastructure/auth/bcrypt-password-hasher.js'
 import { JsonWebTokenService } from '../../src/infrastructure/auth/json-web-token-service.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
-import { messageSchemas } from '../../src/services/messages/messages.schema.js'
+import { benchMessageSchemas } from './message-schemas.js'
 import { BENCH_SECRET, BENCH_USER, SECURE_PATH } from './auth-setup.js'
 import { seedRecords } from './seed.js'
 
@@ -29,7 +29,7 @@ export async function addAuthentication(app: App): Promise<void> {
     }).register(new JwtStrategy(), new LocalStrategy(new BcryptPasswordHasher(10)))
   )
   app.use(SECURE_PATH, new AdapterService(new InMemoryStore(), { paginate: { default: 10, max: 50 } }), {
-    schemas: messageSchemas
+    schemas: benchMessageSchemas
   })
   app.service(SECURE_PATH).hooks({ before: { all: [authenticate('jwt'), validateSchemas()] } })
   await app.service('users').create(BENCH_USER)

@@ -12,7 +12,7 @@ import { fastifyEngine } from '../../src/interfaces/fastify/fastify-app.js'
 import { httpMetrics } from '../../src/interfaces/http-metrics/index.js'
 import { expressEngine } from '../../src/interfaces/rest/rest-app.js'
 import { socketIoTransport } from '../../src/interfaces/socketio/socketio-transport.js'
-import { messageSchemas } from '../../src/services/messages/messages.schema.js'
+import { benchMessageSchemas } from './message-schemas.js'
 import { announce, seedRecords } from './seed.js'
 import { addAuthentication } from './plumage-auth.js'
 
@@ -34,7 +34,7 @@ const store = metrics.enabled
   ? new MeasuredStore(new InMemoryStore(), metrics, 'memory', 'messages')
   : new InMemoryStore()
 app.use('messages', new AdapterService(store, { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }), {
-  schemas: messageSchemas
+  schemas: benchMessageSchemas
 })
 app.service('messages').hooks({ before: { all: [validateSchemas()] } })
 await addAuthentication(app)

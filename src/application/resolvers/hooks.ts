@@ -24,6 +24,8 @@ async function run(
   context: HookContext,
   status?: Partial<ResolverStatus>
 ): Promise<unknown> {
+  // One resolver (the common case) needs no async step of its own.
+  if (resolvers.length === 1) return resolvers[0]!.resolve(data as never, context, status)
   let current = data
   for (const resolver of resolvers) current = await resolver.resolve(current as never, context, status)
   return current

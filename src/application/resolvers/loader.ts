@@ -6,14 +6,17 @@ import { declaredIdField } from '../id-field.js'
 /*
  * Batched gets for resolvers: `loaderFor(context, 'users').load(id)` in the resolver of each of 25 messages is
  * one `find` of the users service with `{ id: { $in: [...] } }`, not 25 gets. One loader per call and target
- * service (kept with the call's context, so it is dropped with it): the same id asked twice in a call is
- * fetched once, and nothing is cached across calls (a record changed since is read again by the next call).
+ * service, kept on the call's context under a symbol of this module, so it is dropped with it: the same id asked
+ * twice in a call is fetched once, and nothing is cached across calls (a record changed since is read again by the
+ * next call). Not a WeakMap keyed by contexts: one short-lived entry per call made the garbage collector's work
+ * (ephemerons) cost more than the batched find itself (bench:rest's resolver rows).
  */
 
 /** Records by id, from one service; `undefined` for an id it did not answer (missing, or hidden from the caller). */
 export type RecordLoader<T> = DataLoader<Id, T | undefined, string>
 
-const loaders = new WeakMap<object, Map<string, RecordLoader<unknown>>>()
+/** The loaders of one call, by target path, on its context. */
+const LOADERS = Symbol('plumage.loaders')
 
 /** The largest `$in` one query carries; more ids in one tick are several queries. */
 const MAX_BATCH = 500
@@ -31,8 +34,9 @@ const MAX_BATCH = 500
  *   calls and published events, whose params carry no provider and would otherwise pass them.
  */
 export function loaderFor<T = Record<string, unknown>>(context: HookContext, path: string): RecordLoader<T> {
-  let byPath = loaders.get(context)
-  if (!byPath) loaders.set(context, (byPath = new Map()))
+  const holder = context as unknown as { [LOADERS]?: Map<string, RecordLoader<unknown>> }
+  let byPath = holder[LOADERS]
+  if (!byPath) holder[LOADERS] = byPath = new Map()
   let loader = byPath.get(path)
   if (!loader) byPath.set(path, (loader = createLoader(context, path)))
   return loader as RecordLoader<T>

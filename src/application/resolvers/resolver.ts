@@ -64,39 +64,52 @@ export class Resolver<T, Ctx = HookContext> {
   }
 
   /**
-   * A new record: every property of `data` and every resolved one (`status.properties` narrows both), each
-   * resolver run concurrently. A property whose resolver is already on the stack (a resolver that resolves
+   * A new record: every property of `data` and every resolved one (`status.properties` narrows both), the
+   * resolvers run concurrently. A property whose resolver is already on the stack (a resolver that resolves
    * itself through another record) is left out instead of looping. Failures are one 400 naming each property.
+   * Plain properties are copied as they are, without a promise each: a page of records has many of them.
    */
   async resolve(data: T, context: Ctx, status: Partial<ResolverStatus<Ctx>> = {}): Promise<T> {
     if (typeof data !== 'object' || data === null || this.propertyNames.length === 0) return data
     const record = data as Record<string, unknown>
-    const names = status.properties ?? [...new Set([...Object.keys(record), ...this.propertyNames])]
     const result: Record<string, unknown> = {}
-    const errors: Record<string, unknown> = {}
-    await Promise.all(
-      names.map(async (name) => {
-        const resolver = resolverOf(this, name)
-        if (!resolver) {
-          if (record[name] !== undefined) result[name] = record[name]
-          return
-        }
-        const { path = [], stack = [] } = status
-        if (stack.includes(resolver)) return
-        try {
-          const value = await resolver(record[name], data, context, {
-            ...status,
-            path: [...path, name],
-            stack: [...stack, resolver]
-          })
-          if (value !== undefined) result[name] = value
-        } catch (error) {
-          errors[name] = describeError(error)
-        }
-      })
-    )
-    if (Object.keys(errors).length > 0) throw new BadRequest('Error resolving data', errors)
+    // The resolved properties' names and answers, in order: one promise each, no closure each.
+    const resolving: string[] = []
+    const answers: unknown[] = []
+    for (const name of status.properties ?? this.namesOf(record)) {
+      const resolver = resolverOf(this, name)
+      if (!resolver) {
+        if (record[name] !== undefined) result[name] = record[name]
+        continue
+      }
+      const { path = [], stack = [] } = status
+      if (stack.includes(resolver)) continue
+      resolving.push(name)
+      try {
+        answers.push(
+          resolver(record[name], data, context, { ...status, path: [...path, name], stack: [...stack, resolver] })
+        )
+      } catch (error) {
+        answers.push(Promise.reject(error))
+      }
+    }
+    if (resolving.length === 0) return result as T
+    const settled = await Promise.all(answers.map(caught))
+    let errors: Record<string, unknown> | undefined
+    for (let index = 0; index < resolving.length; index++) {
+      const answer = settled[index]
+      if (answer instanceof Failure) (errors ??= {})[resolving[index]!] = describeError(answer.error)
+      else if (answer !== undefined) result[resolving[index]!] = answer
+    }
+    if (errors) throw new BadRequest('Error resolving data', errors)
     return result as T
+  }
+
+  /** The record's properties, then the resolved ones it does not have. */
+  private namesOf(record: Record<string, unknown>): string[] {
+    const names = Object.keys(record)
+    for (const name of this.propertyNames) if (!Object.hasOwn(record, name)) names.push(name)
+    return names
   }
 }
 
@@ -112,6 +125,16 @@ function resolverOf<T, Ctx>(resolver: Resolver<T, Ctx>, name: string): PropertyR
   return Object.hasOwn(resolver.properties, name)
     ? (resolver.properties as Record<string, PropertyResolver<T, unknown, Ctx> | undefined>)[name]
     : undefined
+}
+
+/** A resolver's failure, told apart from its answers once all have settled. */
+class Failure {
+  constructor(readonly error: unknown) {}
+}
+
+/** An answer, or its failure as a Failure: Promise.all then waits for every resolver. */
+function caught(answer: unknown): Promise<unknown> {
+  return Promise.resolve(answer).catch((error: unknown) => new Failure(error))
 }
 
 /** An error as the 400's `errors` carry it: a Feathers error's JSON, else its message. */

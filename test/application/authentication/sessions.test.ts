@@ -6,6 +6,7 @@ import type { Store } from '../../../src/domain/store/store.js'
 import type { StoreFactory } from '../../../src/domain/store/store-factory.js'
 import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
 import { FakeClock } from '../../support/fake-clock.js'
+import { gravatar } from '../../support/gravatar.js'
 import { failure, sessionsApp } from '../../support/sessions-app.js'
 
 const MINUTE = 60_000
@@ -31,7 +32,7 @@ describe('sessions: login and refresh rotation', () => {
     expect(second.refreshToken).not.toBe(first.refreshToken)
     expect(second.accessToken).not.toBe(first.accessToken)
     expect(second.authentication.strategy).toBe('refresh')
-    expect(second.user).toEqual({ id: user.id, email: 'a@x.io' })
+    expect(second.user).toEqual({ id: user.id, email: 'a@x.io', avatar: gravatar('a@x.io') })
     expect((await tokens.verify(second.accessToken)).sid).toBe((await tokens.verify(first.accessToken)).sid)
     await expect(findUsers(second.accessToken)).resolves.toBeDefined()
     expect(await failure(refresh(first.refreshToken))).toMatchObject({
