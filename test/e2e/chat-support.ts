@@ -41,6 +41,9 @@ export async function launchChromium(): Promise<Browser> {
   })
 }
 
+const AVATAR_STAND_IN =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="60" height="60"><circle cx="30" cy="30" r="30"/></svg>'
+
 export interface WatchedPage {
   page: Page
   /** Uncaught errors, console errors and failed responses (status 400 and above) of the page. */
@@ -54,6 +57,10 @@ export async function openPage(
   options: BrowserContextOptions = {}
 ): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 800, height: 640 }, ...options })
+  // Avatars are Gravatar URLs; tests run without the internet, so Gravatar's host answers with a stand-in picture.
+  await context.route('https://s.gravatar.com/**', (route) =>
+    route.fulfill({ contentType: 'image/svg+xml', body: AVATAR_STAND_IN })
+  )
   const page = await context.newPage()
   const problems: string[] = []
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))

@@ -103,8 +103,8 @@ describe.each(['express', 'fastify'])('traces over OTLP/HTTP (%s)', (engine) => 
       attributes: { 'plumage.service': 'messages', 'plumage.method': 'create', 'plumage.provider': 'rest' }
     })
     const children = childrenOf(service!)
-    // The authenticate hook reads the user through the users service: a call within the call.
-    expect(children.map((span) => span.name).sort()).toEqual(['create messages', 'users.get'])
+    // Calls within the call: the authenticate hook reads the user, and the message's resolver its author (one find).
+    expect(children.map((span) => span.name).sort()).toEqual(['create messages', 'users.find', 'users.get'])
     expect(children.find((span) => span.name === 'create messages')).toMatchObject({
       kind: CLIENT,
       attributes: {
