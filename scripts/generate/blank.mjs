@@ -16,7 +16,10 @@ export const chatFiles = JSON.parse(
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'chat-files.json'), 'utf8')
 )
 
-/** Rewritten: the page, its script and style, the registry, the typed-client map and package.json's scripts. */
+/**
+ * Rewritten: the page, its script and style, the registry, the rules, the typed-client map and package.json's
+ * scripts.
+ */
 export async function makeBlank(root) {
   if (!existsSync(join(root, 'src', 'services', 'messages')))
     throw new Refusal('this is a blank app already: src/services/messages is gone')
@@ -26,6 +29,9 @@ export async function makeBlank(root) {
     await writeFile(file, await format(root, path, change(await readFile(file, 'utf8'))))
   }
   await edit('src/services/index.ts', (text) => dropLines(text, (line) => line.includes("'./messages/")))
+  await edit('src/services/rules.ts', (text) =>
+    dropLines(text, (line) => line.includes("'./messages/") || line.trimStart().startsWith('messages:'))
+  )
   await edit('src/reference-services.ts', (text) =>
     dropLines(text, (line) => line.includes('/services/messages/') || line.trimStart().startsWith('messages:'))
   )
@@ -75,6 +81,7 @@ fetch('/health')
   return [
     ...chatFiles.map((path) => `${path} (deleted)`),
     'src/services/index.ts',
+    'src/services/rules.ts',
     'src/reference-services.ts',
     'package.json',
     ...Object.keys(page)

@@ -61,8 +61,8 @@ const transport: Transport = { name: 'fake', call: async ({ data }) => ({ id: 1,
 const users = createClient<Services>().configure((client) => (client.transport = transport)).service('users')
 const user = await users.create({ email: 'ann@example.com', password: 'secret-pw' })
 const email: string = user.email
-// @ts-expect-error a user's data has no role (the server's data schema)
-await users.create({ email: 'bob@example.com', password: 'secret-pw', role: 'admin' })
+// @ts-expect-error a user's role is one of the server's data schema (and only an admin may set one)
+await users.create({ email: 'bob@example.com', password: 'secret-pw', role: 'root' })
 console.log(JSON.stringify({ email, required: userSchemas.data.required }))
 `
 
