@@ -13,10 +13,14 @@ module.exports = {
     },
     {
       name: 'application-depends-on-domain-only',
-      comment: 'src/application imports domain only (plus inversify, reflect-metadata and node:events).',
+      comment:
+        'src/application imports domain only (plus inversify, reflect-metadata, node:events and two pure in-memory libraries without I/O: @casl/ability for rules, dataloader for batching in resolvers).',
       severity: 'error',
       from: { path: '^src/application/' },
-      to: { pathNot: '^(src/domain/|src/application/|node_modules/(inversify|reflect-metadata|@inversifyjs)/|events$)' }
+      to: {
+        pathNot:
+          '^(src/domain/|src/application/|node_modules/(inversify|reflect-metadata|@inversifyjs|@casl/ability|dataloader)/|events$)'
+      }
     },
     {
       name: 'infrastructure-not-interfaces',

@@ -51,7 +51,14 @@ export class App<Services extends object = object> extends EventEmitter implemen
     this.validator = options.validator
     const registry = (this.registry = new ServiceRegistry())
     this.pipeline = new HookPipeline(this, () => registry.values())
-    this.events = new ServiceEvents({ extensions: this.extensions, app: this, entry: (path) => registry.get(path) })
+    this.events = new ServiceEvents({
+      extensions: this.extensions,
+      app: this,
+      entry: (path) => registry.get(path),
+      resolvers: (entry) => this.pipeline.eventResolvers(entry),
+      // An event that could not be resolved or staged was not delivered: the app's `error` listeners hear of it.
+      failed: (error, event) => void (this.listenerCount('error') > 0 && this.emit('error', error, event))
+    })
     this.core = {
       registry,
       pipeline: this.pipeline,

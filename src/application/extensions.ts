@@ -1,6 +1,8 @@
 import type { CallInfo, ConnectionChange, Extension, PublishInfo } from '../domain/service/extension.js'
 import type { PublishedEvent } from '../domain/realtime/event-history.js'
 import type { Connection } from '../domain/service/service.js'
+import type { Delivery } from './channel.js'
+import type { DeliveryStage } from './event-stages.js'
 import type { ConnectionExtension, GatewayAccess } from './transport/connection-extension.js'
 
 type Around<I, T> = (info: I, next: () => T) => T
@@ -23,6 +25,8 @@ export class Extensions {
   record?: (event: PublishedEvent) => string
   /** The connection extension's factory; undefined when connections end with their socket. */
   connectionExtension?: (access: GatewayAccess) => ConnectionExtension
+  /** The delivery stages, each applied to what the one before left; undefined when no extension has one. */
+  deliver?: DeliveryStage
 
   add(extension: AppExtension): void {
     if (extension.record && this.record) throw new Error('Only one extension may record published events')
@@ -37,6 +41,7 @@ export class Extensions {
     this.published = this.list.flatMap((e) => (e.published ? [e.published.bind(e)] : []))
     this.delivered = this.list.flatMap((e) => (e.delivered ? [e.delivered.bind(e)] : []))
     this.connections = this.list.flatMap((e) => (e.connection ? [e.connection.bind(e)] : []))
+    this.deliver = chainStages(this.list.flatMap((e) => (e.deliver ? [e.deliver.bind(e)] : [])))
   }
 
   async teardown(): Promise<void> {
@@ -58,6 +63,20 @@ function compose<I, T>(arounds: Around<I, T>[]): Around<I, T> | undefined {
   )
 }
 
+/** Delivery stages one after the other; undefined for none, the stage itself for one. */
+function chainStages(stages: DeliveryStage[]): DeliveryStage | undefined {
+  if (stages.length <= 1) return stages[0]
+  return async (delivery, event) => {
+    let deliveries = [delivery]
+    for (const stage of stages) {
+      const next: Delivery[] = []
+      for (const part of deliveries) next.push(...(await stage(part, event)))
+      deliveries = next
+    }
+    return deliveries
+  }
+}
+
 /**
  * What an application-layer module may plug in besides the domain's Extension: a record of published events
  * (deliveries then carry each event's offset), a connection extension for each transport's gateway, and a
@@ -68,5 +87,11 @@ export interface AppExtension extends Extension {
   record?(event: PublishedEvent): string
   /** The connection extension of one transport's gateway, made when the transport first needs it. */
   connections?(access: GatewayAccess): ConnectionExtension
+  /**
+   * Between an event's channels and its transports (rules): splits one delivery among its recipients, each part with
+   * its own payload, or drops recipients. May be async: deliveries keep the order events were published in. Also
+   * applied to events replayed to a recovering connection.
+   */
+  deliver?(delivery: Delivery, event: PublishedEvent): Delivery[] | Promise<Delivery[]>
   teardown?(): Promise<void>
 }

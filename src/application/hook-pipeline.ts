@@ -4,6 +4,7 @@ import { MAX_NESTING_DEPTH, nestedDeeperThan } from '../domain/service/nesting-d
 import type { ServiceCall } from '../domain/service/service.js'
 import type { AroundHook, HookApp, HookContext, HookMap } from './hook-context.js'
 import { HookRegistry, combineChains, type HookChain } from './hook-registry.js'
+import { collectEventResolvers, type EventResolvers } from './event-stages.js'
 import { collectSetupSteps, type HookSetup } from './hook-setup.js'
 import { PROTECTED_FIELDS } from './protected-fields.js'
 import type { ServiceEntry } from './service-entry.js'
@@ -20,6 +21,8 @@ export class HookPipeline {
   readonly appProtected = new Set<string>()
   /** Setup steps of app-level hooks: run for every service. */
   private readonly appSetup = new Set<HookSetup>()
+  /** Event resolvers of app-level hooks: run on every live service's events, after the service's own. */
+  private readonly appResolvers: EventResolvers = { result: [], external: [] }
 
   constructor(
     private readonly app: HookApp,
@@ -29,13 +32,13 @@ export class HookPipeline {
   /** App-level hooks: they wrap every service's hooks. */
   addAppHooks(map: HookMap | AroundHook[]): void {
     this.appHooks.add(map)
-    collectMarks(map, this.appProtected, this.appSetup)
+    collectMarks(map, this.appProtected, this.appSetup, this.appResolvers)
     for (const entry of this.entries()) entry.chains.clear()
   }
 
   addServiceHooks(entry: ServiceEntry, map: HookMap | AroundHook[]): void {
     entry.hooks.add(map)
-    collectMarks(map, entry.protectedFields, entry.setupSteps)
+    collectMarks(map, entry.protectedFields, entry.setupSteps, entry.eventResolvers)
     entry.chains.clear()
   }
 
@@ -58,6 +61,16 @@ export class HookPipeline {
   hiddenFields(entry: ServiceEntry): ReadonlySet<string> {
     if (entry.protectedFields.size === 0) return this.appProtected
     return new Set([...this.appProtected, ...entry.protectedFields])
+  }
+
+  /** The resolvers of this service's events, by stage: the service's own, then the app's (as hooks nest). */
+  eventResolvers(entry: ServiceEntry): EventResolvers {
+    const app = this.appResolvers
+    if (app.result.length === 0 && app.external.length === 0) return entry.eventResolvers
+    return {
+      result: [...entry.eventResolvers.result, ...app.result],
+      external: [...entry.eventResolvers.external, ...app.external]
+    }
   }
 
   /**
@@ -216,10 +229,16 @@ function validateData(method: string, data: unknown): void {
   }
 }
 
-function collectMarks(map: HookMap | AroundHook[], into: Set<string>, steps: Set<HookSetup>): void {
+function collectMarks(
+  map: HookMap | AroundHook[],
+  into: Set<string>,
+  steps: Set<HookSetup>,
+  resolvers: EventResolvers
+): void {
   const groups = Array.isArray(map) ? [map] : Object.values(map).flatMap((byMethod) => Object.values(byMethod ?? {}))
   for (const hooks of groups) {
     collectSetupSteps(hooks, steps)
+    collectEventResolvers(hooks, resolvers)
     for (const hook of [hooks].flat()) {
       const fields = (hook as { [PROTECTED_FIELDS]?: string[] } | undefined)?.[PROTECTED_FIELDS]
       if (fields) for (const field of fields) into.add(field)

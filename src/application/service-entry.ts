@@ -7,6 +7,7 @@ import type { ServiceHandle } from './hook-context.js'
 import type { HookChain, HookRegistry } from './hook-registry.js'
 import type { HookSetup } from './hook-setup.js'
 import type { CompiledSchemas } from './schema/compile-schemas.js'
+import type { EventResolvers } from './event-stages.js'
 
 /*
  * The shapes of service registration: what `app.use` takes (ServiceOptions), what the app keeps per
@@ -81,6 +82,8 @@ export interface ServiceEntry {
   readonly protectedFields: Set<string>
   /** Setup steps carried by this service's hooks (hook-setup.ts), run by `App.setup`. */
   readonly setupSteps: Set<HookSetup>
+  /** Resolvers this service's hooks carry (event-stages.ts): run on the events its live store publishes. */
+  readonly eventResolvers: EventResolvers
   /** The path's segments when it has `:placeholders`; undefined for a plain path. */
   readonly route?: readonly string[]
   /** The service's events come from its store (LiveService), not from its method results. */

@@ -1,7 +1,8 @@
 import type { PublishInfo } from '../domain/service/extension.js'
-import type { PublishedContext, RecordedEvent } from '../domain/realtime/event-history.js'
+import type { PublishedContext, PublishedEvent, RecordedEvent } from '../domain/realtime/event-history.js'
 import type { Connection } from '../domain/service/service.js'
 import { Channel, CombinedChannel, type Delivery, type Publisher } from './channel.js'
+import { eventContext, runResolvers, type EventResolvers } from './event-stages.js'
 import { Extensions } from './extensions.js'
 import type { HookApp, HookContext } from './hook-context.js'
 import { withoutFields } from './protected-fields.js'
@@ -14,7 +15,13 @@ export interface ServiceEventsOptions {
   /** The app and its services: a recorded event's publisher is found again and given them in its context. */
   app?: HookApp
   entry?: (path: string) => ServiceEntry | undefined
+  /** The event resolvers of a service's hooks (event-stages.ts); none when not given. */
+  resolvers?: (entry: ServiceEntry) => EventResolvers
+  /** An event whose resolvers or delivery stages failed: it was not delivered (never delivered unresolved). */
+  failed?: (error: unknown, event: { path: string; event: string }) => void
 }
+
+const NO_RESOLVERS: EventResolvers = { result: [], external: [] }
 
 /**
  * Service events, channels and publishing: an event is emitted to the service's local listeners and,
@@ -23,12 +30,20 @@ export interface ServiceEventsOptions {
  * records events (connection recovery), every published event is recorded first and its deliveries carry
  * its offset; `missedBy` publishes recorded ones again. Extensions around publication (tracing) wrap
  * each event's publication; none, and it is published as it is.
+ *
+ * Two stages may sit on the way, both possibly async (event-stages.ts): the resolvers a live service's hooks carry
+ * (its store's events never pass through hooks: `result` ones run once per event, `external` ones per delivery) and
+ * the extensions' delivery stages (rules split a delivery among recipients). Events then still leave in the order
+ * they were published: while any publication is pending, the next waits behind it (`tail`). Without stages,
+ * publication is synchronous, as it always was.
  */
 export class ServiceEvents {
   private readonly namedChannels = new Map<string, Channel>()
   private readonly publishers = new Map<string, Publisher>()
   private readonly deliveryListeners: ((delivery: Delivery) => void)[] = []
   private readonly extensions: Extensions
+  /** The last pending publication while one is; later ones wait behind it. */
+  private tail?: Promise<void>
 
   constructor(private readonly options: ServiceEventsOptions = {}) {
     this.extensions = options.extensions ?? new Extensions()
@@ -88,33 +103,103 @@ export class ServiceEvents {
     cause: PublishInfo['cause'] = 'call',
     trace?: string
   ): void {
-    const around = this.extensions.aroundPublish
-    if (!around) return this.publishNow(entry, event, data, context)
-    around({ path: entry.path, event, cause, ...(trace === undefined ? {} : { trace }) }, () =>
-      this.publishNow(entry, event, data, context)
-    )
+    if (!this.tail && !this.extensions.deliver && this.resolversOf(entry).external.length === 0)
+      return void this.publishAround(entry, event, data, context, cause, trace)
+    this.inOrder(entry, event, () => this.publishAround(entry, event, data, context, cause, trace))
   }
 
-  private publishNow(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void {
+  /** Publishes an event inside the extensions around publication; the promise of its async stages, if any. */
+  private publishAround(
+    entry: ServiceEntry,
+    event: string,
+    data: unknown,
+    context: HookContext | undefined,
+    cause: PublishInfo['cause'],
+    trace?: string
+  ): void | Promise<void> {
+    const around = this.extensions.aroundPublish
+    if (!around) return this.publishNow(entry, event, data, context)
+    let pending: void | Promise<void> = undefined
+    around({ path: entry.path, event, cause, ...(trace === undefined ? {} : { trace }) }, () => {
+      pending = this.publishNow(entry, event, data, context)
+    })
+    return pending
+  }
+
+  /** Runs `publish` once every publication before it is done: now when none is pending. */
+  private inOrder(entry: ServiceEntry, event: string, publish: () => void | Promise<void>): void {
+    const report = (error: unknown) => this.options.failed?.(error, { path: entry.path, event })
+    let pending: void | Promise<void>
+    if (this.tail) pending = this.tail.then(publish)
+    else {
+      try {
+        pending = publish()
+      } catch (error) {
+        return report(error)
+      }
+    }
+    if (!pending) return
+    const tail: Promise<void> = pending.catch(report).then(() => {
+      if (this.tail === tail) this.tail = undefined
+    })
+    this.tail = tail
+  }
+
+  private resolversOf(entry: ServiceEntry): EventResolvers {
+    return this.options.resolvers?.(entry) ?? NO_RESOLVERS
+  }
+
+  private publishNow(entry: ServiceEntry, event: string, data: unknown, context?: HookContext): void | Promise<void> {
     entry.emitter.emit(event, data, context)
     if (!entry.events.has(event)) return
     for (const observe of this.extensions.published) observe(entry.path, event)
     if (this.deliveryListeners.length === 0) return
     const publisher = this.publisherOf(entry, event)
     if (!publisher) return
-    const offset = this.extensions.record?.({
-      path: entry.path,
-      event,
-      data,
-      ...(context ? { context: publishedContext(context) } : {})
-    })
+    const external = this.resolversOf(entry).external
+    const staging = this.extensions.deliver !== undefined || external.length > 0
+    // The event as recorded and as delivery stages see it: made only when one of them is there.
+    const published: PublishedEvent | undefined =
+      this.extensions.record || staging
+        ? { path: entry.path, event, data, ...(context ? { context: publishedContext(context) } : {}) }
+        : undefined
+    const offset = published && this.extensions.record?.(published)
+    const deliveries: Delivery[] = []
     for (const [payload, connections] of deliveryGroups(channelsOf(publisher(data, context)), data)) {
-      const delivery: Delivery =
+      deliveries.push(
         offset === undefined
           ? { path: entry.path, event, data: payload, connections }
           : { path: entry.path, event, data: payload, connections, offset }
-      for (const listener of this.deliveryListeners) listener(delivery)
+      )
     }
+    if (!staging) return this.hand(deliveries)
+    return this.staged(entry, published!, deliveries).then((staged) => this.hand(staged))
+  }
+
+  private hand(deliveries: Delivery[]): void {
+    for (const delivery of deliveries) for (const listener of this.deliveryListeners) listener(delivery)
+  }
+
+  /**
+   * Deliveries through the extensions' delivery stages (rules: split per recipient group), then each through the
+   * service's external resolvers, as its first recipient would have it resolved.
+   */
+  private async staged(entry: ServiceEntry, published: PublishedEvent, deliveries: Delivery[]): Promise<Delivery[]> {
+    const stage = this.extensions.deliver
+    let staged = deliveries
+    if (stage) staged = (await Promise.all(deliveries.map((delivery) => stage(delivery, published)))).flat()
+    const external = this.resolversOf(entry).external
+    if (external.length === 0 || !this.options.app) return staged
+    const app = this.options.app
+    return Promise.all(
+      staged.map(async (delivery) => {
+        const first = delivery.connections[0]
+        const data = await runResolvers(external, delivery.data, () =>
+          eventContext(app, entry, delivery.event, delivery.data, first)
+        )
+        return { ...delivery, data }
+      })
+    )
   }
 
   /**
@@ -122,15 +207,20 @@ export class ServiceEvents {
    * event's publisher runs again (on the recorded context, with the app and the service put back)
    * and picks from the channels as they are, the connection's current ones included. Oldest first.
    */
-  missedBy(connection: Connection, events: readonly RecordedEvent[]): Delivery[] {
+  async missedBy(connection: Connection, events: readonly RecordedEvent[]): Promise<Delivery[]> {
     const deliveries: Delivery[] = []
-    for (const { path, event, data, context, offset } of events) {
+    for (const recorded of events) {
+      const { path, event, data, context, offset } = recorded
       const entry = this.options.entry?.(path)
       const publisher = entry && entry.events.has(event) ? this.publisherOf(entry, event) : undefined
       if (!publisher) continue
       const replayed = context && { ...context, app: this.options.app, service: entry!.handle, type: 'after', http: {} }
       const channel = channelsOf(publisher(data, replayed)).find((candidate) => candidate.connections.has(connection))
-      if (channel) deliveries.push({ path, event, data: channel.data ?? data, connections: [connection], offset })
+      if (!channel) continue
+      const delivery: Delivery = { path, event, data: channel.data ?? data, connections: [connection], offset }
+      // The stages a live delivery passes (rules, external resolvers) apply to a replayed one too.
+      if (!this.extensions.deliver && this.resolversOf(entry!).external.length === 0) deliveries.push(delivery)
+      else deliveries.push(...(await this.staged(entry!, recorded, [delivery])))
     }
     return deliveries
   }
@@ -153,7 +243,16 @@ export class ServiceEvents {
     const live = entry.service as LiveService
     entry.unwatch = live.watch(({ event, record, trace }) => {
       const fields = hidden()
-      this.emit(entry, event, fields.size > 0 ? withoutFields(record, fields) : record, undefined, 'store', trace)
+      const data = fields.size > 0 ? withoutFields(record, fields) : record
+      const { result } = this.resolversOf(entry)
+      if (result.length === 0 || !this.options.app) return this.emit(entry, event, data, undefined, 'store', trace)
+      // Resolved at once (events resolve side by side), published in order.
+      const app = this.options.app
+      const resolved = runResolvers(result, data, () => eventContext(app, entry, event, data))
+      resolved.catch(() => undefined) // reported once, where it is published (inOrder)
+      this.inOrder(entry, event, () =>
+        resolved.then((value) => this.publishAround(entry, event, value, undefined, 'store', trace))
+      )
     })
     await live.whenWatching?.()
   }

@@ -58,6 +58,7 @@ export class ServiceRegistry {
       publishers: new Map(),
       protectedFields: new Set(),
       setupSteps: new Set(),
+      eventResolvers: { result: [], external: [] },
       route: segments.some((segment) => segment.startsWith(':')) ? segments : undefined,
       live: typeof (service as Partial<LiveService>).watch === 'function',
       schemas

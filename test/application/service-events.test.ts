@@ -446,7 +446,7 @@ describe('the event history', () => {
     seen.length = 0
     // x joined the room after the events: the replay picks it as the channels are now.
     channelOf(events, 'room', x)
-    const missed = events.missedBy(x, (await history.since(start)) as RecordedEvent[])
+    const missed = await events.missedBy(x, (await history.since(start)) as RecordedEvent[])
     expect(missed.map(({ data, connections, event }) => ({ event, data, connections }))).toEqual([
       { event: 'created', data: { masked: true }, connections: [x] },
       { event: 'created', data: { masked: true }, connections: [x] }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import jwt from 'jsonwebtoken'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { gravatar } from '../support/gravatar.js'
 
 let server: AuthServer
 
@@ -57,7 +58,7 @@ describe('signup and login over REST (reference app)', () => {
   it('signs up without a token: 201 with the new user', async () => {
     const { status, body } = await http('POST', '/users', { body: { email: 'bob@x.io', password: 'hunter222' } })
     expect(status).toBe(201)
-    expect(body).toEqual({ email: 'bob@x.io', id: expect.any(Number) })
+    expect(body).toEqual({ email: 'bob@x.io', id: expect.any(Number), avatar: gravatar('bob@x.io') })
   })
 
   it('stores a bcrypt $2b$10$ hash', async () => {
@@ -84,7 +85,7 @@ describe('signup and login over REST (reference app)', () => {
       }
     })
     expect(body!.refreshToken).toMatch(/^[\w-]{43}$/)
-    expect(body!.user).toEqual({ email: 'alice@x.io', name: 'Alice', id: alice.id })
+    expect(body!.user).toEqual({ email: 'alice@x.io', name: 'Alice', id: alice.id, avatar: gravatar('alice@x.io') })
     const header = JSON.parse(Buffer.from(String(body!.accessToken).split('.')[0]!, 'base64url').toString())
     expect(header).toEqual({ alg: 'HS256', typ: 'access' })
   })
@@ -153,6 +154,8 @@ describe('protected services', () => {
     expect(body).toEqual({
       text: 'hello',
       userId: alice.id,
+      // Its author, as the users service shows them (never the password).
+      user: { email: 'alice@x.io', name: expect.any(String), id: alice.id, avatar: gravatar('alice@x.io') },
       id: expect.any(Number),
       createdAt: expect.any(String),
       updatedAt: expect.any(String)
@@ -268,7 +271,12 @@ describe('re-authentication and logout', () => {
     expect(status).toBe(201)
     expect(body!.accessToken).toBe(alice.token)
     expect(body!.authentication).toMatchObject({ strategy: 'jwt', accessToken: alice.token })
-    expect(body!.user).toEqual({ email: 'alice@x.io', name: expect.any(String), id: alice.id })
+    expect(body!.user).toEqual({
+      email: 'alice@x.io',
+      name: expect.any(String),
+      id: alice.id,
+      avatar: gravatar('alice@x.io')
+    })
   })
 
   it("logs out with 200 and the re-authentication object; the session's token is revoked, other sessions stay", async () => {

@@ -74,7 +74,12 @@ describe('GET /openapi.json', () => {
   it('documents schemas, query operators, pagination, errors and bearer authentication', () => {
     const { schemas } = document.components
     expect(schemas.User).toMatchObject({ properties: { email: { format: 'email', maxLength: 254 } } })
-    expect(Object.keys(schemas.User.properties as object)).toEqual(['id', 'email', 'name'])
+    expect(Object.keys(schemas.User.properties as object)).toEqual(['id', 'email', 'name', 'avatar'])
+    // A message's author is resolved by the server: declared in the record, refused in requests.
+    expect(schemas.Message).toMatchObject({
+      properties: { user: { type: 'object', required: ['id', 'email'], properties: { avatar: { format: 'uri' } } } }
+    })
+    expect(schemas.MessageData).toMatchObject({ properties: { user: { not: {} } } })
     expect(schemas.UserData).toMatchObject({
       required: ['email', 'password'],
       properties: { password: { minLength: 8, maxLength: 128 } }

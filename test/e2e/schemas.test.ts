@@ -10,6 +10,7 @@ import type { JsonSchemaObject } from '../../src/domain/schema/json-schema.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 import { connect, disconnectAll, emitAck, nextEvent } from '../interfaces/socketio/support.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { gravatar } from '../support/gravatar.js'
 
 /*
  * The schema rules of the reference app (the schema files of src/services) through every way in: REST,
@@ -125,11 +126,13 @@ describe('users: validated signups, unique emails', () => {
   it('keeps one account per email, case-insensitively, and logs in by email in any case', async () => {
     const first = await rest('POST', '/users', { email: ' Twice@Example.com', password: 'first-secret' })
     expect(first.status).toBe(201)
-    // Stored and answered as typed (trimmed).
-    expect(first.body).toEqual({ id: expect.any(Number), email: 'Twice@Example.com' })
+    // Stored and answered as typed (trimmed), with the Gravatar of the address set at signup.
+    const avatar = gravatar('Twice@Example.com')
+    expect(first.body).toEqual({ id: expect.any(Number), email: 'Twice@Example.com', avatar })
     expect((await rest('GET', `/users/${first.body.id}`)).body).toEqual({
       id: first.body.id,
-      email: 'Twice@Example.com'
+      email: 'Twice@Example.com',
+      avatar
     })
     const again = await rest('POST', '/users', { email: ' twice@EXAMPLE.com', password: 'second-secret' })
     expect(again.status).toBe(409)
@@ -141,7 +144,7 @@ describe('users: validated signups, unique emails', () => {
       errors: { email: 'email already registered' }
     })
     expect((await rest('GET', '/users?email=twice@example.com')).body.data).toEqual([
-      { id: first.body.id, email: 'Twice@Example.com' }
+      { id: first.body.id, email: 'Twice@Example.com', avatar }
     ])
     expect((await rest('GET', '/users?email=TWICE@example.com')).body.total).toBe(1)
     const login = await rest('POST', '/authentication', {
@@ -150,7 +153,7 @@ describe('users: validated signups, unique emails', () => {
       password: 'first-secret'
     })
     expect(login.status).toBe(201)
-    expect(login.body.user).toEqual({ id: first.body.id, email: 'Twice@Example.com' })
+    expect(login.body.user).toEqual({ id: first.body.id, email: 'Twice@Example.com', avatar })
     expect(
       (
         await rest('POST', '/authentication', {
@@ -169,7 +172,11 @@ describe('users: validated signups, unique emails', () => {
     expect((await rest('POST', '/users', { email: 'Ann.Lee@Example.com', password: 'ann-lee-secret' })).status).toBe(
       201
     )
-    expect(await created).toEqual({ id: expect.any(Number), email: 'Ann.Lee@Example.com' })
+    expect(await created).toEqual({
+      id: expect.any(Number),
+      email: 'Ann.Lee@Example.com',
+      avatar: gravatar('Ann.Lee@Example.com')
+    })
   })
 
   it('changes only the case of an email (no conflict with itself), and finds it by the new spelling in any case', async () => {
@@ -183,12 +190,15 @@ describe('users: validated signups, unique emails', () => {
       { email: 'ReCase@X.io' },
       { Authorization: `Bearer ${session}` }
     )
-    expect(patched.body).toEqual({ id: user.id, email: 'ReCase@X.io' })
+    // The avatar is set at signup only, as feathers-chat does (the same picture: Gravatar ignores case).
+    expect(patched.body).toEqual({ id: user.id, email: 'ReCase@X.io', avatar: gravatar('recase@x.io') })
     expect(
       (await rest('POST', '/authentication', { strategy: 'local', email: 'RECASE@x.io', password: 'recase-secret' }))
         .status
     ).toBe(201)
-    expect((await rest('GET', '/users?email=recase@x.io')).body.data).toEqual([{ id: user.id, email: 'ReCase@X.io' }])
+    expect((await rest('GET', '/users?email=recase@x.io')).body.data).toEqual([
+      { id: user.id, email: 'ReCase@X.io', avatar: gravatar('recase@x.io') }
+    ])
   })
 
   it('answers 100 simultaneous signups with one email with exactly one 201 and 99 × 409', async () => {
@@ -256,6 +266,7 @@ describe('messages: text required, server-owned fields, extensions, arrays', () 
       mood: 'happy',
       meta: { tags: ['a'] },
       userId: expect.any(Number),
+      user: expect.objectContaining({ id: body.userId }),
       createdAt: expect.any(String),
       updatedAt: body.createdAt
     })

@@ -9,6 +9,7 @@ import { collect, connect, disconnectAll, emitAck } from '../interfaces/socketio
 import { useProtocolServices } from '../interfaces/socketio/test-app.js'
 import { ENGINES } from '../interfaces/http/http-test-server.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { gravatar } from '../support/gravatar.js'
 
 /*
  * The official clients, unchanged: @feathersjs/feathers + @feathersjs/socketio-client +
@@ -23,6 +24,8 @@ type FeathersSocket = Parameters<typeof socketioClient>[0]
 
 describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
   const credentials = { strategy: 'local', email: 'official@x.io', password: 'secret-pw' }
+  /** The logged-in user as messages carry them (`user`, resolved by the server). */
+  const author = { email: 'official@x.io', id: 0, avatar: gravatar('official@x.io') }
   let server: AuthServer
   const sockets: Socket[] = []
 
@@ -82,6 +85,7 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
       expect(created).toEqual({
         text: 'official',
         userId: 0,
+        user: author,
         id: expect.any(Number),
         createdAt: expect.any(String),
         updatedAt: expect.any(String)
@@ -97,18 +101,20 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
       expect(await messages.update(created.id, { text: 'replaced' })).toEqual({
         text: 'replaced',
         userId: 0,
+        user: author,
         id: created.id,
         ...stamps
       })
       expect(await messages.patch(created.id, { read: true })).toEqual({
         text: 'replaced',
         userId: 0,
+        user: author,
         read: true,
         id: created.id,
         ...stamps
       })
       expect(await messages.patch(null, { tag: 'o' }, { query: { id: created.id } })).toEqual([
-        { text: 'replaced', userId: 0, read: true, tag: 'o', id: created.id, ...stamps }
+        { text: 'replaced', userId: 0, user: author, read: true, tag: 'o', id: created.id, ...stamps }
       ])
       expect(await messages.remove(created.id)).toMatchObject({ id: created.id })
       expect(await messages.remove(null, { query: { tag: 'o' } })).toEqual([])
@@ -285,7 +291,7 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
       const toAnonymous = collect(anonymous.socket, 'users created')
       const created = nextServiceEvent(watcher.app, 'users', 'created')
       const user = await caller.app.service('users').create({ email: 'nopw@x.io', password: 'hunter222' })
-      expect(user).toEqual({ email: 'nopw@x.io', id: expect.any(Number) })
+      expect(user).toEqual({ email: 'nopw@x.io', id: expect.any(Number), avatar: gravatar('nopw@x.io') })
       expect(await created).toEqual(user)
       await watcher.app.logout()
       const afterLogout = collect(watcher.socket, 'messages created')

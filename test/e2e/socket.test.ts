@@ -9,6 +9,7 @@ import { collect, connect, disconnectAll, emitAck, nextEvent } from '../interfac
 import { useProtocolServices } from '../interfaces/socketio/test-app.js'
 import { ENGINES } from '../interfaces/http/http-test-server.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { gravatar } from '../support/gravatar.js'
 
 /*
  * socket.io against the real reference app as the composition root builds it (bcrypt, jsonwebtoken,
@@ -19,6 +20,8 @@ import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-s
 describe.each(ENGINES)('socket.io on %s', (engine) => {
   const ENV = { AUTH_SECRET, BCRYPT_ROUNDS: '4', HTTP: engine }
   const credentials = { strategy: 'local', email: 'e2e@x.io', password: 'secret-pw' }
+  /** The logged-in user as the users service shows them; messages carry them as their author (`user`). */
+  const eve = { email: 'e2e@x.io', name: 'Eve', id: 0, avatar: gravatar('e2e@x.io') }
   let server: AuthServer
   const sockets: Socket[] = []
 
@@ -67,6 +70,7 @@ describe.each(ENGINES)('socket.io on %s', (engine) => {
       expect(created).toEqual({
         text: 'one',
         userId: 0,
+        user: eve,
         id: expect.any(Number),
         createdAt: expect.any(String),
         updatedAt: expect.any(String)
@@ -82,19 +86,19 @@ describe.each(ENGINES)('socket.io on %s', (engine) => {
       const stamps = { createdAt: (created as { createdAt?: string }).createdAt, updatedAt: expect.any(String) }
       expect(await emitAck(socket, 'update', 'messages', id, { text: 'two' }, {})).toEqual([
         null,
-        { text: 'two', userId: 0, id, ...stamps }
+        { text: 'two', userId: 0, user: eve, id, ...stamps }
       ])
       expect(await emitAck(socket, 'patch', 'messages', id, { read: true }, {})).toEqual([
         null,
-        { text: 'two', userId: 0, read: true, id, ...stamps }
+        { text: 'two', userId: 0, user: eve, read: true, id, ...stamps }
       ])
       expect(await emitAck(socket, 'patch', 'messages', null, { tag: 'x' }, { read: true })).toEqual([
         null,
-        [{ text: 'two', userId: 0, read: true, tag: 'x', id, ...stamps }]
+        [{ text: 'two', userId: 0, user: eve, read: true, tag: 'x', id, ...stamps }]
       ])
       expect(await emitAck(socket, 'remove', 'messages', id, {})).toEqual([
         null,
-        { text: 'two', userId: 0, read: true, tag: 'x', id, ...stamps }
+        { text: 'two', userId: 0, user: eve, read: true, tag: 'x', id, ...stamps }
       ])
       expect(await emitAck(socket, 'remove', 'messages', null, { tag: 'x' })).toEqual([null, []])
       expect(await emitAck(socket, 'get', 'messages', id)).toEqual([
@@ -159,7 +163,7 @@ describe.each(ENGINES)('socket.io on %s', (engine) => {
           strategy: 'local',
           payload: expect.objectContaining({ sub: '0', aud: 'https://yourdomain.com' })
         },
-        user: { email: 'e2e@x.io', name: 'Eve', id: 0 },
+        user: eve,
         refreshToken: expect.any(String)
       })
       expect((await emitAck(socket, 'find', 'messages', {}))[0]).toBeNull()
@@ -343,7 +347,8 @@ describe.each(ENGINES)('socket.io on %s', (engine) => {
         (await emitAck(caller, 'authenticate', { strategy: 'local', email: 'pw@x.io', password: 'hunter444' }))[0]
       ).toBeNull()
       expect((await emitAck(caller, 'remove', 'users', user.id, {}))[0]).toBeNull()
-      for (const payload of await Promise.all(events)) expect(payload).toEqual({ email: 'pw@x.io', id: user.id })
+      for (const payload of await Promise.all(events))
+        expect(payload).toEqual({ email: 'pw@x.io', id: user.id, avatar: gravatar('pw@x.io') })
     })
 
     it('stops delivering after logout and after disconnect', async () => {
@@ -482,7 +487,7 @@ describe.each(ENGINES)('socket.io on %s', (engine) => {
         expect(await closed).toBe('transport close')
         expect(await emitAck(bystander, 'create', 'users', { email: 'small@x.io', password: 'xxxxxxxx' }, {})).toEqual([
           null,
-          { email: 'small@x.io', id: expect.any(Number) }
+          { email: 'small@x.io', id: expect.any(Number), avatar: gravatar('small@x.io') }
         ])
       } finally {
         await disconnectAll(small.app, opened)
@@ -542,6 +547,7 @@ describe.each(ENGINES)('socket.io on %s', (engine) => {
       expect(await messages.update(created.id, { text: 'updated' })).toEqual({
         text: 'updated',
         userId: 0,
+        user: eve,
         id: created.id,
         createdAt: expect.any(String),
         updatedAt: expect.any(String)
@@ -549,6 +555,7 @@ describe.each(ENGINES)('socket.io on %s', (engine) => {
       expect(await messages.patch(created.id, { more: 1 })).toEqual({
         text: 'updated',
         userId: 0,
+        user: eve,
         more: 1,
         id: created.id,
         createdAt: expect.any(String),

@@ -83,7 +83,7 @@ export class ConnectionRecovery implements ConnectionExtension {
       await saved
       const events = skipThrough([...missed, ...later], session.authenticationOffset)
       const replayed = new Set(events.map((event) => event.offset))
-      for (const delivery of this.access.missedBy(connection, events)) this.access.deliver(delivery)
+      for (const delivery of await this.access.missedBy(connection, events)) this.access.deliver(delivery)
       const through = events.at(-1)?.offset
       if (through !== undefined) this.access.seen(connection, through)
       // Held deliveries the replay covered are dropped (as are copies held once per transport listener).

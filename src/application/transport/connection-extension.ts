@@ -32,7 +32,7 @@ export interface GatewayAccess {
   /** Opens a connection (the app's `connection` event: channels pick it up). */
   open(connection: Connection): void
   /** What recorded events would deliver to the connection now (their publishers run again). */
-  missedBy(connection: Connection, events: readonly RecordedEvent[]): Delivery[]
+  missedBy(connection: Connection, events: readonly RecordedEvent[]): Promise<Delivery[]>
   /** Hands one delivery to the transport. */
   deliver(delivery: Delivery): void
   /** Tells the transport the connection has seen everything up to `offset`. */

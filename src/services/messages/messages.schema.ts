@@ -1,5 +1,6 @@
 import type { ServiceSchemas } from '../../domain/schema/json-schema.js'
 import type { SchemaType } from '../../domain/schema/schema-type.js'
+import { userSchema } from '../users/users.schema.js'
 
 /*
  * The messages service's schemas: each field is declared once, here. The TypeScript type of a
@@ -12,17 +13,33 @@ const id = { type: ['integer', 'string'] } as const
 const timestamp = { type: 'string', format: 'date-time' } as const
 const text = { type: 'string', minLength: 1, maxLength: 2000, transform: ['trim'] } as const
 
+const stored = { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp } as const
+
+/** A message as the store keeps it: what the store may rely on (its `schema` option). */
+export const storedMessageSchema = {
+  type: 'object',
+  properties: stored,
+  required: ['id', 'text'],
+  additionalProperties: true
+} as const
+
+/** The author, as the users service shows them (its result schema, inlined: a `$id` may be declared once). */
+const { $id: _userId, ...author } = userSchema
+
 export const messageSchema = {
   $id: 'Message',
   type: 'object',
   description: 'A chat message. Fields beyond these are app-defined extensions a client may attach.',
-  properties: { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp },
+  properties: {
+    ...stored,
+    user: { ...author, description: 'The author (userId), resolved by the server: never stored, never sent' }
+  },
   required: ['id', 'text'],
   additionalProperties: true
 } as const
 
 /** Server-owned fields: declared `false`, refused from clients (the server sets them). */
-const serverOwned = { id: false, userId: false, createdAt: false, updatedAt: false } as const
+const serverOwned = { id: false, userId: false, createdAt: false, updatedAt: false, user: false } as const
 
 export const messageSchemas = {
   result: messageSchema,
@@ -41,10 +58,10 @@ export const messageSchemas = {
   },
   query: {
     type: 'object',
-    properties: { id, text, userId: id, createdAt: timestamp, updatedAt: timestamp },
+    properties: stored,
     additionalProperties: true
   }
 } as const satisfies ServiceSchemas
 
-/** One message as the messages service returns it. */
+/** One message as the messages service returns it, its author (`user`) included. */
 export type Message = SchemaType<typeof messageSchema>

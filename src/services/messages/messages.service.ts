@@ -3,7 +3,7 @@ import type { App } from '../../application/app.js'
 import type { Clock } from '../../domain/clock.js'
 import type { StoreFactory } from '../../domain/store/store-factory.js'
 import { messagesHooks } from './messages.hooks.js'
-import { messageSchemas, type Message } from './messages.schema.js'
+import { messageSchemas, storedMessageSchema, type Message } from './messages.schema.js'
 
 export interface MessagesOptions {
   stores: StoreFactory
@@ -18,8 +18,8 @@ export interface MessagesOptions {
  * returns the service (its type is the app's `app.service('messages')`).
  */
 export function useMessages(app: App, { stores, clock, authentication }: MessagesOptions): AdapterService<Message> {
-  // The store may rely on the stored records' declared types (a sort by `text` is then one key).
-  const service = new AdapterService(stores.create<Message>('messages', { schema: messageSchemas.result }), {
+  // The store may rely on the stored records' declared types (a sort by `text` is then one key); `user` is not stored.
+  const service = new AdapterService(stores.create<Message>('messages', { schema: storedMessageSchema }), {
     paginate: { default: 10, max: 50 },
     multi: ['create', 'patch', 'remove']
   })

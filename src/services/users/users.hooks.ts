@@ -4,9 +4,11 @@ import { hashPassword } from '../../application/authentication/hooks/hash-passwo
 import { protect } from '../../application/authentication/hooks/protect.js'
 import { restrictToOwner } from '../../application/authentication/hooks/restrict-to-owner.js'
 import type { HookMap } from '../../application/hook-context.js'
+import { resolveData } from '../../application/resolvers/index.js'
 import { uniqueField } from '../../application/schema/unique-field.js'
 import { validateSchemas } from '../../application/schema/validate-schemas.js'
 import type { UniqueKeys } from '../../domain/unique-keys.js'
+import { userDataResolver } from './users.resolvers.js'
 
 export interface UsersHooksOptions {
   /** Where emails are claimed; must be shared by every process of one database. */
@@ -21,8 +23,9 @@ export interface UsersHooksOptions {
 
 /**
  * The users service's hooks. Order matters: log in, validate, check ownership, claim the email,
- * then hash (a refused or losing signup costs no bcrypt round). Emails are stored as typed; a find
- * by email (the login's lookup) ignores case through the claimed key.
+ * then hash (a refused or losing signup costs no bcrypt round). A signup's avatar is set once it is valid
+ * (users.resolvers.ts). Emails are stored as typed; a find by email (the login's lookup) ignores case
+ * through the claimed key.
  */
 export function usersHooks({ uniqueKeys, authentication }: UsersHooksOptions): HookMap {
   const login = authentication ? [authenticate('jwt')] : []
@@ -37,8 +40,8 @@ export function usersHooks({ uniqueKeys, authentication }: UsersHooksOptions): H
       find: [...login, validate, email.lookup],
       get: [...login, validate],
       remove: [...login, ...itself, validate],
-      create: [validate, email.before, ...hash],
-      update: [...login, ...itself, validate, email.before, ...hash],
+      create: [validate, resolveData(userDataResolver), email.before, ...hash],
+      update: [...login, ...itself, validate, resolveData(userDataResolver), email.before, ...hash],
       patch: [...login, ...itself, validate, email.before, ...hash]
     },
     after: {

@@ -1,0 +1,161 @@
+import type { StoreQuery } from './ast.js'
+import { compileFilter, type Predicate } from './compile-filter.js'
+import { compareValues, compileSort, type Comparator } from './compile-sort.js'
+import type { Doc } from './field-getter.js'
+import type { PatternCompiler } from './pattern-compiler.js'
+
+/** One change of a live result, in the order a client applies them to its copy of the window. */
+export type WindowChange =
+  /** Insert `record` at `index`. */
+  | { type: 'added'; record: Doc; index: number }
+  /** Take the record out of `oldIndex`, put `record` (its new value) at `index` (the same place if it did not move). */
+  | { type: 'changed'; record: Doc; index: number; oldIndex: number }
+  /** Remove the record at `oldIndex`. */
+  | { type: 'removed'; record: Doc; oldIndex: number }
+
+/** What the window did with a write: the changes for its subscribers, and whether it must be read again. */
+export interface WindowUpdate {
+  changes: WindowChange[]
+  /**
+   * The records it knows ran out before the window's end while more may exist in the store: read the query again
+   * (`reset` with a fresh read) before trusting the window — the changes so far are still correct.
+   */
+  refill: boolean
+}
+
+/**
+ * The result of one `find` kept up to date by the writes it hears, without asking the store again: a top-N window
+ * (`$skip`, `$limit`, `$sort`) over the records that match its filter. It holds the sorted prefix of matching
+ * records up to the window's end plus a buffer beyond it, so that a record leaving the window is replaced by the next
+ * one it already knows; only when the buffer runs dry must the query be read again (`refill`). Records sort by the
+ * query's keys and then by id, so that ties have one order everywhere.
+ *
+ * Pure and synchronous: the live query service feeds it the store's changes in the event log's order.
+ */
+export class LiveWindow {
+  private readonly matches: Predicate
+  private readonly compare: Comparator
+  /** The first matching records in order: the ones before the window (`$skip`), the window, then the buffer. */
+  private rows: Doc[] = []
+  /** Whether `rows` holds every matching record (the last read returned fewer than it asked for). */
+  private complete = false
+
+  constructor(
+    readonly query: StoreQuery,
+    private readonly idField: string,
+    /** How many records beyond the window to keep, so that removals refill it without a read. */
+    readonly buffer: number,
+    compilePattern?: PatternCompiler
+  ) {
+    this.matches = compileFilter(query.filter, compilePattern)
+    const bySort = compileSort(query.sort)
+    this.compare = (a, b) => bySort(a, b) || compareValues(a[idField], b[idField])
+  }
+
+  /** How many records to read for a (re)fill: everything before the window's end, and the buffer. */
+  get readLimit(): number | undefined {
+    return this.query.limit === undefined ? undefined : this.query.skip + this.query.limit + this.buffer
+  }
+
+  /**
+   * Starts over from a read of the query (sorted by it, at most `readLimit` records, `$skip` not applied). Answers the
+   * changes from the window as it was to the window as read (all `added` for the first read).
+   */
+  reset(read: Doc[]): WindowChange[] {
+    const before = this.window()
+    this.rows = [...read].sort(this.compare)
+    const limit = this.readLimit
+    this.complete = limit === undefined || read.length < limit
+    return diff(before, this.window(), this.idField)
+  }
+
+  /** The window: what `find` with this query answers now (before `$select`). */
+  window(): Doc[] {
+    const { skip, limit } = this.query
+    return this.rows.slice(skip, limit === undefined ? undefined : skip + limit)
+  }
+
+  /** Whether the window holds the record with this id. */
+  has(id: unknown): boolean {
+    return this.window().some((row) => row[this.idField] === id)
+  }
+
+  /**
+   * Applies one write: `record` is the record's value after it (undefined when removed), `id` the record's id.
+   */
+  apply(id: unknown, record: Doc | undefined): WindowUpdate {
+    const before = this.window()
+    const at = this.rows.findIndex((row) => row[this.idField] === id)
+    if (at >= 0) this.rows.splice(at, 1)
+    if (record !== undefined && this.matches(record)) this.insert(record)
+    const end = this.query.limit === undefined ? Infinity : this.query.skip + this.query.limit
+    // A known record left and the buffer no longer covers the window's end: unknown records may belong in it.
+    const refill = !this.complete && this.rows.length < end
+    return { changes: diff(before, this.window(), this.idField), refill }
+  }
+
+  /** Puts a matching record in its place; past the known prefix of an incomplete read, it is not known to belong. */
+  private insert(record: Doc): void {
+    let low = 0
+    let high = this.rows.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.compare(this.rows[middle]!, record) < 0) low = middle + 1
+      else high = middle
+    }
+    if (low === this.rows.length && !this.complete) return
+    this.rows.splice(low, 0, record)
+    // The buffer stays bounded: the record that falls off the end is beyond what the window can need.
+    const limit = this.readLimit
+    if (limit !== undefined && this.rows.length > limit) {
+      this.rows.length = limit
+      this.complete = false
+    }
+  }
+}
+
+/**
+ * The changes that turn `before` into `after`, for a client that applies them one by one: removals first (from the
+ * end, so earlier indexes stay true), then, position by position, additions and moves; a record still in place
+ * whose value changed is `changed` with `index === oldIndex`.
+ */
+export function diff(before: Doc[], after: Doc[], idField: string): WindowChange[] {
+  const changes: WindowChange[] = []
+  const kept = new Set(after.map((row) => row[idField]))
+  const working = [...before]
+  for (let index = working.length - 1; index >= 0; index--) {
+    if (kept.has(working[index]![idField])) continue
+    changes.push({ type: 'removed', record: working[index]!, oldIndex: index })
+    working.splice(index, 1)
+  }
+  for (let index = 0; index < after.length; index++) {
+    const row = after[index]!
+    const id = row[idField]
+    if (working[index]?.[idField] === id) {
+      if (working[index] !== row) changes.push({ type: 'changed', record: row, index, oldIndex: index })
+      working[index] = row
+      continue
+    }
+    const from = working.findIndex((candidate, at) => at > index && candidate[idField] === id)
+    if (from >= 0) {
+      working.splice(from, 1)
+      changes.push({ type: 'changed', record: row, index, oldIndex: from })
+    } else changes.push({ type: 'added', record: row, index })
+    working.splice(index, 0, row)
+  }
+  return changes
+}
+
+/** Applies changes to a copy of a window, as a client does: the other half of `diff`, for tests and clients. */
+export function applyChanges(window: readonly Doc[], changes: readonly WindowChange[]): Doc[] {
+  const rows = [...window]
+  for (const change of changes) {
+    if (change.type === 'removed') rows.splice(change.oldIndex, 1)
+    else if (change.type === 'added') rows.splice(change.index, 0, change.record)
+    else {
+      rows.splice(change.oldIndex, 1)
+      rows.splice(change.index, 0, change.record)
+    }
+  }
+  return rows
+}
