@@ -3,6 +3,8 @@ import authClientModule from '@feathersjs/authentication-client'
 import { feathers, type Application } from '@feathersjs/feathers'
 import socketioClientModule from '@feathersjs/socketio-client'
 import type { Socket } from 'socket.io-client'
+import { createClient } from '../../src/interfaces/client/client-app.js'
+import { socketio as plumageSocketio } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { collect, connect, disconnectAll, emitAck } from '../interfaces/socketio/support.js'
 import { useProtocolServices } from '../interfaces/socketio/test-app.js'
 import { ENGINES } from '../interfaces/http/http-test-server.js'
@@ -249,6 +251,34 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
       ])
     })
 
+    it('give a listener the record first; the recovery offset comes second, as socket.io-client keeps it', async () => {
+      const [caller, watcher] = [await loggedIn(), await loggedIn()]
+      const received = new Promise<unknown[]>((resolve) =>
+        watcher.app.service('messages').once('created', (...args: unknown[]) => resolve(args))
+      )
+      const message = await caller.app.service('messages').create({ text: 'arguments' })
+      const [record, offset, ...more] = await received
+      // A listener written `(message) => …`, as Feathers apps write them, gets exactly the record.
+      expect(record).toEqual(message)
+      expect(more).toEqual([])
+      // The one extra argument (docs/wire-compatibility.md): an opaque string, the offset the socket resumes from.
+      expect(typeof offset).toBe('string')
+      expect((watcher.socket as unknown as { _lastOffset?: string })._lastOffset).toBe(offset)
+    })
+
+    it("give plumage's own client's listeners only the record (it keeps the offset to socket.io-client)", async () => {
+      const caller = await loggedIn()
+      const socket = await connect(server.url)
+      sockets.push(socket)
+      const own = createClient().configure(plumageSocketio(socket))
+      await emitAck(socket, 'create', 'authentication', credentials, {})
+      const received = new Promise<unknown[]>((resolve) =>
+        own.service('messages').once('created', (...args: unknown[]) => resolve(args))
+      )
+      const message = await caller.app.service('messages').create({ text: 'own client' })
+      expect(await received).toEqual([message])
+    })
+
     it('delivers custom events declared in the service options', async () => {
       const [caller, watcher] = [await loggedIn(), await loggedIn()]
       const boom = nextServiceEvent(watcher.app, 'custom', 'boom')
@@ -270,5 +300,32 @@ describe.each(ENGINES)('official Feathers clients on %s', (engine) => {
       expect(afterLogout).toEqual([])
       expect(toAnonymous).toEqual([])
     })
+  })
+})
+
+describe('official Feathers client events without connection state recovery (SOCKET_RECOVERY_WINDOW=0)', () => {
+  let server: AuthServer
+  const sockets: Socket[] = []
+  beforeAll(async () => {
+    server = await startAuthServer({ AUTH_SECRET, BCRYPT_ROUNDS: '4', SOCKET_RECOVERY_WINDOW: '0' })
+    await server.app.service('users').create({ email: 'norecovery@x.io', password: 'secret-pw' })
+  })
+  afterAll(async () => {
+    await disconnectAll(server.app, sockets)
+    await server.close()
+  })
+
+  it('give a listener only the record, as Feathers v5 does', async () => {
+    const socket = await connect(server.url)
+    sockets.push(socket)
+    const app = feathers()
+      .configure(socketioClient(socket as unknown as FeathersSocket))
+      .configure(authClient({ storage: new authClientModule.MemoryStorage() }))
+    await app.authenticate({ strategy: 'local', email: 'norecovery@x.io', password: 'secret-pw' })
+    const received = new Promise<unknown[]>((resolve) =>
+      app.service('messages').once('created', (...args: unknown[]) => resolve(args))
+    )
+    const message = await app.service('messages').create({ text: 'no offset' })
+    expect(await received).toEqual([message])
   })
 })

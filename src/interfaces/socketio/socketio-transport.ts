@@ -4,6 +4,7 @@ import { silentLogger } from '../../domain/logger.js'
 import type { RealtimeTransportFactory } from '../realtime/realtime-transport.js'
 import { deliverEvents } from './delivery.js'
 import { aroundCalls, aroundHandshakes } from './call-extensions.js'
+import { serveClientScript } from './client-script.js'
 import { SocketCalls } from './dispatch.js'
 import { Handshake } from './handshake.js'
 import { PendingOutput } from './pending-output.js'
@@ -29,8 +30,8 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
   const handshake = new Handshake(gateway, connections, logger, windowMs, aroundHandshakes(extensions))
   const origins = options.corsOrigins ?? []
   const io = new Server(httpServer, {
-    // /socket.io/socket.io.js: the client script an unchanged feathers-chat page loads from the server.
-    serveClient: true,
+    // The client script is served by serveClientScript below, compressed once rather than on every request.
+    serveClient: false,
     // engine.io's default, said here so it stays: per-message deflate keeps zlib state (~200 KB) per connection.
     perMessageDeflate: false,
     // As the HTTP engines answer CORS: `*` allows any origin.
@@ -39,6 +40,7 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
     ...handshake.serverOptions()
   })
   releaseUpgradeResponses(io, httpServer)
+  serveClientScript(io, logger)
   io.use(handshake.authenticate)
   const maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
   const pending = new PendingOutput(maxBufferedBytes, (socket, pendingBytes) => {
