@@ -71,9 +71,9 @@ function clientProcess(): void {
 
 /** A forked process: the servers answer `{ id, type }` with `{ id, value }`, the clients send typed messages. */
 function forked(file: string, args: string[], env: Record<string, string>): ChildProcess {
-  // feathers-casl's server resolves CASL 6 for feathers-casl (bench/support/casl-6.mjs).
+  // The servers load feathers-casl, which gets CASL 6 (bench/support/casl-6.mjs; plumage's own imports keep CASL 7).
   const casl6 = join(here, '..', '..', 'bench', 'support', 'casl-6.mjs')
-  const execArgv = env.RULES_SERVER === 'feathers-casl' ? ['--import', casl6] : []
+  const execArgv = env.RULES_SERVER === undefined ? [] : ['--import', casl6]
   const child = fork(file, args, {
     env: { ...process.env, ...env },
     execArgv,
