@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { cleanEnv, copyRepository, type CheckoutCopy } from './checkout-copy.js'
 
 /*
- * README "Start your own app": `npm run generate -- blank` in a copy of the repository removes the chat (the
+ * The guide "Start your own app" (docs/guides/start-your-own-app.md): `npm run generate -- blank` in a copy of the repository removes the chat (the
  * files the README lists) and leaves users and authentication; a service generated next has a login to use.
  * The copy then type-checks, lints, passes the core suites, builds, and its server answers /health, signs a
  * user up and knows no `messages`.
@@ -51,9 +51,9 @@ beforeAll(async () => {
 afterAll(() => copy?.remove())
 
 describe('npm run generate -- blank', () => {
-  it('lists in the README exactly the files it deletes', () => {
-    const readme = readFileSync('README.md', 'utf8')
-    const list = readme.split('<!-- blank-app-files -->\n')[1]!.split('\n\n')[0]!
+  it('lists in its guide (docs/guides/start-your-own-app.md) exactly the files it deletes', () => {
+    const guide = readFileSync('docs/guides/start-your-own-app.md', 'utf8')
+    const list = guide.split('<!-- blank-app-files -->\n')[1]!.split('\n\n')[0]!
     expect([...list.matchAll(/`([^`]+)`/g)].map((match) => match[1])).toEqual(chatFiles)
     for (const path of chatFiles) expect(`${path}: ${existsSync(path)}`).toBe(`${path}: true`)
   })
