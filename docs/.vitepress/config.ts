@@ -92,7 +92,16 @@ const explanation: DefaultTheme.SidebarItem[] = [
     items: [
       { text: 'Architecture', link: '/explanation/architecture' },
       { text: 'Delivery guarantees', link: '/explanation/delivery-guarantees' },
-      { text: 'Performance', link: '/explanation/performance/' }
+      {
+        text: 'Performance',
+        link: '/explanation/performance/',
+        items: [
+          { text: 'REST, sockets and startup', link: '/explanation/performance/rest' },
+          { text: 'Real-time events across instances', link: '/explanation/performance/realtime' },
+          { text: 'Stores', link: '/explanation/performance/stores' },
+          { text: 'Sockets', link: '/explanation/performance/sockets' }
+        ]
+      }
     ]
   },
   { text: 'Decisions (ADRs)', link: '/adr/README', collapsed: true, items: adrs() }

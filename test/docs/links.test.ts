@@ -7,7 +7,7 @@ import { dirname, join, normalize } from 'node:path'
  * The repository stands alone: every link and every repository path the docs mention exists, and no
  * file points at documents that live outside it.
  */
-/** README.md and the site's pages; TypeDoc's generated API reference is checked by the site's build and browser test. */
+/** README.md and the site's pages; TypeDoc's generated API reference is checked by the site's build and its test. */
 const docs = [
   'README.md',
   ...readdirSync('docs', { recursive: true, encoding: 'utf8' })

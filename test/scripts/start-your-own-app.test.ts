@@ -7,8 +7,9 @@ import { promisify } from 'node:util'
 import { cleanEnv, copyRepository, type CheckoutCopy } from './checkout-copy.js'
 
 /*
- * The guide "Start your own app" (docs/guides/start-your-own-app.md): `npm run generate -- blank` in a copy of the repository removes the chat (the
- * files the README lists) and leaves users and authentication; a service generated next has a login to use.
+ * The guide "Start your own app" (docs/guides/start-your-own-app.md): `npm run generate -- blank` in a copy of
+ * the repository removes the chat (the files the guide lists) and leaves users and authentication; a service
+ * generated next has a login to use.
  * The copy then type-checks, lints, passes the core suites, builds, and its server answers /health, signs a
  * user up and knows no `messages`.
  */
