@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { defineConfig, type DefaultTheme } from 'vitepress'
+import { defineConfig, type DefaultTheme, type MarkdownRenderer as MarkdownIt } from 'vitepress'
 
 /*
  * The documentation site: `npm run docs` serves it, `npm run docs:build` builds it (a dead link fails the
@@ -29,10 +29,34 @@ function adrs(): DefaultTheme.SidebarItem[] {
   })
 }
 
-/** The TypeDoc sidebar, once `npm run docs:api` has generated the reference (docs:build and docs always do). */
+/**
+ * The API reference's entry points (`plumage`, `plumage/client`, …) from TypeDoc's sidebar, once
+ * `npm run docs:api` has generated it (docs:build and docs always do). Each entry's page lists its classes,
+ * functions and types; listing all of them here too would put ~250 links into every reference page.
+ */
 function apiSidebar(): DefaultTheme.SidebarItem[] {
   const file = new URL('../reference/api/typedoc-sidebar.json', import.meta.url)
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DefaultTheme.SidebarItem[]) : []
+  if (!existsSync(file)) return []
+  const entries = (items: DefaultTheme.SidebarItem[], prefix: string): DefaultTheme.SidebarItem[] =>
+    items
+      .filter((item) => item.link !== undefined)
+      .flatMap((item) => [
+        { text: `${prefix}${item.text!}`, link: item.link! },
+        ...entries(item.items ?? [], `${prefix}${item.text!}/`)
+      ])
+  return entries(JSON.parse(readFileSync(file, 'utf8')) as DefaultTheme.SidebarItem[], '')
+}
+
+/**
+ * A ```mermaid block (the architecture diagram, which GitHub draws in README.md) becomes the theme's <Mermaid>
+ * component, which draws it in the browser with the mermaid package, loaded only on a page that has one.
+ */
+function mermaidBlocks(md: MarkdownIt): void {
+  const fence = md.renderer.rules.fence!
+  md.renderer.rules.fence = (tokens, index, ...rest) =>
+    tokens[index]!.info.trim() === 'mermaid'
+      ? `<Mermaid graph="${encodeURIComponent(tokens[index]!.content)}" />`
+      : fence(tokens, index, ...rest)
 }
 
 const tutorial: DefaultTheme.SidebarItem = {
@@ -116,7 +140,9 @@ export default defineConfig({
   lastUpdated: false,
   // Links to http://localhost:… name what a reader's own machine serves (Grafana, the app), not pages.
   ignoreDeadLinks: 'localhostLinks',
-  markdown: { anchor: { slugify: githubAnchor } },
+  markdown: { anchor: { slugify: githubAnchor }, config: mermaidBlocks },
+  // The site's icon: without one a browser asks for /favicon.ico, a 404 on every page.
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],
   themeConfig: {
     nav: [
       { text: 'Tutorial', link: '/tutorial/', activeMatch: '^/tutorial/' },
