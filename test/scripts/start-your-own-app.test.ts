@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, normalize } from 'node:path'
 import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
 import { cleanEnv, copyRepository, type CheckoutCopy } from './checkout-copy.js'
@@ -57,6 +57,21 @@ describe('npm run generate -- blank', () => {
     const list = guide.split('<!-- blank-app-files -->\n')[1]!.split('\n\n')[0]!
     expect([...list.matchAll(/`([^`]+)`/g)].map((match) => match[1])).toEqual(chatFiles)
     for (const path of chatFiles) expect(`${path}: ${existsSync(path)}`).toBe(`${path}: true`)
+  })
+
+  it('leaves the docs site buildable: no page shows an image or links to a file that the blank app deletes', () => {
+    // VitePress bundles what a page's Markdown links to (`![…](path)`, `[…](file)`): a missing one fails the build.
+    const pages = readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter(
+      (name) => name.endsWith('.md') && !name.startsWith('reference/api/')
+    )
+    const targets = pages.flatMap((page) =>
+      [...readFileSync(join('docs', page), 'utf8').matchAll(/\]\((\.[^)#\s]*)/g)].map(
+        ([, path]) => `docs/${page} -> ${normalize(join('docs', dirname(page), path!))}`
+      )
+    )
+    expect(targets.length).toBeGreaterThan(50)
+    const deleted = targets.filter((target) => chatFiles.some((file) => target.split(' -> ')[1]!.startsWith(file)))
+    expect(deleted).toEqual([])
   })
 
   it('leaves an app without the chat that type-checks, lints, passes its core tests and serves', async () => {
