@@ -3,7 +3,18 @@ import tseslint from 'typescript-eslint'
 import prettier from 'eslint-config-prettier'
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'public/**/*.js', 'bench/results/**', 'test-artifacts/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'docs/.vitepress/dist/**',
+      'docs/.vitepress/cache/**',
+      'node_modules/**',
+      'coverage/**',
+      'public/**/*.js',
+      'bench/results/**',
+      'test-artifacts/**'
+    ]
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -23,7 +23,8 @@
  *   login, no new authentication); the time until every socket is back, and the heap after vs before.
  * - records: `records` seeded with 10,000 then 100,000 records; find ({ k }, paginated) and create latency.
  * Growth: plumage also at 1,000 and 5,000 sockets (connect, memory, broadcast). A table goes to stdout and
- * bench/results/<date>-scale.md; the growth plot to bench/results/scale-growth.svg (written here, by hand).
+ * bench/results/<date>-scale.md; the growth plot (written here, by hand) to the docs page that shows it,
+ * docs/explanation/performance/scale-growth.svg, so that the docs build without bench/ (a blank app has none).
  * SOCKETS=1000 runs smaller (then only the counts ≤ SOCKETS); SCALE_GROWTH=false leaves the growth counts out,
  * SCALE_FULL=false the phases other than connect and broadcast. SCALE_SERVERS picks the servers (default
  * socketio,plumage,feathers; plumage must be one); `floor` is bare socket.io writing each event's frame straight to
@@ -44,6 +45,8 @@ const CLIENT_PROCESSES = Number(process.env.CLIENT_PROCESSES ?? 4)
 const CONNECT_CONCURRENCY = 50
 const BUSY = Math.min(2000, SOCKETS)
 const WRITES_PER_SECOND = 50
+/** The growth plot, beside the performance page that shows it. */
+const PLOT = 'docs/explanation/performance/scale-growth.svg'
 const WRITERS = 10
 const STEADY_SECONDS = Number(process.env.STEADY_SECONDS ?? 10)
 const BROADCASTS = Number(process.env.BROADCASTS ?? 10)
@@ -662,8 +665,8 @@ else {
   mkdirSync(dir, { recursive: true })
   const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..*/, 'Z')
   writeFileSync(join(dir, `${stamp}-scale.md`), `# npm run bench:scale — ${new Date().toISOString()}\n\n${text}\n`)
-  writeFileSync(join(dir, 'scale-growth.svg'), growthSvg(runs))
-  const written = [`bench/results/${stamp}-scale.md`, 'bench/results/scale-growth.svg']
+  writeFileSync(join(process.cwd(), PLOT), growthSvg(runs))
+  const written = [`bench/results/${stamp}-scale.md`, PLOT]
   // Only a run at the full count with every server replaces the table in BENCHMARKS.md.
   if (SOCKETS === 10_000 && FULL && process.env.SCALE_SERVERS === undefined && replaceSection('scale-run', text))
     written.push('BENCHMARKS.md')

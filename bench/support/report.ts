@@ -77,6 +77,7 @@ export function markdown(rows: Row[], info: Machine, settings: string): string {
   return [
     lines.join('\n'),
     '',
+    `Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (the end of the run).`,
     `Machine: ${info.cores} × ${info.cpus}, ${info.memoryGb.toFixed(1)} GB, Node ${info.node}. ${settings}`,
     `Load average (1/5/15 min): ${load}.`
   ].join('\n')

@@ -1,8 +1,10 @@
-/*
+/**
  * `plumage/client`: the browser-safe client (src/interfaces/client) for a front end that depends on
  * plumage — `createClient`, the REST and socket.io transports, the authentication plugin — and the
  * types of the typed client: `createClient<Services>()` with a map of ServiceTypes, which SchemaTypes
  * derives from a service's schemas. The reference app's map is `plumage/services`.
+ *
+ * @module plumage/client
  */
 export {
   AuthenticationClient,

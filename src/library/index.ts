@@ -1,9 +1,11 @@
-/*
+/**
  * `plumage`: the app core for a project that depends on plumage instead of copying it — the App with
  * its hooks and channels, the AdapterService over any Store, the Feathers errors, the service and
  * store contracts, and the Ajv schema validator the App compiles `schemas` with. The stores are
  * separate entries (`plumage/memory`, `plumage/rethinkdb`, `plumage/postgres`), so that a project
  * loads only its own.
+ *
+ * @module plumage
  */
 export { AdapterService, type AdapterParams, type AdapterServiceOptions } from '../application/adapter-service.js'
 export { App, type AppOptions, type ServiceDescription, type ServiceOptions } from '../application/app.js'

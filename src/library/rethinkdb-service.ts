@@ -6,7 +6,7 @@ import type { Data } from '../domain/service/service.js'
 import type { StoreIndex } from '../domain/store/store-factory.js'
 import { RethinkDbStore } from '../infrastructure/rethinkdb/rethinkdb-store.js'
 
-/** The options of `service(options)`, as Feathers database adapters take them (docs/rethinkdb.md). */
+/** The options of `service(options)`, as Feathers database adapters take them (docs/reference/stores/rethinkdb.md). */
 export interface RethinkDbServiceOptions extends AdapterServiceOptions {
   /** The initialised rethinkdb-ts `r` with its connection pool. */
   Model: R

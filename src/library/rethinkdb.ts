@@ -1,6 +1,8 @@
-/*
+/**
  * `plumage/rethinkdb`: the RethinkDB store (one table per store, events from its event log, see
- * docs/rethinkdb.md), its factory and connection, and the Feathers-style `service(options)`.
+ * docs/reference/stores/rethinkdb.md), its factory and connection, and the Feathers-style `service(options)`.
+ *
+ * @module plumage/rethinkdb
  */
 export {
   connectRethinkDb,

@@ -1,10 +1,12 @@
-/*
+/**
  * `plumage/server`: what serves an app to Feathers clients — the express HTTP engine, the socket.io
  * real-time transport (started on the engine's `server`), and authentication: the `authentication`
  * service with its JWT and local strategies, the hooks that go with them (the same functions
  * `plumage` exports), and the bcrypt and jsonwebtoken adapters of the PasswordHasher and TokenService
  * ports, to construct them. The core's pieces, as src/container.ts puts them together for `npm start`;
  * fastify, a module, is its own entry (`plumage/fastify`).
+ *
+ * @module plumage/server
  */
 export {
   AuthenticationService,

@@ -11,7 +11,7 @@ afterAll(async () => {
   await server?.stop()
 })
 
-withServer('the RethinkDB example of docs/rethinkdb.md', () => {
+withServer('the RethinkDB example of docs/reference/stores/rethinkdb.md', () => {
   it('creates the table and finds unread messages only', async () => {
     const app = new App()
     await useRethinkDbMessages(app, server!.r, server!.db)

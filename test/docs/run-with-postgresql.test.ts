@@ -7,10 +7,10 @@ import { buildServer, type BuiltServer, type StartedServer } from '../support/bu
 import { postgresBin, SKIP_MESSAGE, startPostgres, type PostgresServer } from '../support/postgres-server.js'
 
 /*
- * README "Run with PostgreSQL", executed from an empty server: a throw-away PostgreSQL whose superuser is
- * `postgres` and whose TCP logins check passwords, the README's own psql commands (read from its blocks, so the
+ * the guide "Run with PostgreSQL", executed from an empty server: a throw-away PostgreSQL whose superuser is
+ * `postgres` and whose TCP logins check passwords, the guide's own psql commands (read from its blocks, so the
  * text is what is tested) to make the role and its database, then the server as `npm start` runs it with the
- * README's STORE and POSTGRES_URL (only the port is this server's): /health answers, and a create is stored in a
+ * guide's STORE and POSTGRES_URL (only the port is this server's): /health answers, and a create is stored in a
  * table the new role owns.
  */
 const run = promisify(execFile)
@@ -18,11 +18,9 @@ const bin = postgresBin()
 if (!bin && process.env.CI === 'true') throw new Error(`PostgreSQL is required on CI: ${SKIP_MESSAGE}`)
 if (!bin) process.stderr.write(`\n${SKIP_MESSAGE}\n\n`)
 
-/** The bash blocks of the README's "Run with PostgreSQL" section, in order. */
+/** The bash blocks of the guide "Run with PostgreSQL" (docs/guides/run-with-postgresql.md), in order. */
 function sectionBlocks(): string[] {
-  const readme = readFileSync('README.md', 'utf8')
-  const start = readme.indexOf('\n## Run with PostgreSQL\n')
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 5))
+  const section = readFileSync('docs/guides/run-with-postgresql.md', 'utf8')
   return [...section.matchAll(/```bash\n([\s\S]*?)\n```/g)].map((match) => match[1]!)
 }
 
@@ -36,7 +34,7 @@ let postgres: PostgresServer
 let built: BuiltServer
 let started: StartedServer
 
-/** psql as the README runs it (`sudo -u postgres psql`): the superuser, on the server's trusted local socket. */
+/** psql as the guide runs it (`sudo -u postgres psql`): the superuser, on the server's trusted local socket. */
 const psql = (...args: string[]) =>
   run(join(bin!, 'psql'), [
     '-h',
@@ -51,7 +49,7 @@ const psql = (...args: string[]) =>
     ...args
   ])
 
-;(bin ? describe : describe.skip)('README "Run with PostgreSQL", from an empty server', () => {
+;(bin ? describe : describe.skip)('the guide "Run with PostgreSQL", from an empty server', () => {
   beforeAll(async () => {
     ;[postgres, built] = await Promise.all([
       startPostgres({ superuser: 'postgres', hostAuth: 'scram-sha-256' }),
@@ -64,7 +62,7 @@ const psql = (...args: string[]) =>
     await postgres?.stop()
   })
 
-  it('creates the role and its database with the commands the README gives', async () => {
+  it('creates the role and its database with the commands the guide gives', async () => {
     expect(setup.length).toBeGreaterThanOrEqual(2)
     for (const line of setup) {
       const sql = /^sudo -u postgres psql -c "([^"]+)"$/.exec(line)?.[1]
@@ -81,7 +79,7 @@ const psql = (...args: string[]) =>
     expect(stdout.trim()).toBe('plumage|plumage')
   })
 
-  it("starts the app with the README's STORE and POSTGRES_URL: /health answers and a create is stored", async () => {
+  it("starts the app with the guide's STORE and POSTGRES_URL: /health answers and a create is stored", async () => {
     expect(startCommand).toBeDefined()
     const env = Object.fromEntries(
       [...startCommand!.matchAll(/([A-Z][A-Z_]+)=(\S+)/g)].map((match) => [match[1]!, match[2]!])
@@ -104,7 +102,7 @@ const psql = (...args: string[]) =>
     expect(created.status).toBe(201)
     expect(await created.json()).toMatchObject({ email: 'ann@example.com' })
 
-    // In the README's database, in a table the README's role made (as owner of the database).
+    // In the guide's database, in a table the guide's role made (as owner of the database).
     const { stdout } = await psql(
       '-d',
       'plumage',

@@ -5,15 +5,11 @@ import { parseEnv } from 'node:util'
 import { loadConfig } from '../../src/infrastructure/config/config.js'
 
 /*
- * .env.example documents every variable of the README's Configuration table (set, or commented out
- * with its default), each value is one the server accepts, and .env itself is never committed.
+ * .env.example documents every variable of the Configuration table (docs/reference/configuration.md: set, or
+ * commented out with its default), each value is one the server accepts, and .env itself is never committed.
  */
 const example = readFileSync('.env.example', 'utf8')
-const readme = readFileSync('README.md', 'utf8')
-const section = readme.slice(
-  readme.indexOf('## Configuration'),
-  readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5)
-)
+const section = readFileSync('docs/reference/configuration.md', 'utf8')
 const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]!)
 /** `NAME=value` lines, and `# NAME=value` lines with the comment mark taken off. */
 const uncommented = example

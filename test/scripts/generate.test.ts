@@ -7,9 +7,9 @@ import { promisify } from 'node:util'
 import { cleanEnv, copyRepository, type CheckoutCopy } from './checkout-copy.js'
 
 /*
- * `npm run generate` in a copy of the repository (README "Add a service"): a service with every option (a
+ * `npm run generate` in a copy of the repository (the tutorial's "Add a service"): a service with every option (a
  * kebab-case name, owner-only rules, UUIDs), one without login in a collection of its own, a hook, and the
- * README's by-hand steps for the todos example; then the copy type-checks, lints, and passes the new tests and
+ * tutorial's by-hand steps for the todos example; then the copy type-checks, lints, and passes the new tests and
  * the composition root's (whose service list comes from the registry). Refused names and options print one line,
  * exit 1 and write nothing. One copy for all: type-check and lint run side by side.
  */
@@ -42,15 +42,15 @@ async function generate(...args: string[]): Promise<{ code: number; stdout: stri
   }
 }
 
-/** The shell block of README "Add a service" that copies examples/todos into src/services. */
+/** The shell block of the tutorial's "Add a service" (docs/tutorial/add-a-service.md) copying examples/todos. */
 function byHandSteps(): string {
-  const readme = readFileSync('README.md', 'utf8')
-  const block = readme
+  const chapter = readFileSync('docs/tutorial/add-a-service.md', 'utf8')
+  const block = chapter
     .split('<!-- command -->\n```sh\n')
     .slice(1)
     .map((rest) => rest.split('\n```')[0]!)
     .find((code) => code.includes('examples/todos/todos.service.ts'))
-  if (!block) throw new Error('README "Add a service" has no command block copying examples/todos/todos.service.ts')
+  if (!block) throw new Error('"Add a service" has no command block copying examples/todos/todos.service.ts')
   return block
 }
 

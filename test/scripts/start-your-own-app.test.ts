@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, normalize } from 'node:path'
 import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
 import { cleanEnv, copyRepository, type CheckoutCopy } from './checkout-copy.js'
 
 /*
- * README "Start your own app": `npm run generate -- blank` in a copy of the repository removes the chat (the
- * files the README lists) and leaves users and authentication; a service generated next has a login to use.
+ * The guide "Start your own app" (docs/guides/start-your-own-app.md): `npm run generate -- blank` in a copy of
+ * the repository removes the chat (the files the guide lists) and leaves users and authentication; a service
+ * generated next has a login to use.
  * The copy then type-checks, lints, passes the core suites, builds, and its server answers /health, signs a
  * user up and knows no `messages`.
  */
@@ -51,11 +52,26 @@ beforeAll(async () => {
 afterAll(() => copy?.remove())
 
 describe('npm run generate -- blank', () => {
-  it('lists in the README exactly the files it deletes', () => {
-    const readme = readFileSync('README.md', 'utf8')
-    const list = readme.split('<!-- blank-app-files -->\n')[1]!.split('\n\n')[0]!
+  it('lists in its guide (docs/guides/start-your-own-app.md) exactly the files it deletes', () => {
+    const guide = readFileSync('docs/guides/start-your-own-app.md', 'utf8')
+    const list = guide.split('<!-- blank-app-files -->\n')[1]!.split('\n\n')[0]!
     expect([...list.matchAll(/`([^`]+)`/g)].map((match) => match[1])).toEqual(chatFiles)
     for (const path of chatFiles) expect(`${path}: ${existsSync(path)}`).toBe(`${path}: true`)
+  })
+
+  it('leaves the docs site buildable: no page shows an image or links to a file that the blank app deletes', () => {
+    // VitePress bundles what a page's Markdown links to (`![…](path)`, `[…](file)`): a missing one fails the build.
+    const pages = readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter(
+      (name) => name.endsWith('.md') && !name.startsWith('reference/api/')
+    )
+    const targets = pages.flatMap((page) =>
+      [...readFileSync(join('docs', page), 'utf8').matchAll(/\]\((\.[^)#\s]*)/g)].map(
+        ([, path]) => `docs/${page} -> ${normalize(join('docs', dirname(page), path!))}`
+      )
+    )
+    expect(targets.length).toBeGreaterThan(50)
+    const deleted = targets.filter((target) => chatFiles.some((file) => target.split(' -> ')[1]!.startsWith(file)))
+    expect(deleted).toEqual([])
   })
 
   it('leaves an app without the chat that type-checks, lints, passes its core tests and serves', async () => {

@@ -153,7 +153,8 @@ withServer('RethinkDB service in an app', () => {
     await until(() => logs.some((line) => /change feed .*re-opening/.test(line)))
 
     await proxy.restore()
-    // Bounded wait for the pool to reconnect on its own (the pool reconnects by itself, as docs/rethinkdb.md says).
+    // Bounded wait for the pool to reconnect on its own (the pool reconnects by itself, as
+    // docs/reference/stores/rethinkdb.md says).
     await until(() =>
       app
         .service('messages')
