@@ -28,6 +28,7 @@ const SOURCES: Readonly<Record<string, string | readonly string[]>> = {
   auth: 'src/application/authentication',
   schema: 'src/application/schema',
   sessions: ['src/application/sessions', 'src/application/recovery'],
+  access: ['src/application/resolvers', 'src/application/rules'],
   ports: [...readFileSync('src/domain/ports.ts', 'utf8').matchAll(/from '\.\/([^']+)\.js'/g)].map(
     (match) => `src/domain/${match[1]}.ts`
   ),

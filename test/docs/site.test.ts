@@ -93,6 +93,25 @@ describe('the documentation site', () => {
     expect(pages.filter((page) => page.startsWith('/reference/api/')).length).toBeGreaterThan(50)
   })
 
+  it('quotes every code block of the generated API reference from a doc comment in src/', () => {
+    // What TypeDoc renders: the doc comments of src/, their ` * ` margins taken off.
+    const comments = readdirSync('src', { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => readFileSync(`src/${name}`, 'utf8').replace(/^[ \t]*\* ?/gm, ''))
+      .join('\n')
+    const pages = readdirSync('docs/reference/api', { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('.md')
+    )
+    const blocks = pages.flatMap((name) =>
+      [...readFileSync(`docs/reference/api/${name}`, 'utf8').matchAll(/^```\w*\n([\s\S]*?)\n```$/gm)].map((match) => ({
+        name,
+        code: match[1]!
+      }))
+    )
+    expect(blocks.length).toBeGreaterThan(0)
+    expect(blocks.filter(({ code }) => !comments.includes(code)).map(({ name }) => name)).toEqual([])
+  })
+
   it('links every page only to pages and headings that exist, and to images that are served', async () => {
     const problems: string[] = []
     const images = new Map<string, string>()
