@@ -5,7 +5,7 @@ import { LocalStrategy } from './application/authentication/local-strategy.js'
 import type { AuthenticationStrategy } from './application/authentication/authentication-strategy.js'
 import type { AuthenticationSessions, LoginLimits } from './application/authentication/session-ports.js'
 import type { AppExtension } from './application/extensions.js'
-import { useRules } from './application/rules/index.js'
+import { useRules, type RulesDefinition } from './application/rules/index.js'
 import type { PasswordHasher } from './domain/auth/password-hasher.js'
 import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
@@ -14,7 +14,7 @@ import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
 import { services, type RegisteredServices } from './services/registry.js'
-import { rules } from './services/rules.js'
+import { rules as referenceRules } from './services/rules.js'
 
 /**
  * The reference app's services by path: `app.service('messages')` is typed from this map, which derives from
@@ -32,6 +32,11 @@ export interface ReferenceAppDeps {
   clock?: Clock
   /** Optional modules' extensions (metrics, tracing, connection recovery…): see `App.extend`. */
   extensions?: readonly AppExtension[]
+  /**
+   * Who may do and see what (default: src/services/rules.ts), applied with the authentication service. `false`
+   * applies none: every logged-in user sees everything (bench:rules measures what rules cost against it).
+   */
+  rules?: Readonly<Record<string, RulesDefinition>> | false
   /**
    * Ports of the authentication service. The composition root always passes them; without them the
    * app has no `authentication` service and nothing requires a login (transport tests plug in their own).
@@ -60,7 +65,8 @@ export function createReferenceApp({
   uniqueKeys,
   clock = systemClock,
   extensions = [],
-  authentication
+  authentication,
+  rules = referenceRules
 }: ReferenceAppDeps): App<ReferenceServices> {
   const app = new App<ReferenceServices>({ validator, extensions })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
@@ -77,7 +83,7 @@ export function createReferenceApp({
     }).register(new JwtStrategy(), new LocalStrategy(hasher), ...strategies)
     app.use('authentication', service)
     // Who may do and see what, in calls and events: one rule set per service (src/services/<name>/<name>.rules.ts).
-    useRules(app, rules)
+    if (rules) useRules(app, rules)
   }
   useDefaultChannels(app)
   return app

@@ -17,6 +17,7 @@ import { feathersAuthenticationService } from './feathers-auth.js'
 /**
  * One server of `npm run bench:rules` (bench/rules.ts), forked with an IPC channel. RULES_SERVER names it:
  * - plumage: the reference app as `npm start` serves it (src/container.ts, memory store, sessions, recovery);
+ * - plumage-plain: the same app built without its rules (`buildContainer(config, { rules: false })`);
  * - feathers-casl: Feathers v5 (express + socket.io, memory services, JWT) with feathers-casl: the reference chat's
  *   rules as a CASL ability per connection (made at login) and feathers-casl's `getChannelsWithReadAbility` as the
  *   publisher, the way its documentation sets it up.
@@ -38,7 +39,7 @@ interface Started {
 
 const email = (i: number) => `user${i}@example.com`
 
-async function startPlumage(): Promise<Started> {
+async function startPlumage(withRules: boolean): Promise<Started> {
   const config = loadConfig({
     STORE: 'memory',
     AUTH_SECRET: BENCH_SECRET,
@@ -50,7 +51,7 @@ async function startPlumage(): Promise<Started> {
     API_DOCS: 'false',
     STATIC_DIR: ''
   })
-  const container = await buildContainer(config)
+  const container = await buildContainer(config, withRules ? {} : { rules: false })
   const app = container.get<App>(App)
   await app.setup()
   const engine = createHttpEngine(container)
@@ -161,7 +162,7 @@ async function userId(server: Started, i: number): Promise<unknown> {
   return ((await response.json()) as { data: { id: unknown }[] }).data[0]!.id
 }
 
-const server = kind === 'feathers-casl' ? await startFeathersCasl() : await startPlumage()
+const server = kind === 'feathers-casl' ? await startFeathersCasl() : await startPlumage(kind === 'plumage')
 const ids: unknown[] = []
 for (let i = 0; i < USERS; i++) ids.push(await userId(server, i))
 

@@ -36,7 +36,8 @@ export function useRules(
       const { result, data, patch } = app.schemasOf(path)?.schemas ?? {}
       return [...new Set([result, data, patch].flatMap((schema) => Object.keys(schema?.properties ?? {})))]
     },
-    (path) => (app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
+    (path) => (app.service(path) as { id?: unknown }).id?.toString() ?? 'id',
+    idField
   )
   const originals = new WeakMap<object, unknown>()
   const calls = new CallRules(rules, originals)

@@ -3,6 +3,7 @@ import { permittedFieldsOf, rulesToCondition } from '@casl/ability/extra'
 import type { Filter } from '../../domain/query/ast.js'
 import { compileFilter, type Predicate } from '../../domain/query/compile-filter.js'
 import { MATCH_ALL, and, conditionsToFilter, negate, or } from './conditions.js'
+import { namesUser } from './rule-template.js'
 
 /** What rules grant: `read` covers find, get and events; `manage` every action. */
 export type RuleAction = 'manage' | 'read' | 'create' | 'update' | 'patch' | 'remove'
@@ -33,11 +34,11 @@ export class RuleSet {
   private readonly predicates = new Map<string, Predicate>()
   private readonly fieldFree = new Map<string, boolean>()
   /**
-   * The event being delivered (a token) and what these rules show of it: decided once per event and rule set,
-   * shared by every connection with these rules (see EventRules.deliver).
+   * The event being delivered (a token) and what these rules decided about it, once per event and rule set (see
+   * EventRules.deliver).
    */
   eventToken?: object
-  eventPayload?: unknown
+  eventDecision?: unknown
 
   constructor(
     readonly key: string,
@@ -121,6 +122,11 @@ export class RuleSet {
       if (rule.inverted ? named : !named) return false
     }
     return true
+  }
+
+  /** A template's (rule-template.ts): whether fields shown of a record depend on who reads it. */
+  projectsPerUser(path: string): boolean {
+    return !this.noFieldRules(path) && this.ability.possibleRulesFor('read', path).some((r) => namesUser(r.conditions))
   }
 
   /** No rule of `path` restricts fields: projections are skipped. */

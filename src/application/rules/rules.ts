@@ -2,6 +2,7 @@ import { AbilityBuilder, createMongoAbility } from '@casl/ability'
 import { GeneralError } from '../../domain/errors/errors.js'
 import { conditionsToFilter, fieldsOf, negate, RulesError } from './conditions.js'
 import { RULE_ACTIONS, RuleSet, type Ability, type RawRule } from './rule-set.js'
+import { templateOf } from './rule-template.js'
 
 /**
  * The user rules are built for: `params.user` / `connection.user`; undefined when nobody is logged in. Its id and
@@ -23,6 +24,16 @@ export const PROBE_USER: Readonly<Record<string, unknown>> = Object.freeze({ id:
 const MAX_RULE_SETS = 10_000
 
 /**
+ * A user as events see them: the template their rules share with every user whose rules differ only in their id
+ * (rule-template.ts), and their id in it.
+ */
+export interface RulesMember {
+  readonly template: RuleSet
+  readonly id: unknown
+  readonly user: RulesUser
+}
+
+/**
  * The app's rules: the definitions of the guarded services, the rule set each user gets (built once per user
  * object, compiled once per distinct set of rules) and their validation. A definition that names an unknown
  * service, action or field, or an operator the query AST does not support, throws a RulesError: at setup (tried
@@ -32,13 +43,18 @@ export class Rules {
   private readonly byKey = new Map<string, RuleSet>()
   private readonly byUser = new WeakMap<object, RuleSet>()
   private anonymous?: RuleSet
+  private readonly templates = new Map<string, RuleSet>()
+  private readonly members = new WeakMap<object, RulesMember>()
+  private anonymousMember?: RulesMember
 
   constructor(
     private readonly definitions: Readonly<Record<string, RulesDefinition>>,
     /** Each guarded service's fields (its schemas' properties); undefined for a service the app does not have. */
     private readonly schemaFields: (path: string) => readonly string[] | undefined,
     /** Each guarded service's id field (default 'id'). */
-    private readonly idField: (path: string) => string = () => 'id'
+    private readonly idField: (path: string) => string = () => 'id',
+    /** The field of a user that identifies it. */
+    private readonly userIdField = 'id'
   ) {
     for (const path of Object.keys(definitions)) {
       if (!schemaFields(path)) throw new RulesError(`Rules name an unknown service '${path}'`)
@@ -76,17 +92,37 @@ export class Rules {
     }
   }
 
+  /** This user's template and id (cached per user object); throws a RulesError as `for` does. */
+  memberOf(user: RulesUser): RulesMember {
+    const cached = user ? this.members.get(user) : this.anonymousMember
+    if (cached) return cached
+    const id = user?.[this.userIdField]
+    const { key, rules } = templateOf(this.rulesOf(user), id)
+    const member = { template: this.compiled(this.templates, key, rules), id, user }
+    if (user) this.members.set(user, member)
+    else this.anonymousMember = member
+    return member
+  }
+
   private build(user: RulesUser): RuleSet {
+    const rules = this.rulesOf(user)
+    return this.compiled(this.byKey, JSON.stringify(rules), rules)
+  }
+
+  private rulesOf(user: RulesUser): RawRule[] {
     const builder = new AbilityBuilder<Ability>(createMongoAbility)
     for (const define of Object.values(this.definitions)) define(user, builder)
-    const rules = builder.rules as RawRule[]
-    const key = JSON.stringify(rules)
-    let set = this.byKey.get(key)
+    return builder.rules as RawRule[]
+  }
+
+  /** The rule set under `key` in `cache`, validated and compiled the first time. */
+  private compiled(cache: Map<string, RuleSet>, key: string, rules: RawRule[]): RuleSet {
+    let set = cache.get(key)
     if (!set) {
       for (const rule of rules) this.validate(rule)
-      if (this.byKey.size >= MAX_RULE_SETS) this.byKey.clear()
+      if (cache.size >= MAX_RULE_SETS) cache.clear()
       set = new RuleSet(key, rules, (path) => this.schemaFields(path) ?? [], this.idField)
-      this.byKey.set(key, set)
+      cache.set(key, set)
     }
     return set
   }
