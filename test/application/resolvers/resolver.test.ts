@@ -78,6 +78,23 @@ describe('resolve and virtual', () => {
       done: { message: 'no done' }
     })
   })
+
+  it('names the one failed property too, whether its resolver rejects or throws at once', async () => {
+    const rejects = resolve<Todo>({ text: async () => Promise.reject(new Error('no text')) })
+    const throws = resolve<Todo>({
+      text: (() => {
+        throw new Error('at once')
+      }) as never
+    })
+    for (const [resolver, message] of [
+      [rejects, 'no text'],
+      [throws, 'at once']
+    ] as const) {
+      const failure = await resolver.resolve({ text: 'a', done: true }, context).catch((error: unknown) => error)
+      expect(failure).toBeInstanceOf(BadRequest)
+      expect((failure as InstanceType<typeof BadRequest>).data).toEqual({ text: { message } })
+    }
+  })
 })
 
 /** A todos service on the memory store, its hooks set by each test. */
