@@ -10,8 +10,7 @@ import { feathersCasl, getChannelsWithReadAbility } from 'feathers-casl'
 import type { AddressInfo } from 'node:net'
 import { App } from '../../src/application/app.js'
 import { buildContainer, createHttpEngine, startRealtime } from '../../src/container.js'
-import { loadConfig } from '../../src/infrastructure/config/config.js'
-import { BENCH_SECRET } from './auth-setup.js'
+import { benchConfig } from './plumage-config.js'
 import { feathersAuthenticationService } from './feathers-auth.js'
 
 /**
@@ -40,17 +39,7 @@ interface Started {
 const email = (i: number) => `user${i}@example.com`
 
 async function startPlumage(withRules: boolean): Promise<Started> {
-  const config = loadConfig({
-    STORE: 'memory',
-    AUTH_SECRET: BENCH_SECRET,
-    JWT_EXPIRES_IN: '1d',
-    BCRYPT_ROUNDS: '4',
-    PORT: '0',
-    METRICS: 'false',
-    LOG_LEVEL: 'error',
-    API_DOCS: 'false',
-    STATIC_DIR: ''
-  })
+  const config = benchConfig({ BCRYPT_ROUNDS: '4' })
   const container = await buildContainer(config, withRules ? {} : { rules: false })
   const app = container.get<App>(App)
   await app.setup()

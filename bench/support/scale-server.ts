@@ -10,10 +10,10 @@ import { Server } from 'socket.io'
 import { AdapterService } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
 import type { Connection } from '../../src/domain/service/service.js'
-import { loadConfig } from '../../src/infrastructure/config/config.js'
+import { benchConfig } from './plumage-config.js'
 import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 import { buildContainer, createHttpEngine, startRealtime } from '../../src/container.js'
-import { BENCH_SECRET, BENCH_USER } from './auth-setup.js'
+import { BENCH_USER } from './auth-setup.js'
 import { createFeathersReferenceApp } from './feathers-reference-app.js'
 
 /**
@@ -73,16 +73,7 @@ async function profile(): Promise<void> {
 }
 
 async function startPlumage(): Promise<Started> {
-  const config = loadConfig({
-    STORE: 'memory',
-    AUTH_SECRET: BENCH_SECRET,
-    JWT_EXPIRES_IN: '1d',
-    PORT: '0',
-    METRICS: 'false',
-    LOG_LEVEL: 'error',
-    API_DOCS: 'false',
-    STATIC_DIR: ''
-  })
+  const config = benchConfig()
   const container = await buildContainer(config)
   const app = container.get<App>(App)
   app.use('ticks', new AdapterService(new InMemoryStore()))
