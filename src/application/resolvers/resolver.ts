@@ -72,18 +72,24 @@ export class Resolver<T, Ctx = HookContext> {
   async resolve(data: T, context: Ctx, status: Partial<ResolverStatus<Ctx>> = {}): Promise<T> {
     if (typeof data !== 'object' || data === null || this.propertyNames.length === 0) return data
     const record = data as Record<string, unknown>
-    const result: Record<string, unknown> = {}
+    const { properties } = status
+    // Without a selection the record is copied whole (one clone of its shape, cheaper than a property at a time)
+    // and the resolved properties are written over it; with one, only the selected properties are taken.
+    const result: Record<string, unknown> = properties ? {} : { ...record }
     // The resolved properties' names and answers, in order: one promise each, no closure each.
     const resolving: string[] = []
     const answers: unknown[] = []
-    for (const name of status.properties ?? this.namesOf(record)) {
+    for (const name of properties ?? this.propertyNames) {
       const resolver = resolverOf(this, name)
       if (!resolver) {
         if (record[name] !== undefined) result[name] = record[name]
         continue
       }
-      const { path = [], stack = [], originalContext, properties } = status
-      if (stack.includes(resolver)) continue
+      const { path = [], stack = [], originalContext } = status
+      if (stack.includes(resolver)) {
+        if (Object.hasOwn(result, name)) delete result[name]
+        continue
+      }
       resolving.push(name)
       // Written out, not `{ ...status }`: V8's object spread of a small object cost 2.5 µs per record here.
       const own = { originalContext, properties, path: [...path, name], stack: [...stack, resolver] }
@@ -106,6 +112,7 @@ export class Resolver<T, Ctx = HookContext> {
       if (answer instanceof Failure)
         throw new BadRequest('Error resolving data', { [name]: describeError(answer.error) })
       if (answer !== undefined) result[name] = answer
+      else if (Object.hasOwn(result, name)) delete result[name]
       return result as T
     }
     const settled = await Promise.all(answers.map(caught))
@@ -114,16 +121,10 @@ export class Resolver<T, Ctx = HookContext> {
       const answer = settled[index]
       if (answer instanceof Failure) (errors ??= {})[resolving[index]!] = describeError(answer.error)
       else if (answer !== undefined) result[resolving[index]!] = answer
+      else if (Object.hasOwn(result, resolving[index]!)) delete result[resolving[index]!]
     }
     if (errors) throw new BadRequest('Error resolving data', errors)
     return result as T
-  }
-
-  /** The record's properties, then the resolved ones it does not have. */
-  private namesOf(record: Record<string, unknown>): string[] {
-    const names = Object.keys(record)
-    for (const name of this.propertyNames) if (!Object.hasOwn(record, name)) names.push(name)
-    return names
   }
 }
 
