@@ -1,0 +1,30 @@
+import { LiveQueries } from '../application/live/index.js'
+import { Logger } from '../domain/logger.js'
+import { EventHistory } from '../domain/realtime/event-history.js'
+import { integer } from '../infrastructure/config/environment.js'
+import { liveSocketEvents } from '../interfaces/live/index.js'
+import type { PlumageModule } from './module.js'
+
+/**
+ * LIVE_QUERIES (default true): socket clients `watch` a query and are sent every change of its result (README
+ * "Live queries", ADR 0019). Identical watches share one view; with the recovery module's event history a watch
+ * resumes from the offset its client last applied. LIVE_MAX_WATCHES (default 100): the watches of one connection.
+ */
+const MAX_WATCHES = Symbol.for('LiveMaxWatches')
+
+export const module: PlumageModule = {
+  bind(container, { env }) {
+    container.bind<number>(MAX_WATCHES).toConstantValue(integer(env, 'LIVE_MAX_WATCHES', 100, 1, 100_000))
+  },
+  extend(app, container) {
+    const logger = container.get<Logger>(Logger)
+    const live = new LiveQueries(app, {
+      maxWatches: container.get<number>(MAX_WATCHES),
+      ...(container.isBound(EventHistory) ? { history: container.get<EventHistory>(EventHistory) } : {}),
+      failed: (error) => logger.warn('a live query could not read its result again; retrying', { error })
+    })
+    app.extend(live)
+    container.bind<LiveQueries>(LiveQueries).toConstantValue(live)
+  },
+  realtime: (container) => ({ socketEvents: liveSocketEvents(container.get<LiveQueries>(LiveQueries)) })
+}
