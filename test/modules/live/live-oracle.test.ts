@@ -125,7 +125,7 @@ describe('live queries: the differential oracle on memory', () => {
       lives.map(async (live) => {
         await live.watch.ready
         const deadline = Date.now() + 5000
-        let expected = ''
+        let expected: string
         for (;;) {
           expected = JSON.stringify(await findRecords(writers[live.user]!, 'messages', live.query))
           if (JSON.stringify(live.watch.list) === expected) return
@@ -173,7 +173,6 @@ describe('live queries: the differential oracle on memory', () => {
     }
     while (lives.length < QUERIES) watchOne()
     failures.push(...(await divergences(lives)))
-    // eslint-disable-next-line no-console
     console.log(
       `live oracle: seed ${seed}, ${lives.length} live queries, ${WRITES} writes, ${quietPoints + 1} quiet points, ${cuts} cuts, ${failures.length} divergences`
     )
