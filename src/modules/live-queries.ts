@@ -1,7 +1,7 @@
 import { LiveQueries } from '../application/live/index.js'
 import { Logger } from '../domain/logger.js'
 import { EventHistory } from '../domain/realtime/event-history.js'
-import { integer } from '../infrastructure/config/environment.js'
+import { liveSettings } from '../infrastructure/live/live-settings.js'
 import { liveSocketEvents } from '../interfaces/live/index.js'
 import type { PlumageModule } from './module.js'
 
@@ -14,7 +14,7 @@ const MAX_WATCHES = Symbol.for('LiveMaxWatches')
 
 export const module: PlumageModule = {
   bind(container, { env }) {
-    container.bind<number>(MAX_WATCHES).toConstantValue(integer(env, 'LIVE_MAX_WATCHES', 100, 1, 100_000))
+    container.bind<number>(MAX_WATCHES).toConstantValue(liveSettings(env).maxWatches)
   },
   extend(app, container) {
     const logger = container.get<Logger>(Logger)
