@@ -153,18 +153,17 @@ export class ServiceEvents {
     entry.emitter.emit(event, data, context)
     if (!entry.events.has(event)) return
     for (const observe of this.extensions.published) observe(entry.path, event)
-    const observers = this.extensions.observers
     const publisher = this.deliveryListeners.length > 0 ? this.publisherOf(entry, event) : undefined
-    if (!publisher && observers.length === 0) return
+    if (!publisher && this.extensions.observers.length === 0) return
     const external = this.resolversOf(entry).external
     const staging = this.extensions.deliver !== undefined || external.length > 0
     // The event as recorded and as delivery stages see it: made only when one of them is there.
     const published: PublishedEvent | undefined =
-      this.extensions.record || staging || observers.length > 0
+      this.extensions.record || staging || this.extensions.observers.length > 0
         ? { path: entry.path, event, data, ...(context ? { context: publishedContext(context) } : {}) }
         : undefined
     const offset = published && this.extensions.record?.(published)
-    for (const observe of observers) observe(published!, offset)
+    for (const observe of this.extensions.observers) observe(published!, offset)
     if (!publisher) return
     const deliveries: Delivery[] = []
     for (const [payload, connections] of deliveryGroups(channelsOf(publisher(data, context)), data)) {

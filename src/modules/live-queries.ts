@@ -1,5 +1,6 @@
 import { LiveQueries } from '../application/live/index.js'
 import { Logger } from '../domain/logger.js'
+import { Metrics } from '../domain/metrics.js'
 import { EventHistory } from '../domain/realtime/event-history.js'
 import { liveSettings } from '../infrastructure/live/live-settings.js'
 import { liveSocketEvents } from '../interfaces/live/index.js'
@@ -24,6 +25,23 @@ export const module: PlumageModule = {
       failed: (error) => logger.warn('a live query could not read its result again; retrying', { error })
     })
     app.extend(live)
+    // With the metrics module: what the views of this instance hold, at each scrape of /metrics.
+    const metrics = container.isBound(Metrics) ? container.get<Metrics>(Metrics) : undefined
+    metrics?.gauge?.(
+      'plumage_live_views',
+      'Live query views on this instance (shared by identical watches).',
+      () => live.size.views
+    )
+    metrics?.gauge?.(
+      'plumage_live_watches',
+      'Live query watches of the connections of this instance.',
+      () => live.size.watches
+    )
+    metrics?.gauge?.(
+      'plumage_live_view_records',
+      'Records held by the live query views of this instance (windows, rows before them and buffers).',
+      () => live.size.records
+    )
     container.bind<LiveQueries>(LiveQueries).toConstantValue(live)
   },
   realtime: (container) => ({ socketEvents: liveSocketEvents(container.get<LiveQueries>(LiveQueries)) })

@@ -109,7 +109,7 @@ export class LiveQueries implements AppExtension {
     let records = 0
     for (const view of this.views.values()) {
       watches += view.watches.size
-      records += view.window.readLimit ?? view.list.length
+      records += view.window.size
     }
     return { views: this.views.size, watches, records }
   }

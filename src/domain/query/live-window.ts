@@ -80,6 +80,11 @@ export class LiveWindow {
     return this.window().some((row) => row[this.idField] === id)
   }
 
+  /** How many records it holds: before the window, in it, and in the buffer. */
+  get size(): number {
+    return this.rows.length
+  }
+
   /** The record with this id among those it knows (before the window, in it, or in the buffer). */
   known(id: unknown): Doc | undefined {
     return this.rows.find((row) => row[this.idField] === id)

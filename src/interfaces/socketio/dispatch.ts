@@ -104,8 +104,7 @@ export class SocketCalls {
   /** A module's socket event (RealtimeExtension.socketEvents): it answers once; a rejection is its error. */
   private serveEvent(socket: Socket, connection: Connection, served: SocketEventHandler, args: unknown[], ack?: Ack) {
     const { gateway, logger, admits } = this.settings
-    let answered = false
-    const respond = (...reply: unknown[]) => void (!answered && (answered = true) && answer(ack, logger, ...reply))
+    const respond = (...reply: unknown[]) => answer(ack, logger, ...reply) // socket.io sends one ack at most
     const send = (event: string, data: unknown) => void ((admits?.(socket) ?? true) && socket.emit(event, data))
     const run = () => served({ connection, args, gateway, answer: respond, send })
     void (this.restoring.get(socket)?.then(run) ?? run()).catch((thrown: unknown) => {
