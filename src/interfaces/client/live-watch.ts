@@ -46,8 +46,12 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
   private readonly stops: (() => void)[] = []
   /** Frames that arrived before the answer named this watch's id. */
   private early: { id: string; offset?: string; changes: WindowChange[] }[] | undefined
+  /** Counts `watch` requests: an answer to one sent before the last disconnect is ignored. */
+  private attempt = 0
+  private started = false
+  private settle!: { resolve(list: T[]): void; reject(error: unknown): void }
   /** Settles with the first result. */
-  readonly ready: Promise<T[]>
+  readonly ready = new Promise<T[]>((resolve, reject) => (this.settle = { resolve, reject }))
 
   constructor(
     private readonly app: ClientApp,
@@ -58,15 +62,20 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
     super()
     this.stops.push(transport.listen('live', (frame) => this.frame(frame as LiveFrameData)))
     const reconnect = () => void this.resume().catch((error: unknown) => this.emit('error', error))
-    const dropped = () => (this.id = undefined)
+    // A request in flight when the socket dropped is never answered: the next connection watches again.
+    const dropped = () => {
+      this.id = undefined
+      this.early = undefined
+      this.attempt++
+    }
     app.on('connect', reconnect)
     app.on('disconnect', dropped)
     this.stops.push(
       () => app.off('connect', reconnect),
       () => app.off('disconnect', dropped)
     )
-    this.ready = this.start(undefined).then(() => this.list)
     this.ready.catch(() => this.close())
+    this.start().catch((error: unknown) => this.settle.reject(error))
   }
 
   /** 'change' and 'reset' give a LiveChange; 'error' a reconnection's failed watch. */
@@ -96,11 +105,21 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
     }
   }
 
-  private async start(resume: { offset: string; records: T[] } | undefined): Promise<void> {
+  /** Watches (again: with `resume` once it had a result); ignores an answer to a request from before a drop. */
+  private async start(): Promise<void> {
+    const attempt = ++this.attempt
     this.early = []
-    const options = resume ? { resume } : {}
-    const answer = (await this.transport.request('watch', this.path, this.query, options)) as WatchAnswer<T>
-    if (this.stopped) return void this.transport.request('unwatch', answer.id).catch(() => undefined)
+    const options = this.started ? { resume: { offset: this.offset ?? '', records: this.list } } : {}
+    let answer: WatchAnswer<T>
+    try {
+      answer = (await this.transport.request('watch', this.path, this.query, options)) as WatchAnswer<T>
+    } catch (error) {
+      if (attempt !== this.attempt) return
+      this.early = undefined
+      throw error
+    }
+    if (attempt !== this.attempt || this.stopped)
+      return void this.transport.request('unwatch', answer.id).catch(() => undefined)
     this.id = answer.id
     if (answer.offset !== undefined) this.offset = answer.offset
     if (answer.changes) this.changed(answer.changes, answer.offset)
@@ -109,9 +128,11 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
       this.bump()
       if (answer.reset) this.emit('reset', { list: this.list, offset: this.offset, changes: [], reset: true })
     }
-    const early = this.early
+    const early = this.early ?? []
     this.early = undefined
     for (const frame of early) this.frame(frame)
+    if (!this.started) this.settle.resolve(this.list)
+    this.started = true
   }
 
   /** After a reconnect: the login first (the authentication client sends it again), then the watch. */
@@ -120,7 +141,7 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
     const auth = (this.app as { authentication?: { authenticated: boolean; reAuthenticate(): Promise<unknown> } })
       .authentication
     if (auth?.authenticated) await auth.reAuthenticate().catch(() => undefined)
-    await this.start({ offset: this.offset ?? '', records: this.list })
+    if (!this.stopped && this.id === undefined && !this.early) await this.start()
   }
 
   private frame(frame: LiveFrameData): void {
