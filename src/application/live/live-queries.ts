@@ -11,6 +11,7 @@ import { isPlainObject } from '../../domain/objects.js'
 import type { App } from '../app.js'
 import type { AppExtension } from '../extensions.js'
 import { readableFor, type Rules } from '../rules/index.js'
+import { Holders } from './holders.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
 
 /** One `watch` of a connection, as its transport hands it over. */
@@ -73,6 +74,13 @@ interface AppRules {
 
 const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
 
+/** A service's views: filed by their equality anchors, and by the records they hold. */
+interface Filed {
+  index: QueryIndex<LiveView>
+  views: Set<LiveView>
+  holders: Holders
+}
+
 const RECORD_EVENTS = new Set(['created', 'updated', 'patched', 'removed'])
 const NOT_CRITERIA = ['$select', '$skip', '$limit']
 
@@ -84,7 +92,7 @@ const NOT_CRITERIA = ['$select', '$skip', '$limit']
  */
 export class LiveQueries implements AppExtension {
   private readonly views = new Map<string, LiveView>()
-  private readonly paths = new Map<string, { index: QueryIndex<LiveView>; views: Set<LiveView> }>()
+  private readonly paths = new Map<string, Filed>()
   private readonly plans = new WeakMap<LiveView, Plan>()
   private readonly held = new Map<Connection, Map<string, Held>>()
   /** Each watch's entry: a view reads as one of its watchers. */
@@ -189,19 +197,16 @@ export class LiveQueries implements AppExtension {
       for (const connection of this.held.keys()) this.recheck(connection)
   }
 
-  private dispatch(
-    event: PublishedEvent,
-    offset: string | undefined,
-    { index, views }: { index: QueryIndex<LiveView>; views: Set<LiveView> }
-  ): void {
+  private dispatch(event: PublishedEvent, offset: string | undefined, { index, holders }: Filed): void {
     const record = rulesOf(this.app)?.original(event.data) ?? event.data
     if (!isPlainObject(record)) return
     const id = record[this.idField(event.path)]
     const candidates = index.candidates(record)
-    for (const view of views) if (!candidates.has(view) && view.holds(id)) candidates.add(view)
+    for (const view of holders.of(id) ?? []) candidates.add(view)
     for (const view of candidates) {
       const visible = event.event === 'removed' ? undefined : this.plans.get(view)!.visible(record)
       view.offer(id, visible, offset)
+      holders.update(view, id)
     }
   }
 
@@ -232,14 +237,18 @@ export class LiveQueries implements AppExtension {
         plan.query,
         this.idField(path),
         this.options.buffer ?? plan.query.limit ?? 0,
-        { read: (limit) => this.read(view!, limit), head: () => this.head },
+        {
+          read: (limit) => this.read(view!, limit),
+          head: () => this.head,
+          held: (ids) => this.views.get(plan.key) === view && this.paths.get(path)?.holders.add(view!, ids)
+        },
         (error) => this.options.failed?.(error)
       )
       view.ready.catch(() => undefined)
       this.views.set(plan.key, view)
       this.plans.set(view, plan)
       let filed = this.paths.get(path)
-      if (!filed) this.paths.set(path, (filed = { index: new QueryIndex(), views: new Set() }))
+      if (!filed) this.paths.set(path, (filed = { index: new QueryIndex(), views: new Set(), holders: new Holders() }))
       filed.index.add(view, plan.query.filter)
       filed.views.add(view)
     }
@@ -267,6 +276,7 @@ export class LiveQueries implements AppExtension {
     const filed = this.paths.get(view.path)!
     filed.index.delete(view)
     filed.views.delete(view)
+    filed.holders.drop(view)
     if (filed.views.size === 0) this.paths.delete(view.path)
   }
 

@@ -25,6 +25,8 @@ export interface ViewSource {
   read(limit: number | undefined): Promise<Doc[]>
   /** The offset of the latest event the feed handed over (undefined when no extension records events). */
   head(): string | undefined
+  /** The ids of the records the view holds after a read (and the writes heard meanwhile). */
+  held(ids: unknown[]): void
 }
 
 interface Pending {
@@ -123,6 +125,7 @@ export class LiveView {
       return
     }
     this.pending = undefined
+    this.source.held(this.window.ids())
     if (first) this.list = this.selectedWindow()
     else this.publish(this.offset ?? this.source.head())
   }

@@ -90,6 +90,11 @@ export class LiveWindow {
     return this.rows.find((row) => row[this.idField] === id)
   }
 
+  /** The ids of the records it knows (before the window, in it, and in the buffer). */
+  ids(): unknown[] {
+    return this.rows.map((row) => row[this.idField])
+  }
+
   /** Whether it knows a record with this id (before the window, in it, or in the buffer). */
   knows(id: unknown): boolean {
     return this.rows.some((row) => row[this.idField] === id)
