@@ -95,6 +95,8 @@ export class LiveQueries implements AppExtension {
   private readonly paths = new Map<string, Filed>()
   private readonly plans = new WeakMap<LiveView, Plan>()
   private readonly held = new Map<Connection, Map<string, Held>>()
+  /** The user each connection's watches were last planned for: a write checks one pointer per connection. */
+  private readonly users = new Map<Connection, unknown>()
   /** Each watch's entry: a view reads as one of its watchers. */
   private readonly readers = new WeakMap<Watch, Held>()
   private head: string | undefined
@@ -146,12 +148,13 @@ export class LiveQueries implements AppExtension {
     entry.view = this.join(plan, path, entry)
     held.set(id, entry)
     this.held.set(connection, held)
+    if (!this.users.has(connection)) this.users.set(connection, connection.user)
     try {
       await entry.view.ready
     } catch (error) {
       this.leave(entry)
       held.delete(id)
-      if (held.size === 0) this.held.delete(connection)
+      if (held.size === 0) this.forget(connection)
       throw error
     }
     const history = this.options.history
@@ -174,7 +177,7 @@ export class LiveQueries implements AppExtension {
     const entry = typeof id === 'string' || typeof id === 'number' ? held?.get(String(id)) : undefined
     if (!held || !entry) throw new BadRequest(`No live query '${String(id)}' on this connection`)
     held.delete(entry.watch.id)
-    if (held.size === 0) this.held.delete(connection)
+    if (held.size === 0) this.forget(connection)
     this.leave(entry)
     return { id: entry.watch.id }
   }
@@ -183,7 +186,7 @@ export class LiveQueries implements AppExtension {
   release(connection: Connection): void {
     const held = this.held.get(connection)
     if (!held) return
-    this.held.delete(connection)
+    this.forget(connection)
     for (const entry of held.values()) this.leave(entry)
   }
 
@@ -286,7 +289,8 @@ export class LiveQueries implements AppExtension {
    */
   private recheck(connection: Connection): void {
     const held = this.held.get(connection)
-    if (!held) return
+    if (!held || this.users.get(connection) === connection.user) return
+    this.users.set(connection, connection.user)
     for (const entry of held.values()) {
       if (entry.user === connection.user) continue
       entry.user = connection.user
@@ -298,6 +302,11 @@ export class LiveQueries implements AppExtension {
       }
       if (plan.key !== entry.view.key) void this.move(entry, plan)
     }
+  }
+
+  private forget(connection: Connection): void {
+    this.held.delete(connection)
+    this.users.delete(connection)
   }
 
   private async move(entry: Held, plan: Plan): Promise<void> {
