@@ -21,6 +21,7 @@ export class Extensions {
   published: ((path: string, event: string) => void)[] = []
   delivered: ((path: string, event: string, connections: number) => void)[] = []
   connections: ((change: ConnectionChange, transport: string, connection?: Connection) => void)[] = []
+  observers: ((event: PublishedEvent, offset: string | undefined) => void)[] = []
   /** The record of published events; undefined when no extension keeps one. */
   record?: (event: PublishedEvent) => string
   /** The connection extension's factory; undefined when connections end with their socket. */
@@ -41,6 +42,7 @@ export class Extensions {
     this.published = this.list.flatMap((e) => (e.published ? [e.published.bind(e)] : []))
     this.delivered = this.list.flatMap((e) => (e.delivered ? [e.delivered.bind(e)] : []))
     this.connections = this.list.flatMap((e) => (e.connection ? [e.connection.bind(e)] : []))
+    this.observers = this.list.flatMap((e) => (e.observe ? [e.observe.bind(e)] : []))
     this.deliver = chainStages(this.list.flatMap((e) => (e.deliver ? [e.deliver.bind(e)] : [])))
   }
 
@@ -85,6 +87,8 @@ function chainStages(stages: DeliveryStage[]): DeliveryStage | undefined {
 export interface AppExtension extends Extension {
   /** Records a published event and answers its offset (at most one extension records). */
   record?(event: PublishedEvent): string
+  /** Hears every event a service declares, as published, in order, with its offset (if recorded), channels or not. */
+  observe?(event: PublishedEvent, offset: string | undefined): void
   /** The connection extension of one transport's gateway, made when the transport first needs it. */
   connections?(access: GatewayAccess): ConnectionExtension
   /**

@@ -153,17 +153,18 @@ export class ServiceEvents {
     entry.emitter.emit(event, data, context)
     if (!entry.events.has(event)) return
     for (const observe of this.extensions.published) observe(entry.path, event)
-    if (this.deliveryListeners.length === 0) return
-    const publisher = this.publisherOf(entry, event)
-    if (!publisher) return
+    const publisher = this.deliveryListeners.length > 0 ? this.publisherOf(entry, event) : undefined
+    if (!publisher && this.extensions.observers.length === 0) return
     const external = this.resolversOf(entry).external
     const staging = this.extensions.deliver !== undefined || external.length > 0
     // The event as recorded and as delivery stages see it: made only when one of them is there.
     const published: PublishedEvent | undefined =
-      this.extensions.record || staging
+      this.extensions.record || staging || this.extensions.observers.length > 0
         ? { path: entry.path, event, data, ...(context ? { context: publishedContext(context) } : {}) }
         : undefined
     const offset = published && this.extensions.record?.(published)
+    for (const observe of this.extensions.observers) observe(published!, offset)
+    if (!publisher) return
     const deliveries: Delivery[] = []
     for (const [payload, connections] of deliveryGroups(channelsOf(publisher(data, context)), data)) {
       deliveries.push(

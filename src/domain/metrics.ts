@@ -33,6 +33,8 @@ export interface Metrics {
   loginFailed(): void
   /** A login was refused with 429 (too many failures). */
   loginThrottled(): void
+  /** A gauge read at each collection, for a module's state (live queries' views); absent from the no-op port. */
+  gauge?(name: string, help: string, read: () => number): void
   /** Every metric in a text exposition format, for `GET /metrics`. */
   render(): Promise<{ contentType: string; body: string }>
 }

@@ -20,6 +20,7 @@ export {
   type ClientHookContext,
   type TypedServiceAt
 } from '../interfaces/client/client-app.js'
+export { LiveWatch, type LiveChange } from '../interfaces/client/live-watch.js'
 export { RemoteService } from '../interfaces/client/remote-service.js'
 export type {
   AxiosLike,

@@ -21,6 +21,7 @@ const SOURCES: Readonly<Record<string, string | readonly string[]>> = {
   extensions: ['src/interfaces/api-docs', 'src/interfaces/http-metrics', 'src/interfaces/tracing'],
   client: 'src/interfaces/client',
   web: 'src/interfaces/web',
+  livesocket: 'src/interfaces/live',
   gateway: 'src/application/transport',
   app: ['src/application/app.ts', 'src/application/app-core.ts'],
   modules: 'src/modules',
@@ -29,6 +30,7 @@ const SOURCES: Readonly<Record<string, string | readonly string[]>> = {
   schema: 'src/application/schema',
   sessions: ['src/application/sessions', 'src/application/recovery'],
   access: ['src/application/resolvers', 'src/application/rules'],
+  live: 'src/application/live',
   ports: [...readFileSync('src/domain/ports.ts', 'utf8').matchAll(/from '\.\/([^']+)\.js'/g)].map(
     (match) => `src/domain/${match[1]}.ts`
   ),
@@ -42,7 +44,7 @@ const SOURCES: Readonly<Record<string, string | readonly string[]>> = {
   jwt: 'src/infrastructure/auth/json-web-token-service.ts',
   ajv: 'src/infrastructure/schema',
   clock: 'src/infrastructure/clock',
-  pino: ['src/infrastructure/logging', 'src/infrastructure/config'],
+  pino: ['src/infrastructure/logging', 'src/infrastructure/config', 'src/infrastructure/live'],
   observe: ['src/infrastructure/metrics', 'src/infrastructure/tracing'],
   container: 'src/container.ts',
   library: 'src/library',

@@ -1,3 +1,4 @@
+import type { Container } from 'inversify'
 import { App } from '../../src/application/app.js'
 import { buildContainer, createHttpEngine, startRealtime } from '../../src/container.js'
 import { LoginAttempts } from '../../src/domain/auth/login-attempts.js'
@@ -11,6 +12,8 @@ export const AUTH_SECRET = 'e2e-secret-0123456789abcdef'
 
 export interface AuthServer {
   app: App
+  /** The composition root's container (modules' parts are bound there). */
+  container: Container
   url: string
   warnings: string[]
   close(): Promise<void>
@@ -55,6 +58,7 @@ export async function startAuthServer(
   const running = await engine.listen(0, '127.0.0.1')
   return {
     app,
+    container,
     url: running.url,
     warnings,
     async close() {

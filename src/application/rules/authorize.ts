@@ -149,7 +149,7 @@ function criteriaOf(query: Record_ | undefined): Record_ {
  * refuses it for passwords). Sorting needs a field readable in every record (400 otherwise). `$select` stays
  * free: projection leaves hidden fields out anyway.
  */
-function readableFor(set: RuleSet, path: string, query: unknown): Filter | null {
+export function readableFor(set: RuleSet, path: string, query: unknown): Filter | null {
   const compared = new Set<string>()
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(walk)

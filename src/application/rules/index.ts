@@ -4,7 +4,9 @@ import { CallRules } from './authorize.js'
 import { EventRules } from './event-rules.js'
 import { Rules, type RulesDefinition } from './rules.js'
 
+export { readableFor } from './authorize.js'
 export { RulesError } from './conditions.js'
+export type { RuleSet } from './rule-set.js'
 export { PROBE_USER, Rules, type RuleBuilder, type RulesDefinition, type RulesUser } from './rules.js'
 export type { RuleAction } from './rule-set.js'
 
@@ -54,6 +56,7 @@ export function useRules(
   for (const path of rules.paths) app.service(path).hooks({ before, after })
   app.extend({ deliver: (delivery, event) => events.deliver(delivery, event) })
   if (app.paths.includes(users)) followUsers(app, users, idField, events)
+  app.settings.set('rules', { rules, original: (data: unknown) => events.original(data) }) // for live queries
   return rules
 }
 

@@ -80,6 +80,26 @@ export class LiveWindow {
     return this.window().some((row) => row[this.idField] === id)
   }
 
+  /** How many records it holds: before the window, in it, and in the buffer. */
+  get size(): number {
+    return this.rows.length
+  }
+
+  /** The record with this id among those it knows (before the window, in it, or in the buffer). */
+  known(id: unknown): Doc | undefined {
+    return this.rows.find((row) => row[this.idField] === id)
+  }
+
+  /** The ids of the records it knows (before the window, in it, and in the buffer). */
+  ids(): unknown[] {
+    return this.rows.map((row) => row[this.idField])
+  }
+
+  /** Whether it knows a record with this id (before the window, in it, or in the buffer). */
+  knows(id: unknown): boolean {
+    return this.rows.some((row) => row[this.idField] === id)
+  }
+
   /**
    * Applies one write: `record` is the record's value after it (undefined when removed), `id` the record's id.
    */
@@ -158,4 +178,19 @@ export function applyChanges(window: readonly Doc[], changes: readonly WindowCha
     }
   }
   return rows
+}
+
+/** Whether two values are equal as JSON data (records from a store or the wire): a write that changes nothing. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (a instanceof Date || b instanceof Date)
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime()
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  return keys.every(
+    (key) =>
+      Object.hasOwn(b, key) && sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])
+  )
 }

@@ -62,6 +62,8 @@ export interface Config {
   socketRecoveryWindowMs: number
   /** Serve GET /openapi.json and the API reference page at /docs. */
   apiDocs: boolean
+  /** Live queries over socket.io (LIVE_QUERIES, default true; the module reads LIVE_MAX_WATCHES). */
+  liveQueries: boolean
   /** Collect metrics and serve them at GET /metrics (METRICS, default true); off: nothing is measured. */
   metrics: boolean
   /** When set, GET /metrics requires `Authorization: Bearer <token>` (METRICS_TOKEN). */
@@ -111,6 +113,7 @@ export function loadConfig(env: Env = process.env): Config {
     socketMaxBufferedBytes: integer(env, 'SOCKET_MAX_BUFFERED_BYTES', 4 * 1024 * 1024, 65536, 2 ** 31 - 1),
     socketRecoveryWindowMs: integer(env, 'SOCKET_RECOVERY_WINDOW', 120, 0, 86400) * 1000,
     apiDocs: flag(env, 'API_DOCS', true),
+    liveQueries: flag(env, 'LIVE_QUERIES', true),
     metrics: flag(env, 'METRICS', true),
     metricsToken: env.METRICS_TOKEN || undefined,
     sessions: flag(env, 'SESSIONS', true),

@@ -184,6 +184,17 @@ export class PrometheusMetrics implements Metrics {
     this.throttledLogins.inc()
   }
 
+  gauge(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read())
+      }
+    })
+  }
+
   async render(): Promise<{ contentType: string; body: string }> {
     const registry = this.process ? Registry.merge([this.process, this.registry]) : this.registry
     return { contentType: this.registry.contentType, body: await registry.metrics() }

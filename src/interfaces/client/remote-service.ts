@@ -3,6 +3,7 @@ import { layoutOf } from '../../domain/service/method-layout.js'
 import type { CursorPage, Data, Id, NullableId, Paginated, Params, Query } from '../../domain/service/service.js'
 import type { ClientApp, ClientHookContext } from './client-app.js'
 import { Emitter } from './emitter.js'
+import { LiveWatch, liveTransportOf } from './live-watch.js'
 
 type CustomMethods<N extends string> = Record<N, (data?: unknown, params?: Params) => Promise<unknown>>
 
@@ -41,6 +42,14 @@ export class RemoteService<T = Data> extends Emitter {
       yield* (page as CursorPage<T>).data
       cursor = (page as CursorPage<T>).next
     }
+  }
+
+  /**
+   * The result of `find` for `query`, kept up to date by the server (live queries; a socket.io transport): an
+   * async iterable of the current list, with 'change' events and `unwatch()` (live-watch.ts).
+   */
+  watch({ query = {} }: { query?: Query } = {}): LiveWatch<T> {
+    return new LiveWatch<T>(this.app, liveTransportOf(this.app), this.path, query)
   }
 
   get(id: Id, params: Params = {}): Promise<T> {

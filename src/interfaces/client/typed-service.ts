@@ -1,3 +1,4 @@
+import type { LiveWatch } from './live-watch.js'
 import type { CursorPage, Id, Paginated, Params, Query } from '../../domain/service/service.js'
 
 /**
@@ -140,6 +141,8 @@ export interface TypedService<S extends ServiceTypes> {
    * `for await (const message of messages.iterate({ $sort: { createdAt: -1 } }))`.
    */
   iterate(query?: QueryOf<S>, params?: ClientParams): AsyncIterable<ResultOf<S>>
+  /** The query's result kept up to date by the server (RemoteService.watch, live queries). */
+  watch(options?: { query?: QueryOf<S> }): LiveWatch<ResultOf<S>>
   get(id: Id, params?: ClientParams<QueryOf<S>>): Promise<ResultOf<S>>
   create(data: DataOf<S>, params?: ClientParams<QueryOf<S>>): Promise<ResultOf<S>>
   create(data: DataOf<S>[], params?: ClientParams<QueryOf<S>>): Promise<ResultOf<S>[]>

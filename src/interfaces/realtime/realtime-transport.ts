@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders, Server } from 'node:http'
-import type { App } from '../../application/transport/index.js'
+import type { App, Gateway } from '../../application/transport/index.js'
 import type { Clock } from '../../domain/clock.js'
 import type { Logger } from '../../domain/logger.js'
+import type { Connection } from '../../domain/service/service.js'
 
 /**
  * A real-time transport (socket.io in src/interfaces/socketio, or your own): it keeps connections on
@@ -52,7 +53,24 @@ export interface RealtimeOptions {
 export interface RealtimeExtension {
   aroundHandshake?(headers: IncomingHttpHeaders, next: () => Promise<void>): Promise<void>
   aroundCall?(target: { path: string; method: string } | undefined, next: () => Promise<unknown>): Promise<unknown>
+  /** Socket events it serves besides service calls, by name (live queries' `watch` and `unwatch`). */
+  socketEvents?: Readonly<Record<string, SocketEventHandler>>
 }
+
+/** One socket event a module serves: its arguments (the ack taken off), and how to answer and send. */
+export interface SocketEventCall {
+  connection: Connection
+  args: unknown[]
+  /** The transport's gateway: calls run as the connection's (`gateway.connectionParams`). */
+  gateway: Gateway
+  /** Answers the event (its ack), once: `(null, result)` or an error. */
+  answer(error: unknown, result?: unknown): void
+  /** Emits an event of the module's own to this connection (skipped for a client that stopped reading). */
+  send(event: string, data: unknown): void
+}
+
+/** Serves one socket event; a rejection is answered as the error (a FeathersError's status, 500 otherwise). */
+export type SocketEventHandler = (call: SocketEventCall) => Promise<void>
 
 /** Starts a real-time transport for `app` on an HTTP engine's node server (before or after it listens). */
 export type RealtimeTransportFactory = (app: App, server: Server, options: RealtimeOptions) => RealtimeTransport

@@ -6,6 +6,7 @@ import type { Logger } from '../../domain/logger.js'
 import { fromArguments } from '../../domain/service/method-layout.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import { releaseReceivedChunk } from './received-chunk.js'
+import type { SocketEventHandler } from '../realtime/realtime-transport.js'
 import type { AroundCall } from './call-extensions.js'
 
 type Ack = (...args: unknown[]) => void
@@ -17,6 +18,9 @@ export interface DispatchSettings {
   maxConcurrentCalls: number
   /** The extensions around calls (tracing's server spans), as one function (call-extensions.ts). */
   around: AroundCall
+  /** Socket events modules serve besides calls (RealtimeExtension.socketEvents); whether a socket reads still. */
+  socketEvents?: Readonly<Record<string, SocketEventHandler>>
+  admits?: (socket: Socket) => boolean
 }
 
 /**
@@ -58,6 +62,8 @@ export class SocketCalls {
     const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
     const connection = this.connectionOf(socket)
     if (connection === undefined) return
+    const served = typeof event === 'string' ? this.settings.socketEvents?.[event] : undefined
+    if (served) return this.serveEvent(socket, connection, served, args, ack)
     const inFlight = this.inFlight.get(socket) ?? 0
     if (inFlight >= maxConcurrentCalls) {
       const error = new TooManyRequests(
@@ -93,6 +99,18 @@ export class SocketCalls {
         if (left === 0) this.inFlight.delete(socket)
         else this.inFlight.set(socket, left)
       })
+  }
+
+  /** A module's socket event (RealtimeExtension.socketEvents): it answers once; a rejection is its error. */
+  private serveEvent(socket: Socket, connection: Connection, served: SocketEventHandler, args: unknown[], ack?: Ack) {
+    const { gateway, logger, admits } = this.settings
+    const respond = (...reply: unknown[]) => answer(ack, logger, ...reply) // socket.io sends one ack at most
+    const send = (event: string, data: unknown) => void ((admits?.(socket) ?? true) && socket.emit(event, data))
+    const run = () => served({ connection, args, gateway, answer: respond, send })
+    void (this.restoring.get(socket)?.then(run) ?? run()).catch((thrown: unknown) => {
+      if (!(thrown instanceof FeathersError)) logger.error('socket event failed', { error: thrown })
+      respond(convertError(thrown).toJSON())
+    })
   }
 }
 

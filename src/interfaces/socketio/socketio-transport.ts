@@ -52,7 +52,9 @@ export const socketIoTransport: RealtimeTransportFactory = (app, httpServer, opt
       gateway,
       logger,
       maxConcurrentCalls: options.maxConcurrentCalls ?? 100,
-      around: aroundCalls(gateway, extensions)
+      around: aroundCalls(gateway, extensions),
+      socketEvents: Object.assign({}, ...extensions.map((extension) => extension.socketEvents ?? {})),
+      admits: (socket) => pending.admits(socket)
     },
     (socket) => connections.connectionOf(socket)
   )

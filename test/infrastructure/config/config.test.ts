@@ -27,6 +27,7 @@ describe('loadConfig defaults', () => {
       authSecret: undefined,
       jwtExpiresIn: '15m',
       jwtExpiresInMs: 900_000,
+      liveQueries: true,
       refreshTokenExpiresInMs: 30 * 86_400_000,
       loginMaxFailures: 10,
       loginAddressMaxFailures: 50,

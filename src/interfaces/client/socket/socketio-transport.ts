@@ -63,6 +63,26 @@ export class SocketioTransport implements Transport {
     })
   }
 
+  /** Emits `event` with an ack (live queries' `watch`, `unwatch`): resolves with the answer, rejects with its error. */
+  request(event: string, ...args: unknown[]): Promise<unknown> {
+    const timeout = this.options.timeout ?? 5000
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Timeout(`Timeout of ${timeout}ms exceeded on ${event}`)), timeout)
+      this.socket.emit(event, ...args, (error: unknown, result: unknown) => {
+        clearTimeout(timer)
+        if (error !== null && error !== undefined)
+          reject(errorFromJson(typeof error === 'object' ? error : { message: String(error) }))
+        else resolve(result)
+      })
+    })
+  }
+
+  /** Listens to a server event of its own name (live queries' `live` frames); returns the unsubscribe. */
+  listen(event: string, listener: (data: unknown) => void): () => void {
+    this.socket.on(event, listener)
+    return () => this.socket.off(event, listener)
+  }
+
   subscribe(path: string, event: string, emit: (data: unknown) => void): () => void {
     const listener = (data: unknown) => emit(data)
     const name = `${path} ${event}`

@@ -1,0 +1,361 @@
+import type { Filter, StoreQuery } from '../../domain/query/ast.js'
+import { BadRequest, TooManyRequests } from '../../domain/errors/errors.js'
+import { compileFilter } from '../../domain/query/compile-filter.js'
+import type { Doc } from '../../domain/query/field-getter.js'
+import type { WindowChange } from '../../domain/query/live-window.js'
+import { parseQuery } from '../../domain/query/parse-query.js'
+import { QueryIndex } from '../../domain/query/query-index.js'
+import type { EventHistory, PublishedEvent } from '../../domain/realtime/event-history.js'
+import type { Connection, Query } from '../../domain/service/service.js'
+import { isPlainObject } from '../../domain/objects.js'
+import type { App } from '../app.js'
+import type { AppExtension } from '../extensions.js'
+import { readableFor, type Rules } from '../rules/index.js'
+import { Holders } from './holders.js'
+import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
+
+/** One `watch` of a connection, as its transport hands it over. */
+export interface WatchRequest {
+  connection: Connection
+  path: string
+  query: unknown
+  options: unknown
+  /** The connection's `find` of `path` (an external call of the connection, not paginated). */
+  find(query: Query): Promise<unknown>
+  /** Sends a `live` frame to the connection. */
+  send(frame: LiveFrame): void
+  /** Answers the `watch`: called once, at the moment the watch starts receiving frames. */
+  answer(result: WatchAnswer): void
+}
+
+/** The answer to `watch`: the initial result, or (resuming) the changes from the client's list to it. */
+export interface WatchAnswer {
+  id: string
+  offset?: string
+  records?: Doc[]
+  changes?: WindowChange[]
+  /** Resuming was not possible (past the event history's window): `records` is a fresh result. */
+  reset?: true
+}
+
+export interface LiveQueriesOptions {
+  /** Watches one connection may hold (LIVE_MAX_WATCHES). */
+  maxWatches: number
+  /** Records a view keeps beyond its window, so that removals refill it without a read (default: the window's size). */
+  buffer?: number
+  /** The app's event history, when it keeps one: a watch resumes from an offset within it. */
+  history?: EventHistory
+  /** Reports a view whose refill failed (it reads again a second later). */
+  failed?: (error: unknown) => void
+}
+
+/** A watch with what it was made from: its view changes when its user's rules do. */
+interface Held {
+  watch: Watch
+  view: LiveView
+  path: string
+  raw: Query
+  find: (query: Query) => Promise<unknown>
+  user: unknown
+}
+
+/** A view's plan: where it is shared, and how it reads and sees records. */
+interface Plan {
+  key: string
+  query: StoreQuery
+  visible: (record: Doc) => Doc | undefined
+}
+
+/** What useRules leaves in the app's settings (`rules`): the rules, and a record before its caller's projection. */
+interface AppRules {
+  readonly rules: Rules
+  original(data: unknown): unknown
+}
+
+const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
+
+/** A service's views: filed by their equality anchors, and by the records they hold. */
+interface Filed {
+  index: QueryIndex<LiveView>
+  views: Set<LiveView>
+  holders: Holders
+}
+
+const RECORD_EVENTS = new Set(['created', 'updated', 'patched', 'removed'])
+const NOT_CRITERIA = ['$select', '$skip', '$limit']
+
+/**
+ * Live queries (README "Live queries", ADR 0019): a connection watches a query and is sent every change of its
+ * result. Identical watches — same service, query and rule set — share one LiveView; the app's published events
+ * (observed in the order they are published, with their offsets) are matched to views through a QueryIndex of
+ * their equality anchors, plus the views that hold the written record, then through each view's rules.
+ */
+export class LiveQueries implements AppExtension {
+  private readonly views = new Map<string, LiveView>()
+  private readonly paths = new Map<string, Filed>()
+  private readonly plans = new WeakMap<LiveView, Plan>()
+  private readonly held = new Map<Connection, Map<string, Held>>()
+  /** The user each connection's watches were last planned for: a write checks one pointer per connection. */
+  private readonly users = new Map<Connection, unknown>()
+  /** Each watch's entry: a view reads as one of its watchers. */
+  private readonly readers = new WeakMap<Watch, Held>()
+  private head: string | undefined
+  private sequence = 0
+
+  constructor(
+    private readonly app: App,
+    private readonly options: LiveQueriesOptions
+  ) {
+    app.on('disconnect', (connection: Connection) => this.release(connection))
+    const changed = (_result: unknown, meta?: { connection?: Connection }) =>
+      meta?.connection && this.recheck(meta.connection)
+    app.on('login', changed)
+    app.on('logout', changed)
+  }
+
+  /** How many views and watches there are, and the records views hold (for /metrics). */
+  get size(): { views: number; watches: number; records: number } {
+    let watches = 0
+    let records = 0
+    for (const view of this.views.values()) {
+      watches += view.watches.size
+      records += view.window.size
+    }
+    return { views: this.views.size, watches, records }
+  }
+
+  /** Starts a watch; answers it through `request.answer` once it is live (throws an error to answer instead). */
+  async watch(request: WatchRequest): Promise<void> {
+    const { connection, path } = request
+    const held = this.held.get(connection) ?? new Map<string, Held>()
+    if (held.size >= this.options.maxWatches)
+      throw new TooManyRequests(
+        `Too many live queries on this connection (limit ${this.options.maxWatches}); unwatch some first`
+      )
+    const raw = rawQuery(request.query)
+    const resume = resumeOf(request.options)
+    let plan: Plan
+    try {
+      plan = this.plan(connection, path, raw)
+    } catch (error) {
+      // The same answer `find` gives a query it refuses, when it refuses it first.
+      await request.find(raw)
+      throw error
+    }
+    const id = `${++this.sequence}`
+    const watch: Watch = { id, send: request.send }
+    const entry: Held = { watch, view: undefined!, path, raw, find: request.find, user: connection.user }
+    entry.view = this.join(plan, path, entry)
+    held.set(id, entry)
+    this.held.set(connection, held)
+    if (!this.users.has(connection)) this.users.set(connection, connection.user)
+    try {
+      await entry.view.ready
+    } catch (error) {
+      this.leave(entry)
+      held.delete(id)
+      if (held.size === 0) this.forget(connection)
+      throw error
+    }
+    const history = this.options.history
+    const since = resume && history && resume.offset !== '' ? await history.since(resume.offset) : 'unknown'
+    if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
+    const view = entry.view
+    watch.list = view.list
+    const offset = view.current
+    const answer: WatchAnswer = resume
+      ? since === 'unknown'
+        ? { id, records: view.list, reset: true }
+        : { id, changes: changesBetween(resume.records, view.list, this.idField(path)) }
+      : { id, records: view.list }
+    request.answer(offset === undefined ? answer : { ...answer, offset })
+  }
+
+  /** Ends a watch of this connection. */
+  unwatch(connection: Connection, id: unknown): { id: string } {
+    const held = this.held.get(connection)
+    const entry = typeof id === 'string' || typeof id === 'number' ? held?.get(String(id)) : undefined
+    if (!held || !entry) throw new BadRequest(`No live query '${String(id)}' on this connection`)
+    held.delete(entry.watch.id)
+    if (held.size === 0) this.forget(connection)
+    this.leave(entry)
+    return { id: entry.watch.id }
+  }
+
+  /** Frees every watch of a connection that went away. */
+  release(connection: Connection): void {
+    const held = this.held.get(connection)
+    if (!held) return
+    this.forget(connection)
+    for (const entry of held.values()) this.leave(entry)
+  }
+
+  /** The change feed: every published event, in order (AppExtension.observe). */
+  observe(event: PublishedEvent, offset: string | undefined): void {
+    if (offset !== undefined) this.head = offset
+    if (!RECORD_EVENTS.has(event.event)) return
+    const views = this.paths.get(event.path)
+    if (views) this.dispatch(event, offset, views)
+    if (event.event === 'patched' || event.event === 'updated')
+      for (const connection of this.held.keys()) this.recheck(connection)
+  }
+
+  private dispatch(event: PublishedEvent, offset: string | undefined, { index, holders }: Filed): void {
+    const record = rulesOf(this.app)?.original(event.data) ?? event.data
+    if (!isPlainObject(record)) return
+    const id = record[this.idField(event.path)]
+    const candidates = index.candidates(record)
+    for (const view of holders.of(id) ?? []) candidates.add(view)
+    for (const view of candidates) {
+      const visible = event.event === 'removed' ? undefined : this.plans.get(view)!.visible(record)
+      view.offer(id, visible, offset)
+      holders.update(view, id)
+    }
+  }
+
+  /** Where a watch of this connection is shared, what it reads, and what of a record it sees. */
+  private plan(connection: Connection, path: string, raw: Query): Plan {
+    const query = parseQuery(raw)
+    const limit = effectiveLimit(this.app, path, query.limit)
+    if (limit !== undefined) query.limit = limit
+    const rules = rulesOf(this.app)
+    if (!rules?.rules.guards(path)) return { key: `${path}\n\n${JSON.stringify(query)}`, query, visible: (r) => r }
+    const set = rules.rules.forCall(connection.user)
+    const readable: Filter | null = readableFor(set, path, raw)
+    const allowed = readable ? compileFilter(readable) : () => false
+    return {
+      key: `${path}\n${set.key}\n${JSON.stringify(query)}`,
+      query,
+      visible: (record) => (allowed(record) ? (set.project(path, record) as Doc) : undefined)
+    }
+  }
+
+  /** The view of this plan (made, and filed for the feed, before its first read), with this watch in it. */
+  private join(plan: Plan, path: string, entry: Held): LiveView {
+    let view = this.views.get(plan.key)
+    if (!view) {
+      view = new LiveView(
+        plan.key,
+        path,
+        plan.query,
+        this.idField(path),
+        this.options.buffer ?? plan.query.limit ?? 0,
+        {
+          read: (limit) => this.read(view!, limit),
+          head: () => this.head,
+          held: (ids) => this.views.get(plan.key) === view && this.paths.get(path)?.holders.add(view!, ids)
+        },
+        (error) => this.options.failed?.(error)
+      )
+      view.ready.catch(() => undefined)
+      this.views.set(plan.key, view)
+      this.plans.set(view, plan)
+      let filed = this.paths.get(path)
+      if (!filed) this.paths.set(path, (filed = { index: new QueryIndex(), views: new Set(), holders: new Holders() }))
+      filed.index.add(view, plan.query.filter)
+      filed.views.add(view)
+    }
+    view.watches.add(entry.watch)
+    this.readers.set(entry.watch, entry)
+    return view
+  }
+
+  /** A view's read, as the `find` of one of its watchers. */
+  private async read(view: LiveView, limit: number | undefined): Promise<Doc[]> {
+    const reader = [...view.watches].map((watch) => this.readers.get(watch)).find((entry) => entry !== undefined)
+    if (!reader) throw new Error('A live view without watchers cannot read')
+    const query: Query = { ...reader.raw, $skip: 0 }
+    for (const key of NOT_CRITERIA) if (key !== '$skip') delete query[key]
+    if (limit !== undefined) query.$limit = limit
+    const result = await reader.find(query)
+    return (Array.isArray(result) ? result : ((result as { data?: Doc[] }).data ?? [])) as Doc[]
+  }
+
+  private leave(entry: Held): void {
+    const view = entry.view
+    view.watches.delete(entry.watch)
+    if (view.watches.size > 0 || this.views.get(view.key) !== view) return
+    this.views.delete(view.key)
+    const filed = this.paths.get(view.path)!
+    filed.index.delete(view)
+    filed.views.delete(view)
+    filed.holders.drop(view)
+    if (filed.views.size === 0) this.paths.delete(view.path)
+  }
+
+  /**
+   * A connection's user may have changed (a login, a logout, its record patched: rules' followUsers): each of its
+   * watches whose rule set changed moves to the view of its new rules, and is sent the changes between the two.
+   */
+  private recheck(connection: Connection): void {
+    const held = this.held.get(connection)
+    if (!held || this.users.get(connection) === connection.user) return
+    this.users.set(connection, connection.user)
+    for (const entry of held.values()) {
+      if (entry.user === connection.user) continue
+      entry.user = connection.user
+      let plan: Plan
+      try {
+        plan = this.plan(connection, entry.path, entry.raw)
+      } catch {
+        continue
+      }
+      if (plan.key !== entry.view.key) void this.move(entry, plan)
+    }
+  }
+
+  private forget(connection: Connection): void {
+    this.held.delete(connection)
+    this.users.delete(connection)
+  }
+
+  private async move(entry: Held, plan: Plan): Promise<void> {
+    const before = entry.watch.list ?? []
+    entry.watch.list = undefined
+    this.leave(entry)
+    const view = (entry.view = this.join(plan, entry.path, entry))
+    try {
+      await view.ready
+    } catch (error) {
+      return this.options.failed?.(error)
+    }
+    if (entry.view !== view || !view.watches.has(entry.watch)) return
+    entry.watch.list = view.list
+    const changes = changesBetween(before, view.list, this.idField(entry.path))
+    const offset = view.current
+    if (changes.length > 0)
+      entry.watch.send(offset === undefined ? { id: entry.watch.id, changes } : { id: entry.watch.id, offset, changes })
+  }
+
+  private idField(path: string): string {
+    return (this.app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
+  }
+}
+
+/** The query of a watch, checked as `find` would (an object), without what a live result cannot follow. */
+function rawQuery(query: unknown): Query {
+  if (query === undefined || query === null) return {}
+  if (!isPlainObject(query)) throw new BadRequest('The query of a live query must be an object')
+  for (const key of ['$after', '$before', '$count'])
+    if (query[key] !== undefined) throw new BadRequest(`A live query cannot use ${key}: it follows $skip and $limit`)
+  return query as Query
+}
+
+/** `resume: { offset, records }` of a watch's options: the client's list and the last offset it applied. */
+function resumeOf(options: unknown): { offset: string; records: Doc[] } | undefined {
+  const resume = isPlainObject(options) ? options.resume : undefined
+  if (resume === undefined) return undefined
+  if (!isPlainObject(resume) || !Array.isArray(resume.records) || !resume.records.every(isPlainObject))
+    throw new BadRequest('resume must be { offset, records }: the last offset applied and the list of records')
+  // Without an offset (the server records no events), the client gets a reset.
+  return { offset: typeof resume.offset === 'string' ? resume.offset : '', records: resume.records as Doc[] }
+}
+
+/** The page size `find` would use: `$limit` within the service's `paginate` default and max. */
+function effectiveLimit(app: App, path: string, limit: number | undefined): number | undefined {
+  const service = app.service(path) as { options?: { paginate?: false | { default?: number; max?: number } } }
+  const paginate = service.options?.paginate
+  if (!paginate) return limit
+  const size = Math.min(limit ?? paginate.default ?? Infinity, paginate.max ?? Infinity)
+  return Number.isFinite(size) ? size : undefined
+}

@@ -1,0 +1,185 @@
+import { BadRequest } from '../../domain/errors/errors.js'
+import { applyChanges, type WindowChange } from '../../domain/query/live-window.js'
+import type { Query } from '../../domain/service/service.js'
+import type { ClientApp } from './client-app.js'
+import { Emitter, type Listener } from './emitter.js'
+
+/** One `live` frame of the server (docs/wire-protocol.md, Live queries). */
+export interface LiveChange<T> {
+  /** The event-log offset after which the list is as it is now (when the server records events). */
+  offset?: string
+  changes: WindowChange[]
+  /** The list after the changes. */
+  list: T[]
+  /** Set when the server could not resume the watch: `list` is a fresh result, changes meanwhile were not sent. */
+  reset?: true
+}
+
+interface WatchAnswer<T> {
+  id: string
+  offset?: string
+  records?: T[]
+  changes?: WindowChange[]
+  reset?: true
+}
+
+/** What a live watch needs of a real-time transport: an event with an ack, and listening to server events. */
+export interface LiveTransport {
+  request(event: string, ...args: unknown[]): Promise<unknown>
+  listen(event: string, listener: (data: unknown) => void): () => void
+}
+
+/**
+ * `service.watch({ query })`: the result of `find` for the query, kept up to date by the server's `live` frames.
+ * `for await (const list of watch)` yields the current list (the first result, then the list after each change;
+ * a slow loop gets the latest), `on('change', ({ changes, offset, list }) => …)` gives each frame, `list` the list
+ * now. After a reconnect it watches again with `resume: { offset, records }`: the server sends what changed
+ * meanwhile, or — past its event history's window — a fresh result with `reset: true` (also emitted as 'reset').
+ */
+export class LiveWatch<T = Record<string, unknown>> extends Emitter {
+  list: T[] = []
+  offset?: string
+  private id?: string
+  private stopped = false
+  private version = 0
+  private readonly waiting: (() => void)[] = []
+  private readonly stops: (() => void)[] = []
+  /** Frames that arrived before the answer named this watch's id. */
+  private early: { id: string; offset?: string; changes: WindowChange[] }[] | undefined
+  /** Counts `watch` requests: an answer to one sent before the last disconnect is ignored. */
+  private attempt = 0
+  private started = false
+  private settle!: { resolve(list: T[]): void; reject(error: unknown): void }
+  /** Settles with the first result. */
+  readonly ready = new Promise<T[]>((resolve, reject) => (this.settle = { resolve, reject }))
+
+  constructor(
+    private readonly app: ClientApp,
+    private readonly transport: LiveTransport,
+    private readonly path: string,
+    private readonly query: Query
+  ) {
+    super()
+    this.stops.push(transport.listen('live', (frame) => this.frame(frame as LiveFrameData)))
+    const reconnect = () => void this.resume().catch((error: unknown) => this.emit('error', error))
+    // A request in flight when the socket dropped is never answered: the next connection watches again.
+    const dropped = () => {
+      this.id = undefined
+      this.early = undefined
+      this.attempt++
+    }
+    app.on('connect', reconnect)
+    app.on('disconnect', dropped)
+    this.stops.push(
+      () => app.off('connect', reconnect),
+      () => app.off('disconnect', dropped)
+    )
+    this.ready.catch(() => this.close())
+    this.start().catch((error: unknown) => this.settle.reject(error))
+  }
+
+  /** 'change' and 'reset' give a LiveChange; 'error' a reconnection's failed watch. */
+  override on(event: 'change' | 'reset', listener: (change: LiveChange<T>) => void): this
+  override on(event: string, listener: Listener): this
+  override on(event: string, listener: (change: never) => void): this {
+    return super.on(event, listener as Listener)
+  }
+
+  /** Ends the watch on the server and here. */
+  async unwatch(): Promise<void> {
+    const id = this.id
+    this.close()
+    if (id !== undefined) await this.transport.request('unwatch', id).catch(() => undefined)
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<T[], void, undefined> {
+    await this.ready
+    let seen = -1
+    while (!this.stopped) {
+      if (seen !== this.version) {
+        seen = this.version
+        yield this.list
+        continue
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve))
+    }
+  }
+
+  /** Watches (again: with `resume` once it had a result); ignores an answer to a request from before a drop. */
+  private async start(): Promise<void> {
+    const attempt = ++this.attempt
+    this.early = []
+    const options = this.started ? { resume: { offset: this.offset ?? '', records: this.list } } : {}
+    let answer: WatchAnswer<T>
+    try {
+      answer = (await this.transport.request('watch', this.path, this.query, options)) as WatchAnswer<T>
+    } catch (error) {
+      if (attempt !== this.attempt) return
+      this.early = undefined
+      throw error
+    }
+    if (attempt !== this.attempt || this.stopped)
+      return void this.transport.request('unwatch', answer.id).catch(() => undefined)
+    this.id = answer.id
+    if (answer.offset !== undefined) this.offset = answer.offset
+    if (answer.changes) this.changed(answer.changes, answer.offset)
+    else {
+      this.list = answer.records ?? []
+      this.bump()
+      if (answer.reset) this.emit('reset', { list: this.list, offset: this.offset, changes: [], reset: true })
+    }
+    const early = this.early ?? []
+    this.early = undefined
+    for (const frame of early) this.frame(frame)
+    if (!this.started) this.settle.resolve(this.list)
+    this.started = true
+  }
+
+  /** After a reconnect: the login first (the authentication client sends it again), then the watch. */
+  private async resume(): Promise<void> {
+    if (this.stopped || this.id !== undefined || this.early) return
+    const auth = (this.app as { authentication?: { authenticated: boolean; reAuthenticate(): Promise<unknown> } })
+      .authentication
+    if (auth?.authenticated) await auth.reAuthenticate().catch(() => undefined)
+    if (!this.stopped && this.id === undefined && !this.early) await this.start()
+  }
+
+  private frame(frame: LiveFrameData): void {
+    if (this.early) return void this.early.push(frame)
+    if (frame.id !== this.id) return
+    this.changed(frame.changes, frame.offset)
+  }
+
+  private changed(changes: WindowChange[], offset: string | undefined): void {
+    if (offset !== undefined) this.offset = offset
+    this.list = applyChanges(this.list as never[], changes) as T[]
+    this.bump()
+    this.emit('change', { changes, list: this.list, ...(offset === undefined ? {} : { offset }) })
+  }
+
+  private bump(): void {
+    this.version++
+    for (const resolve of this.waiting.splice(0)) resolve()
+  }
+
+  private close(): void {
+    this.stopped = true
+    this.id = undefined
+    for (const stop of this.stops.splice(0)) stop()
+    for (const resolve of this.waiting.splice(0)) resolve()
+  }
+}
+
+interface LiveFrameData {
+  id: string
+  offset?: string
+  changes: WindowChange[]
+}
+
+/** The live transport of a client's transport; a 400 when it has none (REST). */
+export function liveTransportOf(app: ClientApp): LiveTransport {
+  const transport = app.transport as Partial<LiveTransport> | undefined
+  if (!transport?.request || !transport.listen)
+    throw new BadRequest('watch needs a real-time transport: configure the client with socketio(socket)')
+  return transport as LiveTransport
+}

@@ -1,0 +1,49 @@
+import { BadRequest, MethodNotAllowed, NotFound } from '../../domain/errors/errors.js'
+import type { Connection, Params, Query } from '../../domain/service/service.js'
+import type { SocketEventHandler } from '../realtime/realtime-transport.js'
+
+/** What the socket events need of live queries (src/application/live, given by the module's wiring). */
+export interface LiveQueriesPort {
+  watch(request: {
+    connection: Connection
+    path: string
+    query: unknown
+    options: unknown
+    find(query: Query): Promise<unknown>
+    send(frame: unknown): void
+    answer(result: unknown): void
+  }): Promise<void>
+  unwatch(connection: Connection, id: unknown): unknown
+}
+
+/**
+ * The socket events of live queries (docs/wire-protocol.md, Live queries): `watch` (path, query, options, ack),
+ * answered with the initial result once the watch is live and followed by `live` frames; `unwatch` (id, ack).
+ */
+export function liveSocketEvents(live: LiveQueriesPort): Record<string, SocketEventHandler> {
+  return {
+    watch: async ({ connection, args, gateway, answer, send }) => {
+      const [path, query, options] = args
+      if (typeof path !== 'string') throw new NotFound('Invalid service path')
+      const target = gateway.resolve(path)
+      if (!target) throw new NotFound(`Service '${path}' not found`)
+      if (!target.methods.includes('find')) throw new MethodNotAllowed(`Method 'find' not allowed on service '${path}'`)
+      if (Object.keys(target.route).length > 0)
+        throw new BadRequest(`Live queries of a nested route ('${target.path}') are not supported`)
+      const find = async (rawQuery: Query) => {
+        const params: Params = { ...gateway.connectionParams(connection, { ...rawQuery }), paginate: false }
+        return (await gateway.call({ path: target.path, method: 'find', params })).result
+      }
+      await live.watch({
+        connection,
+        path: target.path,
+        query,
+        options,
+        find,
+        send: (frame) => send('live', frame),
+        answer: (result) => answer(null, result)
+      })
+    },
+    unwatch: async ({ connection, args, answer }) => answer(null, live.unwatch(connection, args[0]))
+  }
+}

@@ -1,0 +1,48 @@
+import { LiveQueries } from '../application/live/index.js'
+import { Logger } from '../domain/logger.js'
+import { Metrics } from '../domain/metrics.js'
+import { EventHistory } from '../domain/realtime/event-history.js'
+import { liveSettings } from '../infrastructure/live/live-settings.js'
+import { liveSocketEvents } from '../interfaces/live/index.js'
+import type { PlumageModule } from './module.js'
+
+/**
+ * LIVE_QUERIES (default true): socket clients `watch` a query and are sent every change of its result (README
+ * "Live queries", ADR 0019). Identical watches share one view; with the recovery module's event history a watch
+ * resumes from the offset its client last applied. LIVE_MAX_WATCHES (default 100): the watches of one connection.
+ */
+const MAX_WATCHES = Symbol.for('LiveMaxWatches')
+
+export const module: PlumageModule = {
+  bind(container, { env }) {
+    container.bind<number>(MAX_WATCHES).toConstantValue(liveSettings(env).maxWatches)
+  },
+  extend(app, container) {
+    const logger = container.get<Logger>(Logger)
+    const live = new LiveQueries(app, {
+      maxWatches: container.get<number>(MAX_WATCHES),
+      ...(container.isBound(EventHistory) ? { history: container.get<EventHistory>(EventHistory) } : {}),
+      failed: (error) => logger.warn('a live query could not read its result again; retrying', { error })
+    })
+    app.extend(live)
+    // With the metrics module: what the views of this instance hold, at each scrape of /metrics.
+    const metrics = container.isBound(Metrics) ? container.get<Metrics>(Metrics) : undefined
+    metrics?.gauge?.(
+      'plumage_live_views',
+      'Live query views on this instance (shared by identical watches).',
+      () => live.size.views
+    )
+    metrics?.gauge?.(
+      'plumage_live_watches',
+      'Live query watches of the connections of this instance.',
+      () => live.size.watches
+    )
+    metrics?.gauge?.(
+      'plumage_live_view_records',
+      'Records held by the live query views of this instance (windows, rows before them and buffers).',
+      () => live.size.records
+    )
+    container.bind<LiveQueries>(LiveQueries).toConstantValue(live)
+  },
+  realtime: (container) => ({ socketEvents: liveSocketEvents(container.get<LiveQueries>(LiveQueries)) })
+}
