@@ -4,9 +4,11 @@ import { compileFilter, type Predicate } from '../../domain/query/compile-filter
 import { compileSort, type Comparator } from '../../domain/query/compile-sort.js'
 import type { Doc } from '../../domain/query/field-getter.js'
 import { project } from '../../domain/query/project.js'
-import type { Data, Id } from '../../domain/service/service.js'
+import type { Data, Id, Params } from '../../domain/service/service.js'
+import { keyedWriteOf } from '../../domain/store/keyed-write.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
 import { compilePattern } from '../store-commons/index.js'
+import { InMemoryKeyedWrites } from './in-memory-keyed-writes.js'
 
 export interface InMemoryStoreOptions {
   /** Name of the id field (default 'id'). */
@@ -23,6 +25,8 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   readonly id: string
   readonly operators = ['$search', '$contains'] as const
   readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
+  /** Idempotency keys: a keyed write and its key are one synchronous step (in-memory-keyed-writes.ts). */
+  readonly keyedWrites = new InMemoryKeyedWrites(clone)
   private readonly records = new Map<string, Doc>()
   private readonly listeners = new Set<(change: StoreChange<T>) => void>()
   private nextId = 0
@@ -58,7 +62,12 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     return copyOut(project(record, query.select, this.id)) as T
   }
 
-  async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
+  async create(records: Data[], query: Pick<StoreQuery, 'select'>, params?: Params): Promise<T[]> {
+    const keyed = keyedWriteOf(params)
+    return keyed ? this.keyedWrites.once(keyed, () => this.createNow(records, query)) : this.createNow(records, query)
+  }
+
+  private createNow(records: Data[], query: Pick<StoreQuery, 'select'>): T[] {
     const prepared = records.map((data) => {
       const record = clone(data)
       if (record[this.id] === undefined || record[this.id] === null) record[this.id] = this.generateId()
@@ -75,7 +84,12 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     return prepared.map((record) => project(this.announce('created', record), query.select, this.id))
   }
 
-  async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
+  async update(id: Id, data: Data, query: StoreQuery, params?: Params): Promise<T | null> {
+    const keyed = keyedWriteOf(params)
+    return keyed ? this.keyedWrites.once(keyed, () => this.updateNow(id, data, query)) : this.updateNow(id, data, query)
+  }
+
+  private updateNow(id: Id, data: Data, query: StoreQuery): T | null {
     const [current] = this.matching(id, query.filter)
     if (!current) return null
     const record = { ...clone(data), [this.id]: current[this.id] }
@@ -83,7 +97,12 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     return project(this.announce('updated', record), query.select, this.id)
   }
 
-  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
+  async patch(id: Id | null, data: Data, query: StoreQuery, params?: Params): Promise<T[]> {
+    const keyed = keyedWriteOf(params)
+    return keyed ? this.keyedWrites.once(keyed, () => this.patchNow(id, data, query)) : this.patchNow(id, data, query)
+  }
+
+  private patchNow(id: Id | null, data: Data, query: StoreQuery): T[] {
     const changes = clone(data)
     delete changes[this.id]
     const records = this.matching(id, query.filter)
@@ -94,7 +113,12 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     })
   }
 
-  async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
+  async remove(id: Id | null, query: StoreQuery, params?: Params): Promise<T[]> {
+    const keyed = keyedWriteOf(params)
+    return keyed ? this.keyedWrites.once(keyed, () => this.removeNow(id, query)) : this.removeNow(id, query)
+  }
+
+  private removeNow(id: Id | null, query: StoreQuery): T[] {
     return this.matching(id, query.filter).map((record) => {
       this.records.delete(storageKey(record[this.id]))
       return project(this.announce('removed', record), query.select, this.id)

@@ -6,6 +6,7 @@ import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-stor
 import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
 import {
   runConnectionSessionsContract,
+  runKeyedWritesContract,
   runLoginAttemptsContract,
   runSessionStoreContract,
   runStoreContract,
@@ -43,4 +44,14 @@ runConnectionSessionsContract({
   adapter: 'memory',
   cases: ['in one process'],
   open: ({ clock, windowMs }) => new InMemoryConnectionSessions(clock, windowMs)
+})
+// Idempotency keys, in this process: the store opened twice over one name is the same store.
+const keyedStores = new Map<string, InMemoryStore>()
+runKeyedWritesContract({
+  adapter: 'memory',
+  cases: 'all',
+  open: async ({ name, id, watch }) => {
+    if (!keyedStores.has(name)) keyedStores.set(name, new InMemoryStore({ id, watch }))
+    return { store: keyedStores.get(name)! }
+  }
 })
