@@ -19,7 +19,7 @@ const ALL = parseQuery({})
 const NO_SELECT = {}
 
 /** A keyed write as the idempotency module makes it: a fresh object per call (the store marks it). */
-export function keyedWrite(scoped: string, fingerprint = 'request-1', retentionMs = 60_000): KeyedWrite {
+export function makeKeyedWrite(scoped: string, fingerprint = 'request-1', retentionMs = 60_000): KeyedWrite {
   return { scoped: () => scoped, fingerprint, retentionMs, waitMs: 2_000 }
 }
 
@@ -34,6 +34,10 @@ const keyed = (write: KeyedWrite): Params => ({ idempotency: write })
  */
 export const runKeyedWritesContract = defineContract<KeyedWritesContractOptions>('KeyedWrites', (tools, options) => {
   const { group, test, afterEach, expect } = tools
+  // Keys of this run only: a database kept between runs holds the keys of the last one.
+  const run = Math.random().toString(36).slice(2, 10)
+  const keyedWrite = (scoped: string, fingerprint?: string, retentionMs?: number) =>
+    makeKeyedWrite(`${run} ${scoped}`, fingerprint, retentionMs)
   let opened: StoreFixture[] = []
   let names = 0
   const open = async (name = `keyed_${++names}`, watch = false): Promise<Store> => {
@@ -106,6 +110,17 @@ export const runKeyedWritesContract = defineContract<KeyedWritesContractOptions>
       )
       expect(await count(store)).toBe(1)
       for (const answer of answers) expect(answer).toEqual(answers[0])
+    })
+
+    test('makes one write of 10 concurrent repeats of a keyed remove of one record: each gets the removed record', async () => {
+      const store = await open()
+      await store.create([{ id: 'gone', n: 1 }], NO_SELECT)
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => store.remove('gone', ALL, keyed(keyedWrite('u c remove'))))
+      )
+      // Unkeyed, nine of them would have found nothing to remove.
+      for (const answer of answers) expect(answer).toEqual([{ id: 'gone', n: 1 }])
+      expect(await count(store)).toBe(0)
     })
   })
 

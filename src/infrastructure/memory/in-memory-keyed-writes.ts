@@ -38,7 +38,11 @@ export class InMemoryKeyedWrites implements KeyedWrites {
     }
     // A write that throws keeps no key: it wrote nothing, and a retry may try again.
     const answer = write()
-    this.writes.set(scoped, { fingerprint: keyed.fingerprint, answer: this.copy(answer), expiresAt: now + keyed.retentionMs })
+    this.writes.set(scoped, {
+      fingerprint: keyed.fingerprint,
+      answer: this.copy(answer),
+      expiresAt: now + keyed.retentionMs
+    })
     keyed.handled = true
     return answer
   }
