@@ -15,5 +15,6 @@ export const modules: Readonly<Record<string, RegisteredModule>> = {
   tracing: { on: (config) => config.tracing, load: () => import('./tracing.js') },
   recovery: { on: (config) => config.socketRecoveryWindowMs > 0, load: () => import('./recovery.js') },
   sessions: { on: (config) => config.sessions, load: () => import('./sessions.js') },
-  apiDocs: { on: (config) => config.apiDocs, load: () => import('./api-docs.js') }
+  apiDocs: { on: (config) => config.apiDocs, load: () => import('./api-docs.js') },
+  idempotency: { on: (config) => config.idempotency, load: () => import('./idempotency.js') }
 }

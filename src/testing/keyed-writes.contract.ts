@@ -94,6 +94,31 @@ export const runKeyedWritesContract = defineContract<KeyedWritesContractOptions>
       expect(await count(store)).toBe(3)
     })
 
+    test("keeps the caller's answer beside a written key, and answers it for that request only", async () => {
+      const store = await open()
+      const write = keyedWrite('u kept k', 'print')
+      expect(await store.keyedWrites!.answer(write)).toBeUndefined()
+      await store.create([{ id: 'kept' }], NO_SELECT, keyed(write))
+      // Written, not finished yet: no answer kept.
+      expect(await store.keyedWrites!.answer(keyedWrite('u kept k', 'print'))).toBeUndefined()
+      await store.keyedWrites!.finish(write, { status: 201, body: { id: 'kept', shown: true } })
+      expect(await store.keyedWrites!.answer(keyedWrite('u kept k', 'print'))).toEqual({
+        status: 201,
+        body: { id: 'kept', shown: true }
+      })
+      await expect(store.keyedWrites!.answer(keyedWrite('u kept k', 'other'))).rejects.toBeInstanceOf(Unprocessable)
+      expect(await store.keyedWrites!.answer(keyedWrite('u kept nothing', 'print'))).toBeUndefined()
+    })
+
+    test('is honoured only by the store it targets', async () => {
+      const [mine, other] = [await open(), await open()]
+      const write = { ...keyedWrite('u target k'), target: mine.keyedWrites }
+      await other.create([{ text: 'a' }], NO_SELECT, keyed(write))
+      await other.create([{ text: 'a' }], NO_SELECT, keyed({ ...keyedWrite('u target k'), target: mine.keyedWrites }))
+      expect(write.handled).toBeFalsy()
+      expect(await count(other)).toBe(2)
+    })
+
     test('changes nothing without a key', async () => {
       const store = await open()
       await store.create([{ text: 'a' }], NO_SELECT)

@@ -20,6 +20,11 @@ export interface KeyedWrite {
   readonly retentionMs: number
   /** How long a repeat waits for the first request of its key still in flight before it is refused (409), in ms. */
   readonly waitMs: number
+  /**
+   * The keys of the store the call's service writes to: only that store honours this key, not another store a
+   * hook writes to with the call's params copied. Absent: any store honours it.
+   */
+  readonly target?: KeyedWrites
   /** Set by the store: it honoured the key (wrote with it, or answered a repeat). */
   handled?: boolean
   /** Set by the store: the answer is a stored one, nothing was written (no event either). */
@@ -33,12 +38,27 @@ export interface KeyedWrite {
 export interface KeyedWrites {
   /** Removes the keys past their retention; resolves with how many it removed. */
   sweep(): Promise<number>
+  /**
+   * Keeps the answer the caller received (after the call's hooks) beside a key its write stored, so that a repeat
+   * answers exactly that — even one a hook would now refuse (a DELETE whose record is gone). Not atomic with the
+   * write (the write's own answer is): lost in a crash, a repeat is answered through the hooks again.
+   */
+  finish(keyed: KeyedWrite, answer: StoredAnswer): Promise<void>
+  /** The answer kept by `finish` for this key within its retention, if any; another request's key is a 422. */
+  answer(keyed: KeyedWrite): Promise<StoredAnswer | undefined>
 }
 
-/** The keyed write of a store call, if any. */
-export function keyedWriteOf(params: Params | undefined): KeyedWrite | undefined {
+/** The answer a caller received: its status (REST) and body. */
+export interface StoredAnswer {
+  status: number
+  body: unknown
+}
+
+/** The keyed write of a store call for the store with `keys`, if any. */
+export function keyedWriteOf(params: Params | undefined, keys: KeyedWrites): KeyedWrite | undefined {
   const keyed = params?.idempotency as KeyedWrite | undefined
-  return keyed !== undefined && typeof keyed.scoped === 'function' ? keyed : undefined
+  if (keyed === undefined || typeof keyed.scoped !== 'function') return undefined
+  return keyed.target === undefined || keyed.target === keys ? keyed : undefined
 }
 
 /** The same key sent with another request (draft-ietf-httpapi-idempotency-key-header: 422). */

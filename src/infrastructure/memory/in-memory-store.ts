@@ -5,16 +5,17 @@ import { compileSort, type Comparator } from '../../domain/query/compile-sort.js
 import type { Doc } from '../../domain/query/field-getter.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
-import { keyedWriteOf } from '../../domain/store/keyed-write.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
 import { compilePattern } from '../store-commons/index.js'
-import { InMemoryKeyedWrites } from './in-memory-keyed-writes.js'
+import type { InMemoryKeyedWrites } from './in-memory-keyed-writes.js'
 
 export interface InMemoryStoreOptions {
   /** Name of the id field (default 'id'). */
   id?: string
   /** Publish every change as a change stream (the service then emits from it instead of method events). */
   watch?: boolean
+  /** Honour idempotency keys with these (the idempotency module gives them; in-memory-keyed-writes.ts). */
+  keyedWrites?: InMemoryKeyedWrites
 }
 
 /**
@@ -25,14 +26,14 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   readonly id: string
   readonly operators = ['$search', '$contains'] as const
   readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
-  /** Idempotency keys: a keyed write and its key are one synchronous step (in-memory-keyed-writes.ts). */
-  readonly keyedWrites = new InMemoryKeyedWrites(clone)
+  readonly keyedWrites?: InMemoryKeyedWrites
   private readonly records = new Map<string, Doc>()
   private readonly listeners = new Set<(change: StoreChange<T>) => void>()
   private nextId = 0
 
   constructor(options: InMemoryStoreOptions = {}) {
     this.id = options.id ?? 'id'
+    this.keyedWrites = options.keyedWrites
     if (options.watch) {
       this.watch = (listener) => {
         this.listeners.add(listener)
@@ -63,11 +64,7 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   }
 
   async create(records: Data[], query: Pick<StoreQuery, 'select'>, params?: Params): Promise<T[]> {
-    const keyed = keyedWriteOf(params)
-    return keyed ? this.keyedWrites.once(keyed, () => this.createNow(records, query)) : this.createNow(records, query)
-  }
-
-  private createNow(records: Data[], query: Pick<StoreQuery, 'select'>): T[] {
+    if (params?.idempotency && this.keyedWrites) return this.keyedWrites.once(params, () => this.create(records, query))
     const prepared = records.map((data) => {
       const record = clone(data)
       if (record[this.id] === undefined || record[this.id] === null) record[this.id] = this.generateId()
@@ -85,11 +82,8 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   }
 
   async update(id: Id, data: Data, query: StoreQuery, params?: Params): Promise<T | null> {
-    const keyed = keyedWriteOf(params)
-    return keyed ? this.keyedWrites.once(keyed, () => this.updateNow(id, data, query)) : this.updateNow(id, data, query)
-  }
-
-  private updateNow(id: Id, data: Data, query: StoreQuery): T | null {
+    if (params?.idempotency && this.keyedWrites)
+      return this.keyedWrites.once(params, () => this.update(id, data, query))
     const [current] = this.matching(id, query.filter)
     if (!current) return null
     const record = { ...clone(data), [this.id]: current[this.id] }
@@ -98,11 +92,7 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   }
 
   async patch(id: Id | null, data: Data, query: StoreQuery, params?: Params): Promise<T[]> {
-    const keyed = keyedWriteOf(params)
-    return keyed ? this.keyedWrites.once(keyed, () => this.patchNow(id, data, query)) : this.patchNow(id, data, query)
-  }
-
-  private patchNow(id: Id | null, data: Data, query: StoreQuery): T[] {
+    if (params?.idempotency && this.keyedWrites) return this.keyedWrites.once(params, () => this.patch(id, data, query))
     const changes = clone(data)
     delete changes[this.id]
     const records = this.matching(id, query.filter)
@@ -114,11 +104,7 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   }
 
   async remove(id: Id | null, query: StoreQuery, params?: Params): Promise<T[]> {
-    const keyed = keyedWriteOf(params)
-    return keyed ? this.keyedWrites.once(keyed, () => this.removeNow(id, query)) : this.removeNow(id, query)
-  }
-
-  private removeNow(id: Id | null, query: StoreQuery): T[] {
+    if (params?.idempotency && this.keyedWrites) return this.keyedWrites.once(params, () => this.remove(id, query))
     return this.matching(id, query.filter).map((record) => {
       this.records.delete(storageKey(record[this.id]))
       return project(this.announce('removed', record), query.select, this.id)

@@ -6,7 +6,7 @@ import { project } from '../../domain/query/project.js'
 import { shapesFromSchema } from '../../domain/schema/field-shapes.js'
 import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
-import { keyedWriteOf, type KeyedWrite } from '../../domain/store/keyed-write.js'
+import { keyedWriteOf } from '../../domain/store/keyed-write.js'
 import type { StoreIndex } from '../../domain/store/store-factory.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
 import { compileFilter } from '../../domain/query/compile-filter.js'
@@ -201,7 +201,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     let stored = texts.map((text) => JSON.parse(text) as Data)
     const keys = stored.map((record) => String(record[this.id]))
     const told = this.told()
-    const keyed = keyedWriteOf(params)
+    const keyed = keyedWriteOf(params, this.keyedWrites)
     try {
       if (keyed) {
         const create = { table: this.table, operation: this.operations.create, told, keys, texts, records: stored }
@@ -235,7 +235,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     const body = { ...data }
     delete body[this.id]
     const text = JSON.stringify(body)
-    const [record] = await this.write('update', 'updated', id, query.filter, keyedWriteOf(params), {
+    const [record] = await this.write('update', 'updated', id, query.filter, params, {
       values: [text],
       sql: (params) => {
         const field = pgDriver().escapeLiteral(this.id)
@@ -250,7 +250,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     delete body[this.id]
     const text = JSON.stringify(body)
     // `||` merges at the top level only: nested objects are replaced whole, as in memory.
-    const rows = await this.write('patch', 'patched', id, query.filter, keyedWriteOf(params), {
+    const rows = await this.write('patch', 'patched', id, query.filter, params, {
       values: [text],
       sql: (params) => `doc = ${this.table}.doc || ${params.add(text, 'jsonb')}`
     })
@@ -258,7 +258,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   async remove(id: Id | null, query: StoreQuery, params?: Params): Promise<T[]> {
-    return this.records(await this.write('remove', 'removed', id, query.filter, keyedWriteOf(params)), query.select)
+    return this.records(await this.write('remove', 'removed', id, query.filter, params), query.select)
   }
 
   /**
@@ -273,9 +273,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     event: 'updated' | 'patched' | 'removed',
     id: Id | null,
     filter: Filter,
-    keyed: KeyedWrite | undefined,
+    params: Params | undefined,
     set?: SetClause
   ): Promise<Row[]> {
+    const keyed = keyedWriteOf(params, this.keyedWrites)
     const told = this.told(event)
     const kind = `${operation}${id === null ? '*' : ''}${told.key}`
     const name = this.operations[operation]

@@ -2,7 +2,8 @@ import { Sessions } from '../../../src/application/sessions/sessions.js'
 import { InMemoryConnectionSessions } from '../../../src/infrastructure/memory/in-memory-connection-sessions.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../../../src/infrastructure/memory/in-memory-session-store.js'
-import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
+import { InMemoryKeyedWrites } from '../../../src/infrastructure/memory/in-memory-keyed-writes.js'
+import { clone, InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
 import {
   runConnectionSessionsContract,
@@ -51,7 +52,8 @@ runKeyedWritesContract({
   adapter: 'memory',
   cases: 'all',
   open: async ({ name, id, watch }) => {
-    if (!keyedStores.has(name)) keyedStores.set(name, new InMemoryStore({ id, watch }))
+    if (!keyedStores.has(name))
+      keyedStores.set(name, new InMemoryStore({ id, watch, keyedWrites: new InMemoryKeyedWrites(clone) }))
     return { store: keyedStores.get(name)! }
   }
 })
