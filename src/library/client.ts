@@ -21,6 +21,7 @@ export {
   type TypedServiceAt
 } from '../interfaces/client/client-app.js'
 export { RemoteService } from '../interfaces/client/remote-service.js'
+export { idempotentWrites, type IdempotentWritesOptions } from '../interfaces/client/retries/idempotent-writes.js'
 export type {
   AxiosLike,
   FetchLike,
