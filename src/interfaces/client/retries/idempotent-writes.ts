@@ -12,7 +12,7 @@ export interface IdempotentWritesOptions {
   timeout?: number
   /** Makes a write's key; default `crypto.randomUUID()`. */
   key?: () => string
-  /** Services whose writes are left alone (logins must not wait behind the writes they unblock); default authentication. */
+  /** Services whose writes are left alone (a login must not wait behind writes); default authentication. */
   exclude?: readonly string[]
 }
 
