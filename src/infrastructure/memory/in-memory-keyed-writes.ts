@@ -9,11 +9,15 @@ import {
 
 interface StoredWrite {
   fingerprint: string
-  /** The store's answer to the write (settled by the time the write's call returned), as a copy. */
+  /**
+   * The store's answer to the write (settled by the time the write's call returned): the records it handed its
+   * caller, not copied again (a repeat gets a copy; the caller's hooks may have changed them, and the answer the
+   * caller received, `final`, is what a repeat is answered with once kept).
+   */
   answer: Promise<unknown>
   expiresAt: number
-  /** The answer the caller received, once the call finished. */
-  final?: StoredAnswer
+  /** The answer the caller received, once the call finished, as JSON (one string to keep, parsed for a repeat). */
+  final?: string
 }
 
 /** How often keys past their retention are removed, at most (on the next keyed write after it). */
@@ -49,28 +53,24 @@ export class InMemoryKeyedWrites implements KeyedWrites {
       return stored.answer.then((answer) => this.copy(answer) as R)
     }
     const answer = write()
-    const entry: StoredWrite = {
-      fingerprint: keyed.fingerprint,
-      answer: answer.then(this.copy),
-      expiresAt: now + keyed.retentionMs
-    }
+    const entry: StoredWrite = { fingerprint: keyed.fingerprint, answer, expiresAt: now + keyed.retentionMs }
     this.writes.set(scoped, entry)
     keyed.handled = true
     // A write that failed keeps no key: it wrote nothing, and a retry may try again.
-    entry.answer.catch(() => this.writes.get(scoped) === entry && this.writes.delete(scoped))
+    answer.catch(() => this.writes.get(scoped) === entry && this.writes.delete(scoped))
     return answer
   }
 
   async finish(keyed: KeyedWrite, answer: StoredAnswer): Promise<void> {
     const stored = this.writes.get(keyed.scoped())
-    if (stored !== undefined && stored.fingerprint === keyed.fingerprint) stored.final = this.copy(answer)
+    if (stored !== undefined && stored.fingerprint === keyed.fingerprint) stored.final = JSON.stringify(answer)
   }
 
   async answer(keyed: KeyedWrite): Promise<StoredAnswer | undefined> {
     const stored = this.writes.get(keyed.scoped())
     if (stored === undefined || stored.expiresAt <= this.now()) return undefined
     if (stored.fingerprint !== keyed.fingerprint) throw keyMismatch()
-    return stored.final && this.copy(stored.final)
+    return stored.final === undefined ? undefined : (JSON.parse(stored.final) as StoredAnswer)
   }
 
   async sweep(): Promise<number> {
