@@ -2,12 +2,10 @@ import { Sessions } from '../../../src/application/sessions/sessions.js'
 import { InMemoryConnectionSessions } from '../../../src/infrastructure/memory/in-memory-connection-sessions.js'
 import { InMemoryLoginAttempts } from '../../../src/infrastructure/memory/in-memory-login-attempts.js'
 import { InMemorySessionStore } from '../../../src/infrastructure/memory/in-memory-session-store.js'
-import { InMemoryKeyedWrites } from '../../../src/infrastructure/memory/in-memory-keyed-writes.js'
-import { clone, InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
+import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryUniqueKeys } from '../../../src/infrastructure/memory/in-memory-unique-keys.js'
 import {
   runConnectionSessionsContract,
-  runKeyedWritesContract,
   runLoginAttemptsContract,
   runSessionStoreContract,
   runStoreContract,
@@ -45,15 +43,4 @@ runConnectionSessionsContract({
   adapter: 'memory',
   cases: ['in one process'],
   open: ({ clock, windowMs }) => new InMemoryConnectionSessions(clock, windowMs)
-})
-// Idempotency keys, in this process: the store opened twice over one name is the same store.
-const keyedStores = new Map<string, InMemoryStore>()
-runKeyedWritesContract({
-  adapter: 'memory',
-  cases: 'all',
-  open: async ({ name, id, watch }) => {
-    if (!keyedStores.has(name))
-      keyedStores.set(name, new InMemoryStore({ id, watch, keyedWrites: new InMemoryKeyedWrites(clone) }))
-    return { store: keyedStores.get(name)! }
-  }
 })
