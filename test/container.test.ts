@@ -141,13 +141,19 @@ describe('composition root', () => {
       ])
     )
     const container = await buildContainer(
-      config({ METRICS: 'false', API_DOCS: 'false', SOCKET_RECOVERY_WINDOW: '0', SESSIONS: 'false' }),
+      config({
+        METRICS: 'false',
+        API_DOCS: 'false',
+        SOCKET_RECOVERY_WINDOW: '0',
+        SESSIONS: 'false',
+        IDEMPOTENCY: 'false'
+      }),
       { logger: silentLogger, modules: spy }
     )
     expect(loaded).toEqual([])
     expect(container.get<App>(App).paths).toEqual([...servicePaths, 'authentication'])
     await buildContainer(config({}), { logger: silentLogger, modules: spy })
-    expect(loaded.sort()).toEqual(['apiDocs', 'metrics', 'recovery', 'sessions'])
+    expect(loaded.sort()).toEqual(['apiDocs', 'idempotency', 'metrics', 'recovery', 'sessions'])
   })
 
   it('builds the adapters and the application pieces from the core settings', async () => {
