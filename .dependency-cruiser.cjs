@@ -40,13 +40,13 @@ module.exports = {
     {
       name: 'adapters-are-independent',
       comment:
-        'An adapter folder src/infrastructure/<name>/ (memory, rethinkdb, postgres, auth, metrics, …) never imports another one, so each can be swapped or deleted alone. Shared by all, and the only exceptions: src/infrastructure/config/ (settings, the StoreModule type) and src/infrastructure/store-commons/ (what several stores share), reached through its faces, store-commons/index.ts and the index.ts of its folders (event-log/, history/). The reference query evaluator is in src/domain/query.',
+        'An adapter folder src/infrastructure/<name>/ (memory, rethinkdb, postgres, auth, metrics, …) never imports another one, so each can be swapped or deleted alone. Shared by all, and the only exceptions: src/infrastructure/config/ (settings, the StoreModule type) and src/infrastructure/store-commons/ (what several stores share), reached through its faces, store-commons/index.ts and the index.ts of its folders (event-log/, history/, keyed-writes/). The reference query evaluator is in src/domain/query.',
       severity: 'error',
       from: { path: '^src/infrastructure/([^/]+)/' },
       to: {
         path: '^src/infrastructure/',
         pathNot:
-          '^src/infrastructure/($1/|config/|store-commons/index\\.ts$|store-commons/event-log/index\\.ts$|store-commons/history/index\\.ts$)'
+          '^src/infrastructure/($1/|config/|store-commons/index\\.ts$|store-commons/event-log/index\\.ts$|store-commons/history/index\\.ts$|store-commons/keyed-writes/index\\.ts$)'
       }
     },
     {

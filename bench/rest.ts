@@ -12,7 +12,8 @@ import { MESSAGE_REQUESTS } from './support/message-requests.js'
  * Then resolvers: a find of 25 messages with each author populated through the per-call loader against the same
  * find unpopulated, and against one `users.get` per message (what a Feathers resolver does), with the users' store
  * reads per request (support/resolvers-server.ts).
- * BENCH_DURATION (seconds, default 5) bounds each measurement; BENCH_ONLY=metrics or BENCH_ONLY=resolvers runs only
+ * Then idempotency keys: a keyed create against an unkeyed one (issue 40: ≤ 1.1× the time).
+ * BENCH_DURATION (seconds, default 5) bounds each measurement; BENCH_ONLY=metrics, resolvers or idempotency runs only
  * that part.
  */
 export interface Workload {
@@ -22,6 +23,11 @@ export interface Workload {
   body?: unknown
   /** Per-target preparation, e.g. logging in to get an Authorization header for protected workloads. */
   headers?: (target: Target) => Promise<Record<string, string>> | Record<string, string>
+  /**
+   * Each request with a header of its own, built by autocannon per request: an Idempotency-Key never sent before
+   * (`key`, a first write every time), or an `X-Request-Id` (`id`: the same client-side cost, no key).
+   */
+  perRequest?: 'key' | 'id'
 }
 
 /** Adding a workload is one entry here. */
@@ -68,13 +74,25 @@ async function measured(
     duration: seconds,
     method: workload.method ?? 'GET',
     headers,
-    body: workload.body === undefined ? undefined : JSON.stringify(workload.body)
+    body: workload.body === undefined ? undefined : JSON.stringify(workload.body),
+    ...(workload.perRequest ? { requests: [{ setupRequest: withHeader(workload.perRequest) }] } : {})
   })
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${target.name} / ${workload.name}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   }
   const ticks = cpuTicks(target.pid) - before
   return { rate: result.requests.average, cpu: (ticks * 10_000) / result.requests.total, total: result.requests.total }
+}
+
+let keys = 0
+const run = Math.random().toString(36).slice(2, 8)
+/** Gives each request an Idempotency-Key never sent before, or an X-Request-Id (the same work for autocannon). */
+function withHeader(kind: 'key' | 'id') {
+  const name = kind === 'key' ? 'idempotency-key' : 'x-request-id'
+  return <R extends { path: string; headers?: Record<string, string> }>(request: R): R => ({
+    ...request,
+    headers: { ...request.headers, [name]: `"${run}-${++keys}"` }
+  })
 }
 
 function table(rows: string[][]): string {
@@ -198,6 +216,56 @@ async function resolverCost(): Promise<void> {
   }
 }
 
-if (only !== 'metrics' && only !== 'resolvers') await versusFeathers()
-if (only !== 'resolvers') await metricsCost()
-if (only !== 'metrics') await resolverCost()
+/**
+ * Issue 40: a keyed create against an unkeyed one on the same server (IDEMPOTENCY=true), and the unkeyed create on a
+ * server without the idempotency module, interleaved rounds (medians) in one run. Goal: keyed ≤ 1.1× the time.
+ */
+async function idempotencyCost(): Promise<void> {
+  const on = await startTarget('idempotency on', './support/plumage-server.mjs', { IDEMPOTENCY: 'true' })
+  const off = await startTarget('idempotency off', './support/plumage-server.mjs', { IDEMPOTENCY: 'false' })
+  const create = workloads.find((workload) => workload.name === 'create')!
+  const runs: [string, Target, Workload][] = [
+    ['create, no module', off, { ...create, perRequest: 'id' }],
+    ['create, no key', on, { ...create, perRequest: 'id' }],
+    ['create, keyed', on, { ...create, name: 'create, keyed', perRequest: 'key' }]
+  ]
+  try {
+    console.log(`
+idempotency keys: ${METRICS_ROUNDS} interleaved rounds of ${metricsSeconds}s, medians
+`)
+    for (const [, target, workload] of runs) await measure(target, workload, 1)
+    const rounds = runs.map(() => ({ rates: [] as number[], cpus: [] as number[] }))
+    for (let round = 0; round < METRICS_ROUNDS; round++) {
+      // Who goes first turns, so that none always follows another's garbage.
+      for (let turn = 0; turn < runs.length; turn++) {
+        const index = (round + turn) % runs.length
+        const [, target, workload] = runs[index]!
+        const { rate, cpu } = await measured(target, workload, metricsSeconds)
+        rounds[index]!.rates.push(rate)
+        rounds[index]!.cpus.push(cpu)
+      }
+    }
+    const unkeyed = median(rounds[1]!.rates)
+    const unkeyedCpu = median(rounds[1]!.cpus)
+    const rows: string[][] = [['workload', 'req/s', 'time vs unkeyed', 'server CPU µs/req', 'CPU vs unkeyed']]
+    for (const [index, [name]] of runs.entries()) {
+      const [rate, cpu] = [median(rounds[index]!.rates), median(rounds[index]!.cpus)]
+      rows.push([
+        name,
+        rate.toFixed(0),
+        `${(unkeyed / rate).toFixed(3)}x`,
+        cpu.toFixed(0),
+        `${(cpu / unkeyedCpu).toFixed(3)}x`
+      ])
+    }
+    console.log(table(rows))
+  } finally {
+    await on.stop()
+    await off.stop()
+  }
+}
+
+if (only === undefined) await versusFeathers()
+if (only === undefined || only === 'metrics') await metricsCost()
+if (only === undefined || only === 'resolvers') await resolverCost()
+if (only === undefined || only === 'idempotency') await idempotencyCost()

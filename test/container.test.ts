@@ -146,14 +146,15 @@ describe('composition root', () => {
         API_DOCS: 'false',
         SOCKET_RECOVERY_WINDOW: '0',
         SESSIONS: 'false',
-        LIVE_QUERIES: 'false'
+        LIVE_QUERIES: 'false',
+        IDEMPOTENCY: 'false'
       }),
       { logger: silentLogger, modules: spy }
     )
     expect(loaded).toEqual([])
     expect(container.get<App>(App).paths).toEqual([...servicePaths, 'authentication'])
     await buildContainer(config({}), { logger: silentLogger, modules: spy })
-    expect(loaded.sort()).toEqual(['apiDocs', 'liveQueries', 'metrics', 'recovery', 'sessions'])
+    expect(loaded.sort()).toEqual(['apiDocs', 'idempotency', 'liveQueries', 'metrics', 'recovery', 'sessions'])
   })
 
   it('builds the adapters and the application pieces from the core settings', async () => {

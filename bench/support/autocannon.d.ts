@@ -9,8 +9,8 @@ declare module 'autocannon' {
     method?: string
     headers?: Record<string, string>
     body?: string
-    /** Called before each request: may change its path (e.g. to spread writes over records). */
-    requests?: { setupRequest?: (request: { path: string }) => { path: string } }[]
+    /** Called before each request: may change its path (e.g. to spread writes over records) or its headers. */
+    requests?: { setupRequest?: <R extends { path: string; headers?: Record<string, string> }>(request: R) => R }[]
   }
   interface Result {
     requests: { average: number; total: number }

@@ -2,7 +2,10 @@ import { AdapterService } from '../../src/application/adapter-service.js'
 import { App } from '../../src/application/app.js'
 import { validateSchemas } from '../../src/application/schema/validate-schemas.js'
 import { noMetrics } from '../../src/domain/metrics.js'
-import { InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
+import { createHash } from 'node:crypto'
+import { idempotencyHooks } from '../../src/application/idempotency/index.js'
+import { InMemoryKeyedWrites } from '../../src/infrastructure/memory/in-memory-keyed-writes.js'
+import { clone, InMemoryStore } from '../../src/infrastructure/memory/in-memory-store.js'
 import { MeasuredStore } from '../../src/infrastructure/metrics/measured-store.js'
 import { metricsExtension, PrometheusMetrics } from '../../src/infrastructure/metrics/index.js'
 import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-validator.js'
@@ -22,6 +25,7 @@ import { addAuthentication } from './plumage-auth.js'
  * On the HTTP engine the `HTTP` variable names (express by default), as `npm start` chooses it.
  * Metrics only with METRICS=true (the rows against Feathers compare the app without them): then
  * measured as the composition root measures them — requests, service calls, events, store queries.
+ * Idempotency keys only with IDEMPOTENCY=true (the keyed-create row): then honoured as the idempotency module does.
  */
 // Only HTTP and METRICS are read from the environment (validated as `npm start` validates them).
 const config = loadConfig({ HTTP: process.env.HTTP, METRICS: process.env.METRICS ?? 'false' })
@@ -30,13 +34,21 @@ const app = new App({
   validator: new AjvSchemaValidator(),
   extensions: metrics.enabled ? [metricsExtension(metrics)] : []
 })
-const store = metrics.enabled
-  ? new MeasuredStore(new InMemoryStore(), metrics, 'memory', 'messages')
-  : new InMemoryStore()
+const keyed = process.env.IDEMPOTENCY === 'true'
+const memory = new InMemoryStore(keyed ? { keyedWrites: new InMemoryKeyedWrites(clone) } : {})
+const store = metrics.enabled ? new MeasuredStore(memory, metrics, 'memory', 'messages') : memory
 app.use('messages', new AdapterService(store, { paginate: { default: 10, max: 50 }, multi: ['patch', 'remove'] }), {
   schemas: benchMessageSchemas
 })
 app.service('messages').hooks({ before: { all: [validateSchemas()] } })
+if (keyed)
+  app.hooks(
+    idempotencyHooks({
+      retentionMs: config.idempotencyRetentionMs,
+      waitMs: 5000,
+      digest: (text) => createHash('sha256').update(text).digest('base64url')
+    })
+  )
 await addAuthentication(app)
 await app.setup()
 for (const record of seedRecords()) await app.service('messages').create(record)

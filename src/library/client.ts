@@ -22,6 +22,7 @@ export {
 } from '../interfaces/client/client-app.js'
 export { LiveWatch, type LiveChange } from '../interfaces/client/live-watch.js'
 export { RemoteService } from '../interfaces/client/remote-service.js'
+export { idempotentWrites, type IdempotentWritesOptions } from '../interfaces/client/retries/idempotent-writes.js'
 export type {
   AxiosLike,
   FetchLike,

@@ -16,5 +16,6 @@ export const modules: Readonly<Record<string, RegisteredModule>> = {
   recovery: { on: (config) => config.socketRecoveryWindowMs > 0, load: () => import('./recovery.js') },
   sessions: { on: (config) => config.sessions, load: () => import('./sessions.js') },
   apiDocs: { on: (config) => config.apiDocs, load: () => import('./api-docs.js') },
-  liveQueries: { on: (config) => config.liveQueries, load: () => import('./live-queries.js') }
+  liveQueries: { on: (config) => config.liveQueries, load: () => import('./live-queries.js') },
+  idempotency: { on: (config) => config.idempotency, load: () => import('./idempotency.js') }
 }

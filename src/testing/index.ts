@@ -22,6 +22,7 @@ export {
   type SessionStoreContractOptions
 } from './session-store.contract.js'
 export { runLoginAttemptsContract, type LoginAttemptsContractOptions } from './login-attempts.contract.js'
+export { makeKeyedWrite, runKeyedWritesContract, type KeyedWritesContractOptions } from './keyed-writes.contract.js'
 export { runUniqueKeysContract, type UniqueKeysContractOptions } from './unique-keys.contract.js'
 export {
   runConnectionSessionsContract,

@@ -1,5 +1,6 @@
 import type { Filter, StoreQuery } from '../query/ast.js'
 import type { Data, Id, Params } from '../service/service.js'
+import type { KeyedWrites } from './keyed-write.js'
 
 /** A change published by a store with a live change stream (e.g. RethinkDB's event log). */
 export interface StoreChange<T extends Data = Data> {
@@ -61,6 +62,12 @@ export interface Store<T extends Data = Data> {
    * watching it publishes the event once (the App routes `service.emit` of a live service here).
    */
   publish?(event: string, data: unknown): Promise<void>
+  /**
+   * Present when the store honours idempotency keys (an opt-in capability, proven by the kit's idempotency
+   * contract): its writes read `params.idempotency` (a KeyedWrite) and write the key and the answer atomically with
+   * the record and its event. Absent: the key is not honoured by this store.
+   */
+  readonly keyedWrites?: KeyedWrites
   setup?(): Promise<void>
   close?(): Promise<void>
 }

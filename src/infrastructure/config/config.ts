@@ -64,6 +64,13 @@ export interface Config {
   apiDocs: boolean
   /** Live queries over socket.io (LIVE_QUERIES, default true; the module reads LIVE_MAX_WATCHES). */
   liveQueries: boolean
+  /**
+   * Honour idempotency keys on writes (IDEMPOTENCY, default true): the `Idempotency-Key` header over REST,
+   * `$idempotencyKey` in a call's query (README "Retries and idempotency").
+   */
+  idempotency: boolean
+  /** How long a key and its answer are kept, in ms (IDEMPOTENCY_RETENTION, a duration, default 24h). */
+  idempotencyRetentionMs: number
   /** Collect metrics and serve them at GET /metrics (METRICS, default true); off: nothing is measured. */
   metrics: boolean
   /** When set, GET /metrics requires `Authorization: Bearer <token>` (METRICS_TOKEN). */
@@ -114,6 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
     socketRecoveryWindowMs: integer(env, 'SOCKET_RECOVERY_WINDOW', 120, 0, 86400) * 1000,
     apiDocs: flag(env, 'API_DOCS', true),
     liveQueries: flag(env, 'LIVE_QUERIES', true),
+    idempotency: flag(env, 'IDEMPOTENCY', true),
+    idempotencyRetentionMs: duration(env, 'IDEMPOTENCY_RETENTION', '24h'),
     metrics: flag(env, 'METRICS', true),
     metricsToken: env.METRICS_TOKEN || undefined,
     sessions: flag(env, 'SESSIONS', true),

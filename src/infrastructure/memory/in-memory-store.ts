@@ -4,15 +4,18 @@ import { compileFilter, type Predicate } from '../../domain/query/compile-filter
 import { compileSort, type Comparator } from '../../domain/query/compile-sort.js'
 import type { Doc } from '../../domain/query/field-getter.js'
 import { project } from '../../domain/query/project.js'
-import type { Data, Id } from '../../domain/service/service.js'
+import type { Data, Id, Params } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
 import { compilePattern } from '../store-commons/index.js'
+import type { InMemoryKeyedWrites } from './in-memory-keyed-writes.js'
 
 export interface InMemoryStoreOptions {
   /** Name of the id field (default 'id'). */
   id?: string
   /** Publish every change as a change stream (the service then emits from it instead of method events). */
   watch?: boolean
+  /** Honour idempotency keys with these (the idempotency module gives them; in-memory-keyed-writes.ts). */
+  keyedWrites?: InMemoryKeyedWrites
 }
 
 /**
@@ -23,12 +26,14 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   readonly id: string
   readonly operators = ['$search', '$contains'] as const
   readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
+  readonly keyedWrites?: InMemoryKeyedWrites
   private readonly records = new Map<string, Doc>()
   private readonly listeners = new Set<(change: StoreChange<T>) => void>()
   private nextId = 0
 
   constructor(options: InMemoryStoreOptions = {}) {
     this.id = options.id ?? 'id'
+    this.keyedWrites = options.keyedWrites
     if (options.watch) {
       this.watch = (listener) => {
         this.listeners.add(listener)
@@ -58,7 +63,8 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     return copyOut(project(record, query.select, this.id)) as T
   }
 
-  async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
+  async create(records: Data[], query: Pick<StoreQuery, 'select'>, params?: Params): Promise<T[]> {
+    if (params?.idempotency && this.keyedWrites) return this.keyedWrites.once(params, () => this.create(records, query))
     const prepared = records.map((data) => {
       const record = clone(data)
       if (record[this.id] === undefined || record[this.id] === null) record[this.id] = this.generateId()
@@ -75,7 +81,9 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     return prepared.map((record) => project(this.announce('created', record), query.select, this.id))
   }
 
-  async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
+  async update(id: Id, data: Data, query: StoreQuery, params?: Params): Promise<T | null> {
+    if (params?.idempotency && this.keyedWrites)
+      return this.keyedWrites.once(params, () => this.update(id, data, query))
     const [current] = this.matching(id, query.filter)
     if (!current) return null
     const record = { ...clone(data), [this.id]: current[this.id] }
@@ -83,7 +91,8 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     return project(this.announce('updated', record), query.select, this.id)
   }
 
-  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
+  async patch(id: Id | null, data: Data, query: StoreQuery, params?: Params): Promise<T[]> {
+    if (params?.idempotency && this.keyedWrites) return this.keyedWrites.once(params, () => this.patch(id, data, query))
     const changes = clone(data)
     delete changes[this.id]
     const records = this.matching(id, query.filter)
@@ -94,7 +103,8 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     })
   }
 
-  async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
+  async remove(id: Id | null, query: StoreQuery, params?: Params): Promise<T[]> {
+    if (params?.idempotency && this.keyedWrites) return this.keyedWrites.once(params, () => this.remove(id, query))
     return this.matching(id, query.filter).map((record) => {
       this.records.delete(storageKey(record[this.id]))
       return project(this.announce('removed', record), query.select, this.id)

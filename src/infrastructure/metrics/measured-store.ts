@@ -40,6 +40,7 @@ export class MeasuredStore<T extends Data> implements Store<T> {
   readonly publish?: Store<T>['publish']
   readonly setup?: Store<T>['setup']
   readonly close?: Store<T>['close']
+  readonly keyedWrites?: Store<T>['keyedWrites']
 
   constructor(
     private readonly store: Store<T>,
@@ -52,6 +53,7 @@ export class MeasuredStore<T extends Data> implements Store<T> {
     if (store.publish) this.publish = store.publish.bind(store)
     if (store.setup) this.setup = store.setup.bind(store)
     if (store.close) this.close = store.close.bind(store)
+    if (store.keyedWrites) this.keyedWrites = store.keyedWrites
   }
 
   get id(): string {

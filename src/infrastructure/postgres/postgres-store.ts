@@ -5,7 +5,8 @@ import type { Filter, StoreQuery } from '../../domain/query/ast.js'
 import { project } from '../../domain/query/project.js'
 import { shapesFromSchema } from '../../domain/schema/field-shapes.js'
 import type { JsonSchemaObject } from '../../domain/schema/json-schema.js'
-import type { Data, Id } from '../../domain/service/service.js'
+import type { Data, Id, Params } from '../../domain/service/service.js'
+import { keyedWriteOf } from '../../domain/store/keyed-write.js'
 import type { StoreIndex } from '../../domain/store/store-factory.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
 import { compileFilter } from '../../domain/query/compile-filter.js'
@@ -13,8 +14,10 @@ import { compilePattern } from '../store-commons/index.js'
 import { pgDriver } from './pg-driver.js'
 import type { PostgresEventLog } from './postgres-event-log.js'
 import { identifier, type PostgresDatabase } from './postgres-database.js'
-import { PostgresWrites, type Statements, type Written } from './postgres-writes.js'
-import { hasSearch, parameter, Parameters, path, SqlCompiler } from './sql-compiler.js'
+import { PostgresKeyedWrites } from './postgres-keyed-writes.js'
+import { tableSchema } from './postgres-table.js'
+import { PostgresWrites, type PostgresWrite, type Statements, type Written } from './postgres-writes.js'
+import { hasSearch, parameter, Parameters, SqlCompiler } from './sql-compiler.js'
 import { queryShape, StatementCache, type QueryShape } from './statement-cache.js'
 import { pushTold, settings, toldFor, type Told } from './trigger-settings.js'
 
@@ -64,6 +67,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   readonly operators = ['$search', '$contains'] as const
   readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
   readonly tableName: string
+  /** Idempotency keys, written in the transaction of the write they key (postgres-keyed-writes.ts). */
+  readonly keyedWrites: PostgresKeyedWrites
   private readonly db: PostgresDatabase
   private readonly table: string
   private readonly compiler: SqlCompiler
@@ -90,6 +95,7 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     this.indexed = new Set((options.indexes ?? []).flatMap((index) => index.fields))
     const events = options.events
     this.writes = new PostgresWrites(this.db, () => events?.committed(), options.maxBatch)
+    this.keyedWrites = new PostgresKeyedWrites(this.db)
     if (events) {
       this.watch = (listener) => events.subscribe(this.tableName, (change) => listener(change as StoreChange<T>))
     }
@@ -187,15 +193,30 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   /** Inserts every record in one statement (all or nothing); a taken id is a Conflict. Ids are UUIDs where missing. */
-  async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
+  async create(records: Data[], query: Pick<StoreQuery, 'select'>, params?: Params): Promise<T[]> {
     if (records.length === 0) return []
     const texts = records.map((record) =>
       JSON.stringify(record[this.id] == null ? { ...record, [this.id]: randomUUID() } : record)
     )
-    const stored = texts.map((text) => JSON.parse(text) as Data)
+    let stored = texts.map((text) => JSON.parse(text) as Data)
     const keys = stored.map((record) => String(record[this.id]))
     const told = this.told()
-    // One record (the common case) is a plain VALUES row; several go in as two arrays.
+    const keyed = keyedWriteOf(params, this.keyedWrites)
+    try {
+      if (keyed) {
+        const create = { table: this.table, operation: this.operations.create, told, keys, texts, records: stored }
+        const { rows, count } = await this.writes.write(this.keyedWrites.create(create, keyed))
+        if (count === 0) stored = rows.map((row) => row.doc)
+      } else await this.writes.write(this.createWrite(keys, texts, told))
+    } catch (error) {
+      if (error instanceof Conflict) throw new Conflict(`A record with this ${this.id} already exists`)
+      throw error
+    }
+    return query.select ? stored.map((record) => project(record, query.select, this.id) as T) : (stored as T[])
+  }
+
+  /** One INSERT of the records (one record, the common case, is a plain VALUES row; several go in as two arrays). */
+  private createWrite(keys: string[], texts: string[], told: Told): PostgresWrite {
     const one = keys.length === 1 && !told.trace
     const values = this.toldValues([], told)
     values.push(one ? parameter(keys[0]) : keys, one ? texts[0] : texts)
@@ -205,26 +226,16 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
         ? `INSERT INTO ${this.table} (key, doc) VALUES (${params.add(keys[0], 'text')}, ${params.add(texts[0], 'jsonb')})`
         : `${cte}INSERT INTO ${this.table} (key, doc) SELECT row.key, row.doc FROM unnest(${params.add(keys, 'text[]')}, ${params.add(texts, 'jsonb[]')}) AS row(key, doc)${from ? `, ${from}` : ''}`
     })
-    try {
-      await this.writes.write({
-        operation: this.operations.create,
-        key: keys.length === 1 ? keys[0] : undefined,
-        told,
-        several: false,
-        run: (statements) => written(statements.query(text, values, true))
-      })
-    } catch (error) {
-      if (error instanceof Conflict) throw new Conflict(`A record with this ${this.id} already exists`)
-      throw error
-    }
-    return query.select ? stored.map((record) => project(record, query.select, this.id) as T) : (stored as T[])
+    const run = (statements: Statements) => written(statements.query(text, values, true))
+    const key = keys.length === 1 ? keys[0] : undefined
+    return { operation: this.operations.create, key, told, several: false, run }
   }
 
-  async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
+  async update(id: Id, data: Data, query: StoreQuery, params?: Params): Promise<T | null> {
     const body = { ...data }
     delete body[this.id]
     const text = JSON.stringify(body)
-    const [record] = await this.write('update', 'updated', id, query.filter, {
+    const [record] = await this.write('update', 'updated', id, query.filter, params, {
       values: [text],
       sql: (params) => {
         const field = pgDriver().escapeLiteral(this.id)
@@ -234,20 +245,20 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     return record ? (project(record.doc, query.select, this.id) as T) : null
   }
 
-  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
+  async patch(id: Id | null, data: Data, query: StoreQuery, params?: Params): Promise<T[]> {
     const body = { ...data }
     delete body[this.id]
     const text = JSON.stringify(body)
     // `||` merges at the top level only: nested objects are replaced whole, as in memory.
-    const rows = await this.write('patch', 'patched', id, query.filter, {
+    const rows = await this.write('patch', 'patched', id, query.filter, params, {
       values: [text],
       sql: (params) => `doc = ${this.table}.doc || ${params.add(text, 'jsonb')}`
     })
     return this.records(rows, query.select)
   }
 
-  async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
-    return this.records(await this.write('remove', 'removed', id, query.filter), query.select)
+  async remove(id: Id | null, query: StoreQuery, params?: Params): Promise<T[]> {
+    return this.records(await this.write('remove', 'removed', id, query.filter, params), query.select)
   }
 
   /**
@@ -262,8 +273,10 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
     event: 'updated' | 'patched' | 'removed',
     id: Id | null,
     filter: Filter,
+    params: Params | undefined,
     set?: SetClause
   ): Promise<Row[]> {
+    const keyed = keyedWriteOf(params, this.keyedWrites)
     const told = this.told(event)
     const kind = `${operation}${id === null ? '*' : ''}${told.key}`
     const name = this.operations[operation]
@@ -278,7 +291,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       })
       // By id: a lookup by key, the same plan for every value; a multi-record write is planned with its values.
       const run = (statements: Statements) => written(statements.query<Row>(text, values, id !== null))
-      return (await this.writes.write({ operation: name, key, told, several: false, run })).rows
+      const write = this.keyedWrites.keyed({ operation: name, key, told, several: false, run }, keyed)
+      return (await this.writes.write(write)).rows
     }
     const run = async (statements: Statements): Promise<Written> => {
       const keys = (await this.lockCandidates(statements, filter, id)).map((row) => row.key)
@@ -290,7 +304,8 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
       )
       return written(statements.query<Row>(text, values, false))
     }
-    return (await this.writes.write({ operation: name, key, told, several: true, run })).rows
+    const write = this.keyedWrites.keyed({ operation: name, key, told, several: true, run }, keyed)
+    return (await this.writes.write(write)).rows
   }
 
   /** The UPDATE (with `set`) or DELETE of the rows `condition` selects, after the settings the triggers read. */
@@ -368,18 +383,9 @@ export class PostgresStore<T extends Data = Data> implements Store<T> {
   }
 
   private async createTable(): Promise<void> {
-    const indexes = (this.options.indexes ?? []).map(({ fields, name }) => {
-      // The expressions SqlCompiler.field writes in queries, so that the planner matches them.
-      const columns = fields.map((field) => `(doc${path(field)})`)
-      const indexName = identifier(`${this.tableName}_${name ?? fields.join('_')}`)
-      return `CREATE INDEX IF NOT EXISTS ${indexName} ON ${this.table} (${columns.join(', ')})`
-    })
-    await this.db.schema(`create table ${this.tableName}`, [
-      `CREATE TABLE IF NOT EXISTS ${this.table} (key text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL)`,
-      ...indexes,
-      ...(this.options.events ? this.options.events.triggers(this.tableName) : [])
-    ])
-    await this.options.events?.setup()
+    const { db, indexes, events } = this.options
+    await db.schema(`create table ${this.tableName}`, tableSchema(this.tableName, indexes ?? [], events))
+    await events?.setup()
   }
 }
 

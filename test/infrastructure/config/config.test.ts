@@ -22,6 +22,8 @@ describe('loadConfig defaults', () => {
       port: 3030,
       host: '127.0.0.1',
       http: 'express',
+      idempotency: true,
+      idempotencyRetentionMs: 86_400_000,
       realtime: 'socketio',
       store: 'memory',
       authSecret: undefined,

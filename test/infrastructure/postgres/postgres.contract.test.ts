@@ -9,6 +9,7 @@ import { PostgresStoreFactory } from '../../../src/infrastructure/postgres/postg
 import { PostgresUniqueKeys } from '../../../src/infrastructure/postgres/postgres-unique-keys.js'
 import {
   runConnectionSessionsContract,
+  runKeyedWritesContract,
   runLoginAttemptsContract,
   runSessionStoreContract,
   runStoreContract,
@@ -52,6 +53,17 @@ const fresh = () => poolFor(`case ${++cases}`)
 
 withServer('on a real server', () => {
   runStoreContract({
+    adapter: 'postgres',
+    cases: 'all',
+    open: async ({ name, watch, ...options }) => {
+      const factory = new PostgresStoreFactory(new PostgresDatabase({ url: database!.url }), { watch })
+      const store = factory.create(name, options)
+      await store.setup!()
+      return { store, close: () => factory.close() }
+    }
+  })
+  // Idempotency keys: a store opened twice over one name is two pools, as two processes have.
+  runKeyedWritesContract({
     adapter: 'postgres',
     cases: 'all',
     open: async ({ name, watch, ...options }) => {

@@ -1,0 +1,128 @@
+import { BadRequest } from '../../domain/errors/errors.js'
+import type { Params } from '../../domain/service/service.js'
+import type { KeyedWrite, KeyedWrites, StoredAnswer } from '../../domain/store/keyed-write.js'
+import type { AroundHook, HookContext, HookMap } from '../hook-context.js'
+import { parseIdempotencyKey } from './idempotency-key.js'
+
+/** Where a socket call (or any call) carries its key: a member of the query, taken out before the query is read. */
+export const QUERY_KEY = '$idempotencyKey'
+/** The REST request header, as node lower-cases it. */
+const HEADER = 'idempotency-key'
+
+export interface IdempotencySettings {
+  /** How long a key and its answer are kept, in ms (IDEMPOTENCY_RETENTION, default 24 h). */
+  retentionMs: number
+  /** How long a repeat waits for the first request of its key still in flight, in ms, before a 409. */
+  waitMs: number
+  /** A short digest of a text (SHA-256, given by the wiring: the application imports no node built-in). */
+  digest(text: string): string
+}
+
+/**
+ * The app hooks of the idempotency module (README "Retries and idempotency", ADR 0020): around create, update,
+ * patch and remove, a call that carries a key — the `Idempotency-Key` header over REST, `$idempotencyKey` in the
+ * query over any transport — has a KeyedWrite in `params.idempotency`, which the service's store honours (a store
+ * with `keyedWrites`). A repeat answered from the stored answer emits no event. A call without a key passes through.
+ */
+export function idempotencyHooks(settings: IdempotencySettings): HookMap {
+  const around: AroundHook = (context, next) => {
+    let key: string | undefined
+    try {
+      key = keyOf(context.params)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    // A service over a store that honours keys (the handle's prototype is the service: AdapterService's `store`).
+    const keys = (context.service as { store?: { keyedWrites?: KeyedWrites } }).store?.keyedWrites
+    if (key === undefined || keys === undefined) return next()
+    return keyedCall(context, next, keys, keyedWrite(context, key, keys, settings))
+  }
+  return { around: { create: [around], update: [around], patch: [around], remove: [around] } }
+}
+
+/**
+ * Runs a keyed call. Its write stored the key (a first call): the answer the caller gets is kept beside it. A
+ * repeat: the store answered the write's stored answer, no event is emitted, and the caller gets the answer the
+ * first call got once it was kept. A repeat that a hook refused before the store was reached (the record it
+ * removed is gone): the kept answer, if any, instead of the error.
+ */
+async function keyedCall(
+  context: HookContext,
+  next: () => Promise<void>,
+  keys: KeyedWrites,
+  keyed: KeyedWrite
+): Promise<void> {
+  context.params.idempotency = keyed
+  try {
+    await next()
+  } catch (error) {
+    const kept = keyed.handled ? undefined : await keys.answer(keyed)
+    if (kept === undefined) throw error
+    context.error = undefined
+    return answerWith(context, kept)
+  }
+  if (keyed.replayed) {
+    context.event = null
+    const kept = await keys.answer(keyed)
+    if (kept !== undefined) answerWith(context, kept)
+  } else if (keyed.handled) {
+    const body = context.dispatch ?? context.result
+    const status = context.http.status ?? (body ? (context.method === 'create' ? 201 : 200) : 204)
+    await keys.finish(keyed, { status, body })
+  }
+}
+
+function answerWith(context: HookContext, kept: StoredAnswer): void {
+  context.event = null
+  context.result = context.dispatch = kept.body
+  context.http.status = kept.status
+}
+
+/** The key the call carries (header or query), checked; undefined when none. */
+function keyOf(params: Params): string | undefined {
+  const query = params.query
+  const inQuery = query?.[QUERY_KEY]
+  const header = params.provider === 'rest' ? params.headers?.[HEADER] : undefined
+  if (inQuery === undefined) return header === undefined ? undefined : parseIdempotencyKey(header)
+  delete query![QUERY_KEY]
+  const key = parseIdempotencyKey(inQuery, QUERY_KEY)
+  if (header !== undefined && parseIdempotencyKey(header) !== key)
+    throw new BadRequest(`The Idempotency-Key header and ${QUERY_KEY} name different keys`)
+  return key
+}
+
+function keyedWrite(context: HookContext, key: string, target: KeyedWrites, settings: IdempotencySettings): KeyedWrite {
+  const { path, method } = context
+  const request = canonical([context.id ?? null, context.data ?? null, context.params.query ?? {}])
+  return {
+    // Read when the store writes: the authentication hooks have put the caller on the (new) params by then.
+    scoped: () => `${callerOf(context.params)}\n${path}\n${method}\n${key}`,
+    fingerprint: settings.digest(request),
+    target,
+    retentionMs: settings.retentionMs,
+    waitMs: settings.waitMs
+  }
+}
+
+/** Who the call is from: the authenticated entity's id, else the token's subject, else anonymous. */
+function callerOf(params: Params): string {
+  const user = params.user
+  const id = user?.id ?? user?._id
+  if (id !== undefined && id !== null) return `user:${String(id)}`
+  const payload = (params.authentication as { payload?: { sub?: unknown } } | undefined)?.payload
+  if (payload?.sub !== undefined) return `sub:${String(payload.sub)}`
+  return 'anonymous'
+}
+
+/** JSON with object keys in order, so that one request always has one digest whatever its key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    const object = value as Record<string, unknown>
+    const keys = Object.keys(object)
+      .filter((key) => object[key] !== undefined)
+      .sort()
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
