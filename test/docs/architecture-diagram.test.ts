@@ -31,6 +31,7 @@ const SOURCES: Readonly<Record<string, string | readonly string[]>> = {
   sessions: ['src/application/sessions', 'src/application/recovery'],
   access: ['src/application/resolvers', 'src/application/rules'],
   live: 'src/application/live',
+  idempotency: 'src/application/idempotency',
   ports: [...readFileSync('src/domain/ports.ts', 'utf8').matchAll(/from '\.\/([^']+)\.js'/g)].map(
     (match) => `src/domain/${match[1]}.ts`
   ),
