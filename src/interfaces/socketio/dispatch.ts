@@ -62,7 +62,9 @@ export class SocketCalls {
     const ack = typeof args[args.length - 1] === 'function' ? (args.pop() as Ack) : undefined
     const connection = this.connectionOf(socket)
     if (connection === undefined) return
-    const served = typeof event === 'string' ? this.settings.socketEvents?.[event] : undefined
+    // Own names only: a frame named `toString` or `constructor` is a call like any other, not Object's method.
+    const events = this.settings.socketEvents
+    const served = typeof event === 'string' && events && Object.hasOwn(events, event) ? events[event] : undefined
     if (served) return this.serveEvent(socket, connection, served, args, ack)
     const inFlight = this.inFlight.get(socket) ?? 0
     if (inFlight >= maxConcurrentCalls) {
@@ -107,10 +109,13 @@ export class SocketCalls {
     const respond = (...reply: unknown[]) => answer(ack, logger, ...reply) // socket.io sends one ack at most
     const send = (event: string, data: unknown) => void ((admits?.(socket) ?? true) && socket.emit(event, data))
     const run = () => served({ connection, args, gateway, answer: respond, send })
-    void (this.restoring.get(socket)?.then(run) ?? run()).catch((thrown: unknown) => {
-      if (!(thrown instanceof FeathersError)) logger.error('socket event failed', { error: thrown })
-      respond(convertError(thrown).toJSON())
-    })
+    // After a restore in progress, else at once (a microtask): a handler that throws or returns no promise is caught.
+    void Promise.resolve(this.restoring.get(socket))
+      .then(run)
+      .catch((thrown: unknown) => {
+        if (!(thrown instanceof FeathersError)) logger.error('socket event failed', { error: thrown })
+        respond(convertError(thrown).toJSON())
+      })
   }
 }
 

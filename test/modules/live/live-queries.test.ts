@@ -132,4 +132,14 @@ describe('live queries over socket.io', () => {
     await expect(call(socket, 'watch', 'messages', { n: 6 })).resolves.toMatchObject({ records: [] })
     await expect(call(socket, 'unwatch', 'no-such-id')).rejects.toMatchObject({ code: 400 })
   })
+
+  it('serves only its own event names: a frame named after an Object method is a call like any other', async () => {
+    const socket = await open(alice)
+    for (const name of ['toString', 'constructor', 'hasOwnProperty', '__proto__']) {
+      const error = await call(socket, name, 'messages', {}).catch((thrown: unknown) => thrown)
+      expect((error as { code?: number }).code).toBeGreaterThanOrEqual(400)
+      expect((error as { code?: number }).code).toBeLessThan(500)
+    }
+    await expect(call(socket, 'watch', 'messages', {})).resolves.toMatchObject({ records: expect.any(Array) })
+  })
 })
