@@ -31,6 +31,25 @@ let browser: Browser
 let socketIo: RealtimeTransport
 /** Uncaught errors of any page: the script must never throw, whatever the server answers. */
 const pageErrors: Error[] = []
+/** The socket.io frames each page sent: a live query is a `watch` event. */
+const framesSent = new WeakMap<Page, string[]>()
+const watchesMessages = (page: Page) => framesSent.get(page)!.some((frame) => /^42\d*\["watch","messages",/.test(frame))
+
+/** The reference app with the chat page on a free port; live queries on unless `env` says LIVE_QUERIES=false. */
+async function startChat(env: Record<string, string> = {}) {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    AUTH_SECRET: 'chat-browser-test-secret',
+    BCRYPT_ROUNDS: '4',
+    STATIC_DIR: staticDir,
+    ...env
+  })
+  const container = await buildContainer(config, { logger: silentLogger })
+  const app = container.get<App>(App)
+  await app.setup()
+  const server = await listen(createRestApp(app, httpAppOptions(container, app)), 0, '127.0.0.1')
+  return { app, server, socketIo: startRealtime(container, server.server)! }
+}
 
 beforeAll(async () => {
   if (!chromiumAvailable) return
@@ -38,17 +57,7 @@ beforeAll(async () => {
   await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-client.mjs'), staticDir])
   for (const file of ['index.html', 'style.css']) await copyFile(join(root, 'public', file), join(staticDir, file))
 
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    AUTH_SECRET: 'chat-browser-test-secret',
-    BCRYPT_ROUNDS: '4',
-    STATIC_DIR: staticDir
-  })
-  const container = await buildContainer(config, { logger: silentLogger })
-  app = container.get<App>(App)
-  await app.setup()
-  server = await listen(createRestApp(app, httpAppOptions(container, app)), 0, '127.0.0.1')
-  socketIo = startRealtime(container, server.server)!
+  ;({ app, server, socketIo } = await startChat())
 
   const { chromium } = await import('playwright-core')
   browser = await chromium.launch({
@@ -77,6 +86,9 @@ async function openPage(url = server.url): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 800, height: 640 } })
   const page = await context.newPage()
   page.on('pageerror', (error) => pageErrors.push(error))
+  const frames: string[] = []
+  framesSent.set(page, frames)
+  page.on('websocket', (socket) => socket.on('framesent', ({ payload }) => frames.push(String(payload))))
   await page.goto(url)
   await page.locator('#login').waitFor()
   return page
@@ -177,6 +189,19 @@ withChromium('the chat page in Chromium', () => {
     await expect(received.locator('strong').getAttribute('title')).resolves.toBe('ann@example.com')
     await expect(received.locator('strong img.avatar').getAttribute('src')).resolves.toBe(gravatar('ann@example.com'))
     expect(await received.locator('b').count()).toBe(0)
+    // The list is a live query: a removed message leaves both pages, and Ann's window of the newest 20 refills
+    // with the message before it.
+    expect(watchesMessages(bob)).toBe(true)
+    const hello = (await messages.find({ query: { text: 'Hello Bob <b>not bold</b>' } })) as Paginated<Data>
+    await messages.remove(hello.data[0]!.id as string, {})
+    await received.waitFor({ state: 'detached' })
+    await ann.locator('#messages li', { hasText: 'Hello Bob' }).waitFor({ state: 'detached' })
+    expect(await countSoon(bob, '#messages li', 22)).toBe(22)
+    await ann.locator('#messages li', { hasText: 'history 3' }).waitFor()
+    expect(await countSoon(ann, '#messages li', 20)).toBe(20)
+    await ann.fill('#text', 'Hello Bob')
+    await ann.press('#text', 'Enter')
+    await received.waitFor()
 
     await bob.fill('#text', 'Hi Ann!')
     await bob.click('button:text("Send")')
@@ -256,6 +281,36 @@ withChromium('the chat page in Chromium', () => {
       expect(pageErrors).toEqual([])
     } finally {
       await proxy.close()
+    }
+  }, 60_000)
+
+  it('falls back to find and events when live queries are off on the server', async () => {
+    const plain = await startChat({ LIVE_QUERIES: 'false' })
+    try {
+      const page = await openPage(plain.server.url)
+      await signIn(page, 'fay@example.com', 'fay-secret', 'Sign up')
+      await page.locator('#chat').waitFor()
+      await page.locator('#empty').waitFor()
+      // The page asked for a live query; the server refused it, and the page found the messages instead.
+      expect(watchesMessages(page)).toBe(true)
+      expect(framesSent.get(page)!.some((frame) => /^42\d*\["find","messages",/.test(frame))).toBe(true)
+      const fayId = (
+        (await plain.app.service('users').find({ query: { email: 'fay@example.com' } })) as Paginated<Data>
+      ).data[0]!.id
+      const other = (await plain.app.service('messages').create({ text: 'from elsewhere', userId: fayId }, {})) as Data
+      await page.locator('#messages li', { hasText: 'from elsewhere' }).waitFor()
+      await page.fill('#text', 'my own')
+      await page.press('#text', 'Enter')
+      await page.locator('#messages li', { hasText: 'my own' }).waitFor()
+      await plain.app.service('messages').remove(other.id as string, {})
+      await page.locator('#messages li', { hasText: 'from elsewhere' }).waitFor({ state: 'detached' })
+      await expect(page.locator('#messages li span').allTextContents()).resolves.toEqual(['my own'])
+      expect(await page.locator('#empty').isHidden()).toBe(true)
+      expect(pageErrors).toEqual([])
+    } finally {
+      plain.socketIo.disconnectAll()
+      await plain.server.close()
+      await plain.app.teardown()
     }
   }, 60_000)
 

@@ -80,10 +80,13 @@ withChromium('the chat page across a server restart', () => {
     // The page reaches the server through a proxy, so the test decides when it can get back.
     const proxy = await startTcpProxy('127.0.0.1', first.port)
     proxies.push(proxy)
-    const { page, problems } = await openPage(browser, `http://127.0.0.1:${proxy.port}`)
+    const { page, problems, sent } = await openPage(browser, `http://127.0.0.1:${proxy.port}`)
+    const watches = () => sent.filter((frame) => /^42\d*\["watch","messages",/.test(frame)).length
     await signIn(page, 'Sign up', 'ann@example.com', 'ann-secret', 'Ann')
     await page.locator('#chat').waitFor()
     await post(page, 'before the restart')
+    const watchedBefore = watches()
+    expect(watchedBefore).toBeGreaterThan(0)
 
     await stop(first)
     await page.locator('#offline').waitFor()
@@ -113,17 +116,25 @@ withChromium('the chat page across a server restart', () => {
     expect(await page.locator('#error').isHidden()).toBe(true)
     // Live events reach the page again: its socket is logged in on the new server.
     await rest(second.port, '/users', { email: 'bob@example.com', password: 'bob-secret' })
-    await rest(
-      second.port,
-      '/messages',
-      { text: 'welcome back, Ann' },
-      await login(second.port, 'bob@example.com', 'bob-secret')
-    )
+    const bobToken = await login(second.port, 'bob@example.com', 'bob-secret')
+    const welcome = await rest(second.port, '/messages', { text: 'welcome back, Ann' }, bobToken)
     const fromBob = page.locator('#messages li', { hasText: 'welcome back, Ann' })
     await fromBob.waitFor()
     // The author's name is filled in once it is looked up (a placeholder shows until then).
     await fromBob.locator('strong', { hasText: 'bob@example.com' }).waitFor()
     await expect(fromBob.locator('strong').textContent()).resolves.toBe('bob@example.com')
+    // The live query resumed on the new server (watched there again): a removal takes the message off the page.
+    expect(watches()).toBeGreaterThan(watchedBefore)
+    const removed = await fetch(`http://127.0.0.1:${second.port}/messages/${String(welcome.id)}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${bobToken}` }
+    })
+    expect(removed.status).toBe(200)
+    await fromBob.waitFor({ state: 'detached' })
+    await expect(page.locator('#messages li span').allTextContents()).resolves.toEqual([
+      'while you were away',
+      'after the restart'
+    ])
 
     await mkdir(join(root, 'test-artifacts'), { recursive: true })
     await page.screenshot({ path: join(root, 'test-artifacts', 'chat-after-restart.png'), fullPage: true })

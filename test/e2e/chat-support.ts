@@ -48,6 +48,8 @@ export interface WatchedPage {
   page: Page
   /** Uncaught errors, console errors and failed responses (status 400 and above) of the page. */
   problems: string[]
+  /** The socket.io frames the page sent (a live query is a `watch` event). */
+  sent: string[]
 }
 
 /** A page in a context of its own (its own localStorage), with everything that goes wrong recorded. */
@@ -63,6 +65,8 @@ export async function openPage(
   )
   const page = await context.newPage()
   const problems: string[] = []
+  const sent: string[] = []
+  page.on('websocket', (socket) => socket.on('framesent', ({ payload }) => sent.push(String(payload))))
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`)
@@ -72,7 +76,7 @@ export async function openPage(
   })
   await page.goto(url)
   await page.locator('#login').waitFor()
-  return { page, problems }
+  return { page, problems, sent }
 }
 
 export async function signIn(

@@ -1,6 +1,6 @@
 import { io } from 'socket.io-client'
 import type { FeathersError } from '../../domain/errors/errors.js'
-import type { CursorPage } from '../../domain/service/service.js'
+import type { Query } from '../../domain/service/service.js'
 import { authentication, SESSION_EXPIRED } from '../client/authentication/authentication-client.js'
 import { createClient } from '../client/client-app.js'
 import type { RemoteService } from '../client/remote-service.js'
@@ -8,8 +8,8 @@ import { socketio } from '../client/socket/socketio-transport.js'
 
 /*
  * The chat page (public/index.html), bundled into public/app.js by scripts/build-client.mjs.
- * One socket.io connection carries everything: login, history, posting and live `created` events
- * (REST would do for the calls, but only a socket receives other people's messages).
+ * One socket.io connection carries everything: login, posting, and the message list as a live query of the
+ * newest messages (REST would do for the calls, but only a socket receives other people's messages).
  */
 interface Message {
   id: string | number
@@ -54,12 +54,12 @@ const empty = element<HTMLElement>('empty')
 const logoutButton = element<HTMLButtonElement>('logout')
 const errorBox = element<HTMLElement>('error')
 const statusBox = element<HTMLElement>('status')
-const shown = new Set<string | number>()
-/**
- * Where the next page back in time starts: the `next` cursor of the last history page ('' before the first, null
- * once the oldest is shown). A cursor, unlike a skip count, stays right while new messages arrive live.
- */
-let olderCursor: string | null = ''
+/** The shown messages' items by id, with the message they show (as JSON: a changed message gets a new item). */
+const shown = new Map<string | number, { json: string; item: HTMLLIElement }>()
+/** How many of the newest messages are shown: a page, and one more for each click on "Older messages". */
+let limit = PAGE_SIZE
+/** The live query (or its fallback) of the signed-in page. */
+let following: { stop(): void } | undefined
 /** The signed-in user; undefined on the login form. */
 let signedIn: User | undefined
 
@@ -134,12 +134,9 @@ function updateEmpty(): void {
   empty.hidden = list.childElementCount > 0
 }
 
-/** Renders one message (text only: never HTML from the server); `atTop` for older history pages. */
-function render(message: Message, atTop = false): void {
-  if (shown.has(message.id)) return
-  shown.add(message.id)
+/** One message's item (text only: never HTML from the server). */
+function itemOf(message: Message): HTMLLIElement {
   const item = document.createElement('li')
-  const author = authorOf(message)
   const time = document.createElement('time')
   const text = document.createElement('span')
   if (message.createdAt) {
@@ -148,28 +145,86 @@ function render(message: Message, atTop = false): void {
     time.title = new Date(message.createdAt).toLocaleString()
   }
   text.textContent = message.text
-  item.append(author, time, text)
-  if (atTop) list.prepend(item)
-  else {
-    list.append(item)
-    item.scrollIntoView({ block: 'end' })
+  item.append(authorOf(message), time, text)
+  return item
+}
+
+/**
+ * Shows the newest messages (newest first, as the query sorts them) oldest at the top. An unchanged message keeps its
+ * element; when a new one arrives at the bottom it is scrolled into view.
+ */
+function show(newestFirst: Message[]): void {
+  const before = new Map(shown)
+  const newest = list.lastElementChild
+  shown.clear()
+  const items = newestFirst
+    .slice()
+    .reverse()
+    .map((message) => {
+      const json = JSON.stringify(message)
+      const kept = before.get(message.id)
+      const item = kept?.json === json ? kept.item : itemOf(message)
+      shown.set(message.id, { json, item })
+      return item
+    })
+  list.replaceChildren(...items)
+  older.hidden = newestFirst.length < limit
+  updateEmpty()
+  if (list.lastElementChild && list.lastElementChild !== newest) list.lastElementChild.scrollIntoView({ block: 'end' })
+}
+
+/**
+ * Keeps the list: a live query of the newest `limit` messages (README "Live queries"), which resumes by itself after
+ * a reconnect. A server with live queries off refuses the watch: then a find, and `created`/`removed` events.
+ */
+function follow(): void {
+  following?.stop()
+  const query = { $sort: { createdAt: -1 }, $limit: limit }
+  const watch = messages.watch({ query })
+  let stopFallback: (() => void) | undefined
+  let stopped = false
+  const current = {
+    stop() {
+      stopped = true
+      stopFallback?.()
+      void watch.unwatch()
+    }
   }
-  updateEmpty()
+  following = current
+  // A failed watch after a reconnect; a refused login is the session's business (sessionExpired).
+  watch.on('error', (error: unknown) => {
+    const { code } = error as Partial<FeathersError>
+    if (following === current && !(typeof code === 'number' && code >= 401 && code <= 407)) showError(error)
+  })
+  void (async () => {
+    try {
+      for await (const newestFirst of watch) show(newestFirst)
+    } catch {
+      if (!stopped) stopFallback = await findAndListen(query).catch((error: unknown) => void showError(error))
+      if (stopped) stopFallback?.()
+    }
+  })()
 }
 
-/** The next page back in time: newest first from the server, so each is prepended; never counts the table. */
-async function loadOlder(): Promise<void> {
-  if (olderCursor === null) return
-  const page = (await messages.find({
-    query: { $sort: { createdAt: -1 }, $limit: PAGE_SIZE, $after: olderCursor, $count: false }
-  })) as CursorPage<Message>
-  for (const message of page.data) render(message, true)
-  olderCursor = page.next
-  older.hidden = olderCursor === null
-  updateEmpty()
+/** Without live queries: the newest messages, then `created` and `removed` events applied by hand. */
+async function findAndListen(query: Query): Promise<() => void> {
+  const page = (await messages.find({ query })) as Message[] | { data: Message[] }
+  let newestFirst = Array.isArray(page) ? page : page.data
+  const created = (message: Message) => {
+    newestFirst = [message, ...newestFirst.filter((other) => other.id !== message.id)].slice(0, limit)
+    show(newestFirst)
+  }
+  const removed = (message: Message) => show((newestFirst = newestFirst.filter((other) => other.id !== message.id)))
+  messages.on('created', created as (data: unknown) => void)
+  messages.on('removed', removed as (data: unknown) => void)
+  show(newestFirst)
+  return () => {
+    messages.off('created', created as (data: unknown) => void)
+    messages.off('removed', removed as (data: unknown) => void)
+  }
 }
 
-/** Shows the chat with the newest page of messages (also after a reconnect: what was missed comes with it). */
+/** Shows the chat with the newest messages (also after a reconnect the server did not resume). */
 async function enter(user: User): Promise<void> {
   signedIn = user
   statusBox.textContent = `Signed in as ${displayName(user)}`
@@ -177,16 +232,15 @@ async function enter(user: User): Promise<void> {
   chat.hidden = false
   logoutButton.hidden = false
   clearError()
-  list.replaceChildren()
-  shown.clear()
-  olderCursor = ''
-  await loadOlder()
-  list.lastElementChild?.scrollIntoView({ block: 'end' })
+  follow()
   element<HTMLInputElement>('text').focus()
 }
 
 function leave(): void {
   signedIn = undefined
+  following?.stop()
+  following = undefined
+  limit = PAGE_SIZE
   chat.hidden = true
   logoutButton.hidden = true
   loginForm.hidden = false
@@ -223,8 +277,8 @@ element<HTMLFormElement>('post').addEventListener('submit', async (event) => {
   // Sent as typed: the server trims, and refuses an empty or over-long message with a message to show.
   const text = input.value
   try {
-    // The event usually arrives before the answer; render() ignores the second copy.
-    render(await messages.create({ text }))
+    // The list shows it when the live query (or the `created` event) brings it.
+    await messages.create({ text })
     input.value = ''
     clearError()
   } catch (error) {
@@ -232,19 +286,21 @@ element<HTMLFormElement>('post').addEventListener('submit', async (event) => {
   }
 })
 
-older.addEventListener('click', () => loadOlder().catch(showError))
+older.addEventListener('click', () => {
+  limit += PAGE_SIZE
+  follow()
+})
 logoutButton.addEventListener('click', () => {
   client.logout().then(leave, showError)
 })
-messages.on('created', (message) => render(message as Message))
 
 /*
  * Connection loss. socket.io reconnects by itself after a network failure or a server shutdown,
  * but not after a server-side disconnect: then the page reconnects, with a growing delay while the
  * server is away. A reconnection the server resumed (within SOCKET_RECOVERY_WINDOW) brings every
- * message missed meanwhile, still logged in: nothing to do. Otherwise the client says `events-lost`:
- * a signed-in page logs in again with the stored token and reloads the newest messages (what it
- * missed); a login the server no longer accepts (the user is gone, the session was revoked) sends
+ * change the live query missed meanwhile, still logged in: nothing to do. Otherwise the client says
+ * `events-lost`: a signed-in page logs in again with the stored token and watches the newest messages
+ * again (what it missed); a login the server no longer accepts (the user is gone, the session was revoked) sends
  * it back to the form, saying why.
  */
 let reconnects = 0
