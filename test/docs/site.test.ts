@@ -176,8 +176,10 @@ describe('the documentation site', () => {
       return problems.map((problem) => `${path} ${problem}`)
     }
 
-    it('opens every page with no console or page error and no failed request; written pages fit 375 px', async () => {
-      const pages = builtPages()
+    it('opens every written page and every third API page with no console or page error and no failed request; written pages fit 375 px', async () => {
+      // The API pages are TypeDoc's, one template for all: every third of them by sorted name stands for the rest in
+      // the browser (CI time); every one is built, has its code blocks checked and is link-checked above.
+      const pages = builtPages().filter((path, index) => written(path) || index % 3 === 0)
       const problems: string[] = []
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
       await Promise.all(
