@@ -16,6 +16,7 @@ export type ResolverHook = (context: HookContext, next?: () => Promise<void>) =>
 interface AnyResolver {
   readonly virtualNames: readonly string[]
   resolve(data: never, context: HookContext, status?: Partial<ResolverStatus>): Promise<unknown>
+  resolveAll(records: readonly never[], context: HookContext, status?: Partial<ResolverStatus>): Promise<unknown[]>
 }
 
 async function run(
@@ -31,13 +32,31 @@ async function run(
   return current
 }
 
-/** Each record of a value (an array's items, a find page's `data`, or the value itself), resolved by `each`. */
-async function eachRecord(value: unknown, each: (record: unknown) => Promise<unknown>): Promise<unknown> {
-  if (Array.isArray(value)) return Promise.all(value.map(each))
+/** Records resolved as a batch (Resolver.resolveAll), by each resolver in turn; items that are not records pass. */
+async function runAll(
+  resolvers: readonly AnyResolver[],
+  records: readonly unknown[],
+  context: HookContext,
+  status?: Partial<ResolverStatus>
+): Promise<unknown[]> {
+  if (resolvers.length === 1) return resolvers[0]!.resolveAll(records as never[], context, status)
+  let current = records
+  for (const resolver of resolvers) current = await resolver.resolveAll(current as never[], context, status)
+  return current as unknown[]
+}
+
+/** Each record of a value (an array's items, a find page's `data`, or the value itself), resolved as one batch. */
+async function eachRecord(
+  value: unknown,
+  resolvers: readonly AnyResolver[],
+  context: HookContext,
+  status?: Partial<ResolverStatus>
+): Promise<unknown> {
+  if (Array.isArray(value)) return runAll(resolvers, value, context, status)
   const page = value as { data?: unknown } | null
   if (typeof page === 'object' && page !== null && Array.isArray(page.data))
-    return { ...page, data: await Promise.all(page.data.map(each)) }
-  return each(value)
+    return { ...page, data: await runAll(resolvers, page.data, context, status) }
+  return isRecord(value) ? run(resolvers, value, context, status) : value
 }
 
 /** The data of create (one record or an array), update and patch, resolved before the method runs. */
@@ -47,7 +66,7 @@ export function resolveData(...resolvers: AnyResolver[]): ResolverHook {
       const status = { originalContext: context }
       const { data } = context
       context.data = Array.isArray(data)
-        ? await Promise.all(data.map((item) => run(resolvers, item, context, status)))
+        ? await runAll(resolvers, data, context, status)
         : await run(resolvers, data, context, status)
     }
     if (next) await next()
@@ -104,10 +123,9 @@ export function resolveResult(...resolvers: AnyResolver[]): MarkedResolverHook {
     const properties = selection(context, virtualNames)
     const status = { originalContext: context, ...(properties ? { properties } : {}) }
     await next()
-    const each = (record: unknown) =>
-      isRecord(record) ? run(resolvers, record, context, status) : Promise.resolve(record)
-    if (context.result !== undefined) context.result = await eachRecord(context.result, each)
-    if (context.dispatch !== undefined) context.dispatch = await eachRecord(context.dispatch, each)
+    if (context.result !== undefined) context.result = await eachRecord(context.result, resolvers, context, status)
+    if (context.dispatch !== undefined)
+      context.dispatch = await eachRecord(context.dispatch, resolvers, context, status)
   }
   return Object.assign(hook, { [EVENT_RESOLVER]: eventMark('result', resolvers) })
 }
@@ -126,9 +144,7 @@ export function resolveExternal(...resolvers: AnyResolver[]): MarkedResolverHook
     const source = context.dispatch ?? context.result
     if (source === undefined || source === null) return
     const status = { originalContext: context }
-    context.dispatch = await eachRecord(source, (record) =>
-      isRecord(record) ? run(resolvers, record, context, status) : Promise.resolve(record)
-    )
+    context.dispatch = await eachRecord(source, resolvers, context, status)
     if (context.params.provider !== undefined) context.result = context.dispatch
   }
   return Object.assign(hook, { [EVENT_RESOLVER]: eventMark('external', resolvers) })
