@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
+import { githubAnchor } from '../../docs/.vitepress/anchor.js'
 
 /*
  * The repository stands alone: every link and every repository path the docs mention exists, and no
@@ -31,19 +32,9 @@ const exists = (path: string) => files.includes(path) || folders.has(path)
 /** Top-level folders of the repository: a word starting with one of them is taken as a path. */
 const roots = [...folders].filter((folder) => !folder.includes('/'))
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
-function anchor(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/`/g, '')
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-')
-}
-
 function anchorsOf(doc: string): Set<string> {
   const text = readFileSync(doc, 'utf8').replace(/^```[\s\S]*?^```/gm, '')
-  return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchor(match[1]!)))
+  return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => githubAnchor(match[1]!)))
 }
 
 /** `[text](target)` links that are not URLs: [doc, target] pairs. */
