@@ -75,11 +75,16 @@ function callerParams({ provider, user, authentication, authenticated }: Params)
   return params
 }
 
+/** The properties of closed result schemas, by schema: a loader per call would otherwise make the set per call. */
+const fieldsBySchema = new WeakMap<object, ReadonlySet<string>>()
+
 /** The properties the target's result schema declares, when it allows no others; undefined otherwise. */
 function declaredFields(context: HookContext, path: string): ReadonlySet<string> | undefined {
   const result = context.app.schemasOf(path)?.schemas.result
   if (!result || result.additionalProperties !== false || !result.properties) return undefined
-  return new Set(Object.keys(result.properties))
+  let fields = fieldsBySchema.get(result)
+  if (!fields) fieldsBySchema.set(result, (fields = new Set(Object.keys(result.properties))))
+  return fields
 }
 
 function pick(record: Record<string, unknown>, fields: ReadonlySet<string>): Record<string, unknown> {
