@@ -1,7 +1,9 @@
 import { BadRequest } from '../../domain/errors/errors.js'
 import type { Params } from '../../domain/service/service.js'
-import type { KeyedWrite, KeyedWrites, StoredAnswer } from '../../domain/store/keyed-write.js'
+import type { KeyedWrite, KeyedWrites } from '../../domain/store/keyed-write.js'
+import { coreOf } from '../app-core.js'
 import type { AroundHook, HookContext, HookMap } from '../hook-context.js'
+import { withoutFields } from '../protected-fields.js'
 import { parseIdempotencyKey } from './idempotency-key.js'
 
 /** Where a socket call (or any call) carries its key: a member of the query, taken out before the query is read. */
@@ -41,10 +43,12 @@ export function idempotencyHooks(settings: IdempotencySettings): HookMap {
 }
 
 /**
- * Runs a keyed call. Its write stored the key (a first call): the answer the caller gets is kept beside it. A
- * repeat: the store answered the write's stored answer, no event is emitted, and the caller gets the answer the
- * first call got once it was kept. A repeat that a hook refused before the store was reached (the record it
- * removed is gone): the kept answer, if any, instead of the error.
+ * Runs a keyed call. The store stored the key with its write's own answer, atomically (ADR 0020); nothing is kept
+ * after the hooks, so a crash between the commit and the reply loses nothing: a repeat is answered from the stored
+ * answer the same way whether the first reply was sent or not. A repeat runs the hooks again (the caller must be
+ * known: keys are per user), the store answers the stored records, the after hooks render them, and no event is
+ * emitted. A repeat a before hook refused because the first request changed things (the record it removed is gone):
+ * the stored records with the service's protected fields removed, as its events carry them, instead of the error.
  */
 async function keyedCall(
   context: HookContext,
@@ -56,26 +60,30 @@ async function keyedCall(
   try {
     await next()
   } catch (error) {
-    const kept = keyed.handled ? undefined : await keys.answer(keyed)
-    if (kept === undefined) throw error
+    const stored = keyed.handled ? undefined : await keys.answer(keyed)
+    if (stored === undefined) throw error
     context.error = undefined
-    return answerWith(context, kept)
+    return answerWith(context, stored.result)
   }
-  if (keyed.replayed) {
-    context.event = null
-    const kept = await keys.answer(keyed)
-    if (kept !== undefined) answerWith(context, kept)
-  } else if (keyed.handled) {
-    const body = context.dispatch ?? context.result
-    const status = context.http.status ?? (body ? (context.method === 'create' ? 201 : 200) : 204)
-    await keys.finish(keyed, { status, body })
-  }
+  if (keyed.replayed) context.event = null
 }
 
-function answerWith(context: HookContext, kept: StoredAnswer): void {
+/** The stored answer as the call's result: the records' external form, shaped as the method answers. */
+function answerWith(context: HookContext, stored: unknown): void {
+  const records = Array.isArray(stored) ? stored : stored === null || stored === undefined ? [] : [stored]
+  const hidden = context.params.provider ? hiddenFieldsOf(context) : new Set<string>()
+  const external = hidden.size > 0 ? records.map((record) => withoutFields(record, hidden)) : records
+  const single = context.method === 'create' ? !Array.isArray(context.data) : context.id !== null
   context.event = null
-  context.result = context.dispatch = kept.body
-  context.http.status = kept.status
+  context.result = context.dispatch = single ? external[0] : external
+  if (context.method === 'create') context.http.status = 201
+}
+
+/** The fields the service (and the app) protect from external callers. */
+function hiddenFieldsOf(context: HookContext): ReadonlySet<string> {
+  const core = coreOf(context.app)
+  const entry = core.registry.get(context.path)
+  return entry ? core.pipeline.hiddenFields(entry) : new Set()
 }
 
 /** The key the call carries (header or query), checked; undefined when none. */
