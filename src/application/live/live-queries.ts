@@ -171,6 +171,12 @@ export class LiveQueries implements AppExtension {
     request.answer(offset === undefined ? answer : { ...answer, offset })
   }
 
+  /** Read your writes: resolves once every view this connection watches applied the events it heard so far. */
+  async settled(connection: Connection): Promise<void> {
+    const held = this.held.get(connection)
+    if (held) await Promise.all([...held.values()].map((entry) => entry.view.settled()))
+  }
+
   /** Ends a watch of this connection. */
   unwatch(connection: Connection, id: unknown): { id: string } {
     const held = this.held.get(connection)

@@ -14,6 +14,7 @@ import { serve } from '../http/http-server.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { restCall, restRoute } from '../http/rest-call.js'
 import { markRoute } from '../http/service-route.js'
+import { OFFSET_HEADER } from '../realtime/write-offset.js'
 import { byteLimit, decompressed, formText, jsonText, parseFormBody, parseJsonBody } from './bodies.js'
 
 /**
@@ -165,8 +166,9 @@ function serviceHandler(
       address: request.socket.remoteAddress,
       query: request.query as Record<string, unknown>
     }
-    return restCall(gateway, route, input, bodyParsed, ({ status, location, result }) => {
+    return restCall(gateway, route, input, bodyParsed, ({ status, location, result, offset }) => {
       reply.code(status)
+      if (offset !== undefined) reply.header(OFFSET_HEADER, offset)
       if (location !== undefined) reply.header('Location', location).send()
       else if (result === undefined) reply.send()
       else if (formatter) {

@@ -4,6 +4,7 @@ import { BadRequest, MethodNotAllowed } from '../../domain/errors/errors.js'
 import { isStandardMethod, layoutOf } from '../../domain/service/method-layout.js'
 import type { NullableId, Params, ServiceCall } from '../../domain/service/service.js'
 import { parseQueryString } from './query-parser.js'
+import { takeOffsetRequest } from '../realtime/write-offset.js'
 
 /*
  * docs/wire-protocol.md, REST, without an HTTP engine: which service a URL names, which method a
@@ -39,6 +40,8 @@ export interface RestOutcome {
   status: number
   /** Answer with a redirect to this location, no body. */
   location?: string
+  /** Read your writes: the event offset of a write that asked for it (the `Plumage-Offset` header). */
+  offset?: string
   /** The result; absent (with status 204 unless a hook chose another) when the service returned something falsy. */
   result?: unknown
 }
@@ -75,12 +78,23 @@ export function restCall<R>(
   } catch (error) {
     return Promise.reject(error)
   }
+  if (takeOffsetRequest(call.method, call.params.query)) return offsetCall(gateway, call, respond)
   // Decided and written as the call settles: no async function, and no promise of the outcome alone.
   return gateway.callThen(call, ({ result, status, location }) => {
     if (location !== undefined) return respond({ status: status ?? 303, location })
     if (!result) return respond({ status: status ?? 204 })
     return respond({ status: status ?? (call.method === 'create' ? 201 : 200), result })
   })
+}
+
+/** A write that asked for its event offset: answered once the offset is known (write-offset.ts). */
+async function offsetCall<R>(gateway: Gateway, call: ServiceCall, respond: (outcome: RestOutcome) => R): Promise<R> {
+  const { result, status, location } = await gateway.call(call)
+  if (location !== undefined) return respond({ status: status ?? 303, location })
+  const offset = await gateway.writeOffset().catch(() => undefined)
+  const at = offset === undefined ? {} : { offset }
+  if (!result) return respond({ status: status ?? 204, ...at })
+  return respond({ status: status ?? (call.method === 'create' ? 201 : 200), result, ...at })
 }
 
 function callFor(route: RestRoute, request: RestRequest, bodyParsed: boolean): ServiceCall {

@@ -8,6 +8,7 @@ import type { Connection, Query } from '../../domain/service/service.js'
 import { releaseReceivedChunk } from './received-chunk.js'
 import type { SocketEventHandler } from '../realtime/realtime-transport.js'
 import type { AroundCall } from './call-extensions.js'
+import { takeOffsetRequest } from '../realtime/write-offset.js'
 
 type Ack = (...args: unknown[]) => void
 
@@ -74,12 +75,15 @@ export class SocketCalls {
       return answer(ack, logger, error.toJSON())
     }
     this.inFlight.set(socket, inFlight + 1)
+    // Read your writes: a write that asked for its offset has it as a third ack argument (write-offset.ts).
+    let offset: Promise<string | undefined> | undefined
+    const asked = () => void (offset = gateway.writeOffset())
     const run = () =>
       event === 'authenticate'
         ? gateway.authenticate(connection, args[0])
         : event === 'logout'
           ? gateway.logout(connection)
-          : dispatchCall(gateway, connection, event, args[0], args.slice(1))
+          : dispatchCall(gateway, connection, event, args[0], args.slice(1), asked)
     // Unexpected errors are logged inside the call's span, so the line carries its trace id.
     const traced = () =>
       around(event, args[0], () =>
@@ -93,7 +97,13 @@ export class SocketCalls {
     const call = restored ? restored.then(traced) : traced()
     call
       .then(
-        (result) => answer(ack, logger, null, result === undefined ? null : result),
+        (result) =>
+          offset === undefined
+            ? answer(ack, logger, null, result === undefined ? null : result)
+            : offset.then(
+                (at) => answer(ack, logger, null, result === undefined ? null : result, ...(at ? [at] : [])),
+                () => answer(ack, logger, null, result === undefined ? null : result)
+              ),
         (thrown: unknown) => answer(ack, logger, convertError(thrown).toJSON())
       )
       .finally(() => {
@@ -129,7 +139,8 @@ async function dispatchCall(
   connection: Connection,
   method: unknown,
   path: unknown,
-  args: unknown[]
+  args: unknown[],
+  askOffset: () => void
 ): Promise<unknown> {
   if (typeof path !== 'string') throw new NotFound('Invalid service path')
   const target = gateway.resolve(path)
@@ -151,7 +162,10 @@ async function dispatchCall(
     )
   }
   const params = gateway.connectionParams(connection, { ...(query as Query) }, target.route)
-  return (await gateway.call({ path: target.path, method, id, data, params })).result
+  const wantsOffset = takeOffsetRequest(method, params.query)
+  const { result } = await gateway.call({ path: target.path, method, id, data, params })
+  if (wantsOffset) askOffset()
+  return result
 }
 
 function answer(ack: Ack | undefined, logger: Logger, ...args: unknown[]): void {
