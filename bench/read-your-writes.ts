@@ -38,7 +38,7 @@ async function clientOf(url: string, accessToken: string, fenced: boolean, socke
     extraHeaders: { Authorization: `Bearer ${accessToken}` }
   })
   sockets.push(socket)
-  await new Promise((resolve) => socket.once('connect', resolve))
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
   const client = createClient()
     .configure(socketio(socket))
     .configure(readYourWrites({ enabled: fenced }))

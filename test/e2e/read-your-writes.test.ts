@@ -55,7 +55,8 @@ async function views(watching: Instance, writing: Instance, token: string, tag: 
   const watch = watcher.service('messages').watch({ query: { tag, $sort: { n: 1 } } })
   await watch.ready
   const heard: string[] = []
-  watcher.service('messages').on('created', (message: { text: string; tag?: string }) => {
+  watcher.service('messages').on('created', (data: unknown) => {
+    const message = data as { text: string; tag?: string }
     if (message.tag === tag) heard.push(message.text)
   })
   const socketWriter = createClient()

@@ -3,11 +3,13 @@ import type { Params } from '../../domain/service/service.js'
 import type { KeyedWrite, KeyedWrites } from '../../domain/store/keyed-write.js'
 import { coreOf } from '../app-core.js'
 import type { AroundHook, HookContext, HookMap } from '../hook-context.js'
+import { eventContext, runResolvers } from '../event-stages.js'
 import { withoutFields } from '../protected-fields.js'
 import { parseIdempotencyKey } from './idempotency-key.js'
 
 /** Where a socket call (or any call) carries its key: a member of the query, taken out before the query is read. */
 export const QUERY_KEY = '$idempotencyKey'
+const EVENTS: Record<string, string> = { create: 'created', update: 'updated', patch: 'patched', remove: 'removed' }
 /** The REST request header, as node lower-cases it. */
 const HEADER = 'idempotency-key'
 
@@ -63,27 +65,38 @@ async function keyedCall(
     const stored = keyed.handled ? undefined : await keys.answer(keyed)
     if (stored === undefined) throw error
     context.error = undefined
-    return answerWith(context, stored.result)
+    return await answerWith(context, stored.result)
   }
   if (keyed.replayed) context.event = null
 }
 
-/** The stored answer as the call's result: the records' external form, shaped as the method answers. */
-function answerWith(context: HookContext, stored: unknown): void {
+/**
+ * The stored answer as the call's result, rendered as the write's events are (protected fields removed, the event
+ * resolvers of the service run), shaped as the method answers.
+ */
+async function answerWith(context: HookContext, stored: unknown): Promise<void> {
   const records = Array.isArray(stored) ? stored : stored === null || stored === undefined ? [] : [stored]
-  const hidden = context.params.provider ? hiddenFieldsOf(context) : new Set<string>()
-  const external = hidden.size > 0 ? records.map((record) => withoutFields(record, hidden)) : records
+  const core = coreOf(context.app)
+  const entry = context.params.provider ? core.registry.get(context.path) : undefined
+  let external: unknown[] = records
+  if (entry) {
+    const hidden = core.pipeline.hiddenFields(entry)
+    const { result, external: perCaller } = core.pipeline.eventResolvers(entry)
+    const event = EVENTS[context.method] ?? context.method
+    const connection = context.params.connection
+    external = await Promise.all(
+      records.map(async (record) => {
+        const data = await runResolvers(result, withoutFields(record, hidden), () =>
+          eventContext(context.app, entry, event, record)
+        )
+        return runResolvers(perCaller, data, () => eventContext(context.app, entry, event, data, connection))
+      })
+    )
+  }
   const single = context.method === 'create' ? !Array.isArray(context.data) : context.id !== null
   context.event = null
   context.result = context.dispatch = single ? external[0] : external
   if (context.method === 'create') context.http.status = 201
-}
-
-/** The fields the service (and the app) protect from external callers. */
-function hiddenFieldsOf(context: HookContext): ReadonlySet<string> {
-  const core = coreOf(context.app)
-  const entry = core.registry.get(context.path)
-  return entry ? core.pipeline.hiddenFields(entry) : new Set()
 }
 
 /** The key the call carries (header or query), checked; undefined when none. */

@@ -11,9 +11,6 @@ export interface RecoveryAccess extends GatewayAccess {
   readonly sessions: ConnectionSessions
 }
 
-/** How long a write's offset or a fence waits for this process to follow the log (the client's own wait is 5 s). */
-const FENCE_WAIT_MS = 5_000
-
 /**
  * Connection state recovery for one transport's connections: it keeps each connection's session
  * (its ids, its login, and where its login changed) where any instance can read it, and restores a
@@ -102,25 +99,6 @@ export class ConnectionRecovery implements ConnectionExtension {
 
   head(): string {
     return this.access.history.head()
-  }
-
-  /**
-   * Read your writes (ADR 0020): an offset at or after the events of the write that just finished — its events handed
-   * to publication (a history over a shared log first reads the log past the write), then the history's head.
-   */
-  async writeOffset(): Promise<string | undefined> {
-    const { history } = this.access
-    await this.access.idle()
-    if (history.settled && !(await history.settled(FENCE_WAIT_MS))) return undefined
-    await this.access.idle()
-    return history.head()
-  }
-
-  /** Read your writes: resolves once every event up to `offset` was handed to the transports; false if it cannot. */
-  async delivered(offset: string): Promise<boolean> {
-    const reached = (await this.access.history.reached?.(offset, FENCE_WAIT_MS)) ?? false
-    await this.access.idle()
-    return reached
   }
 
   get restoringAny(): boolean {

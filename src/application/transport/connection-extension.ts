@@ -37,8 +37,6 @@ export interface GatewayAccess {
   deliver(delivery: Delivery): void
   /** Tells the transport the connection has seen everything up to `offset`. */
   seen(connection: Connection, offset: string): void
-  /** Resolves once every event published so far was handed to the transports (asynchronous stages included). */
-  idle(): Promise<void>
 }
 
 /**
@@ -63,8 +61,4 @@ export interface ConnectionExtension {
   restorable(id: string, offset: string, provider: string): Promise<Restorable | undefined>
   /** Opens a recovered connection with its login, channels and missed events. */
   restore(connection: Connection, restorable: Restorable): Promise<void>
-  /** Read your writes: the offset of a write that just finished (at or after its events), if it can tell. */
-  writeOffset?(): Promise<string | undefined>
-  /** Read your writes: resolves once every event up to `offset` was handed to the transports; false if it cannot. */
-  delivered?(offset: string): Promise<boolean>
 }

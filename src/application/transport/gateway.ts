@@ -165,15 +165,9 @@ export class Gateway {
       open: (connection) => this.open(connection),
       missedBy: (connection, events) => this.core.serviceEvents.missedBy(connection, events),
       deliver: (delivery) => this.listeners.forEach((listener) => listener(delivery)),
-      seen: (connection, offset) => this.offsetListeners.forEach((listener) => listener(connection, offset)),
-      idle: () => this.core.serviceEvents.idle()
+      seen: (connection, offset) => this.offsetListeners.forEach((listener) => listener(connection, offset))
     })
     return this.extension
-  }
-
-  /** Read your writes (ADR 0020): the event offset of a write that just finished, when the app records events. */
-  writeOffset(): Promise<string | undefined> {
-    return (this.recovers && this.recovery.writeOffset?.()) || Promise.resolve(undefined)
   }
 
   /** The transport stopped: no more deliveries, timers or login tracking. */

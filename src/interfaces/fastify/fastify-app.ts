@@ -14,7 +14,6 @@ import { serve } from '../http/http-server.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { restCall, restRoute } from '../http/rest-call.js'
 import { markRoute } from '../http/service-route.js'
-import { OFFSET_HEADER } from '../realtime/write-offset.js'
 import { byteLimit, decompressed, formText, jsonText, parseFormBody, parseJsonBody } from './bodies.js'
 
 /**
@@ -168,7 +167,7 @@ function serviceHandler(
     }
     return restCall(gateway, route, input, bodyParsed, ({ status, location, result, offset }) => {
       reply.code(status)
-      if (offset !== undefined) reply.header(OFFSET_HEADER, offset)
+      if (offset !== undefined) reply.header('Plumage-Offset', offset)
       if (location !== undefined) reply.header('Location', location).send()
       else if (result === undefined) reply.send()
       else if (formatter) {

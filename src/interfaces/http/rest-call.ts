@@ -4,7 +4,6 @@ import { BadRequest, MethodNotAllowed } from '../../domain/errors/errors.js'
 import { isStandardMethod, layoutOf } from '../../domain/service/method-layout.js'
 import type { NullableId, Params, ServiceCall } from '../../domain/service/service.js'
 import { parseQueryString } from './query-parser.js'
-import { takeOffsetRequest } from '../realtime/write-offset.js'
 
 /*
  * docs/wire-protocol.md, REST, without an HTTP engine: which service a URL names, which method a
@@ -40,7 +39,7 @@ export interface RestOutcome {
   status: number
   /** Answer with a redirect to this location, no body. */
   location?: string
-  /** Read your writes: the event offset of a write that asked for it (the `Plumage-Offset` header). */
+  /** Read your writes: the write's event offset, when it asked for it (the `Plumage-Offset` header). */
   offset?: string
   /** The result; absent (with status 204 unless a hook chose another) when the service returned something falsy. */
   result?: unknown
@@ -78,23 +77,18 @@ export function restCall<R>(
   } catch (error) {
     return Promise.reject(error)
   }
-  if (takeOffsetRequest(call.method, call.params.query)) return offsetCall(gateway, call, respond)
   // Decided and written as the call settles: no async function, and no promise of the outcome alone.
-  return gateway.callThen(call, ({ result, status, location }) => {
+  // A write that asked for its event offset is answered once the offset is known (read your writes).
+  return gateway.callThen(call, ({ result, status, location, offset }) => {
     if (location !== undefined) return respond({ status: status ?? 303, location })
-    if (!result) return respond({ status: status ?? 204 })
-    return respond({ status: status ?? (call.method === 'create' ? 201 : 200), result })
-  })
+    if (offset) return offset().then((at) => outcome(call, respond, result, status, at))
+    return outcome(call, respond, result, status)
+  }) as Promise<R>
 }
 
-/** A write that asked for its event offset: answered once the offset is known (write-offset.ts). */
-async function offsetCall<R>(gateway: Gateway, call: ServiceCall, respond: (outcome: RestOutcome) => R): Promise<R> {
-  const { result, status, location } = await gateway.call(call)
-  if (location !== undefined) return respond({ status: status ?? 303, location })
-  const offset = await gateway.writeOffset().catch(() => undefined)
-  const at = offset === undefined ? {} : { offset }
-  if (!result) return respond({ status: status ?? 204, ...at })
-  return respond({ status: status ?? (call.method === 'create' ? 201 : 200), result, ...at })
+function outcome<R>(call: ServiceCall, respond: (o: RestOutcome) => R, result: unknown, status?: number, at?: string) {
+  if (!result) return respond({ status: status ?? 204, offset: at })
+  return respond({ status: status ?? (call.method === 'create' ? 201 : 200), result, offset: at })
 }
 
 function callFor(route: RestRoute, request: RestRequest, bodyParsed: boolean): ServiceCall {

@@ -14,7 +14,7 @@ export interface LiveQueriesPort {
     answer(result: unknown): void
   }): Promise<void>
   unwatch(connection: Connection, id: unknown): unknown
-  settled(connection: Connection): Promise<void>
+  fence(connection: Connection, offset: string): Promise<unknown>
 }
 
 /** The longest offset a fence takes (offsets are short: an epoch and a few base-36 numbers). */
@@ -52,13 +52,11 @@ export function liveSocketEvents(live: LiveQueriesPort): Record<string, SocketEv
     unwatch: async ({ connection, args, answer }) => answer(null, live.unwatch(connection, args[0])),
     // Read your writes (docs/wire-protocol.md): answered once every event up to the offset was sent to this
     // connection and its live queries applied them; the frames go before the answer on the socket.
-    fence: async ({ connection, args, gateway, answer }) => {
+    fence: async ({ connection, args, answer }) => {
       const offset = args[0]
       if (typeof offset !== 'string' || offset.length === 0 || offset.length > MAX_OFFSET)
         throw new BadRequest('fence needs the offset of a write (a string)')
-      const reached = gateway.recovers ? ((await gateway.recovery.delivered?.(offset)) ?? false) : false
-      await live.settled(connection)
-      answer(null, { reached })
+      answer(null, await live.fence(connection, offset))
     }
   }
 }

@@ -4,7 +4,6 @@ import type { Logger } from '../../domain/logger.js'
 import { toFeathersError } from '../http/error-response.js'
 import { restCall, restRoute } from '../http/rest-call.js'
 import { markRoute } from '../http/service-route.js'
-import { OFFSET_HEADER } from '../realtime/write-offset.js'
 import { sendError } from './error-response.js'
 
 /** A custom response writer: reads the method's result from `res.data`, may use `res.format`. */
@@ -42,7 +41,7 @@ export function serviceMiddleware(gateway: Gateway, options: ServiceMiddlewareOp
       }
       await restCall(gateway, route, request, bodyParsed, ({ status, location, result, offset }) => {
         res.statusCode = status
-        if (offset !== undefined) res.setHeader(OFFSET_HEADER, offset)
+        if (offset !== undefined) res.setHeader('Plumage-Offset', offset)
         if (location !== undefined) {
           res.setHeader('Location', location)
           res.end()

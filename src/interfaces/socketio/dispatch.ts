@@ -8,9 +8,9 @@ import type { Connection, Query } from '../../domain/service/service.js'
 import { releaseReceivedChunk } from './received-chunk.js'
 import type { SocketEventHandler } from '../realtime/realtime-transport.js'
 import type { AroundCall } from './call-extensions.js'
-import { takeOffsetRequest } from '../realtime/write-offset.js'
 
 type Ack = (...args: unknown[]) => void
+type Asked = { offset?: () => Promise<string | undefined> }
 
 export interface DispatchSettings {
   gateway: Gateway
@@ -75,9 +75,7 @@ export class SocketCalls {
       return answer(ack, logger, error.toJSON())
     }
     this.inFlight.set(socket, inFlight + 1)
-    // Read your writes: a write that asked for its offset has it as a third ack argument (write-offset.ts).
-    let offset: Promise<string | undefined> | undefined
-    const asked = () => void (offset = gateway.writeOffset())
+    const asked: Asked = {} // read your writes: a write's event offset, sent as a third ack argument
     const run = () =>
       event === 'authenticate'
         ? gateway.authenticate(connection, args[0])
@@ -98,12 +96,9 @@ export class SocketCalls {
     call
       .then(
         (result) =>
-          offset === undefined
-            ? answer(ack, logger, null, result === undefined ? null : result)
-            : offset.then(
-                (at) => answer(ack, logger, null, result === undefined ? null : result, ...(at ? [at] : [])),
-                () => answer(ack, logger, null, result === undefined ? null : result)
-              ),
+          asked.offset
+            ? void asked.offset().then((at) => answer(ack, logger, null, result ?? null, ...(at ? [at] : [])))
+            : answer(ack, logger, null, result === undefined ? null : result),
         (thrown: unknown) => answer(ack, logger, convertError(thrown).toJSON())
       )
       .finally(() => {
@@ -140,7 +135,7 @@ async function dispatchCall(
   method: unknown,
   path: unknown,
   args: unknown[],
-  askOffset: () => void
+  asked: Asked
 ): Promise<unknown> {
   if (typeof path !== 'string') throw new NotFound('Invalid service path')
   const target = gateway.resolve(path)
@@ -162,9 +157,8 @@ async function dispatchCall(
     )
   }
   const params = gateway.connectionParams(connection, { ...(query as Query) }, target.route)
-  const wantsOffset = takeOffsetRequest(method, params.query)
-  const { result } = await gateway.call({ path: target.path, method, id, data, params })
-  if (wantsOffset) askOffset()
+  const { result, offset } = await gateway.call({ path: target.path, method, id, data, params })
+  asked.offset = offset
   return result
 }
 

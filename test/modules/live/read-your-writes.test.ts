@@ -107,7 +107,7 @@ describe('read your writes (memory)', () => {
       .configure(socketio(await connect()))
       .configure(readYourWrites({ fence }))
     const heard: number[] = []
-    listener.service('messages').on('created', (message: Message) => heard.push(message.id))
+    listener.service('messages').on('created', (message) => heard.push((message as Message).id))
     const created = (await writer.service('messages').create({ text: 'heard' })) as Message
     expect(heard).toContain(created.id)
   })

@@ -130,8 +130,9 @@ export class OrderedLogHistory<P> implements EventHistory {
     return log.whenAt(place.at, timeoutMs)
   }
 
+  /** False at once for a log that cannot tell (RethinkDB's, for now): no offset for a write, not one too early. */
   settled(timeoutMs: number): Promise<boolean> {
-    return this.options.log.caughtUp?.(timeoutMs) ?? Promise.resolve(true)
+    return this.options.log.caughtUp?.(timeoutMs) ?? Promise.resolve(false)
   }
 
   /**
