@@ -10,7 +10,8 @@ const FENCE_WAIT_MS = 5_000
  * URL) has `context.http.offset`, which its transport calls once the call's events were emitted: an offset at or after
  * them — the call's events handed to publication, a history over a shared log reading the log past the write first,
  * then the history's head; undefined when the history cannot tell (not followed that far within 5 s). The member is
- * taken out of the query before any other hook sees it.
+ * taken out of the query by this app hook: service hooks and services never see it (app hooks registered before the
+ * modules' do). With recovery off the live-queries module takes it out (there are no offsets then).
  */
 export function writeOffsetHooks(history: EventHistory, app: object): HookMap {
   const events = coreOf(app).serviceEvents

@@ -111,4 +111,22 @@ describe('read your writes (memory)', () => {
     const created = (await writer.service('messages').create({ text: 'heard' })) as Message
     expect(heard).toContain(created.id)
   })
+
+  it('leaves writes as they were without connection recovery: no offset, $offset taken out, nothing waits', async () => {
+    const plain = await startReferenceServer({ SOCKET_RECOVERY_WINDOW: '0' })
+    try {
+      const bob = await signup(plain.url, 'bob@example.com')
+      const socket = await connectSocket(plain.url, bob.token)
+      sockets.push(socket)
+      const answer = await call(socket, 'create', 'messages', { text: 'x' }, { $offset: true })
+      expect(answer).toHaveLength(2)
+      const client = createClient().configure(socketio(socket))
+      await client.service('messages').watch({ query: { tag: 'norec' } }).ready
+      const created = (await client.service('messages').create({ text: 'a', tag: 'norec' })) as Message
+      expect(await client.service('messages').patch(created.id, { text: 'b' })).toMatchObject({ text: 'b' })
+      expect(await client.service('messages').remove(created.id)).toMatchObject({ id: created.id })
+    } finally {
+      await plain.close()
+    }
+  })
 })
