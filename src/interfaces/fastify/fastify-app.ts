@@ -97,6 +97,7 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
       await scope.register(import('@fastify/cors'), {
         origin: origins.includes('*') ? true : origins,
         credentials: true,
+        exposedHeaders: ['Plumage-Offset'],
         strictPreflight: false,
         methods: CORS_METHODS
       })

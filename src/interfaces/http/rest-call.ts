@@ -78,7 +78,6 @@ export function restCall<R>(
     return Promise.reject(error)
   }
   // Decided and written as the call settles: no async function, and no promise of the outcome alone.
-  // A write that asked for its event offset is answered once the offset is known (read your writes).
   return gateway.callThen(call, ({ result, status, location, offset }) => {
     if (location !== undefined) return respond({ status: status ?? 303, location })
     if (offset) return offset().then((at) => outcome(call, respond, result, status, at))
