@@ -1,7 +1,13 @@
 import { describe, expect, it } from '@jest/globals'
 import type { ServiceCall } from '../../../../src/domain/service/service.js'
 import { writeOffsets, type Transport } from '../../../../src/interfaces/client/transport.js'
-import { createClient, FenceTimeout, readYourWrites, WriteFence } from '../../../../src/library/client.js'
+import {
+  createClient,
+  FenceTimeout,
+  idempotentWrites,
+  readYourWrites,
+  WriteFence
+} from '../../../../src/library/client.js'
 
 /**
  * A real-time transport in memory: writes answer with an offset when asked, `watch` answers an empty list, and
@@ -129,5 +135,18 @@ describe('read your writes: the fence of the client', () => {
     expect(watching.fences).toHaveLength(1)
     watching.fences[0]!.answer()
     await writing
+  })
+
+  it('waits the same way for a keyed write of idempotentWrites (the key and the offset travel together)', async () => {
+    const { client, transport } = clientWith()
+    client.configure(idempotentWrites())
+    transport.fenceAtOnce = false
+    await client.service('messages').watch({}).ready
+    const writing = client.service('messages').create({ text: 'keyed' })
+    await tick()
+    expect(transport.calls[0]!.params.query).toMatchObject({ $offset: true, $idempotencyKey: expect.any(String) })
+    expect(transport.fences.map((fence) => fence.offset)).toEqual(['e.1'])
+    transport.fences[0]!.answer()
+    expect(await writing).toEqual({ id: 1, text: 'keyed' })
   })
 })
