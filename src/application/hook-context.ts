@@ -42,8 +42,11 @@ export interface HookContext<T = unknown> {
   error?: unknown
   /** The service event this call emits; a hook may set it to null to emit nothing. */
   event: string | null
-  /** REST only: `status` overrides the status code, `location` answers 303 with that Location. */
-  http: { status?: number; location?: string }
+  /**
+   * REST only: `status` overrides the status code, `location` answers 303 with that Location. `offset`: the event
+   * offset of a write that asked for it, once its events were emitted (read your writes; never rejects).
+   */
+  http: { status?: number; location?: string; offset?: () => Promise<string | undefined> }
 }
 
 export type Hook = (context: HookContext) => unknown

@@ -126,6 +126,11 @@ export class ServiceEvents {
     return pending
   }
 
+  /** Resolves once every publication so far was handed to the delivery listeners (at once without pending stages). */
+  async idle(): Promise<void> {
+    while (this.tail) await this.tail
+  }
+
   /** Runs `publish` once every publication before it is done: now when none is pending. */
   private inOrder(entry: ServiceEntry, event: string, publish: () => void | Promise<void>): void {
     const report = (error: unknown) => this.options.failed?.(error, { path: entry.path, event })

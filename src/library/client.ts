@@ -23,6 +23,12 @@ export {
 export { LiveWatch, type LiveChange } from '../interfaces/client/live-watch.js'
 export { RemoteService } from '../interfaces/client/remote-service.js'
 export { idempotentWrites, type IdempotentWritesOptions } from '../interfaces/client/retries/idempotent-writes.js'
+export {
+  FenceTimeout,
+  readYourWrites,
+  WriteFence,
+  type ReadYourWritesOptions
+} from '../interfaces/client/fence/write-fence.js'
 export type {
   AxiosLike,
   FetchLike,

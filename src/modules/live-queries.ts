@@ -1,4 +1,5 @@
 import { LiveQueries } from '../application/live/index.js'
+import type { AroundHook } from '../application/hook-context.js'
 import { Logger } from '../domain/logger.js'
 import { Metrics } from '../domain/metrics.js'
 import { EventHistory } from '../domain/realtime/event-history.js'
@@ -25,6 +26,11 @@ export const module: PlumageModule = {
       failed: (error) => logger.warn('a live query could not read its result again; retrying', { error })
     })
     app.extend(live)
+    // Without connection recovery there are no offsets: a write's `$offset` is only taken out of its query.
+    if (!container.isBound(EventHistory)) {
+      const drop: AroundHook = (context, next) => (delete context.params.query?.$offset, next())
+      app.hooks({ around: { create: [drop], update: [drop], patch: [drop], remove: [drop] } })
+    }
     // With the metrics module: what the views of this instance hold, at each scrape of /metrics.
     const metrics = container.isBound(Metrics) ? container.get<Metrics>(Metrics) : undefined
     metrics?.gauge?.(

@@ -1,4 +1,4 @@
-import { connectionRecovery } from '../application/recovery/index.js'
+import { connectionRecovery, writeOffsetHooks } from '../application/recovery/index.js'
 import { Clock } from '../domain/clock.js'
 import { Logger } from '../domain/logger.js'
 import { ConnectionSessions } from '../domain/realtime/connection-sessions.js'
@@ -36,11 +36,10 @@ export const module: PlumageModule = {
         .toResolvedValue((clock: Clock) => new InMemoryConnectionSessions(clock, windowMs), [Clock])
         .inSingletonScope()
   },
-  extend: (app, container) =>
-    app.extend(
-      connectionRecovery({
-        history: container.get<EventHistory>(EventHistory),
-        sessions: container.get<ConnectionSessions>(ConnectionSessions)
-      })
-    )
+  extend: (app, container) => {
+    const history = container.get<EventHistory>(EventHistory)
+    app.extend(connectionRecovery({ history, sessions: container.get<ConnectionSessions>(ConnectionSessions) }))
+    // Read your writes: a write asked with $offset is answered with its event offset.
+    app.hooks(writeOffsetHooks(history, app))
+  }
 }

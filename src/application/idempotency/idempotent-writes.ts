@@ -1,11 +1,15 @@
 import { BadRequest } from '../../domain/errors/errors.js'
 import type { Params } from '../../domain/service/service.js'
-import type { KeyedWrite, KeyedWrites, StoredAnswer } from '../../domain/store/keyed-write.js'
+import type { KeyedWrite, KeyedWrites } from '../../domain/store/keyed-write.js'
+import { coreOf } from '../app-core.js'
 import type { AroundHook, HookContext, HookMap } from '../hook-context.js'
+import { eventContext, runResolvers } from '../event-stages.js'
+import { withoutFields } from '../protected-fields.js'
 import { parseIdempotencyKey } from './idempotency-key.js'
 
 /** Where a socket call (or any call) carries its key: a member of the query, taken out before the query is read. */
 export const QUERY_KEY = '$idempotencyKey'
+const EVENTS: Record<string, string> = { create: 'created', update: 'updated', patch: 'patched', remove: 'removed' }
 /** The REST request header, as node lower-cases it. */
 const HEADER = 'idempotency-key'
 
@@ -41,10 +45,12 @@ export function idempotencyHooks(settings: IdempotencySettings): HookMap {
 }
 
 /**
- * Runs a keyed call. Its write stored the key (a first call): the answer the caller gets is kept beside it. A
- * repeat: the store answered the write's stored answer, no event is emitted, and the caller gets the answer the
- * first call got once it was kept. A repeat that a hook refused before the store was reached (the record it
- * removed is gone): the kept answer, if any, instead of the error.
+ * Runs a keyed call. The store stored the key with its write's own answer, atomically (ADR 0020); nothing is kept
+ * after the hooks, so a crash between the commit and the reply loses nothing: a repeat is answered from the stored
+ * answer the same way whether the first reply was sent or not. A repeat runs the hooks again (the caller must be
+ * known: keys are per user), the store answers the stored records, the after hooks render them, and no event is
+ * emitted. A repeat a before hook refused because the first request changed things (the record it removed is gone):
+ * the stored records with the service's protected fields removed, as its events carry them, instead of the error.
  */
 async function keyedCall(
   context: HookContext,
@@ -56,26 +62,41 @@ async function keyedCall(
   try {
     await next()
   } catch (error) {
-    const kept = keyed.handled ? undefined : await keys.answer(keyed)
-    if (kept === undefined) throw error
+    const stored = keyed.handled ? undefined : await keys.answer(keyed)
+    if (stored === undefined) throw error
     context.error = undefined
-    return answerWith(context, kept)
+    return await answerWith(context, stored.result)
   }
-  if (keyed.replayed) {
-    context.event = null
-    const kept = await keys.answer(keyed)
-    if (kept !== undefined) answerWith(context, kept)
-  } else if (keyed.handled) {
-    const body = context.dispatch ?? context.result
-    const status = context.http.status ?? (body ? (context.method === 'create' ? 201 : 200) : 204)
-    await keys.finish(keyed, { status, body })
-  }
+  if (keyed.replayed) context.event = null
 }
 
-function answerWith(context: HookContext, kept: StoredAnswer): void {
+/**
+ * The stored answer as the call's result, rendered as the write's events are (protected fields removed, the event
+ * resolvers of the service run), shaped as the method answers.
+ */
+async function answerWith(context: HookContext, stored: unknown): Promise<void> {
+  const records = Array.isArray(stored) ? stored : stored === null || stored === undefined ? [] : [stored]
+  const core = coreOf(context.app)
+  const entry = context.params.provider ? core.registry.get(context.path) : undefined
+  let external: unknown[] = records
+  if (entry) {
+    const hidden = core.pipeline.hiddenFields(entry)
+    const { result, external: perCaller } = core.pipeline.eventResolvers(entry)
+    const event = EVENTS[context.method] ?? context.method
+    const connection = context.params.connection
+    external = await Promise.all(
+      records.map(async (record) => {
+        const data = await runResolvers(result, withoutFields(record, hidden), () =>
+          eventContext(context.app, entry, event, record)
+        )
+        return runResolvers(perCaller, data, () => eventContext(context.app, entry, event, data, connection))
+      })
+    )
+  }
+  const single = context.method === 'create' ? !Array.isArray(context.data) : context.id !== null
   context.event = null
-  context.result = context.dispatch = kept.body
-  context.http.status = kept.status
+  context.result = context.dispatch = single ? external[0] : external
+  if (context.method === 'create') context.http.status = 201
 }
 
 /** The key the call carries (header or query), checked; undefined when none. */

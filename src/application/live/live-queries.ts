@@ -9,6 +9,7 @@ import type { EventHistory, PublishedEvent } from '../../domain/realtime/event-h
 import type { Connection, Query } from '../../domain/service/service.js'
 import { isPlainObject } from '../../domain/objects.js'
 import type { App } from '../app.js'
+import { coreOf } from '../app-core.js'
 import type { AppExtension } from '../extensions.js'
 import { readableFor, type Rules } from '../rules/index.js'
 import { Holders } from './holders.js'
@@ -81,6 +82,8 @@ interface Filed {
   holders: Holders
 }
 
+/** How long a fence waits for this process to follow the log to an offset (the client's own wait is 5 s). */
+const FENCE_WAIT_MS = 5_000
 const RECORD_EVENTS = new Set(['created', 'updated', 'patched', 'removed'])
 const NOT_CRITERIA = ['$select', '$skip', '$limit']
 
@@ -169,6 +172,19 @@ export class LiveQueries implements AppExtension {
         : { id, changes: changesBetween(resume.records, view.list, this.idField(path)) }
       : { id, records: view.list }
     request.answer(offset === undefined ? answer : { ...answer, offset })
+  }
+
+  /**
+   * Read your writes (ADR 0020): resolves once every event up to `offset` was handed to the transports (this process
+   * followed the log that far, within 5 s) and every view this connection watches applied them; `reached` is false
+   * when the history could not place the offset or did not reach it.
+   */
+  async fence(connection: Connection, offset: string): Promise<{ reached: boolean }> {
+    const reached = (await this.options.history?.reached?.(offset, FENCE_WAIT_MS)) ?? false
+    await coreOf(this.app).serviceEvents.idle()
+    const held = this.held.get(connection)
+    if (held) await Promise.all([...held.values()].map((entry) => entry.view.settled()))
+    return { reached }
   }
 
   /** Ends a watch of this connection. */

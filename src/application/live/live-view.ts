@@ -59,6 +59,8 @@ export class LiveView {
   private readonly selected = new WeakMap<Doc, Doc>()
   /** Settles once the first read is applied; rejects with its error (an invalid query). */
   readonly ready: Promise<void>
+  /** The read in progress (first or refill), settled either way. */
+  private reading: Promise<void> = Promise.resolve()
 
   constructor(
     readonly key: string,
@@ -73,6 +75,12 @@ export class LiveView {
     this.offset = source.head()
     // Read once the view's first watch joined it and it is filed for the feed (writes from now on wait for it).
     this.ready = Promise.resolve().then(() => this.catchUp(true))
+    this.reading = this.ready.catch(() => undefined)
+  }
+
+  /** Read your writes: resolves once the events heard so far are applied (after the read in progress, if any). */
+  async settled(): Promise<void> {
+    if (this.pending) await this.reading
   }
 
   /** The offset the list is current at. */
@@ -85,7 +93,7 @@ export class LiveView {
     if (this.pending) return void this.pending.push({ id, record, offset })
     const refill = this.apply(id, record)
     this.publish(offset)
-    if (refill) void this.catchUp(false)
+    if (refill) this.refill()
   }
 
   /** Whether the view knows a record with this id (in its window, before it or in its buffer). */
@@ -99,6 +107,10 @@ export class LiveView {
     if (record !== undefined && known !== undefined && sameValue(known, record)) return false
     if (record === undefined && known === undefined) return false
     return this.window.apply(id, record).refill
+  }
+
+  private refill(): void {
+    this.reading = this.catchUp(false)
   }
 
   /** Reads the query (again), applies the writes heard meanwhile, and tells watchers what changed. */
@@ -121,7 +133,7 @@ export class LiveView {
       }
       // The writes heard stay pending: the next attempt applies them after its read.
       this.failed(error)
-      if (this.watches.size > 0) setTimeout(() => void this.catchUp(false), RETRY_MS).unref()
+      if (this.watches.size > 0) setTimeout(() => this.refill(), RETRY_MS).unref()
       return
     }
     this.pending = undefined

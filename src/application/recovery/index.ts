@@ -11,6 +11,7 @@ import type { AppExtension } from '../extensions.js'
 import { ConnectionRecovery } from './connection-recovery.js'
 
 export { ConnectionRecovery, type RecoveryAccess } from './connection-recovery.js'
+export { writeOffsetHooks } from './write-offsets.js'
 
 /** The app extension of connection state recovery over an event history and connection sessions. */
 export function connectionRecovery({

@@ -19,10 +19,12 @@ export interface CallResult {
   status?: number
   /** Set by a hook through `context.http.location`: answer with a redirect. */
   location?: string
+  /** Read your writes: the write's event offset, when it asked for it (`context.http.offset`). */
+  offset?: () => Promise<string | undefined>
 }
 
 /** What a call answers, read off its context once the hooks ran. */
 export function callResult(context: HookContext): CallResult {
-  const { status, location } = context.http
-  return { result: context.dispatch ?? context.result, status, location }
+  const { status, location, offset } = context.http
+  return { result: context.dispatch ?? context.result, status, location, offset }
 }

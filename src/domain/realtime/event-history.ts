@@ -55,5 +55,16 @@ export interface EventHistory {
    * never given out (another process, another epoch of the history) or events after it were pruned.
    */
   since(offset: string): Promise<RecordedEvent[] | 'unknown'>
+  /**
+   * Read your writes (ADR 0020): resolves true once this process has recorded every event up to `offset` (at once
+   * when it has), false when it cannot place the offset (another epoch) or has not reached it within `timeoutMs`.
+   */
+  reached?(offset: string, timeoutMs: number): Promise<boolean>
+  /**
+   * Read your writes: resolves true once every event of the writes committed before the call is recorded here, so
+   * that `head()` is at or after them (a history over a shared log reads the log); false after `timeoutMs`. A history
+   * whose events are recorded as they are written (memory) need not have it.
+   */
+  settled?(timeoutMs: number): Promise<boolean>
 }
 export const EventHistory = Symbol.for('EventHistory')

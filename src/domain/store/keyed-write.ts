@@ -39,19 +39,17 @@ export interface KeyedWrites {
   /** Removes the keys past their retention; resolves with how many it removed. */
   sweep(): Promise<number>
   /**
-   * Keeps the answer the caller received (after the call's hooks) beside a key its write stored, so that a repeat
-   * answers exactly that — even one a hook would now refuse (a DELETE whose record is gone). Not atomic with the
-   * write (the write's own answer is): lost in a crash, a repeat is answered through the hooks again.
+   * The write's own answer stored with this key — in the write's transaction (or query, or synchronous step), so it
+   * exists exactly when the write committed: the records as the store returned them. Undefined for a key not written
+   * (or past its retention); another request's key is a 422. There is no later, separate answer to lose in a crash:
+   * the caller's answer is re-derived from this one (ADR 0020).
    */
-  finish(keyed: KeyedWrite, answer: StoredAnswer): Promise<void>
-  /** The answer kept by `finish` for this key within its retention, if any; another request's key is a 422. */
   answer(keyed: KeyedWrite): Promise<StoredAnswer | undefined>
 }
 
-/** The answer a caller received: its status (REST) and body. */
+/** A keyed write's stored answer: what the store's write returned (a record, a list of records, or null). */
 export interface StoredAnswer {
-  status: number
-  body: unknown
+  result: unknown
 }
 
 /** The keyed write of a store call for the store with `keys`, if any. */

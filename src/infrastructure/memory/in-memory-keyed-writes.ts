@@ -10,14 +10,11 @@ import {
 interface StoredWrite {
   fingerprint: string
   /**
-   * The store's answer to the write (settled by the time the write's call returned): the records it handed its
-   * caller, not copied again (a repeat gets a copy; the caller's hooks may have changed them, and the answer the
-   * caller received, `final`, is what a repeat is answered with once kept).
+   * The store's answer to the write, kept in the same synchronous step as the write: a copy made when it settled
+   * (the caller's hooks may change the records they were handed), and a repeat gets a copy of that.
    */
   answer: Promise<unknown>
   expiresAt: number
-  /** The answer the caller received, once the call finished, as JSON (one string to keep, parsed for a repeat). */
-  final?: string
 }
 
 /** How often keys past their retention are removed, at most (on the next keyed write after it). */
@@ -53,24 +50,23 @@ export class InMemoryKeyedWrites implements KeyedWrites {
       return stored.answer.then((answer) => this.copy(answer) as R)
     }
     const answer = write()
-    const entry: StoredWrite = { fingerprint: keyed.fingerprint, answer, expiresAt: now + keyed.retentionMs }
+    const entry: StoredWrite = {
+      fingerprint: keyed.fingerprint,
+      answer: answer.then((result) => this.copy(result)),
+      expiresAt: now + keyed.retentionMs
+    }
     this.writes.set(scoped, entry)
     keyed.handled = true
     // A write that failed keeps no key: it wrote nothing, and a retry may try again.
-    answer.catch(() => this.writes.get(scoped) === entry && this.writes.delete(scoped))
+    entry.answer.catch(() => this.writes.get(scoped) === entry && this.writes.delete(scoped))
     return answer
-  }
-
-  async finish(keyed: KeyedWrite, answer: StoredAnswer): Promise<void> {
-    const stored = this.writes.get(keyed.scoped())
-    if (stored !== undefined && stored.fingerprint === keyed.fingerprint) stored.final = JSON.stringify(answer)
   }
 
   async answer(keyed: KeyedWrite): Promise<StoredAnswer | undefined> {
     const stored = this.writes.get(keyed.scoped())
     if (stored === undefined || stored.expiresAt <= this.now()) return undefined
     if (stored.fingerprint !== keyed.fingerprint) throw keyMismatch()
-    return stored.final === undefined ? undefined : (JSON.parse(stored.final) as StoredAnswer)
+    return { result: this.copy(await stored.answer) }
   }
 
   async sweep(): Promise<number> {

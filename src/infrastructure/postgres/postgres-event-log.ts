@@ -6,6 +6,7 @@ import type { Data } from '../../domain/service/service.js'
 import type { PostgresDatabase } from './postgres-database.js'
 import { CHANNEL, PostgresEventLogWrites } from './postgres-event-log-writes.js'
 import { PositionWaiters, TableSubscribers } from '../store-commons/event-log/index.js'
+import { LogCatchUp } from './log-catch-up.js'
 
 /** A place in the log's order: the writing transaction's id, then the row's number within the log. */
 export interface LogPlace {
@@ -68,6 +69,7 @@ export class PostgresEventLog {
   )
   private readonly liveWaiters = new Set<() => void>()
   private readonly waiters = new PositionWaiters<LogPlace>(comparePlaces)
+  private readonly catchUp = new LogCatchUp()
   private ready?: Promise<void>
   private client?: Client
   private running = false
@@ -203,6 +205,7 @@ export class PostgresEventLog {
     this.place = undefined
     this.startPlace = undefined
     this.waiters.cancel()
+    this.catchUp.cancel()
   }
 
   private start(): void {
@@ -302,27 +305,34 @@ export class PostgresEventLog {
       const client = this.client
       const place = this.place
       if (!client || !place) return
+      // One row at least (the snapshot's, events or not): its xmin and xmax tell read-your-writes what it covered.
       // Ordered by the columns, not by the text columns of the same names the SELECT makes ('10' < '9').
-      const { rows } = await client.query<EventRow & { held: boolean }>(
-        `SELECT tx::text, id::text, service, event, record, trace,
-           EXISTS (SELECT 1 FROM plumage_events WHERE tx >= pg_snapshot_xmin(pg_current_snapshot())) AS held
-         FROM plumage_events
-         WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < pg_snapshot_xmin(pg_current_snapshot())
-         ORDER BY plumage_events.tx, plumage_events.id LIMIT ${BATCH}`,
+      const seq = this.catchUp.issue()
+      const { rows } = await client.query<Partial<EventRow> & { held: boolean; xmin: string; xmax: string }>(
+        `SELECT s.xmin::text AS xmin, s.xmax::text AS xmax, s.held, e.tx::text AS tx, e.id::text AS id, e.service,
+           e.event, e.record, e.trace
+         FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin, pg_snapshot_xmax(pg_current_snapshot()) AS xmax,
+           EXISTS (SELECT 1 FROM plumage_events WHERE tx >= pg_snapshot_xmin(pg_current_snapshot())) AS held) s
+         LEFT JOIN LATERAL (SELECT tx, id, service, event, record, trace FROM plumage_events
+           WHERE (tx, id) > ($1::xid8, $2::bigint) AND tx < s.xmin
+           ORDER BY plumage_events.tx, plumage_events.id LIMIT ${BATCH}) e ON true
+         ORDER BY e.tx, e.id`,
         [place.tx.toString(), place.id.toString()]
       )
       if (client !== this.client) return
-      for (const row of rows) this.deliver(row)
-      this.heldBack = rows.length > 0 ? rows[rows.length - 1]!.held : await this.anyHeld(client)
-      if (rows.length < BATCH) return
+      const events = rows[0]?.tx == null ? [] : (rows as EventRow[])
+      for (const row of events) this.deliver(row)
+      this.heldBack = rows[0]?.held ?? false
+      const snapshot = rows[0]
+      if (snapshot) this.catchUp.done(seq, BigInt(snapshot.xmin), BigInt(snapshot.xmax), events.length < BATCH)
+      if (events.length < BATCH) return
     }
   }
 
-  private async anyHeld(client: Client): Promise<boolean> {
-    const { rows } = await client.query<{ held: boolean }>(
-      'SELECT EXISTS (SELECT 1 FROM plumage_events WHERE tx >= pg_snapshot_xmin(pg_current_snapshot())) AS held'
-    )
-    return rows[0]?.held ?? false
+  /** Resolves true once every event of the writes committed before the call was handed out, false after `timeoutMs`. */
+  caughtUp(timeoutMs: number): Promise<boolean> {
+    if (!this.running) return Promise.resolve(false)
+    return this.catchUp.wait(timeoutMs, () => this.read())
   }
 
   private deliver(row: EventRow): void {

@@ -28,7 +28,7 @@ export const KEYS_TABLE = 'plumage_idempotency'
 
 /** Made by every store's setup (`IF NOT EXISTS`): the keys, their request's digest, the answer and the expiry. */
 export const KEYS_SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS ${KEYS_TABLE} (id text COLLATE "C" PRIMARY KEY, fingerprint text NOT NULL, answer jsonb, final jsonb, expires_at timestamptz NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS ${KEYS_TABLE} (id text COLLATE "C" PRIMARY KEY, fingerprint text NOT NULL, answer jsonb, expires_at timestamptz NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS ${KEYS_TABLE}_expires_at ON ${KEYS_TABLE} (expires_at)`
 ]
 
@@ -42,7 +42,7 @@ function claimSql(params: Parameters, id: string, keyed: KeyedWrite, answer: str
     `INSERT INTO ${KEYS_TABLE} AS k (id, fingerprint, answer, expires_at) VALUES (${params.add(id, 'text')}, ` +
     `${params.add(keyed.fingerprint, 'text')}, ${params.add(answer, 'jsonb')}, ` +
     `now() + ${params.add(keyed.retentionMs, 'float8')} * interval '1 millisecond') ` +
-    'ON CONFLICT (id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, answer = EXCLUDED.answer, final = NULL, ' +
+    'ON CONFLICT (id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, answer = EXCLUDED.answer, ' +
     'expires_at = EXCLUDED.expires_at WHERE k.expires_at <= now() RETURNING 1'
   )
 }
@@ -74,30 +74,18 @@ export class PostgresKeyedWrites implements KeyedWrites {
     return rowCount ?? 0
   }
 
-  /**
-   * The caller's answer, beside the key: asynchronous commit (`synchronous_commit` off for this statement's own
-   * transaction), since the write's own answer is already durable and this one is only its rendering.
-   */
-  async finish(keyed: KeyedWrite, answer: StoredAnswer): Promise<void> {
-    await this.db.query(
-      `${KEYS_TABLE}.finish`,
-      "WITH s AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)) " +
-        `UPDATE ${KEYS_TABLE} SET final = $3::jsonb FROM s WHERE id = $1::text AND fingerprint = $2::text`,
-      [keyRowId(keyed), keyed.fingerprint, JSON.stringify(answer)],
-      { prepare: true }
-    )
-  }
-
   async answer(keyed: KeyedWrite): Promise<StoredAnswer | undefined> {
-    const { rows } = await this.db.query<{ fingerprint: string; final: StoredAnswer | null }>(
+    const { rows } = await this.db.query<{ fingerprint: string; answer: Data[] | null }>(
       `${KEYS_TABLE}.answer`,
-      `SELECT fingerprint, final FROM ${KEYS_TABLE} WHERE id = $1::text AND expires_at > now()`,
+      `SELECT fingerprint, answer FROM ${KEYS_TABLE} WHERE id = $1::text AND expires_at > now()`,
       [keyRowId(keyed)],
       { prepare: true }
     )
     if (rows.length === 0) return undefined
     if (rows[0]!.fingerprint !== keyed.fingerprint) throw keyMismatch()
-    return rows[0]!.final ?? undefined
+    // Claimed, not committed with its answer yet: only a transaction still running sees that (none here).
+    const answer = rows[0]!.answer
+    return answer === null ? undefined : { result: answer }
   }
 
   /**

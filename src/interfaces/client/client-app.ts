@@ -1,4 +1,5 @@
 import { Emitter } from './emitter.js'
+import { WriteFence } from './fence/write-fence.js'
 import { RemoteService } from './remote-service.js'
 import type { Transport } from './transport.js'
 import type { ServiceTypes, TypedService } from './typed-service.js'
@@ -35,6 +36,7 @@ export type ServiceMap<Services> = { [P in keyof Services]: ServiceTypes }
  * - `on/once/off/emit`: app events ('login', 'logout', …) emitted by plugins.
  * - `set/get`: settings shared by plugins (e.g. the authentication client's storage).
  * - `service(path)`: cached `RemoteService`s (remote-service.ts); `.methods('name')` adds custom methods.
+ * - `fence`: read your writes — a write to a service this client watches resolves once its views applied it.
  *
  * `Services` maps paths to their types (typed-service.ts): `service('messages')` of a
  * `createClient<Services>()` is then typed — data, query, results, events and custom methods — while
@@ -45,6 +47,8 @@ export class ClientApp<Services extends ServiceMap<Services> = object> extends E
   private readonly settings = new Map<string, unknown>()
   private readonly around: ClientHook[] = []
   private current?: Transport
+  /** Read your writes (fence/write-fence.ts): on by default; `readYourWrites(...)` sets it up. */
+  fence = new WriteFence()
 
   configure(plugin: (client: ClientApp) => void): this {
     plugin.call(this, this)

@@ -61,6 +61,8 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
   ) {
     super()
     this.stops.push(transport.listen('live', (frame) => this.frame(frame as LiveFrameData)))
+    // A view of this service for read your writes: a write to it waits until this watch applied it.
+    this.stops.push(app.fence.add(path, transport))
     const reconnect = () => void this.resume().catch((error: unknown) => this.emit('error', error))
     // A request in flight when the socket dropped is never answered: the next connection watches again.
     const dropped = () => {

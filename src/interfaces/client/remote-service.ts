@@ -3,7 +3,11 @@ import { layoutOf } from '../../domain/service/method-layout.js'
 import type { CursorPage, Data, Id, NullableId, Paginated, Params, Query } from '../../domain/service/service.js'
 import type { ClientApp, ClientHookContext } from './client-app.js'
 import { Emitter } from './emitter.js'
+import { fenceTransportOf, OFFSET_QUERY } from './fence/write-fence.js'
 import { LiveWatch, liveTransportOf } from './live-watch.js'
+import { writeOffsets } from './transport.js'
+
+const RECORD_EVENTS = new Set(['created', 'updated', 'patched', 'removed'])
 
 type CustomMethods<N extends string> = Record<N, (data?: unknown, params?: Params) => Promise<unknown>>
 
@@ -97,8 +101,13 @@ export class RemoteService<T = Data> extends Emitter {
     if (layout.id && (id === undefined || id === '' || (id === null && method === 'get'))) {
       throw new BadRequest(`id for .${method} is required`)
     }
+    // Read your writes: a write to a service this client watches asks for its event offset and waits for its views.
+    const fence = layout.event && this.app.fence.watches(this.path) ? this.app.fence : undefined
+    if (fence) params = { ...params, query: { ...params.query, [OFFSET_QUERY]: true } }
     const context: ClientHookContext = { app: this.app, path: this.path, method, id, data, params }
     const result = await this.app.request(context)
+    const offset = fence && writeOffsets.get(context.params)
+    if (offset) await fence.wait(this.path, offset, result)
     const event = layout.event
     if (event && !this.app.transport?.subscribe && result !== null && result !== undefined) {
       for (const record of Array.isArray(result) ? result : [result]) this.emit(event, record, context)
@@ -108,12 +117,12 @@ export class RemoteService<T = Data> extends Emitter {
 
   private subscribe(event: string): void {
     const subscribe = this.app.transport?.subscribe
-    if (subscribe)
-      this.subscriptions.set(
-        event,
-        subscribe.call(this.app.transport, this.path, event, (data) => this.emit(event, data))
-      )
-    else this.subscriptions.set(event, () => {})
+    if (!subscribe) return void this.subscriptions.set(event, () => {})
+    const off = subscribe.call(this.app.transport, this.path, event, (data) => this.emit(event, data))
+    // A listener of record events is a view of this service for read your writes.
+    const transport = RECORD_EVENTS.has(event) ? fenceTransportOf(this.app) : undefined
+    const removeView = transport ? this.app.fence.add(this.path, transport) : undefined
+    this.subscriptions.set(event, removeView ? () => (off(), removeView()) : off)
   }
 
   private unsubscribe(event: string): void {

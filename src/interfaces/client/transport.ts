@@ -16,6 +16,12 @@ export interface Transport {
 }
 
 /**
+ * Read your writes: the event offset a transport read off a write's answer (the socket ack's third argument, the
+ * REST `Plumage-Offset` header), by the params object of the call (what the client's fence waits for).
+ */
+export const writeOffsets = new WeakMap<object, string>()
+
+/**
  * Fills `:placeholders` of a service path from `params.route` (`users/:userId/posts` →
  * `users/7/posts`). REST passes `encodeURIComponent` as `encode`; sockets send values as they are.
  */

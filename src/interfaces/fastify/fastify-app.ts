@@ -97,6 +97,7 @@ export function createFastifyApp(app: App, options: FastifyAppOptions = {}): Fas
       await scope.register(import('@fastify/cors'), {
         origin: origins.includes('*') ? true : origins,
         credentials: true,
+        exposedHeaders: ['Plumage-Offset'],
         strictPreflight: false,
         methods: CORS_METHODS
       })
@@ -165,8 +166,9 @@ function serviceHandler(
       address: request.socket.remoteAddress,
       query: request.query as Record<string, unknown>
     }
-    return restCall(gateway, route, input, bodyParsed, ({ status, location, result }) => {
+    return restCall(gateway, route, input, bodyParsed, ({ status, location, result, offset }) => {
       reply.code(status)
+      if (offset !== undefined) reply.header('Plumage-Offset', offset)
       if (location !== undefined) reply.header('Location', location).send()
       else if (result === undefined) reply.send()
       else if (formatter) {

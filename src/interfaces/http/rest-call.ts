@@ -39,6 +39,8 @@ export interface RestOutcome {
   status: number
   /** Answer with a redirect to this location, no body. */
   location?: string
+  /** Read your writes: the write's event offset, when it asked for it (the `Plumage-Offset` header). */
+  offset?: string
   /** The result; absent (with status 204 unless a hook chose another) when the service returned something falsy. */
   result?: unknown
 }
@@ -76,11 +78,16 @@ export function restCall<R>(
     return Promise.reject(error)
   }
   // Decided and written as the call settles: no async function, and no promise of the outcome alone.
-  return gateway.callThen(call, ({ result, status, location }) => {
+  return gateway.callThen(call, ({ result, status, location, offset }) => {
     if (location !== undefined) return respond({ status: status ?? 303, location })
-    if (!result) return respond({ status: status ?? 204 })
-    return respond({ status: status ?? (call.method === 'create' ? 201 : 200), result })
-  })
+    if (offset) return offset().then((at) => outcome(call, respond, result, status, at))
+    return outcome(call, respond, result, status)
+  }) as Promise<R>
+}
+
+function outcome<R>(call: ServiceCall, respond: (o: RestOutcome) => R, result: unknown, status?: number, at?: string) {
+  if (!result) return respond({ status: status ?? 204, offset: at })
+  return respond({ status: status ?? (call.method === 'create' ? 201 : 200), result, offset: at })
 }
 
 function callFor(route: RestRoute, request: RestRequest, bodyParsed: boolean): ServiceCall {

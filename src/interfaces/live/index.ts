@@ -14,11 +14,16 @@ export interface LiveQueriesPort {
     answer(result: unknown): void
   }): Promise<void>
   unwatch(connection: Connection, id: unknown): unknown
+  fence(connection: Connection, offset: string): Promise<unknown>
 }
+
+/** The longest offset a fence takes (offsets are short: an epoch and a few base-36 numbers). */
+const MAX_OFFSET = 200
 
 /**
  * The socket events of live queries (docs/wire-protocol.md, Live queries): `watch` (path, query, options, ack),
- * answered with the initial result once the watch is live and followed by `live` frames; `unwatch` (id, ack).
+ * answered with the initial result once the watch is live and followed by `live` frames; `unwatch` (id, ack); and
+ * `fence` (offset, ack) of read your writes.
  */
 export function liveSocketEvents(live: LiveQueriesPort): Record<string, SocketEventHandler> {
   return {
@@ -44,6 +49,14 @@ export function liveSocketEvents(live: LiveQueriesPort): Record<string, SocketEv
         answer: (result) => answer(null, result)
       })
     },
-    unwatch: async ({ connection, args, answer }) => answer(null, live.unwatch(connection, args[0]))
+    unwatch: async ({ connection, args, answer }) => answer(null, live.unwatch(connection, args[0])),
+    // Read your writes (docs/wire-protocol.md): answered once every event up to the offset was sent to this
+    // connection and its live queries applied them; the frames go before the answer on the socket.
+    fence: async ({ connection, args, answer }) => {
+      const offset = args[0]
+      if (typeof offset !== 'string' || offset.length === 0 || offset.length > MAX_OFFSET)
+        throw new BadRequest('fence needs the offset of a write (a string)')
+      answer(null, await live.fence(connection, offset))
+    }
   }
 }

@@ -14,6 +14,7 @@ import { answer, mountExtensions, type MountedExtensions } from '../http/http-ex
 import { serve } from '../http/http-server.js'
 import { parseQueryString } from '../http/query-parser.js'
 import { errorHandler } from './error-response.js'
+const CORS_OPTIONS = { credentials: true, exposedHeaders: ['Plumage-Offset'] } // read your writes: the offset header
 import { serviceMiddleware, type Formatter } from './service-middleware.js'
 
 /** The express engine's options: the shared ones, its formatter and extra middleware. */
@@ -82,7 +83,7 @@ export function createRestApp(app: App, options: RestAppOptions = {}, extensions
   if (options.compression) http.use((optional('compression') as typeof compression)())
   const origins = options.corsOrigins ?? []
   if (origins.length > 0)
-    http.use((optional('cors') as typeof cors)({ origin: origins.includes('*') ? true : origins, credentials: true }))
+    http.use((optional('cors') as typeof cors)({ origin: origins.includes('*') ? true : origins, ...CORS_OPTIONS }))
   if (bodyParsers) http.use(bodyParser(limit))
   for (const middleware of options.middleware ?? []) http.use(middleware)
   http.use(

@@ -39,8 +39,9 @@ export function serviceMiddleware(gateway: Gateway, options: ServiceMiddlewareOp
         body: req.body as unknown,
         address: req.socket.remoteAddress
       }
-      await restCall(gateway, route, request, bodyParsed, ({ status, location, result }) => {
+      await restCall(gateway, route, request, bodyParsed, ({ status, location, result, offset }) => {
         res.statusCode = status
+        if (offset !== undefined) res.setHeader('Plumage-Offset', offset)
         if (location !== undefined) {
           res.setHeader('Location', location)
           res.end()

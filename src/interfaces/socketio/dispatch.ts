@@ -10,6 +10,7 @@ import type { SocketEventHandler } from '../realtime/realtime-transport.js'
 import type { AroundCall } from './call-extensions.js'
 
 type Ack = (...args: unknown[]) => void
+type Asked = { offset?: () => Promise<string | undefined> }
 
 export interface DispatchSettings {
   gateway: Gateway
@@ -74,12 +75,13 @@ export class SocketCalls {
       return answer(ack, logger, error.toJSON())
     }
     this.inFlight.set(socket, inFlight + 1)
+    const asked: Asked = {} // read your writes: a write's event offset, sent as a third ack argument
     const run = () =>
       event === 'authenticate'
         ? gateway.authenticate(connection, args[0])
         : event === 'logout'
           ? gateway.logout(connection)
-          : dispatchCall(gateway, connection, event, args[0], args.slice(1))
+          : dispatchCall(gateway, connection, event, args[0], args.slice(1), asked)
     // Unexpected errors are logged inside the call's span, so the line carries its trace id.
     const traced = () =>
       around(event, args[0], () =>
@@ -93,7 +95,10 @@ export class SocketCalls {
     const call = restored ? restored.then(traced) : traced()
     call
       .then(
-        (result) => answer(ack, logger, null, result === undefined ? null : result),
+        (result) =>
+          asked.offset
+            ? void asked.offset().then((at) => answer(ack, logger, null, result ?? null, ...(at ? [at] : [])))
+            : answer(ack, logger, null, result === undefined ? null : result),
         (thrown: unknown) => answer(ack, logger, convertError(thrown).toJSON())
       )
       .finally(() => {
@@ -129,7 +134,8 @@ async function dispatchCall(
   connection: Connection,
   method: unknown,
   path: unknown,
-  args: unknown[]
+  args: unknown[],
+  asked: Asked
 ): Promise<unknown> {
   if (typeof path !== 'string') throw new NotFound('Invalid service path')
   const target = gateway.resolve(path)
@@ -151,7 +157,9 @@ async function dispatchCall(
     )
   }
   const params = gateway.connectionParams(connection, { ...(query as Query) }, target.route)
-  return (await gateway.call({ path: target.path, method, id, data, params })).result
+  const { result, offset } = await gateway.call({ path: target.path, method, id, data, params })
+  asked.offset = offset
+  return result
 }
 
 function answer(ack: Ack | undefined, logger: Logger, ...args: unknown[]): void {

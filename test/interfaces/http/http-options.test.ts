@@ -75,6 +75,8 @@ describe.each(ENGINES)('%s options', (engine) => {
       expect(preflight.headers['access-control-allow-methods']).toContain('PATCH')
       const allowed = await http.get('/messages').set('Origin', 'http://app.example').expect(200)
       expect(allowed.headers['access-control-allow-origin']).toBe('http://app.example')
+      // Read your writes: browser code may read a write's offset header.
+      expect(allowed.headers['access-control-expose-headers']).toBe('Plumage-Offset')
       const other = await http.get('/messages').set('Origin', 'http://evil.example').expect(200)
       expect(other.headers['access-control-allow-origin']).toBeUndefined()
     })

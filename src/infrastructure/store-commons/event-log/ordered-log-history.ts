@@ -29,6 +29,8 @@ export interface LogPosition<P> {
   readonly delivering: P | undefined
   /** Resolves true once the position reaches `place`, false when it has not within `timeoutMs`. */
   whenAt(place: P, timeoutMs: number): Promise<boolean>
+  /** Resolves true once every event of the writes committed before the call was handed out; false after `timeoutMs`. */
+  caughtUp?(timeoutMs: number): Promise<boolean>
 }
 
 export interface OrderedLogHistoryOptions<P> {
@@ -116,6 +118,21 @@ export class OrderedLogHistory<P> implements EventHistory {
       )
     }
     return events.reverse()
+  }
+
+  async reached(offset: string, timeoutMs: number): Promise<boolean> {
+    const { log, order } = this.options
+    const place = log.epoch === undefined ? undefined : this.placeOf(offset, log.epoch)
+    if (!place) return false
+    if (log.position !== undefined && order.compare(place.at, log.position) < 0) return true
+    if (log.position !== undefined && order.compare(place.at, log.position) === 0)
+      return place.rank === 0 || (this.last !== undefined && !this.before(this.last, place))
+    return log.whenAt(place.at, timeoutMs)
+  }
+
+  /** False at once for a log that cannot tell (RethinkDB's, for now): no offset for a write, not one too early. */
+  settled(timeoutMs: number): Promise<boolean> {
+    return this.options.log.caughtUp?.(timeoutMs) ?? Promise.resolve(false)
   }
 
   /**

@@ -58,6 +58,11 @@ export class InMemoryEventHistory implements EventHistory {
       )
   }
 
+  async reached(offset: string): Promise<boolean> {
+    const seq = this.seqOf(offset)
+    return seq !== undefined && seq <= this.seq
+  }
+
   private offsetOf(seq: number): string {
     return `${this.epoch}.${seq.toString(36)}`
   }

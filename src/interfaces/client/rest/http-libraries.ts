@@ -8,12 +8,15 @@ import { parseBody, type HttpRequest, type HttpSend } from './http.js'
 export type FetchLike = (
   url: string,
   init: { method: string; headers: Record<string, string>; body?: string }
-) => Promise<{ status: number; text(): Promise<string> }>
+) => Promise<{ status: number; text(): Promise<string>; headers?: { get(name: string): string | null } }>
 
 export function fetchSend(fetch: FetchLike): HttpSend {
   return async ({ url, method, headers, body, connection }) => {
     const response = await fetch(url, { method, headers, body: json(body), ...connection })
-    return { status: response.status, body: parseBody(await response.text()) }
+    // Read your writes: the event offset of a write that asked for it.
+    const offset = response.headers?.get('plumage-offset') ?? undefined
+    const answer = { status: response.status, body: parseBody(await response.text()) }
+    return offset === undefined ? answer : { ...answer, offset }
   }
 }
 

@@ -13,6 +13,8 @@ export interface HttpResponse {
   status: number
   /** The parsed JSON body; the raw text when it was not JSON; undefined when empty. */
   body: unknown
+  /** The `Plumage-Offset` header of a write's answer, when the library reads it (fetch). */
+  offset?: string
 }
 
 /**

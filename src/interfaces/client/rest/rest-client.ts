@@ -18,6 +18,7 @@ import {
   type SuperagentLike
 } from './http-libraries.js'
 import { stringifyQuery } from './query-string.js'
+import { writeOffsets } from '../transport.js'
 
 export interface RestOptions {
   /** Sent with every request; `params.headers` of a call win over them. */
@@ -72,6 +73,7 @@ export class RestTransport implements Transport {
       throw new Unavailable(`Could not reach ${this.base}: ${error instanceof Error ? error.message : String(error)}`)
     }
     const { status, body } = response
+    if (response.offset !== undefined) writeOffsets.set(params, response.offset)
     if (status < 400) return status === 204 || body === undefined ? null : body
     if (isErrorJson(body)) throw errorFromJson(body, status)
     const ErrorType = errorForCode(status) ?? GeneralError

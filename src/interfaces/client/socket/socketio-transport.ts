@@ -3,7 +3,7 @@ import { Timeout } from '../../../domain/errors/errors.js'
 import { toArguments } from '../../../domain/service/method-layout.js'
 import type { ServiceCall } from '../../../domain/service/service.js'
 import type { ClientApp } from '../client-app.js'
-import { fillRoute, type Transport } from '../transport.js'
+import { fillRoute, writeOffsets, type Transport } from '../transport.js'
 
 type Listener = (...args: unknown[]) => void
 
@@ -54,11 +54,15 @@ export class SocketioTransport implements Transport {
       }, timeout)
       // The method's own argument layout, with the query (always sent, `{}` by default) in place of params.
       const args = toArguments(call.method, { id: call.id, data: call.data, last: call.params.query ?? {} })
-      this.socket.emit(call.method, path, ...args, (error: unknown, result: unknown) => {
+      this.socket.emit(call.method, path, ...args, (error: unknown, result: unknown, offset?: unknown) => {
         clearTimeout(timer)
         if (error !== null && error !== undefined)
           reject(errorFromJson(typeof error === 'object' ? error : { message: String(error) }))
-        else resolve(result)
+        else {
+          // Read your writes: a write that asked for its offset has it after the result.
+          if (typeof offset === 'string') writeOffsets.set(call.params, offset)
+          resolve(result)
+        }
       })
     })
   }
