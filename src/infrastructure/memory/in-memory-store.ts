@@ -1,5 +1,5 @@
 import { Conflict } from '../../domain/errors/errors.js'
-import { isMatchAll, type Filter, type StoreQuery, type Value } from '../../domain/query/ast.js'
+import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
 import { compileFilter, type Predicate } from '../../domain/query/compile-filter.js'
 import { compileSort, type Comparator } from '../../domain/query/compile-sort.js'
 import type { Doc } from '../../domain/query/field-getter.js'
@@ -28,9 +28,6 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   readonly watch?: (listener: (change: StoreChange<T>) => void) => () => void
   readonly keyedWrites?: InMemoryKeyedWrites
   private readonly records = new Map<string, Doc>()
-  /** Each record's place in insertion order (the order of `records`), for records found by id rather than scanned. */
-  private readonly places = new Map<string, number>()
-  private nextPlace = 0
   private readonly listeners = new Set<(change: StoreChange<T>) => void>()
   private nextId = 0
 
@@ -56,7 +53,7 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   async count(filter: Filter): Promise<number> {
     const matches = this.predicate(filter)
     let total = 0
-    for (const record of this.candidates(filter)) if (matches(record)) total++
+    for (const record of this.records.values()) if (matches(record)) total++
     return total
   }
 
@@ -80,10 +77,7 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
       if (this.records.has(key) || seen?.has(key)) throw new Conflict(`A record with id '${key}' already exists`)
       seen?.add(key)
     }
-    for (let index = 0; index < prepared.length; index++) {
-      this.records.set(keys[index]!, prepared[index]!)
-      this.places.set(keys[index]!, this.nextPlace++)
-    }
+    for (let index = 0; index < prepared.length; index++) this.records.set(keys[index]!, prepared[index]!)
     return prepared.map((record) => project(this.announce('created', record), query.select, this.id))
   }
 
@@ -113,7 +107,6 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
     if (params?.idempotency && this.keyedWrites) return this.keyedWrites.once(params, () => this.remove(id, query))
     return this.matching(id, query.filter).map((record) => {
       this.records.delete(storageKey(record[this.id]))
-      this.places.delete(storageKey(record[this.id]))
       return project(this.announce('removed', record), query.select, this.id)
     })
   }
@@ -121,15 +114,14 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
   /** One pass over the records: counts every match and keeps only the best skip+limit when sorting. */
   private scan(query: StoreQuery, withTotal: boolean): Page<T> {
     const matches = this.predicate(query.filter)
-    const records = this.candidates(query.filter)
     const end = query.limit === undefined ? Infinity : query.skip + query.limit
     const compare = query.sort.length > 0 ? compileSort(query.sort) : undefined
     let total = 0
     let kept: Doc[] = []
     if (end === 0) {
-      if (withTotal) for (const record of records) if (matches(record)) total++
+      if (withTotal) for (const record of this.records.values()) if (matches(record)) total++
     } else if (compare && end !== Infinity) {
-      kept = topK(records, matches, compare, end, (count) => (total = count))
+      kept = topK(this.records.values(), matches, compare, end, (count) => (total = count))
     } else if (!compare && isMatchAll(query.filter)) {
       // The plain `find` of every list page: the total is the size, and only the page is visited.
       total = this.records.size
@@ -138,7 +130,7 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
         kept.push(record)
       }
     } else {
-      for (const record of records) {
+      for (const record of this.records.values()) {
         if (!matches(record)) continue
         total++
         if (kept.length < end) kept.push(record)
@@ -156,32 +148,7 @@ export class InMemoryStore<T extends Data = Data> implements Store<T> {
       const record = this.records.get(storageKey(id))
       return record && matches(record) ? [record] : []
     }
-    return [...this.candidates(filter)].filter(matches)
-  }
-
-  /**
-   * The records a filter can match: those its id clause names (`id` equal to, or in a list of, scalars — the
-   * query of a resolver's batched get), found by key and put in insertion order, instead of every record. The
-   * filter is still applied to them. All records when it has no such clause, or names more than a quarter of them.
-   */
-  private candidates(filter: Filter): Iterable<Doc> {
-    const clause = filter.op === 'and' ? filter.filters.find((part) => this.isIdClause(part)) : filter
-    if (!clause || !this.isIdClause(clause)) return this.records.values()
-    const ids = 'values' in clause ? clause.values : [clause.value]
-    if (ids.length > 1 && ids.length * 4 > this.records.size) return this.records.values()
-    const found = new Map<string, Doc>()
-    for (const id of ids) {
-      const key = storageKey(id)
-      const record = this.records.get(key)
-      if (record) found.set(key, record)
-    }
-    if (found.size < 2) return found.values()
-    return [...found.keys()].sort((a, b) => this.places.get(a)! - this.places.get(b)!).map((key) => found.get(key)!)
-  }
-
-  private isIdClause(filter: Filter): filter is IdClause {
-    if (filter.op === 'eq') return filter.field === this.id && isScalar(filter.value)
-    return filter.op === 'in' && filter.field === this.id && filter.values.every(isScalar)
+    return [...this.records.values()].filter(matches)
   }
 
   /** The filter as a function; the empty filter of most gets, patches and pages compiles to nothing. */
@@ -239,11 +206,6 @@ function topK(
 }
 
 const matchAll: Predicate = () => true
-
-/** A filter on the id alone: equal to a scalar, or in a list of them. */
-type IdClause = { op: 'eq' | 'ne'; field: string; value: Value } | { op: 'in' | 'nin'; field: string; values: Value[] }
-
-const isScalar = (value: unknown): boolean => value === null || typeof value !== 'object'
 
 /**
  * Deep copy of JSON-like data (faster than structuredClone for plain records): own enumerable string keys, so what

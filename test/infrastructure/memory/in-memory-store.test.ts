@@ -1,4 +1,3 @@
-import { jest } from '@jest/globals'
 import { parseQuery } from '../../../src/domain/query/parse-query.js'
 import type { StoreQuery } from '../../../src/domain/query/ast.js'
 import type { Data, Id } from '../../../src/domain/service/service.js'
@@ -138,60 +137,6 @@ describe('InMemoryStore', () => {
     it('rejects an invalid $search pattern with BadRequest', async () => {
       await store.create([{ name: 'Ann' }], q())
       await expect(store.find(q({ name: { $search: '(' } }))).rejects.toMatchObject({ name: 'BadRequest', code: 400 })
-    })
-  })
-
-  describe('finds by id without a scan', () => {
-    const named = (records: Data[]) => records.map((record) => record.name)
-
-    it('answers an id $in of few records in insertion order, as a scan would, after removals and updates', async () => {
-      const store = new InMemoryStore()
-      const made = await store.create(
-        Array.from({ length: 40 }, (_, n) => ({ name: `r${n}`, even: n % 2 === 0 })),
-        q()
-      )
-      await store.remove(idOf(made[3]), q())
-      await store.update(idOf(made[7]), { name: 'r7 again' }, q())
-      const [late] = await store.create([{ name: 'late', id: 1000 }], q())
-      const ids = [1000, idOf(made[9]), idOf(made[3]), idOf(made[7]), idOf(made[1]), idOf(made[9])]
-      expect(named(await store.find(q({ id: { $in: ids } })))).toEqual(['r1', 'r7 again', 'r9', 'late'])
-      // The rest of the filter still applies, and a page counts only the matches.
-      const page = await store.page(q({ id: { $in: ids }, even: false, $limit: 2 }))
-      expect(page.total).toBe(2)
-      expect(named(page.data)).toEqual(['r1', 'r9'])
-      expect(await store.count(q({ id: { $in: ids } }).filter)).toBe(4)
-      expect(named(await store.find(q({ id: late!.id, $sort: { name: -1 } })))).toEqual(['late'])
-      // A sort still sorts; ids of another type do not match (the filter compares strictly, as a scan does).
-      expect(named(await store.find(q({ id: { $in: ids }, $sort: { name: -1 } })))).toEqual([
-        'r9',
-        'r7 again',
-        'r1',
-        'late'
-      ])
-      expect(await store.find(q({ id: { $in: ['1000', String(idOf(made[1]))] } }))).toEqual([])
-    })
-
-    it('does not walk the records (a find on another field does)', async () => {
-      const store = new InMemoryStore()
-      const made = await store.create(
-        Array.from({ length: 100 }, (_, n) => ({ name: `r${n}` })),
-        q()
-      )
-      // The store's records are the only Map of 100 entries here: which finds iterate it?
-      const walks = async (query: StoreQuery) => {
-        const spy = jest.spyOn(Map.prototype, 'values')
-        try {
-          await store.find(query)
-          return spy.mock.contexts.some((map) => (map as Map<unknown, unknown>).size === 100)
-        } finally {
-          spy.mockRestore()
-        }
-      }
-      expect(await walks(q({ id: { $in: [idOf(made[50]), idOf(made[5])] } }))).toBe(false)
-      expect(await walks(q({ id: idOf(made[5]) }))).toBe(false)
-      expect(await walks(q({ name: 'r5' }))).toBe(true)
-      // Names a quarter of the records or more: a scan is as cheap.
-      expect(await walks(q({ id: { $in: made.slice(0, 30).map(idOf) } }))).toBe(true)
     })
   })
 })
