@@ -15,21 +15,17 @@ export type ResolverHook = (context: HookContext, next?: () => Promise<void>) =>
 /** Any resolver the hooks may run (resolvers of any record type: the hook passes each its records). */
 interface AnyResolver {
   readonly virtualNames: readonly string[]
-  resolve(data: never, context: HookContext, status?: Partial<ResolverStatus>): Promise<unknown>
   resolveAll(records: readonly never[], context: HookContext, status?: Partial<ResolverStatus>): Promise<unknown[]>
 }
 
+/** One value resolved by each resolver in turn (Resolver.resolve passes what is not a record unchanged). */
 async function run(
   resolvers: readonly AnyResolver[],
   data: unknown,
   context: HookContext,
   status?: Partial<ResolverStatus>
 ): Promise<unknown> {
-  // One resolver (the common case) needs no async step of its own.
-  if (resolvers.length === 1) return resolvers[0]!.resolve(data as never, context, status)
-  let current = data
-  for (const resolver of resolvers) current = await resolver.resolve(current as never, context, status)
-  return current
+  return (await runAll(resolvers, [data], context, status))[0]
 }
 
 /** Records resolved as a batch (Resolver.resolveAll), by each resolver in turn; items that are not records pass. */

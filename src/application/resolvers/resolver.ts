@@ -82,46 +82,54 @@ export class Resolver<T, Ctx = HookContext> {
   async resolveAll(records: readonly T[], context: Ctx, status: Partial<ResolverStatus<Ctx>> = {}): Promise<T[]> {
     if (this.propertyNames.length === 0) return [...records]
     const { properties, path = [], stack = [], originalContext } = status
-    const steps = this.steps(properties, path, stack, originalContext)
-    const width = steps.resolved.length
+    // Each property once for the batch: copied (selected, no resolver), dropped (its resolver is on the stack), or
+    // resolved, with the same status for every record (resolvers only read it).
+    const copied: string[] = []
+    const dropped: string[] = []
+    const resolved: { name: string; resolver: PropertyResolver<T, unknown, Ctx>; own: ResolverStatus<Ctx> }[] = []
+    for (const name of properties ?? this.propertyNames) {
+      const resolver = resolverOf(this, name)
+      if (!resolver) copied.push(name)
+      else if (stack.includes(resolver)) dropped.push(name)
+      else
+        resolved.push({
+          name,
+          resolver,
+          own: { originalContext, properties, path: [...path, name], stack: [...stack, resolver] }
+        })
+    }
+    const width = resolved.length
     const results: unknown[] = new Array(records.length)
     const answers: unknown[] = new Array(records.length * width)
     for (let index = 0; index < records.length; index++) {
-      const data = records[index]!
-      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-        results[index] = data
+      const record = records[index] as Record<string, unknown>
+      if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+        results[index] = record
         continue
       }
-      const record = data as Record<string, unknown>
       // Without a selection the record is copied whole (one clone of its shape, cheaper than a property at a time)
       // and the resolved properties are written over it; with one, only the selected properties are taken.
       const result: Record<string, unknown> = properties ? {} : { ...record }
-      for (const name of steps.copied) if (record[name] !== undefined) result[name] = record[name]
-      for (const name of steps.dropped) if (Object.hasOwn(result, name)) delete result[name]
+      for (const name of copied) if (record[name] !== undefined) result[name] = record[name]
+      for (const name of dropped) if (Object.hasOwn(result, name)) delete result[name]
       for (let step = 0; step < width; step++) {
-        const { name, resolver, own } = steps.resolved[step]!
+        const { name, resolver, own } = resolved[step]!
         try {
-          answers[index * width + step] = resolver(record[name], data, context, own)
+          answers[index * width + step] = resolver(record[name], records[index]!, context, own)
         } catch (error) {
           answers[index * width + step] = new Failure(error)
         }
       }
       results[index] = result
     }
-    if (width === 0) return results as T[]
-    let settled: unknown[]
-    try {
-      settled = await Promise.all(answers)
-    } catch {
-      // Some resolver failed: wait for all of them, to name every failed property of the first failing record.
-      settled = await Promise.all(answers.map(caught))
-    }
-    for (let index = 0; index < records.length; index++) {
+    // A failure: wait for every resolver, to name each failed property of the first failing record.
+    const settled = width === 0 ? [] : await Promise.all(answers).catch(() => Promise.all(answers.map(caught)))
+    for (let index = 0; index < records.length && width > 0; index++) {
       const result = results[index] as Record<string, unknown>
       if (result === records[index]) continue
       let errors: Record<string, unknown> | undefined
       for (let step = 0; step < width; step++) {
-        const { name } = steps.resolved[step]!
+        const { name } = resolved[step]!
         const answer = settled[index * width + step]
         if (answer instanceof Failure) (errors ??= {})[name] = describeError(answer.error)
         else if (answer !== undefined) result[name] = answer
@@ -131,34 +139,6 @@ export class Resolver<T, Ctx = HookContext> {
     }
     return results as T[]
   }
-
-  /** What a batch does with each property: copy it (a selected plain one), drop it (on the stack), or resolve it. */
-  private steps(
-    properties: readonly string[] | undefined,
-    path: string[],
-    stack: unknown[],
-    originalContext: Ctx | undefined
-  ): Steps<T, Ctx> {
-    const steps: Steps<T, Ctx> = { copied: [], dropped: [], resolved: [] }
-    for (const name of properties ?? this.propertyNames) {
-      const resolver = resolverOf(this, name)
-      if (!resolver) steps.copied.push(name)
-      else if (stack.includes(resolver)) steps.dropped.push(name)
-      else {
-        // The same status for every record of the batch: resolvers only read it.
-        const own = { originalContext, properties, path: [...path, name], stack: [...stack, resolver] }
-        steps.resolved.push({ name, resolver, own })
-      }
-    }
-    return steps
-  }
-}
-
-/** The properties of a batch, sorted by what resolving does with them. */
-interface Steps<T, Ctx> {
-  copied: string[]
-  dropped: string[]
-  resolved: { name: string; resolver: PropertyResolver<T, unknown, Ctx>; own: ResolverStatus<Ctx> }[]
 }
 
 /**
