@@ -17,9 +17,11 @@
  * writer; for removals, the writer's log of send times by id) to the client's receipt of the frame (or
  * feathers-reactive's new list), all on performance.timeOrigin + performance.now(). Server CPU: process.cpuUsage()
  * of the server process from the first write until the clients are quiet, per write; client CPU likewise. At the
- * end every client list is compared with a fresh `find` of its query on its socket. Goal: plumage's p99 ≤ 50 ms.
- * BENCH_LIVE_SIDES picks the sides (default plumage,feathers,horizon). A run at the defaults replaces the section
- * between the live-run markers in BENCHMARKS.md; every run writes bench/results/<date>-live.md.
+ * end every client list is compared with a fresh `find` of its query (on a new socket of its client process).
+ * Goal: plumage's p99 ≤ 50 ms. BENCH_LIVE_SIDES picks the sides (default plumage,feathers,horizon); LIVE_SERVER_ARGS
+ * adds node options to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/live`, profiled from start to end).
+ * A run at the defaults replaces the section between the live-run markers in BENCHMARKS.md; every run writes
+ * bench/results/<date>-live.md.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -29,7 +31,16 @@ import { fileURLToPath } from 'node:url'
 import { io as connectClient, type Socket } from 'socket.io-client'
 import { runHorizon, type HorizonRun } from './support/horizon-live.js'
 import { LiveClientSet, type Verdicts } from './support/live-clients.js'
-import { frameLatencies, ITEMS, liveScale, quantile, WriteStream, type Frame } from './support/live-workload.js'
+import {
+  frameLatencies,
+  ITEMS,
+  LIVE_DEFAULTS,
+  liveScale,
+  quantile,
+  WriteStream,
+  type Frame,
+  type LiveScale
+} from './support/live-workload.js'
 import { replaceSection } from './support/report.js'
 import { children } from './support/scale-server-process.js'
 
@@ -40,6 +51,7 @@ const WRITERS = 10
 const QUIET_MS = 2_000
 const QUIET_LIMIT_MS = 60_000
 const PHASE_TIMEOUT_MS = 180_000
+const WRITE_TIMEOUT_MS = 60_000
 const now = () => performance.timeOrigin + performance.now()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 type Cpu = { user: number; system: number }
@@ -64,7 +76,8 @@ async function clientProcess(): Promise<void> {
       send({
         type: 'frames',
         frames: set!.frames.map((frame) => [frame.at, frame.t, ...frame.removed]),
-        unknown: set!.unknownFrames
+        unknown: set!.unknownFrames,
+        drops: [...set!.drops]
       })
     else if (type === 'verify')
       void set!.verify().then(
@@ -144,26 +157,28 @@ type Stats = { cpu: Cpu; rss: number; heapUsed: number; views: { views: number; 
 export interface SideRun {
   side: 'plumage' | 'feathers'
   watches: number
-  openMs: number
-  writes: number
-  failedWrites: number
+  openMs?: number
+  writes?: number
+  failedWrites?: number
   /** The writer's call answered (p99): the server's own pace. */
-  answerP99: number
-  frames: number
-  untraced: number
-  p50: number
-  p99: number
-  max: number
-  serverCpuPerWriteMs: number
-  serverCpuShare: number
-  clientCpuPerWriteMs: number
-  clientCpuShare: number
-  rssSeeded: number
-  rssWatching: number
-  rssEnd: number
+  answerP99?: number
+  frames?: number
+  untraced?: number
+  p50?: number
+  p99?: number
+  max?: number
+  serverCpuPerWriteMs?: number
+  serverCpuShare?: number
+  clientCpuPerWriteMs?: number
+  clientCpuShare?: number
+  rssSeeded?: number
+  rssWatching?: number
+  rssEnd?: number
   views?: Stats['views']
-  verdicts: Verdicts
-  quietAfterMs: number
+  verdicts?: Verdicts
+  quietAfterMs?: number
+  /** Client sockets that dropped before the end, by socket.io's reason. */
+  drops?: string
   failed?: string
 }
 
@@ -175,11 +190,22 @@ function connectWriter(url: string): Promise<Socket> {
   })
 }
 
+/** A write; it fails when the server does not answer within WRITE_TIMEOUT_MS (or its socket dropped). */
 const call = (socket: Socket, method: string, ...args: unknown[]) =>
   new Promise<unknown>((resolve, reject) =>
-    socket.emit(method, ITEMS, ...args, (error: unknown, result: unknown) =>
-      error ? reject(new Error(JSON.stringify(error))) : resolve(result)
-    )
+    socket
+      .timeout(WRITE_TIMEOUT_MS)
+      .emit(method, ITEMS, ...args, (timeout: unknown, error: unknown, result: unknown) =>
+        timeout
+          ? reject(
+              new Error(
+                `no answer within ${WRITE_TIMEOUT_MS / 1000} s (socket ${socket.connected ? 'connected' : 'dropped'})`
+              )
+            )
+          : error
+            ? reject(new Error(JSON.stringify(error)))
+            : resolve(result)
+      )
   )
 
 /**
@@ -269,6 +295,7 @@ async function runSide(side: 'plumage' | 'feathers'): Promise<SideRun> {
   const log = (text: string) => console.log(`${side}: ${text}`)
   const server = new Process(
     fork(join(here, 'support', 'live-server.mjs'), [], {
+      execArgv: (process.env.LIVE_SERVER_ARGS ?? '').split(' ').filter(Boolean),
       env: {
         ...process.env,
         LIVE_SERVER: side,
@@ -278,79 +305,91 @@ async function runSide(side: 'plumage' | 'feathers'): Promise<SideRun> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc']
     })
   )
-  let clients: Process[] = []
+  const clients: Process[] = []
+  const run: SideRun = { side, watches: scale.queries }
   try {
-    const { url } = await server.started
-    const stream = new WriteStream(scale)
-    const { ids } = await server.ask<{ ids: number[] }>('seed', { scale })
-    for (const id of ids) stream.known(id)
-    const seeded = await server.ask<Stats>('stats')
-    const opening = now()
-    clients = await forkClients(side, url)
-    const openMs = now() - opening
-    log(`${scale.queries} watches on ${scale.sockets} sockets in ${(openMs / 1000).toFixed(1)} s`)
-    const watching = await server.ask<Stats>('stats')
-    const clientsBefore = await clientCpuMs(clients)
-    const started = now()
-    const { writes, failed, errors, answers: writeAnswers } = await steadyWrites(url, stream)
-    if (errors.length > 0) log(`failed writes, e.g. ${errors.join('; ')}`)
-    const quietAfterMs = await quiet(clients)
-    const elapsed = now() - started
-    const end = await server.ask<Stats>('stats')
-    const clientsAfter = await clientCpuMs(clients)
-    const answers = await Promise.all(
-      clients.map((client) => client.next<{ frames: number[][]; unknown: number }>('frames', { type: 'frames' }))
-    )
-    const frames: Frame[] = answers.flatMap((answer) =>
-      answer.frames.map(([at, t, ...removed]) => ({ at: at!, t: t!, removed }))
-    )
-    const latencies = frameLatencies(frames, stream.writeTimes)
-    const verdicts = (
-      await Promise.all(clients.map((client) => client.next<{ verdicts: Verdicts }>('verify', { type: 'verify' })))
-    ).reduce<Verdicts>(
-      (sum, { verdicts }) => {
-        for (const key of Object.keys(sum) as (keyof Verdicts)[]) sum[key] += verdicts[key]
-        return sum
-      },
-      { equal: 0, order: 0, wrong: 0, wrongWindows: 0, short: 0 }
-    )
-    const serverCpu = cpuMs(end.cpu) - cpuMs(watching.cpu)
-    const run: SideRun = {
-      side,
-      watches: scale.queries,
-      openMs,
-      writes,
-      failedWrites: failed,
-      answerP99: quantile(writeAnswers, 0.99),
-      frames: frames.length,
-      untraced: frames.length - latencies.length + answers.reduce((sum, answer) => sum + answer.unknown, 0),
-      p50: quantile(latencies, 0.5),
-      p99: quantile(latencies, 0.99),
-      max: quantile(latencies, 1),
-      serverCpuPerWriteMs: serverCpu / writes,
-      serverCpuShare: serverCpu / elapsed,
-      clientCpuPerWriteMs: (clientsAfter - clientsBefore) / writes,
-      clientCpuShare: (clientsAfter - clientsBefore) / elapsed,
-      rssSeeded: seeded.rss,
-      rssWatching: watching.rss,
-      rssEnd: end.rss,
-      ...(watching.views ? { views: watching.views } : {}),
-      verdicts,
-      quietAfterMs
-    }
+    await measureSide(server, clients, run, log)
     log(
-      `${writes} writes (${failed} failed), ${frames.length} frames: p50 ${run.p50.toFixed(1)} ms, p99 ` +
-        `${run.p99.toFixed(1)} ms; server CPU ${run.serverCpuPerWriteMs.toFixed(2)} ms/write; lists: ` +
-        `${verdicts.equal} equal, ${verdicts.order} order only, ${verdicts.wrong} wrong`
+      `${run.writes} writes (${run.failedWrites} failed), ${run.frames} frames: p50 ${run.p50!.toFixed(1)} ms, p99 ` +
+        `${run.p99!.toFixed(1)} ms; server CPU ${run.serverCpuPerWriteMs!.toFixed(2)} ms/write; lists: ` +
+        `${run.verdicts!.equal} equal, ${run.verdicts!.order} order only, ${run.verdicts!.wrong} wrong`
     )
-    return run
   } catch (error) {
-    log(`FAILED: ${(error as Error).message}`)
-    return { side, failed: (error as Error).message } as SideRun
+    // What was measured before stays in the report.
+    run.failed = (error as Error).message
+    log(`FAILED: ${run.failed}`)
   } finally {
     await Promise.all(clients.map((client) => client.stop()))
     await server.stop()
   }
+  return run
+}
+
+/** The phases of one side, filling `run` as they end (a phase that fails leaves the earlier figures). */
+async function measureSide(
+  server: Process,
+  clients: Process[],
+  run: SideRun,
+  log: (text: string) => void
+): Promise<void> {
+  const { url } = await server.started
+  const stream = new WriteStream(scale)
+  const { ids } = await server.ask<{ ids: number[] }>('seed', { scale })
+  for (const id of ids) stream.known(id)
+  run.rssSeeded = (await server.ask<Stats>('stats')).rss
+  const opening = now()
+  clients.push(...(await forkClients(run.side, url)))
+  run.openMs = now() - opening
+  log(`${scale.queries} watches on ${scale.sockets} sockets in ${(run.openMs / 1000).toFixed(1)} s`)
+  const watching = await server.ask<Stats>('stats')
+  run.rssWatching = watching.rss
+  if (watching.views) run.views = watching.views
+  const clientsBefore = await clientCpuMs(clients)
+  const started = now()
+  const { writes, failed, errors, answers: writeAnswers } = await steadyWrites(url, stream)
+  if (errors.length > 0) log(`failed writes, e.g. ${errors.join('; ')}`)
+  Object.assign(run, { writes, failedWrites: failed, answerP99: quantile(writeAnswers, 0.99) })
+  run.quietAfterMs = await quiet(clients)
+  const elapsed = now() - started
+  const end = await server.ask<Stats>('stats')
+  const clientCpu = (await clientCpuMs(clients)) - clientsBefore
+  const serverCpu = cpuMs(end.cpu) - cpuMs(watching.cpu)
+  Object.assign(run, {
+    rssEnd: end.rss,
+    serverCpuPerWriteMs: serverCpu / writes,
+    serverCpuShare: serverCpu / elapsed,
+    clientCpuPerWriteMs: clientCpu / writes,
+    clientCpuShare: clientCpu / elapsed
+  })
+  const answers = await Promise.all(
+    clients.map((client) =>
+      client.next<{ frames: number[][]; unknown: number; drops: [string, number][] }>('frames', { type: 'frames' })
+    )
+  )
+  const frames: Frame[] = answers.flatMap((answer) =>
+    answer.frames.map(([at, t, ...removed]) => ({ at: at!, t: t!, removed }))
+  )
+  const latencies = frameLatencies(frames, stream.writeTimes)
+  const drops = new Map<string, number>()
+  for (const answer of answers)
+    for (const [reason, count] of answer.drops) drops.set(reason, (drops.get(reason) ?? 0) + count)
+  Object.assign(run, {
+    frames: frames.length,
+    untraced: frames.length - latencies.length + answers.reduce((sum, answer) => sum + answer.unknown, 0),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    max: quantile(latencies, 1),
+    drops: [...drops].map(([reason, count]) => `${count} ${reason}`).join(', ') || 'none'
+  })
+  run.verdicts = (
+    await Promise.all(clients.map((client) => client.next<{ verdicts: Verdicts }>('verify', { type: 'verify' })))
+  ).reduce<Verdicts>(
+    (sum, { verdicts }) => {
+      for (const key of Object.keys(sum) as (keyof Verdicts)[]) sum[key] += verdicts[key]
+      return sum
+    },
+    { equal: 0, order: 0, wrong: 0, wrongWindows: 0, short: 0 }
+  )
 }
 
 /* ------------------------------------------------------------------ report */
@@ -358,20 +397,23 @@ async function runSide(side: 'plumage' | 'feathers'): Promise<SideRun> {
 const ms = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '—' : `${value.toFixed(1)} ms`)
 const mb = (bytes: number | undefined) => (bytes === undefined ? '—' : `${(bytes / 2 ** 20).toFixed(0)} MB`)
 const share = (value: number | undefined) => (value === undefined ? '—' : `${(value * 100).toFixed(0)} %`)
-const count = (value: number) => value.toLocaleString('en-US')
+const count = (value: number | undefined) => (value === undefined ? '—' : value.toLocaleString('en-US'))
+const perWrite = (value: number | undefined, part: number | undefined) =>
+  value === undefined ? '—' : `${value.toFixed(2)} ms (${share(part)})`
 
 function sideRows(runs: SideRun[]): string[] {
   const at = (side: string) => runs.find((run) => run.side === side)
   const ours = at('plumage')
   const theirs = at('feathers')
-  const cell = (run: SideRun | undefined, value: (run: SideRun) => string) =>
-    !run ? 'not run' : run.failed ? `failed: ${run.failed}` : value(run)
+  const cell = (run: SideRun | undefined, value: (run: SideRun) => string) => (run ? value(run) : 'not run')
   const row = (name: string, value: (run: SideRun) => string, goal = '') =>
     `| ${name} | ${cell(ours, value)} | ${cell(theirs, value)} | ${goal} |`
-  const lists = (run: SideRun) =>
-    `${count(run.verdicts.equal)} equal, ${count(run.verdicts.order)} same records in another order, ` +
-    `${count(run.verdicts.wrong)} wrong (${count(run.verdicts.wrongWindows)} of them $limit windows, ` +
-    `${count(run.verdicts.short)} shorter than the find)`
+  const lists = ({ verdicts }: SideRun) =>
+    !verdicts
+      ? '—'
+      : `${count(verdicts.equal)} equal, ${count(verdicts.order)} same records in another order, ` +
+        `${count(verdicts.wrong)} wrong (${count(verdicts.wrongWindows)} of them $limit windows, ` +
+        `${count(verdicts.short)} shorter than the find)`
   return [
     '| | plumage (server-side live queries) | Feathers v5 + feathers-reactive | goal |',
     '|---|---|---|---|',
@@ -382,13 +424,9 @@ function sideRows(runs: SideRun[]): string[] {
     row('write → client p50', (run) => ms(run.p50)),
     row('write → client p99', (run) => ms(run.p99), '≤ 50 ms (plumage)'),
     row('write → client max', (run) => ms(run.max)),
-    row(
-      'server CPU per write (share of one core)',
-      (run) => `${run.serverCpuPerWriteMs.toFixed(2)} ms (${share(run.serverCpuShare)})`
-    ),
-    row(
-      'client processes\u2019 CPU per write (share of one core)',
-      (run) => `${run.clientCpuPerWriteMs.toFixed(2)} ms (${share(run.clientCpuShare)})`
+    row('server CPU per write (share of one core)', (run) => perWrite(run.serverCpuPerWriteMs, run.serverCpuShare)),
+    row('client processes\u2019 CPU per write (share of one core)', (run) =>
+      perWrite(run.clientCpuPerWriteMs, run.clientCpuShare)
     ),
     row(
       'server RSS: seeded / watching / end',
@@ -398,7 +436,9 @@ function sideRows(runs: SideRun[]): string[] {
       run.views ? `${count(run.views.views)} (${count(run.views.records)})` : 'none (the clients match)'
     ),
     row('client lists vs a fresh find at the end', lists, '0 wrong'),
-    row('clients quiet after the last write', (run) => ms(run.quietAfterMs))
+    row('clients quiet after the last write', (run) => ms(run.quietAfterMs)),
+    row('client sockets dropped (reason)', (run) => run.drops ?? '—', 'none'),
+    ...runs.filter((run) => run.failed).map((run) => `\n**${run.side} did not finish:** ${run.failed}`)
   ]
 }
 
@@ -420,8 +460,8 @@ function report(runs: SideRun[], horizon: HorizonRun[] | string, loads: string[]
   const noisy = maxLoad / availableParallelism() > 1
   const ours = runs.find((run) => run.side === 'plumage')
   const verdict =
-    !ours || ours.failed
-      ? 'plumage did not run'
+    !ours || ours.p99 === undefined
+      ? 'plumage did not finish'
       : ours.p99 <= 50
         ? `**met**: plumage's p99 is ${ms(ours.p99)} (≤ 50 ms)`
         : `**not met**: plumage's p99 is ${ms(ours.p99)} (goal ≤ 50 ms)`
@@ -479,8 +519,7 @@ else {
   const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\..*/, 'Z')
   writeFileSync(join(dir, `${stamp}-live.md`), `# npm run bench:live — ${new Date().toISOString()}\n\n${text}\n`)
   const written = [`bench/results/${stamp}-live.md`]
-  const defaults = liveScale({})
-  const full = (Object.keys(defaults) as (keyof typeof defaults)[]).every((key) => scale[key] === defaults[key])
+  const full = (Object.keys(LIVE_DEFAULTS) as (keyof LiveScale)[]).every((key) => scale[key] === LIVE_DEFAULTS[key])
   if (full && process.env.BENCH_LIVE_SIDES === undefined && replaceSection('live-run', text))
     written.push('BENCHMARKS.md')
   console.log(`written: ${written.join(', ')}`)

@@ -37,6 +37,7 @@ export interface Verdicts {
 
 const socketioClient = socketioClientModule.default
 const CONNECT_CONCURRENCY = 50
+const ASK_TIMEOUT_MS = 60_000
 
 const now = () => performance.timeOrigin + performance.now()
 
@@ -48,11 +49,19 @@ function connect(url: string): Promise<Socket> {
   })
 }
 
+/** A call with an ack; rejects when the socket is or gets disconnected, or after ASK_TIMEOUT_MS. */
 function ask(socket: Socket, event: string, ...args: unknown[]): Promise<unknown> {
+  if (!socket.connected) return Promise.reject(new Error(`${event}: the socket is disconnected`))
   return new Promise((resolve, reject) =>
-    socket.emit(event, ...args, (error: unknown, result: unknown) =>
-      error ? reject(new Error(`${event}: ${JSON.stringify(error)}`)) : resolve(result)
-    )
+    socket
+      .timeout(ASK_TIMEOUT_MS)
+      .emit(event, ...args, (timeout: unknown, error: unknown, result: unknown) =>
+        timeout
+          ? reject(new Error(`${event}: no answer within ${ASK_TIMEOUT_MS / 1000} s`))
+          : error
+            ? reject(new Error(`${event}: ${JSON.stringify(error)}`))
+            : resolve(result)
+      )
   )
 }
 
@@ -67,6 +76,9 @@ export class LiveClientSet {
   readonly frames: Frame[] = []
   /** `live` frames naming a watch this client does not hold (none expected: the answer leaves before them). */
   unknownFrames = 0
+  /** Sockets that dropped, by socket.io's reason (a client starved of CPU misses its pings: 'ping timeout'). */
+  readonly drops = new Map<string, number>()
+  private closing = false
   private readonly sockets: Socket[] = []
   private readonly watches: { socket: Socket; watch: Watch }[] = []
   private readonly stops: (() => void)[] = []
@@ -93,6 +105,9 @@ export class LiveClientSet {
   private async openSocket(index: number): Promise<void> {
     const socket = await connect(this.url)
     this.sockets.push(socket)
+    socket.on('disconnect', (reason) => {
+      if (!this.closing) this.drops.set(reason, (this.drops.get(reason) ?? 0) + 1)
+    })
     const queries = watchesOfSocket(index, this.scale).map((q) => shapeQuery(shapeOfWatch(q, this.scale), this.scale))
     if (this.kind === 'plumage') await this.watchPlumage(socket, queries)
     else await this.watchFeathers(socket, queries)
@@ -153,14 +168,18 @@ export class LiveClientSet {
     )
   }
 
-  /** Every list against a fresh `find` of its query on its own socket (FIND_CONCURRENCY at a time). */
+  /**
+   * Every list against a fresh `find` of its query (VERIFY_CONCURRENCY at a time) on a new socket of this process (a
+   * watch's own socket may have dropped): the same anonymous connection's answer.
+   */
   async verify(): Promise<Verdicts> {
     const verdicts: Verdicts = { equal: 0, order: 0, wrong: 0, wrongWindows: 0, short: 0 }
+    const checker = await connect(this.url)
     let next = 0
     const worker = async () => {
       while (next < this.watches.length) {
-        const { socket, watch } = this.watches[next++]!
-        const fresh = (await ask(socket, 'find', ITEMS, watch.query)) as Doc[]
+        const { watch } = this.watches[next++]!
+        const fresh = (await ask(checker, 'find', ITEMS, watch.query)) as Doc[]
         const verdict = compareLists(watch.list, fresh)
         verdicts[verdict]++
         if (verdict !== 'wrong') continue
@@ -168,11 +187,16 @@ export class LiveClientSet {
         if (watch.list.length < fresh.length) verdicts.short++
       }
     }
-    await Promise.all(Array.from({ length: CONNECT_CONCURRENCY }, worker))
+    try {
+      await Promise.all(Array.from({ length: CONNECT_CONCURRENCY }, worker))
+    } finally {
+      checker.disconnect()
+    }
     return verdicts
   }
 
   close(): void {
+    this.closing = true
     for (const stop of this.stops) stop()
     for (const socket of this.sockets) socket.disconnect()
   }

@@ -24,20 +24,46 @@ export interface LiveScale {
   window: number
 }
 
-export function liveScale(env: NodeJS.ProcessEnv = process.env): LiveScale {
+/** The issue's scale: what `liveScale` answers when no BENCH_LIVE_* variable is set. */
+export const LIVE_DEFAULTS: Readonly<LiveScale> = {
+  queries: 10_000,
+  sockets: 2_000,
+  shapes: 1_000,
+  writesPerSecond: 100,
+  seconds: 20,
+  clientProcesses: 2,
+  recordsPerRoom: 10,
+  window: 5
+}
+
+type LiveEnv = Partial<Record<string, string>>
+
+/** The scale from BENCH_LIVE_* (the process's environment unless `env` is given); unset or invalid: the default. */
+export function liveScale(
+  env: LiveEnv = {
+    BENCH_LIVE_QUERIES: process.env.BENCH_LIVE_QUERIES,
+    BENCH_LIVE_SOCKETS: process.env.BENCH_LIVE_SOCKETS,
+    BENCH_LIVE_SHAPES: process.env.BENCH_LIVE_SHAPES,
+    BENCH_LIVE_WRITES: process.env.BENCH_LIVE_WRITES,
+    BENCH_LIVE_SECONDS: process.env.BENCH_LIVE_SECONDS,
+    BENCH_LIVE_CLIENTS: process.env.BENCH_LIVE_CLIENTS,
+    BENCH_LIVE_RECORDS_PER_ROOM: process.env.BENCH_LIVE_RECORDS_PER_ROOM,
+    BENCH_LIVE_WINDOW: process.env.BENCH_LIVE_WINDOW
+  }
+): LiveScale {
   const number = (value: string | undefined, fallback: number) => {
     const parsed = Number(value)
     return value !== undefined && value !== '' && Number.isFinite(parsed) && parsed > 0 ? parsed : fallback
   }
   const scale = {
-    queries: number(env.BENCH_LIVE_QUERIES, 10_000),
-    sockets: number(env.BENCH_LIVE_SOCKETS, 2_000),
-    shapes: number(env.BENCH_LIVE_SHAPES, 1_000),
-    writesPerSecond: number(env.BENCH_LIVE_WRITES, 100),
-    seconds: number(env.BENCH_LIVE_SECONDS, 20),
-    clientProcesses: number(env.BENCH_LIVE_CLIENTS, 2),
-    recordsPerRoom: number(env.BENCH_LIVE_RECORDS_PER_ROOM, 10),
-    window: number(env.BENCH_LIVE_WINDOW, 5)
+    queries: number(env.BENCH_LIVE_QUERIES, LIVE_DEFAULTS.queries),
+    sockets: number(env.BENCH_LIVE_SOCKETS, LIVE_DEFAULTS.sockets),
+    shapes: number(env.BENCH_LIVE_SHAPES, LIVE_DEFAULTS.shapes),
+    writesPerSecond: number(env.BENCH_LIVE_WRITES, LIVE_DEFAULTS.writesPerSecond),
+    seconds: number(env.BENCH_LIVE_SECONDS, LIVE_DEFAULTS.seconds),
+    clientProcesses: number(env.BENCH_LIVE_CLIENTS, LIVE_DEFAULTS.clientProcesses),
+    recordsPerRoom: number(env.BENCH_LIVE_RECORDS_PER_ROOM, LIVE_DEFAULTS.recordsPerRoom),
+    window: number(env.BENCH_LIVE_WINDOW, LIVE_DEFAULTS.window)
   }
   scale.shapes = Math.min(scale.shapes, scale.queries)
   scale.sockets = Math.min(scale.sockets, scale.queries)
