@@ -445,13 +445,13 @@ function sideRows(runs: SideRun[]): string[] {
 function horizonRows(runs: HorizonRun[] | string): string[] {
   if (typeof runs === 'string') return [`Horizon design (RethinkDB changefeeds): ${runs}`]
   return [
-    '| Horizon design: subscribers (one `orderBy({index}).limit(n).changes()` each) | feeds opened in | write → subscriber p50 | p99 | RethinkDB CPU per write (share of one core) | RethinkDB RSS | changes |',
+    '| Horizon design: subscribers (one `orderBy({index}).limit(n).changes()` each) | feeds opened in | write → subscriber p50 | p99 | RethinkDB CPU per write (share of one core) | RethinkDB RSS | changes (query form) |',
     '|---|---|---|---|---|---|---|',
     ...runs.map(
       (run) =>
         `| ${count(run.subscribers)} | ${ms(run.openMs)} | ${ms(run.p50)} | ${ms(run.p99)} | ` +
         `${run.cpuPerWriteMs === undefined ? '— (no PID)' : `${run.cpuPerWriteMs.toFixed(2)} ms (${share(run.cpuShare)})`} | ` +
-        `${mb(run.rss)} | ${count(run.frames)}${run.failed ? ` — failed: ${run.failed}` : ''} |`
+        `${mb(run.rss)} | ${count(run.frames)} (${run.form})${run.failed ? ` — failed: ${run.failed}` : ''} |`
     )
   ]
 }

@@ -15,10 +15,10 @@ import {
 
 /**
  * Side (a) of `npm run bench:live`: the Horizon design, one RethinkDB changefeed per subscriber, through rethinkdb-ts
- * (the driver plumage's RethinkDB store uses): `between([room, minval], [room, maxval], { index: 'room_score' })
- * .orderBy({ index: r.desc('room_score') }).limit(window).changes({ includeInitial, includeOffsets })`, the top-N of
- * one room, as Horizon's `findAll({ room }).order('score', 'descending').limit(n).watch()` compiles; no feed is
- * shared. Subscriber i watches room i mod rooms. At each count of BENCH_LIVE_HORIZON (default 1,000, 5,000, 10,000)
+ * (the driver plumage's RethinkDB store uses): `orderBy({ index: r.desc('room_score') }).between([room, minval],
+ * [room, maxval], { index: 'room_score' }).limit(window).changes({ includeInitial, includeOffsets })`, the top-N of
+ * one room, as Horizon's server compiles `findAll({ room }).order('score', 'descending').limit(n).watch()`; no feed
+ * is shared. Subscriber i watches room i mod rooms. At each count of BENCH_LIVE_HORIZON (default 1,000, 5,000, 10,000)
  * the feeds open (FEED_CONCURRENCY at a time, spread over CONNECTIONS driver connections), the same writes run
  * (BENCH_LIVE_HORIZON_SECONDS, default 10, at the scale's rate) and each change a subscriber receives is traced to
  * its write as on the other sides. RethinkDB's CPU and RSS come from /proc of its process: the one RETHINKDB_BIN
@@ -113,16 +113,19 @@ export async function runHorizon(scale: LiveScale): Promise<HorizonRun[] | strin
       const frames: Frame[] = []
       const cursors: Cursor[] = []
       const rooms = roomCount(scale)
-      let form = 'between + orderBy + limit'
+      // Horizon's own form (its server's endpoint/query.js: `orderBy({ index })` then `between` on the same index,
+      // then `limit`); a server that refuses it gets `between` first.
+      const HORIZON = 'orderBy + between + limit (as Horizon)'
+      let form = HORIZON
       const feed = (room: string) =>
-        form === 'between + orderBy + limit'
+        form === HORIZON
           ? table
-              .between([room, r.minval], [room, r.maxval], { index: 'room_score' })
               .orderBy({ index: r.desc('room_score') })
+              .between([room, r.minval], [room, r.maxval], { index: 'room_score' })
               .limit(scale.window)
           : table
+              .between([room, r.minval], [room, r.maxval], { index: 'room_score' })
               .orderBy({ index: r.desc('room_score') })
-              .filter({ room })
               .limit(scale.window)
       const opened = now()
       let next = 0
@@ -137,15 +140,15 @@ export async function runHorizon(scale: LiveScale): Promise<HorizonRun[] | strin
         try {
           cursor = await run()
         } catch (error) {
-          if (form !== 'between + orderBy + limit') throw error
-          // A server that refuses a feed on `between`: the same window with a filter after the index order.
-          form = 'orderBy + filter + limit'
+          if (form !== HORIZON) throw error
+          form = 'between + orderBy + limit'
           cursor = await run()
         }
         cursors.push(cursor)
-        // The initial rows carry only `new_val`; a change carries `old_val` too (null for an insert).
+        // Initial rows carry only `new_val`, "uninitial" ones only `old_val`; a change carries both (null for an
+        // insert's old and a delete's new value).
         cursor.on('data', ((row: Row) => {
-          if ('old_val' in row) frames.push(frameOfRow(now(), row))
+          if ('old_val' in row && 'new_val' in row) frames.push(frameOfRow(now(), row))
         }) as never)
         cursor.on('error', ((error: Error) => (failed ??= error.message)) as never)
       }
