@@ -20,7 +20,7 @@ process.on('message', (message: Command) => {
     void server
       .seed(seedRecords(scale))
       .then((records) => reply({ ids: records.map((record) => record.id), rooms: roomCount(scale) }))
-  } else {
+  } else if (message.type === 'stats') {
     const { rss, heapUsed } = process.memoryUsage()
     reply({ cpu: process.cpuUsage(), rss, heapUsed, views: server.views() ?? null })
   }
