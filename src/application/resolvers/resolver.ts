@@ -1,4 +1,4 @@
-import { BadRequest } from '../../domain/errors/errors.js'
+import { BadRequest, FeathersError } from '../../domain/errors/errors.js'
 import type { HookContext } from '../hook-context.js'
 
 /*
@@ -66,7 +66,8 @@ export class Resolver<T, Ctx = HookContext> {
   /**
    * A new record: every property of `data` and every resolved one (`status.properties` narrows both), the
    * resolvers run concurrently. A property whose resolver is already on the stack (a resolver that resolves
-   * itself through another record) is left out instead of looping. Failures are one 400 naming each property.
+   * itself through another record) is left out instead of looping. Failures are one 400 naming each property, as
+   * Feathers' are — but a server-side failure (a 5xx, such as a store's 503 while it is unavailable) is thrown as it is.
    */
   async resolve(data: T, context: Ctx, status: Partial<ResolverStatus<Ctx>> = {}): Promise<T> {
     if (typeof data !== 'object' || data === null || this.propertyNames.length === 0) return data
@@ -131,8 +132,11 @@ export class Resolver<T, Ctx = HookContext> {
       for (let step = 0; step < width; step++) {
         const { name } = resolved[step]!
         const answer = settled[index * width + step]
-        if (answer instanceof Failure) (errors ??= {})[name] = describeError(answer.error)
-        else if (answer !== undefined) result[name] = answer
+        if (answer instanceof Failure) {
+          // The server's own failure (a store unavailable: 503) is not the caller's: it keeps its status.
+          if (answer.error instanceof FeathersError && answer.error.code >= 500) throw answer.error
+          ;(errors ??= {})[name] = describeError(answer.error)
+        } else if (answer !== undefined) result[name] = answer
         else if (Object.hasOwn(result, name)) delete result[name]
       }
       if (errors) throw new BadRequest('Error resolving data', errors)

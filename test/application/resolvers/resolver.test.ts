@@ -11,7 +11,7 @@ import {
   resolveResult,
   virtual
 } from '../../../src/application/resolvers/index.js'
-import { BadRequest } from '../../../src/domain/errors/errors.js'
+import { BadRequest, Unavailable } from '../../../src/domain/errors/errors.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 
 type Todo = {
@@ -77,6 +77,20 @@ describe('resolve and virtual', () => {
       text: { name: 'BadRequest', message: 'no text' },
       done: { message: 'no done' }
     })
+  })
+
+  it("passes a server-side failure on as it is: a store's 503 is not the caller's 400", async () => {
+    const resolver = resolve<Todo>({
+      text: async () => {
+        throw new BadRequest('no text')
+      },
+      done: async () => {
+        throw new Unavailable('the store is unavailable')
+      }
+    })
+    const failure = await resolver.resolve({ text: 'a', done: true }, context).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(Unavailable)
+    expect(failure).toMatchObject({ code: 503, message: 'the store is unavailable' })
   })
 
   it('names the one failed property too, whether its resolver rejects or throws at once', async () => {
