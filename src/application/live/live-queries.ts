@@ -69,6 +69,8 @@ interface Plan {
 /** What useRules leaves in the app's settings (`rules`): the rules, and a record before its caller's projection. */
 interface AppRules {
   readonly rules: Rules
+  /** The users service: its writes change the user of its connections (followUsers). */
+  readonly users?: string
   original(data: unknown): unknown
 }
 
@@ -76,6 +78,7 @@ const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
 
 /** A service's views: filed by their equality anchors, and by the records they hold. */
 interface Filed {
+  idField: string
   index: QueryIndex<LiveView>
   views: Set<LiveView>
   holders: Holders
@@ -93,7 +96,6 @@ const NOT_CRITERIA = ['$select', '$skip', '$limit']
 export class LiveQueries implements AppExtension {
   private readonly views = new Map<string, LiveView>()
   private readonly paths = new Map<string, Filed>()
-  private readonly plans = new WeakMap<LiveView, Plan>()
   private readonly held = new Map<Connection, Map<string, Held>>()
   /** The user each connection's watches were last planned for: a write checks one pointer per connection. */
   private readonly users = new Map<Connection, unknown>()
@@ -196,20 +198,28 @@ export class LiveQueries implements AppExtension {
     if (!RECORD_EVENTS.has(event.event)) return
     const views = this.paths.get(event.path)
     if (views) this.dispatch(event, offset, views)
-    if (event.event === 'patched' || event.event === 'updated')
+    // A user's record changed: rules' followUsers gave its connections the new one (only users' writes can).
+    if ((event.event === 'patched' || event.event === 'updated') && event.path === rulesOf(this.app)?.users)
       for (const connection of this.held.keys()) this.recheck(connection)
   }
 
-  private dispatch(event: PublishedEvent, offset: string | undefined, { index, holders }: Filed): void {
+  /**
+   * Hands a write to the views its record's anchors file it under and to the views that hold it: nothing else is
+   * visited. A created record is new, so no view holds it yet; a view's entry among the holders is touched only when
+   * the write made it take or drop the record.
+   */
+  private dispatch(event: PublishedEvent, offset: string | undefined, filed: Filed): void {
     const record = rulesOf(this.app)?.original(event.data) ?? event.data
     if (!isPlainObject(record)) return
-    const id = record[this.idField(event.path)]
+    const { index, holders } = filed
+    const id = record[filed.idField]
+    const holding = event.event === 'created' ? undefined : holders.of(id)
     const candidates = index.candidates(record)
-    for (const view of holders.of(id) ?? []) candidates.add(view)
+    if (holding) for (const view of holding) candidates.add(view)
     for (const view of candidates) {
-      const visible = event.event === 'removed' ? undefined : this.plans.get(view)!.visible(record)
+      const visible = event.event === 'removed' ? undefined : view.visible(record)
       view.offer(id, visible, offset)
-      holders.update(view, id)
+      if (view.holds(id) !== (holding?.has(view) ?? false)) holders.update(view, id)
     }
   }
 
@@ -249,9 +259,13 @@ export class LiveQueries implements AppExtension {
       )
       view.ready.catch(() => undefined)
       this.views.set(plan.key, view)
-      this.plans.set(view, plan)
+      view.visible = plan.visible
       let filed = this.paths.get(path)
-      if (!filed) this.paths.set(path, (filed = { index: new QueryIndex(), views: new Set(), holders: new Holders() }))
+      if (!filed)
+        this.paths.set(
+          path,
+          (filed = { idField: this.idField(path), index: new QueryIndex(), views: new Set(), holders: new Holders() })
+        )
       filed.index.add(view, plan.query.filter)
       filed.views.add(view)
     }
