@@ -5,7 +5,7 @@ import type { Doc } from '../../domain/query/field-getter.js'
 import type { WindowChange } from '../../domain/query/live-window.js'
 import { parseQuery } from '../../domain/query/parse-query.js'
 import { QueryIndex } from '../../domain/query/query-index.js'
-import type { EventHistory, PublishedEvent } from '../../domain/realtime/event-history.js'
+import type { EventHistory, PublishedEvent, RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import { isPlainObject } from '../../domain/objects.js'
 import type { App } from '../app.js'
@@ -13,6 +13,7 @@ import type { AppExtension } from '../extensions.js'
 import { readableFor, type Rules } from '../rules/index.js'
 import { Holders } from './holders.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
+import { RECORD_EVENTS, replay, replaySource } from './replay.js'
 
 /** One `watch` of a connection, as its transport hands it over. */
 export interface WatchRequest {
@@ -84,7 +85,6 @@ interface Filed {
   holders: Holders
 }
 
-const RECORD_EVENTS = new Set(['created', 'updated', 'patched', 'removed'])
 const NOT_CRITERIA = ['$select', '$skip', '$limit']
 
 /**
@@ -160,16 +160,25 @@ export class LiveQueries implements AppExtension {
       throw error
     }
     const history = this.options.history
-    const since = resume && history && resume.offset !== '' ? await history.since(resume.offset) : 'unknown'
-    if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
     const view = entry.view
+    let since: RecordedEvent[] | 'unknown' = 'unknown'
+    // The events up to the one the view last applied (a later one may have come in while the history answered).
+    for (let tries = 0; resume && history && resume.offset !== '' && tries < 3; tries++) {
+      since = await history.since(resume.offset)
+      if (since === 'unknown' || [resume.offset, undefined].includes(view.current)) break
+      if (since.some((event) => event.offset === view.current)) break
+    }
+    if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
     watch.list = view.list
     const offset = view.current
-    const answer: WatchAnswer = resume
-      ? since === 'unknown'
-        ? { id, records: view.list, reset: true }
-        : { id, changes: changesBetween(resume.records, view.list, this.idField(path)) }
-      : { id, records: view.list }
+    if (resume && since !== 'unknown') {
+      // Each missed change as its own frame, after the answer: the client's list stands at its offset.
+      request.answer({ id, offset: resume.offset, changes: [] })
+      const source = replaySource(view, this.idField(path), (data) => rulesOf(this.app)?.original(data) ?? data)
+      for (const frame of replay(source, resume.records, since)) request.send({ id, ...frame })
+      return
+    }
+    const answer: WatchAnswer = resume ? { id, records: view.list, reset: true } : { id, records: view.list }
     request.answer(offset === undefined ? answer : { ...answer, offset })
   }
 

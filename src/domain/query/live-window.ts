@@ -101,6 +101,16 @@ export class LiveWindow {
     return [...this.ids]
   }
 
+  /** The records it knows, in order (before the window, in it, and in the buffer). */
+  knownRows(): Doc[] {
+    return [...this.rows]
+  }
+
+  /** Whether a record matches the query's filter. */
+  accepts(record: Doc): boolean {
+    return this.matches(record)
+  }
+
   /** Whether it knows a record with this id (before the window, in it, or in the buffer). */
   knows(id: unknown): boolean {
     return this.ids.includes(id)
