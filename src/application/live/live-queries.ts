@@ -13,7 +13,7 @@ import type { AppExtension } from '../extensions.js'
 import { readableFor, type Rules } from '../rules/index.js'
 import { Holders } from './holders.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
-import { RECORD_EVENTS, replay, replaySource } from './replay.js'
+import { concerning, RECORD_EVENTS, replay, replaySource } from './replay.js'
 
 /** One `watch` of a connection, as its transport hands it over. */
 export interface WatchRequest {
@@ -164,7 +164,8 @@ export class LiveQueries implements AppExtension {
     let since: RecordedEvent[] | 'unknown' = 'unknown'
     // The events up to the one the view last applied (a later one may have come in while the history answered).
     for (let tries = 0; resume && history && resume.offset !== '' && tries < 3; tries++) {
-      since = await history.since(resume.offset)
+      const concerns = concerning(view, this.idField(path), resume.records)
+      since = await (history.sinceFor?.(resume.offset, [path], concerns) ?? history.since(resume.offset))
       if (since === 'unknown' || [resume.offset, undefined].includes(view.current)) break
       if (since.some((event) => event.offset === view.current)) break
     }

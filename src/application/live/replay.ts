@@ -1,7 +1,7 @@
 import type { Doc } from '../../domain/query/field-getter.js'
 import { LiveWindow, sameValue, type WindowChange } from '../../domain/query/live-window.js'
 import { project } from '../../domain/query/project.js'
-import type { RecordedEvent } from '../../domain/realtime/event-history.js'
+import type { PublishedEvent, RecordedEvent } from '../../domain/realtime/event-history.js'
 import { isPlainObject } from '../../domain/objects.js'
 import { changesBetween, type LiveView } from './live-view.js'
 
@@ -89,5 +89,21 @@ export function replaySource(view: LiveView, idField: string, original: (data: u
       if (!isPlainObject(record)) return undefined
       return { id: record[idField], record: event.event === 'removed' ? undefined : view.visible(record) }
     }
+  }
+}
+
+/**
+ * Whether an event (a raw log row from before this instance followed the log) may have changed a resumed watch's
+ * list: a record of the view's service that it or the client held, or that it would show. Ids compare as text (a
+ * log row's may be typed otherwise than the client's copy).
+ */
+export function concerning(view: LiveView, idField: string, client: Doc[]): (event: PublishedEvent) => boolean {
+  const held = new Set([...client, ...view.window.knownRows()].map((row) => String(row[idField])))
+  return (event) => {
+    if (event.path !== view.path || !RECORD_EVENTS.has(event.event)) return false
+    if (!isPlainObject(event.data)) return true
+    if (held.has(String(event.data[idField]))) return true
+    const record = event.event === 'removed' ? undefined : view.visible(event.data)
+    return record !== undefined && view.window.accepts(record)
   }
 }

@@ -55,5 +55,11 @@ export interface EventHistory {
    * never given out (another process, another epoch of the history) or events after it were pruned.
    */
   since(offset: string): Promise<RecordedEvent[] | 'unknown'>
+  /** `since` for a caller that follows some services: a shared log may tell it more (OrderedLogHistory). */
+  sinceFor?(
+    offset: string,
+    paths: readonly string[],
+    concerns: (event: PublishedEvent) => boolean
+  ): Promise<RecordedEvent[] | 'unknown'>
 }
 export const EventHistory = Symbol.for('EventHistory')
