@@ -4,9 +4,10 @@
  * process, without sockets: LIVE_VIEWS views (100, 1,000 and 10,000 by default) of `{ room: 'r<i>', $sort: { id:
  * 1 }, $limit: 10 }` on the memory store, each with one watch; then writes handed to the feed as published events
  * of two shapes — a create in a room no view watches (matching only), and a patch of a record inside one
- * window (matching, the window's update and one frame) — handed to the feed as published events: the time per
- * write covers the matching (the QueryIndex of equality anchors, the holders of the record), the window and the
- * frame, not the store or a socket.
+ * window (matching, the window's update and one frame): the time per write covers the matching (the QueryIndex of
+ * equality anchors, the holders of the record), the window and the frame, not the store or a socket. Patches go to
+ * a scattered view each time, to the views in turn, or ten in a row to each view in turn: the view a write reaches
+ * is cold in the processor's caches in the first two once there are many views, warm in the third.
  * Medians over LIVE_ROUNDS rounds (default 5, after one warm-up round) of LIVE_WRITES writes (default 20,000); the
  * rounds are interleaved: every size is set up first, and each round runs each size in turn.
  */
@@ -21,7 +22,8 @@ const SIZES = (process.env.LIVE_VIEWS ?? '100,1000,10000').split(',').map(Number
 const WRITES = Number(process.env.LIVE_WRITES ?? 20_000)
 const ROUNDS = Number(process.env.LIVE_ROUNDS ?? 5)
 
-type Shape = 'no view matches' | 'one view changes' | 'one view changes, views in turn'
+type Shape =
+  'no view matches' | 'one view changes' | 'one view changes, views in turn' | 'one view changes, ten in a row'
 
 /** One feed with `views` views, ready to take writes of each shape. */
 async function setUp(views: number): Promise<Record<Shape, (write: number) => void>> {
@@ -56,6 +58,8 @@ async function setUp(views: number): Promise<Record<Shape, (write: number) => vo
     'no view matches': () =>
       live.observe({ path: 'messages', event: 'created', data: { id: ++id, room: 'elsewhere', text: '0' } }, undefined),
     'one view changes': (write) => patch(1 + ((write * 7919) % held), write),
+    // Each view's ten records one after the other: the view is in the processor's cache after the first.
+    'one view changes, ten in a row': (write) => patch(1 + (write % held), write),
     'one view changes, views in turn': (write) =>
       patch(1 + (write % views) * 10 + (Math.floor(write / views) % 10), write)
   }
@@ -70,7 +74,12 @@ function round(write: (write: number) => void, from: number): number {
 
 const feeds = new Map<number, Record<Shape, (write: number) => void>>()
 for (const views of SIZES) feeds.set(views, await setUp(views))
-const shapes: Shape[] = ['no view matches', 'one view changes', 'one view changes, views in turn']
+const shapes: Shape[] = [
+  'no view matches',
+  'one view changes',
+  'one view changes, views in turn',
+  'one view changes, ten in a row'
+]
 const times = new Map<string, number[]>()
 // Rounds interleaved: each round runs every size once, in an order that rotates, so that a slow moment of the
 // machine lands on every size alike; all sizes live in the same heap during every round.
