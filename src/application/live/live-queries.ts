@@ -12,6 +12,8 @@ import type { App } from '../app.js'
 import type { AppExtension } from '../extensions.js'
 import { readableFor, type Rules } from '../rules/index.js'
 import { Holders } from './holders.js'
+import { eventResolversOf, resolveOffers, type Offers } from './live-resolvers.js'
+import { effectiveLimit, rawQuery, resumeOf } from './watch-options.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
 import { concerning, RECORD_EVENTS, replay, replaySource } from './replay.js'
 
@@ -58,6 +60,7 @@ interface Held {
   raw: Query
   find: (query: Query) => Promise<unknown>
   user: unknown
+  connection: Connection
 }
 
 /** A view's plan: where it is shared, and how it reads and sees records. */
@@ -102,6 +105,8 @@ export class LiveQueries implements AppExtension {
   /** Each watch's entry: a view reads as one of its watchers. */
   private readonly readers = new WeakMap<Watch, Held>()
   private head: string | undefined
+  /** Per service with event resolvers: its writes being resolved, offered in publication order. */
+  private readonly queues = new Map<string, Promise<void>>()
   private sequence = 0
 
   constructor(
@@ -146,7 +151,7 @@ export class LiveQueries implements AppExtension {
     }
     const id = `${++this.sequence}`
     const watch: Watch = { id, send: request.send }
-    const entry: Held = { watch, view: undefined!, path, raw, find: request.find, user: connection.user }
+    const entry: Held = { watch, view: undefined!, path, raw, find: request.find, user: connection.user, connection }
     entry.view = this.join(plan, path, entry)
     held.set(id, entry)
     this.held.set(connection, held)
@@ -221,15 +226,38 @@ export class LiveQueries implements AppExtension {
   private dispatch(event: PublishedEvent, offset: string | undefined, filed: Filed): void {
     const record = rulesOf(this.app)?.original(event.data) ?? event.data
     if (!isPlainObject(record)) return
-    const { index, holders } = filed
-    const id = record[filed.idField]
+    const path = event.path
+    const queued = this.queues.get(path)
+    if (!queued && !eventResolversOf(this.app, path))
+      return this.offer(this.offers(record, event, filed), offset, filed)
+    // A service with event resolvers: each write's records are resolved once per rule set, then offered in order.
+    const next = (queued ?? Promise.resolve())
+      .then(async () => {
+        const offers = this.offers(record, event, filed)
+        const readerOf = (view: LiveView) => this.readers.get([...view.watches][0]!)?.connection
+        offers.offers = await resolveOffers(this.app, path, event.event, offers.offers, readerOf)
+        this.offer(offers, offset, filed)
+      })
+      .catch((error: unknown) => this.options.failed?.(error))
+    this.queues.set(path, next)
+    void next.then(() => this.queues.get(path) === next && this.queues.delete(path))
+  }
+
+  /** The views a write reaches (its anchors', and those that hold its record), each with the record it sees. */
+  private offers(record: Doc, event: PublishedEvent, { index, holders, idField }: Filed) {
+    const id = record[idField]
     const holding = event.event === 'created' ? undefined : holders.of(id)
     const candidates = index.candidates(record)
     if (holding) for (const view of holding) candidates.add(view)
-    for (const view of candidates) {
-      const visible = event.event === 'removed' ? undefined : view.visible(record)
+    const removed = event.event === 'removed'
+    const offers: Offers = [...candidates].map((view) => [view, removed ? undefined : view.visible(record)])
+    return { id, holding, offers }
+  }
+
+  private offer({ id, holding, offers }: ReturnType<LiveQueries['offers']>, offset: string | undefined, filed: Filed) {
+    for (const [view, visible] of offers) {
       view.offer(id, visible, offset)
-      if (view.holds(id) !== (holding?.has(view) ?? false)) holders.update(view, id)
+      if (view.holds(id) !== (holding?.has(view) ?? false)) filed.holders.update(view, id)
     }
   }
 
@@ -354,32 +382,4 @@ export class LiveQueries implements AppExtension {
   private idField(path: string): string {
     return (this.app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
   }
-}
-
-/** The query of a watch, checked as `find` would (an object), without what a live result cannot follow. */
-function rawQuery(query: unknown): Query {
-  if (query === undefined || query === null) return {}
-  if (!isPlainObject(query)) throw new BadRequest('The query of a live query must be an object')
-  for (const key of ['$after', '$before', '$count'])
-    if (query[key] !== undefined) throw new BadRequest(`A live query cannot use ${key}: it follows $skip and $limit`)
-  return query as Query
-}
-
-/** `resume: { offset, records }` of a watch's options: the client's list and the last offset it applied. */
-function resumeOf(options: unknown): { offset: string; records: Doc[] } | undefined {
-  const resume = isPlainObject(options) ? options.resume : undefined
-  if (resume === undefined) return undefined
-  if (!isPlainObject(resume) || !Array.isArray(resume.records) || !resume.records.every(isPlainObject))
-    throw new BadRequest('resume must be { offset, records }: the last offset applied and the list of records')
-  // Without an offset (the server records no events), the client gets a reset.
-  return { offset: typeof resume.offset === 'string' ? resume.offset : '', records: resume.records as Doc[] }
-}
-
-/** The page size `find` would use: `$limit` within the service's `paginate` default and max. */
-function effectiveLimit(app: App, path: string, limit: number | undefined): number | undefined {
-  const service = app.service(path) as { options?: { paginate?: false | { default?: number; max?: number } } }
-  const paginate = service.options?.paginate
-  if (!paginate) return limit
-  const size = Math.min(limit ?? paginate.default ?? Infinity, paginate.max ?? Infinity)
-  return Number.isFinite(size) ? size : undefined
 }
