@@ -12,7 +12,7 @@ import type { App } from '../app.js'
 import type { AppExtension } from '../extensions.js'
 import { readableFor, type Rules } from '../rules/index.js'
 import { Holders } from './holders.js'
-import { eventResolversOf, resolveOffers, type Offers } from './live-resolvers.js'
+import { eventResolversOf, resolveOffers, resolveReplay, type Offers } from './live-resolvers.js'
 import { effectiveLimit, rawQuery, resumeOf } from './watch-options.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
 import { concerning, RECORD_EVENTS, replay, replaySource } from './replay.js'
@@ -174,14 +174,18 @@ export class LiveQueries implements AppExtension {
       if (since === 'unknown' || [resume.offset, undefined].includes(view.current)) break
       if (since.some((event) => event.offset === view.current)) break
     }
+    const original = (data: unknown) => rulesOf(this.app)?.original(data) ?? data
+    const source = since !== 'unknown' && resume && replaySource(view, this.idField(path), original)
+    // Missed records resolved as this connection's find resolves them (the last frame ends on the view's list).
+    const resolved = source && (await resolveReplay(this.app, path, source, since as RecordedEvent[], connection))
     if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
     watch.list = view.list
     const offset = view.current
-    if (resume && since !== 'unknown') {
+    if (resume && resolved) {
       // Each missed change as its own frame, after the answer: the client's list stands at its offset.
       request.answer({ id, offset: resume.offset, changes: [] })
-      const source = replaySource(view, this.idField(path), (data) => rulesOf(this.app)?.original(data) ?? data)
-      for (const frame of replay(source, resume.records, since)) request.send({ id, ...frame })
+      const current = { ...resolved, list: view.list, until: view.current }
+      for (const frame of replay(current, resume.records, since as RecordedEvent[])) request.send({ id, ...frame })
       return
     }
     const answer: WatchAnswer = resume ? { id, records: view.list, reset: true } : { id, records: view.list }

@@ -1,9 +1,11 @@
 import type { Doc } from '../../domain/query/field-getter.js'
+import type { RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection } from '../../domain/service/service.js'
 import type { App } from '../app.js'
 import { coreOf } from '../app-core.js'
 import { eventContext, runResolvers, type EventResolvers } from '../event-stages.js'
 import type { LiveView } from './live-view.js'
+import type { ReplaySource } from './replay.js'
 
 /** A write offered to views: each with the record as its rules show it (none: the view drops it). */
 export type Offers = (readonly [LiveView, Doc | undefined])[]
@@ -43,4 +45,29 @@ export async function resolveOffers(
     return done.then((data) => [view, data] as const)
   })
   return Promise.all(resolved)
+}
+
+/**
+ * A resumed watch's replay source with the missed events' records resolved for its connection, as its `find`
+ * resolves them (resolved before the replay: replay.ts reads records synchronously).
+ */
+export async function resolveReplay(
+  app: App,
+  path: string,
+  source: ReplaySource,
+  events: readonly RecordedEvent[],
+  connection: Connection
+): Promise<ReplaySource> {
+  const resolvers = eventResolversOf(app, path)
+  const entry = coreOf(app).registry.get(path)
+  if (!resolvers || !entry) return source
+  const resolved = new Map<RecordedEvent, ReturnType<ReplaySource['record']>>()
+  for (const event of events) {
+    const write = source.record(event)
+    if (!write?.record) continue
+    const context = () => eventContext(app, entry, event.event, write.record, connection)
+    const data = await runResolvers(resolvers.result, write.record, context)
+    resolved.set(event, { id: write.id, record: (await runResolvers(resolvers.external, data, context)) as Doc })
+  }
+  return { ...source, record: (event) => (resolved.has(event) ? resolved.get(event) : source.record(event)) }
 }

@@ -9,6 +9,7 @@ import type { Doc } from '../../../src/domain/query/field-getter.js'
 import { applyChanges } from '../../../src/domain/query/live-window.js'
 import type { Connection, Query } from '../../../src/domain/service/service.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
+import { InMemoryEventHistory } from '../../../src/infrastructure/store-commons/history/in-memory-event-history.js'
 import { noteSchemas, type Note } from '../rules/rules-harness.js'
 
 /*
@@ -45,7 +46,9 @@ describe('live queries and resolvers', () => {
     app.use('notes', new AdapterService(new InMemoryStore<Note>()), { schemas: noteSchemas })
     app.service('notes').hooks({ around: { all: [resolveResult(forMe), resolveExternal(seenBy)] } })
     useRules(app, { notes: notesRules })
-    const live = new LiveQueries(app, { maxWatches: 10 })
+    const history = new InMemoryEventHistory({ now: () => Date.now() }, 60_000)
+    app.extend({ record: (event) => history.append(event) })
+    const live = new LiveQueries(app, { maxWatches: 10, history })
     app.extend(live)
     const gateway = new Gateway(app)
     await app.setup()
@@ -54,8 +57,18 @@ describe('live queries and resolvers', () => {
     const bob = (await users.create({ email: 'bob@x.io' })) as Doc
     const eve = (await users.create({ email: 'eve@x.io' })) as Doc
 
-    const watch = async (connection: Connection, query: Query) => {
-      const state = { list: [] as Doc[], offsets: [] as string[] }
+    const watch = async (
+      connection: Connection,
+      query: Query,
+      options: { resume?: { offset: string; records: Doc[] } } = {}
+    ) => {
+      const state = {
+        list: options.resume?.records ?? [],
+        offsets: [] as string[],
+        id: '',
+        offset: undefined as string | undefined,
+        added: [] as Doc[]
+      }
       const find = async (q: Query) =>
         (
           await gateway.call({
@@ -68,15 +81,20 @@ describe('live queries and resolvers', () => {
         connection,
         path: 'notes',
         query,
-        options: {},
+        options,
         find,
         send: (frame) => {
           state.list = applyChanges(state.list, frame.changes)
+          for (const change of frame.changes) if (change.type === 'added') state.added.push(change.record)
           if (frame.offset !== undefined) state.offsets.push(frame.offset)
         },
-        answer: (given: WatchAnswer) => (state.list = given.records!)
+        answer: (given: WatchAnswer) => {
+          state.list = given.records ?? state.list
+          state.id = given.id
+          state.offset = given.offset
+        }
       })
-      return { state, find: () => find(query) }
+      return { state, find: () => find(query), connection }
     }
     const connect = (user: Doc) => {
       const connection: Connection = { provider: 'socketio', user }
@@ -103,5 +121,18 @@ describe('live queries and resolvers', () => {
     expect(counted).toBe(3)
     // Frames in publication order: their offsets (when recorded) never go back.
     for (const watcher of [...bobs, eves]) expect(watcher.state.offsets).toEqual([...watcher.state.offsets].sort())
+
+    // Eve goes away; the notes written meanwhile are replayed to her resumed watch, resolved for her.
+    const records = eves.state.list
+    const offset = eves.state.offsets.at(-1) ?? eves.state.offset!
+    live.unwatch(eves.connection, eves.state.id)
+    await notes.create({ text: 'e', to: eve.id })
+    await notes.patch(slow.id as number, { text: 'f' })
+    const resumed = await watch(eves.connection, { $sort: { text: 1 } }, { resume: { offset, records } })
+    await settled()
+    expect(resumed.state.offsets.length).toBeGreaterThan(0)
+    expect(resumed.state.list).toEqual(await resumed.find())
+    // Resolved in the frame that adds it, not only by a last frame that ends on the view's list.
+    expect(resumed.state.added.find((note) => note.text === 'e')).toMatchObject({ forMe: true, seenBy: 'eve@x.io' })
   })
 })
