@@ -5,7 +5,7 @@ import type { Doc } from '../../domain/query/field-getter.js'
 import type { WindowChange } from '../../domain/query/live-window.js'
 import { parseQuery } from '../../domain/query/parse-query.js'
 import { QueryIndex } from '../../domain/query/query-index.js'
-import type { EventHistory, PublishedEvent } from '../../domain/realtime/event-history.js'
+import type { EventHistory, PublishedEvent, RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import { isPlainObject } from '../../domain/objects.js'
 import type { App } from '../app.js'
@@ -13,7 +13,10 @@ import { coreOf } from '../app-core.js'
 import type { AppExtension } from '../extensions.js'
 import { readableFor, type Rules } from '../rules/index.js'
 import { Holders } from './holders.js'
+import { eventResolversOf, resolveOffers, resolveReplay, type Offers } from './live-resolvers.js'
+import { effectiveLimit, rawQuery, resumeOf } from './watch-options.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
+import { concerning, RECORD_EVENTS, replay, replaySource } from './replay.js'
 
 /** One `watch` of a connection, as its transport hands it over. */
 export interface WatchRequest {
@@ -58,6 +61,7 @@ interface Held {
   raw: Query
   find: (query: Query) => Promise<unknown>
   user: unknown
+  connection: Connection
 }
 
 /** A view's plan: where it is shared, and how it reads and sees records. */
@@ -70,6 +74,8 @@ interface Plan {
 /** What useRules leaves in the app's settings (`rules`): the rules, and a record before its caller's projection. */
 interface AppRules {
   readonly rules: Rules
+  /** The users service: its writes change the user of its connections (followUsers). */
+  readonly users?: string
   original(data: unknown): unknown
 }
 
@@ -77,6 +83,7 @@ const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
 
 /** A service's views: filed by their equality anchors, and by the records they hold. */
 interface Filed {
+  idField: string
   index: QueryIndex<LiveView>
   views: Set<LiveView>
   holders: Holders
@@ -84,7 +91,6 @@ interface Filed {
 
 /** How long a fence waits for this process to follow the log to an offset (the client's own wait is 5 s). */
 const FENCE_WAIT_MS = 5_000
-const RECORD_EVENTS = new Set(['created', 'updated', 'patched', 'removed'])
 const NOT_CRITERIA = ['$select', '$skip', '$limit']
 
 /**
@@ -96,13 +102,14 @@ const NOT_CRITERIA = ['$select', '$skip', '$limit']
 export class LiveQueries implements AppExtension {
   private readonly views = new Map<string, LiveView>()
   private readonly paths = new Map<string, Filed>()
-  private readonly plans = new WeakMap<LiveView, Plan>()
   private readonly held = new Map<Connection, Map<string, Held>>()
   /** The user each connection's watches were last planned for: a write checks one pointer per connection. */
   private readonly users = new Map<Connection, unknown>()
   /** Each watch's entry: a view reads as one of its watchers. */
   private readonly readers = new WeakMap<Watch, Held>()
   private head: string | undefined
+  /** Per service with event resolvers: its writes being resolved, offered in publication order. */
+  private readonly queues = new Map<string, Promise<void>>()
   private sequence = 0
 
   constructor(
@@ -147,7 +154,7 @@ export class LiveQueries implements AppExtension {
     }
     const id = `${++this.sequence}`
     const watch: Watch = { id, send: request.send }
-    const entry: Held = { watch, view: undefined!, path, raw, find: request.find, user: connection.user }
+    const entry: Held = { watch, view: undefined!, path, raw, find: request.find, user: connection.user, connection }
     entry.view = this.join(plan, path, entry)
     held.set(id, entry)
     this.held.set(connection, held)
@@ -161,16 +168,30 @@ export class LiveQueries implements AppExtension {
       throw error
     }
     const history = this.options.history
-    const since = resume && history && resume.offset !== '' ? await history.since(resume.offset) : 'unknown'
-    if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
     const view = entry.view
+    let since: RecordedEvent[] | 'unknown' = 'unknown'
+    // The events up to the one the view last applied (a later one may have come in while the history answered).
+    for (let tries = 0; resume && history && resume.offset !== '' && tries < 3; tries++) {
+      const concerns = concerning(view, this.idField(path), resume.records)
+      since = await (history.sinceFor?.(resume.offset, [path], concerns) ?? history.since(resume.offset))
+      if (since === 'unknown' || [resume.offset, undefined].includes(view.current)) break
+      if (since.some((event) => event.offset === view.current)) break
+    }
+    const original = (data: unknown) => rulesOf(this.app)?.original(data) ?? data
+    const source = since !== 'unknown' && resume && replaySource(view, this.idField(path), original)
+    // Missed records resolved as this connection's find resolves them (the last frame ends on the view's list).
+    const resolved = source && (await resolveReplay(this.app, path, source, since as RecordedEvent[], connection))
+    if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
     watch.list = view.list
     const offset = view.current
-    const answer: WatchAnswer = resume
-      ? since === 'unknown'
-        ? { id, records: view.list, reset: true }
-        : { id, changes: changesBetween(resume.records, view.list, this.idField(path)) }
-      : { id, records: view.list }
+    if (resume && resolved) {
+      // Each missed change as its own frame, after the answer: the client's list stands at its offset.
+      request.answer({ id, offset: resume.offset, changes: [] })
+      const current = { ...resolved, list: view.list, until: view.current }
+      for (const frame of replay(current, resume.records, since as RecordedEvent[])) request.send({ id, ...frame })
+      return
+    }
+    const answer: WatchAnswer = resume ? { id, records: view.list, reset: true } : { id, records: view.list }
     request.answer(offset === undefined ? answer : { ...answer, offset })
   }
 
@@ -212,20 +233,51 @@ export class LiveQueries implements AppExtension {
     if (!RECORD_EVENTS.has(event.event)) return
     const views = this.paths.get(event.path)
     if (views) this.dispatch(event, offset, views)
-    if (event.event === 'patched' || event.event === 'updated')
+    // A user's record changed: rules' followUsers gave its connections the new one (only users' writes can).
+    if ((event.event === 'patched' || event.event === 'updated') && event.path === rulesOf(this.app)?.users)
       for (const connection of this.held.keys()) this.recheck(connection)
   }
 
-  private dispatch(event: PublishedEvent, offset: string | undefined, { index, holders }: Filed): void {
+  /**
+   * Hands a write to the views its record's anchors file it under and to the views that hold it: nothing else is
+   * visited. A created record is new, so no view holds it yet; a view's entry among the holders is touched only when
+   * the write made it take or drop the record.
+   */
+  private dispatch(event: PublishedEvent, offset: string | undefined, filed: Filed): void {
     const record = rulesOf(this.app)?.original(event.data) ?? event.data
     if (!isPlainObject(record)) return
-    const id = record[this.idField(event.path)]
+    const path = event.path
+    const queued = this.queues.get(path)
+    if (!queued && !eventResolversOf(this.app, path))
+      return this.offer(this.offers(record, event, filed), offset, filed)
+    // A service with event resolvers: each write's records are resolved once per rule set, then offered in order.
+    const next = (queued ?? Promise.resolve())
+      .then(async () => {
+        const offers = this.offers(record, event, filed)
+        const readerOf = (view: LiveView) => this.readers.get([...view.watches][0]!)?.connection
+        offers.offers = await resolveOffers(this.app, path, event.event, offers.offers, readerOf)
+        this.offer(offers, offset, filed)
+      })
+      .catch((error: unknown) => this.options.failed?.(error))
+    this.queues.set(path, next)
+    void next.then(() => this.queues.get(path) === next && this.queues.delete(path))
+  }
+
+  /** The views a write reaches (its anchors', and those that hold its record), each with the record it sees. */
+  private offers(record: Doc, event: PublishedEvent, { index, holders, idField }: Filed) {
+    const id = record[idField]
+    const holding = event.event === 'created' ? undefined : holders.of(id)
     const candidates = index.candidates(record)
-    for (const view of holders.of(id) ?? []) candidates.add(view)
-    for (const view of candidates) {
-      const visible = event.event === 'removed' ? undefined : this.plans.get(view)!.visible(record)
+    if (holding) for (const view of holding) candidates.add(view)
+    const removed = event.event === 'removed'
+    const offers: Offers = [...candidates].map((view) => [view, removed ? undefined : view.visible(record)])
+    return { id, holding, offers }
+  }
+
+  private offer({ id, holding, offers }: ReturnType<LiveQueries['offers']>, offset: string | undefined, filed: Filed) {
+    for (const [view, visible] of offers) {
       view.offer(id, visible, offset)
-      holders.update(view, id)
+      if (view.holds(id) !== (holding?.has(view) ?? false)) filed.holders.update(view, id)
     }
   }
 
@@ -265,9 +317,13 @@ export class LiveQueries implements AppExtension {
       )
       view.ready.catch(() => undefined)
       this.views.set(plan.key, view)
-      this.plans.set(view, plan)
+      view.visible = plan.visible
       let filed = this.paths.get(path)
-      if (!filed) this.paths.set(path, (filed = { index: new QueryIndex(), views: new Set(), holders: new Holders() }))
+      if (!filed)
+        this.paths.set(
+          path,
+          (filed = { idField: this.idField(path), index: new QueryIndex(), views: new Set(), holders: new Holders() })
+        )
       filed.index.add(view, plan.query.filter)
       filed.views.add(view)
     }
@@ -346,32 +402,4 @@ export class LiveQueries implements AppExtension {
   private idField(path: string): string {
     return (this.app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
   }
-}
-
-/** The query of a watch, checked as `find` would (an object), without what a live result cannot follow. */
-function rawQuery(query: unknown): Query {
-  if (query === undefined || query === null) return {}
-  if (!isPlainObject(query)) throw new BadRequest('The query of a live query must be an object')
-  for (const key of ['$after', '$before', '$count'])
-    if (query[key] !== undefined) throw new BadRequest(`A live query cannot use ${key}: it follows $skip and $limit`)
-  return query as Query
-}
-
-/** `resume: { offset, records }` of a watch's options: the client's list and the last offset it applied. */
-function resumeOf(options: unknown): { offset: string; records: Doc[] } | undefined {
-  const resume = isPlainObject(options) ? options.resume : undefined
-  if (resume === undefined) return undefined
-  if (!isPlainObject(resume) || !Array.isArray(resume.records) || !resume.records.every(isPlainObject))
-    throw new BadRequest('resume must be { offset, records }: the last offset applied and the list of records')
-  // Without an offset (the server records no events), the client gets a reset.
-  return { offset: typeof resume.offset === 'string' ? resume.offset : '', records: resume.records as Doc[] }
-}
-
-/** The page size `find` would use: `$limit` within the service's `paginate` default and max. */
-function effectiveLimit(app: App, path: string, limit: number | undefined): number | undefined {
-  const service = app.service(path) as { options?: { paginate?: false | { default?: number; max?: number } } }
-  const paginate = service.options?.paginate
-  if (!paginate) return limit
-  const size = Math.min(limit ?? paginate.default ?? Infinity, paginate.max ?? Infinity)
-  return Number.isFinite(size) ? size : undefined
 }

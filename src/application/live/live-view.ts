@@ -1,6 +1,6 @@
 import type { StoreQuery } from '../../domain/query/ast.js'
 import type { Doc } from '../../domain/query/field-getter.js'
-import { diff, LiveWindow, sameValue, type WindowChange } from '../../domain/query/live-window.js'
+import { diff, LiveWindow, sameValue, type WindowChange, type WindowUpdate } from '../../domain/query/live-window.js'
 import { project } from '../../domain/query/project.js'
 
 /** One client's subscription to a view: how it receives frames, and the list it holds. */
@@ -50,6 +50,8 @@ const MAX_READS = 5
  */
 export class LiveView {
   readonly watches = new Set<Watch>()
+  /** A written record as the view's watchers may read it (their rules' filter and projection), undefined if hidden. */
+  visible: (record: Doc) => Doc | undefined = (record) => record
   readonly window: LiveWindow
   /** The window with `$select` applied: what every watcher in step holds. */
   list: Doc[] = []
@@ -91,9 +93,10 @@ export class LiveView {
   /** A write this view may concern: `record` as its watchers would read it, undefined if removed or hidden. */
   offer(id: unknown, record: Doc | undefined, offset: string | undefined): void {
     if (this.pending) return void this.pending.push({ id, record, offset })
-    const refill = this.apply(id, record)
-    this.publish(offset)
-    if (refill) this.refill()
+    const update = this.apply(id, record)
+    if (!update) return
+    this.publish(offset, update.changes)
+    if (update.refill) this.refill()
   }
 
   /** Whether the view knows a record with this id (in its window, before it or in its buffer). */
@@ -101,12 +104,12 @@ export class LiveView {
     return this.window.knows(id)
   }
 
-  /** Applies one write; answers whether the buffer ran dry. A write that changes nothing is skipped. */
-  private apply(id: unknown, record: Doc | undefined): boolean {
+  /** Applies one write, and answers what it did to the window; a write that changes nothing is skipped. */
+  private apply(id: unknown, record: Doc | undefined): WindowUpdate | undefined {
     const known = this.window.known(id)
-    if (record !== undefined && known !== undefined && sameValue(known, record)) return false
-    if (record === undefined && known === undefined) return false
-    return this.window.apply(id, record).refill
+    if (record !== undefined && known !== undefined && sameValue(known, record)) return undefined
+    if (record === undefined && known === undefined) return undefined
+    return this.window.apply(id, record)
   }
 
   private refill(): void {
@@ -121,7 +124,7 @@ export class LiveView {
         this.window.reset(await this.source.read(this.window.readLimit))
         let refill = false
         for (const write of this.pending.splice(0)) {
-          refill = this.apply(write.id, write.record) || refill
+          refill = this.apply(write.id, write.record)?.refill === true || refill
           if (write.offset !== undefined) this.offset = write.offset
         }
         if (!refill) break
@@ -137,15 +140,19 @@ export class LiveView {
       return
     }
     this.pending = undefined
-    this.source.held(this.window.ids())
+    this.source.held(this.window.held())
     if (first) this.list = this.selectedWindow()
     else this.publish(this.offset ?? this.source.head())
   }
 
-  /** Sends the watchers in step the changes from the list they hold to the window as it is. */
-  private publish(offset: string | undefined): void {
+  /**
+   * Sends the watchers in step the changes from the list they hold to the window as it is: `changes`, when the window
+   * gave them for one write and no `$select` applies (then the list is the window itself), or their difference.
+   */
+  private publish(offset: string | undefined, changes?: WindowChange[]): void {
+    if (changes?.length === 0) return
     const list = this.selectedWindow()
-    const changes = changesBetween(this.list, list, this.idField)
+    if (!changes || this.window.query.select) changes = changesBetween(this.list, list, this.idField)
     this.list = list
     if (changes.length === 0) return
     for (const watch of this.watches) {

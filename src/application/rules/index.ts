@@ -56,7 +56,7 @@ export function useRules(
   for (const path of rules.paths) app.service(path).hooks({ before, after })
   app.extend({ deliver: (delivery, event) => events.deliver(delivery, event) })
   if (app.paths.includes(users)) followUsers(app, users, idField, events)
-  app.settings.set('rules', { rules, original: (data: unknown) => events.original(data) }) // for live queries
+  app.settings.set('rules', { rules, users, original: (data: unknown) => events.original(data) }) // for live queries
   return rules
 }
 

@@ -37,6 +37,8 @@ export class LiveWindow {
   private readonly compare: Comparator
   /** The first matching records in order: the ones before the window (`$skip`), the window, then the buffer. */
   private rows: Doc[] = []
+  /** Their ids, in the same order: a write finds its record without reading every row. */
+  private ids: unknown[] = []
   /** Whether `rows` holds every matching record (the last read returned fewer than it asked for). */
   private complete = false
 
@@ -64,6 +66,7 @@ export class LiveWindow {
   reset(read: Doc[]): WindowChange[] {
     const before = this.window()
     this.rows = [...read].sort(this.compare)
+    this.ids = this.rows.map((row) => row[this.idField])
     const limit = this.readLimit
     this.complete = limit === undefined || read.length < limit
     return diff(before, this.window(), this.idField)
@@ -77,7 +80,9 @@ export class LiveWindow {
 
   /** Whether the window holds the record with this id. */
   has(id: unknown): boolean {
-    return this.window().some((row) => row[this.idField] === id)
+    const at = this.ids.indexOf(id)
+    const { skip, limit } = this.query
+    return at >= skip && (limit === undefined || at < skip + limit)
   }
 
   /** How many records it holds: before the window, in it, and in the buffer. */
@@ -87,35 +92,63 @@ export class LiveWindow {
 
   /** The record with this id among those it knows (before the window, in it, or in the buffer). */
   known(id: unknown): Doc | undefined {
-    return this.rows.find((row) => row[this.idField] === id)
+    const at = this.ids.indexOf(id)
+    return at < 0 ? undefined : this.rows[at]
   }
 
   /** The ids of the records it knows (before the window, in it, and in the buffer). */
-  ids(): unknown[] {
-    return this.rows.map((row) => row[this.idField])
+  held(): unknown[] {
+    return [...this.ids]
+  }
+
+  /** The records it knows, in order (before the window, in it, and in the buffer). */
+  knownRows(): Doc[] {
+    return [...this.rows]
+  }
+
+  /** Whether a record matches the query's filter. */
+  accepts(record: Doc): boolean {
+    return this.matches(record)
   }
 
   /** Whether it knows a record with this id (before the window, in it, or in the buffer). */
   knows(id: unknown): boolean {
-    return this.rows.some((row) => row[this.idField] === id)
+    return this.ids.includes(id)
   }
 
   /**
    * Applies one write: `record` is the record's value after it (undefined when removed), `id` the record's id.
    */
   apply(id: unknown, record: Doc | undefined): WindowUpdate {
-    const before = this.window()
-    const at = this.rows.findIndex((row) => row[this.idField] === id)
-    if (at >= 0) this.rows.splice(at, 1)
-    if (record !== undefined && this.matches(record)) this.insert(record)
-    const end = this.query.limit === undefined ? Infinity : this.query.skip + this.query.limit
+    const { skip, limit } = this.query
+    const end = limit === undefined ? Infinity : skip + limit
+    const before = this.rows.slice(skip, end)
+    const at = this.ids.indexOf(id)
+    if (at >= 0) {
+      this.rows.splice(at, 1)
+      this.ids.splice(at, 1)
+    }
+    const to = record !== undefined && this.matches(record) ? this.insert(id, record) : -1
     // A known record left and the buffer no longer covers the window's end: unknown records may belong in it.
     const refill = !this.complete && this.rows.length < end
-    return { changes: diff(before, this.window(), this.idField), refill }
+    const after = this.rows.slice(skip, end)
+    // Rows are told apart by their place in the rows before the write (the written record by its old place, or -1 when
+    // it is new): the changes come from the positions alone, without reading the records.
+    const place = (row: number) => {
+      if (row === to) return at
+      const shifted = to >= 0 && row > to ? row - 1 : row
+      return at >= 0 && shifted >= at ? shifted + 1 : shifted
+    }
+    const beforeKeys = before.map((_, index) => skip + index)
+    const afterKeys = after.map((_, index) => place(skip + index))
+    return { changes: diffKeyed(before, beforeKeys, after, afterKeys), refill }
   }
 
-  /** Puts a matching record in its place; past the known prefix of an incomplete read, it is not known to belong. */
-  private insert(record: Doc): void {
+  /**
+   * Puts a matching record in its place and answers the place; past the known prefix of an incomplete read, it is
+   * not known to belong (-1).
+   */
+  private insert(id: unknown, record: Doc): number {
     let low = 0
     let high = this.rows.length
     while (low < high) {
@@ -123,14 +156,17 @@ export class LiveWindow {
       if (this.compare(this.rows[middle]!, record) < 0) low = middle + 1
       else high = middle
     }
-    if (low === this.rows.length && !this.complete) return
+    if (low === this.rows.length && !this.complete) return -1
     this.rows.splice(low, 0, record)
+    this.ids.splice(low, 0, id)
     // The buffer stays bounded: the record that falls off the end is beyond what the window can need.
     const limit = this.readLimit
     if (limit !== undefined && this.rows.length > limit) {
       this.rows.length = limit
+      this.ids.length = limit
       this.complete = false
     }
+    return low
   }
 }
 
@@ -140,28 +176,42 @@ export class LiveWindow {
  * whose value changed is `changed` with `index === oldIndex`.
  */
 export function diff(before: Doc[], after: Doc[], idField: string): WindowChange[] {
+  return diffKeyed(
+    before,
+    before.map((row) => row[idField]),
+    after,
+    after.map((row) => row[idField])
+  )
+}
+
+/** `diff` with the records told apart by keys given beside them (a row keeps its key; `!==` tells a new value). */
+function diffKeyed(before: Doc[], beforeKeys: unknown[], after: Doc[], afterKeys: unknown[]): WindowChange[] {
   const changes: WindowChange[] = []
-  const kept = new Set(after.map((row) => row[idField]))
-  const working = [...before]
-  for (let index = working.length - 1; index >= 0; index--) {
-    if (kept.has(working[index]![idField])) continue
-    changes.push({ type: 'removed', record: working[index]!, oldIndex: index })
-    working.splice(index, 1)
+  const kept = new Set(afterKeys)
+  const rows = [...before]
+  const keys = [...beforeKeys]
+  for (let index = rows.length - 1; index >= 0; index--) {
+    if (kept.has(keys[index])) continue
+    changes.push({ type: 'removed', record: rows[index]!, oldIndex: index })
+    rows.splice(index, 1)
+    keys.splice(index, 1)
   }
   for (let index = 0; index < after.length; index++) {
     const row = after[index]!
-    const id = row[idField]
-    if (working[index]?.[idField] === id) {
-      if (working[index] !== row) changes.push({ type: 'changed', record: row, index, oldIndex: index })
-      working[index] = row
+    const key = afterKeys[index]
+    if (index < keys.length && keys[index] === key) {
+      if (rows[index] !== row) changes.push({ type: 'changed', record: row, index, oldIndex: index })
+      rows[index] = row
       continue
     }
-    const from = working.findIndex((candidate, at) => at > index && candidate[idField] === id)
+    const from = keys.indexOf(key, index + 1)
     if (from >= 0) {
-      working.splice(from, 1)
+      rows.splice(from, 1)
+      keys.splice(from, 1)
       changes.push({ type: 'changed', record: row, index, oldIndex: from })
     } else changes.push({ type: 'added', record: row, index })
-    working.splice(index, 0, row)
+    rows.splice(index, 0, row)
+    keys.splice(index, 0, key)
   }
   return changes
 }

@@ -60,7 +60,7 @@ export class QueryIndex<Q> {
     }
     let field = this.anchored.get(anchor.field)
     if (!field) this.anchored.set(anchor.field, (field = { get: fieldGetter(anchor.field), byValue: new Map() }))
-    const keys = anchor.values.map((value) => keyOf(value)!)
+    const keys = [...new Set(anchor.values.map((value) => keyOf(value)!))] // `$in: [a, a]` files it once
     for (const key of keys) {
       let queries = field.byValue.get(key)
       if (!queries) field.byValue.set(key, (queries = new Set()))

@@ -66,5 +66,11 @@ export interface EventHistory {
    * whose events are recorded as they are written (memory) need not have it.
    */
   settled?(timeoutMs: number): Promise<boolean>
+  /** `since` for a caller that follows some services: a shared log may tell it more (OrderedLogHistory). */
+  sinceFor?(
+    offset: string,
+    paths: readonly string[],
+    concerns: (event: PublishedEvent) => boolean
+  ): Promise<RecordedEvent[] | 'unknown'>
 }
 export const EventHistory = Symbol.for('EventHistory')

@@ -122,6 +122,11 @@ export class PostgresEventLog {
     return this.waiters.whenAt(this.place, place, timeoutMs)
   }
 
+  /** Whether this process follows the events of `table` (a store of it subscribed). */
+  follows(table: string): boolean {
+    return this.subscribers.of(table) !== undefined
+  }
+
   get isLive(): boolean {
     return this.live
   }

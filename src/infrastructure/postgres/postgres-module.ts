@@ -60,7 +60,12 @@ export const postgresStoreModule: StoreModule = (env) => {
     bind<EventHistory>(EventHistory)
       .toResolvedValue(
         (factory: PostgresStoreFactory, clock: Clock, { windowMs }: RecoverySettings) =>
-          new PostgresEventHistory({ log: factory.eventLog()!, clock, retentionMs: historyRetentionMs(windowMs) }),
+          new PostgresEventHistory({
+            log: factory.eventLog()!,
+            clock,
+            retentionMs: historyRetentionMs(windowMs),
+            read: { db: factory.db, follows: (table) => factory.eventLog()!.follows(table) }
+          }),
         [PostgresStoreFactory, Clock, RecoverySettings]
       )
       .inSingletonScope()

@@ -33,8 +33,9 @@ export interface LiveTransport {
  * `service.watch({ query })`: the result of `find` for the query, kept up to date by the server's `live` frames.
  * `for await (const list of watch)` yields the current list (the first result, then the list after each change;
  * a slow loop gets the latest), `on('change', ({ changes, offset, list }) => …)` gives each frame, `list` the list
- * now. After a reconnect it watches again with `resume: { offset, records }`: the server sends what changed
- * meanwhile, or — past its event history's window — a fresh result with `reset: true` (also emitted as 'reset').
+ * now. After a reconnect it watches again with `resume: { offset, records }`: the server sends each change missed
+ * meanwhile as its own frame, or — past its event history's window — a fresh result with `reset: true` (also
+ * emitted as 'reset').
  */
 export class LiveWatch<T = Record<string, unknown>> extends Emitter {
   list: T[] = []
@@ -124,8 +125,10 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
       return void this.transport.request('unwatch', answer.id).catch(() => undefined)
     this.id = answer.id
     if (answer.offset !== undefined) this.offset = answer.offset
-    if (answer.changes) this.changed(answer.changes, answer.offset)
-    else {
+    // A resume within the server's history: the missed changes follow as frames (the answer's are none).
+    if (answer.changes) {
+      if (answer.changes.length > 0) this.changed(answer.changes, answer.offset)
+    } else {
       this.list = answer.records ?? []
       this.bump()
       if (answer.reset) this.emit('reset', { list: this.list, offset: this.offset, changes: [], reset: true })

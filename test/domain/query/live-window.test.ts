@@ -85,7 +85,12 @@ describe('LiveWindow', () => {
           : { id, score: Math.floor(random() * 10), room: pick(['a', 'b', 'c']), name: pick(['x', 'y', 'z']) }
         if (record) records.set(id, record)
         else records.delete(id)
+        const before = window.window()
         const { changes, refill } = window.apply(id, record)
+        // The changes come from positions alone; they are the ones diff finds between the windows' records.
+        const expectedChanges = diff(before, window.window(), 'id')
+        if (JSON.stringify(changes) !== JSON.stringify(expectedChanges))
+          expect([shape, step, changes]).toEqual([shape, step, expectedChanges])
         copy = applyChanges(copy, changes)
         if (refill) copy = applyChanges(copy, window.reset(read(records, window)))
         // Compared as text: toEqual on every step would be most of the test's time.

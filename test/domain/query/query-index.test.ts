@@ -25,6 +25,18 @@ describe('anchorOf', () => {
 })
 
 describe('QueryIndex', () => {
+  it('files a query whose $in repeats a value once, and deletes it without a trace', () => {
+    const index = new QueryIndex<string>()
+    index.add('twice', filter({ tag: { $in: ['a', 'a', 'b'] } }))
+    index.add('other', filter({ tag: 'b' }))
+    expect([...index.candidates({ tag: 'a' })]).toEqual(['twice'])
+    index.delete('twice')
+    expect([...index.candidates({ tag: 'a' })]).toEqual([])
+    expect([...index.candidates({ tag: 'b' })]).toEqual(['other'])
+    index.delete('other')
+    expect(index.size).toBe(0)
+  })
+
   it('gives every query a record matches among its candidates (10,000 random records and queries)', () => {
     let seed = 7
     const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648

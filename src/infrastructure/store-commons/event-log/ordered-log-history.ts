@@ -43,6 +43,8 @@ export interface OrderedLogHistoryOptions<P> {
   maxEvents?: number
   /** How long `since` waits for this process to reach an offset given out by a faster instance (default 5 s). */
   catchUpMs?: number
+  /** The log's events of these services after `from` up to `to`; undefined when it no longer holds `from`. */
+  between?(from: P, to: P, services: readonly string[]): Promise<PublishedEvent[] | undefined>
 }
 
 /** A place in the history: the log's place, and the rank among the events published at it. */
@@ -133,6 +135,28 @@ export class OrderedLogHistory<P> implements EventHistory {
   /** False at once for a log that cannot tell (RethinkDB's, for now): no offset for a write, not one too early. */
   settled(timeoutMs: number): Promise<boolean> {
     return this.options.log.caughtUp?.(timeoutMs) ?? Promise.resolve(false)
+  }
+
+  /**
+   * `since`, for the events of some services only: an offset from before this process followed the log is known
+   * too when the log still holds it and none of its events of these services between it and this process's start
+   * `concerns` the caller (it reads them as raw log rows: they are only tested, never answered); the events
+   * answered are then those after the start. A quiet live query resumes so on a freshly started instance.
+   */
+  async sinceFor(
+    offset: string,
+    services: readonly string[],
+    concerns: (event: PublishedEvent) => boolean
+  ): Promise<RecordedEvent[] | 'unknown'> {
+    const events = await this.since(offset)
+    const { log, order } = this.options
+    const place = events === 'unknown' && log.epoch !== undefined ? this.placeOf(offset, log.epoch) : undefined
+    const start = log.startedAfter
+    const between = this.options.between
+    if (!place || start === undefined || !between || order.compare(place.at, start) >= 0) return events
+    const gap = await between(place.at, start, services)
+    if (!gap || gap.some(concerns)) return 'unknown'
+    return this.since(this.offsetOf({ at: start, rank: 0 }))
   }
 
   /**

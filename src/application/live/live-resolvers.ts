@@ -1,0 +1,73 @@
+import type { Doc } from '../../domain/query/field-getter.js'
+import type { RecordedEvent } from '../../domain/realtime/event-history.js'
+import type { Connection } from '../../domain/service/service.js'
+import type { App } from '../app.js'
+import { coreOf } from '../app-core.js'
+import { eventContext, runResolvers, type EventResolvers } from '../event-stages.js'
+import type { LiveView } from './live-view.js'
+import type { ReplaySource } from './replay.js'
+
+/** A write offered to views: each with the record as its rules show it (none: the view drops it). */
+export type Offers = (readonly [LiveView, Doc | undefined])[]
+
+/** The resolvers (`resolveResult`, `resolveExternal`) a service's events pass, or none. */
+export function eventResolversOf(app: App, path: string): EventResolvers | undefined {
+  const core = coreOf(app)
+  const entry = core.registry.get(path)
+  const resolvers = entry && core.pipeline.eventResolvers(entry)
+  return resolvers && resolvers.result.length + resolvers.external.length > 0 ? resolvers : undefined
+}
+
+/**
+ * The offers with their records resolved as a `find` by the views' watchers resolves them: once per rule set (the
+ * views of a rule set see the same record), with the context of one of its watchers' connections.
+ */
+export async function resolveOffers(
+  app: App,
+  path: string,
+  event: string,
+  offers: Offers,
+  readerOf: (view: LiveView) => Connection | undefined
+): Promise<Offers> {
+  const resolvers = eventResolversOf(app, path)
+  const entry = coreOf(app).registry.get(path)
+  if (!resolvers || !entry) return offers
+  const groups = new Map<string, Promise<Doc>>()
+  const resolved = offers.map(([view, record]) => {
+    if (!record) return Promise.resolve([view, record] as const)
+    const group = view.key.split('\n')[1]!
+    let done = groups.get(group)
+    if (!done) {
+      const context = () => eventContext(app, entry, event, record, readerOf(view))
+      const result = runResolvers(resolvers.result, record, context)
+      groups.set(group, (done = result.then((data) => runResolvers(resolvers.external, data, context)) as Promise<Doc>))
+    }
+    return done.then((data) => [view, data] as const)
+  })
+  return Promise.all(resolved)
+}
+
+/**
+ * A resumed watch's replay source with the missed events' records resolved for its connection, as its `find`
+ * resolves them (resolved before the replay: replay.ts reads records synchronously).
+ */
+export async function resolveReplay(
+  app: App,
+  path: string,
+  source: ReplaySource,
+  events: readonly RecordedEvent[],
+  connection: Connection
+): Promise<ReplaySource> {
+  const resolvers = eventResolversOf(app, path)
+  const entry = coreOf(app).registry.get(path)
+  if (!resolvers || !entry) return source
+  const resolved = new Map<RecordedEvent, ReturnType<ReplaySource['record']>>()
+  for (const event of events) {
+    const write = source.record(event)
+    if (!write?.record) continue
+    const context = () => eventContext(app, entry, event.event, write.record, connection)
+    const data = await runResolvers(resolvers.result, write.record, context)
+    resolved.set(event, { id: write.id, record: (await runResolvers(resolvers.external, data, context)) as Doc })
+  }
+  return { ...source, record: (event) => (resolved.has(event) ? resolved.get(event) : source.record(event)) }
+}
