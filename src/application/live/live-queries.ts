@@ -11,10 +11,10 @@ import { isPlainObject } from '../../domain/objects.js'
 import type { App } from '../app.js'
 import { coreOf } from '../app-core.js'
 import type { AppExtension } from '../extensions.js'
-import { readableFor, type Rules } from '../rules/index.js'
+import { readableFor } from '../rules/index.js'
 import { Holders } from './holders.js'
 import { eventResolversOf, resolveOffers, resolveReplay, type Offers } from './live-resolvers.js'
-import { effectiveLimit, rawQuery, resumeOf } from './watch-options.js'
+import { effectiveLimit, rawQuery, resumeOf, rulesOf } from './watch-options.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
 import { concerning, RECORD_EVENTS, replay, replaySource } from './replay.js'
 
@@ -70,16 +70,6 @@ interface Plan {
   query: StoreQuery
   visible: (record: Doc) => Doc | undefined
 }
-
-/** What useRules leaves in the app's settings (`rules`): the rules, and a record before its caller's projection. */
-interface AppRules {
-  readonly rules: Rules
-  /** The users service: its writes change the user of its connections (followUsers). */
-  readonly users?: string
-  original(data: unknown): unknown
-}
-
-const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
 
 /** A service's views: filed by their equality anchors, and by the records they hold. */
 interface Filed {
@@ -203,6 +193,8 @@ export class LiveQueries implements AppExtension {
   async fence(connection: Connection, offset: string): Promise<{ reached: boolean }> {
     const reached = (await this.options.history?.reached?.(offset, FENCE_WAIT_MS)) ?? false
     await coreOf(this.app).serviceEvents.idle()
+    // Writes of services with event resolvers wait in a queue per service before they reach views.
+    await Promise.all(this.queues.values())
     const held = this.held.get(connection)
     if (held) await Promise.all([...held.values()].map((entry) => entry.view.settled()))
     return { reached }

@@ -3,6 +3,7 @@ import type { Doc } from '../../domain/query/field-getter.js'
 import { isPlainObject } from '../../domain/objects.js'
 import type { Query } from '../../domain/service/service.js'
 import type { App } from '../app.js'
+import type { Rules } from '../rules/index.js'
 
 /** The query of a watch, checked as `find` would (an object), without what a live result cannot follow. */
 export function rawQuery(query: unknown): Query {
@@ -31,3 +32,13 @@ export function effectiveLimit(app: App, path: string, limit: number | undefined
   const size = Math.min(limit ?? paginate.default ?? Infinity, paginate.max ?? Infinity)
   return Number.isFinite(size) ? size : undefined
 }
+
+/** What useRules leaves in the app's settings (`rules`): the rules, and a record before its caller's projection. */
+interface AppRules {
+  readonly rules: Rules
+  /** The users service: its writes change the user of its connections (followUsers). */
+  readonly users?: string
+  original(data: unknown): unknown
+}
+
+export const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
