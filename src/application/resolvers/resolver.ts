@@ -67,7 +67,7 @@ export class Resolver<T, Ctx = HookContext> {
    * A new record: every property of `data` and every resolved one (`status.properties` narrows both), the
    * resolvers run concurrently. A property whose resolver is already on the stack (a resolver that resolves
    * itself through another record) is left out instead of looping. Failures are one 400 naming each property, as
-   * Feathers' are — but a server-side failure (a 5xx, such as a store's 503 while it is unavailable) is thrown as it is.
+   * Feathers' are — but a server-side failure (a 5xx: a store's 503 while it is unavailable) is thrown as it is.
    */
   async resolve(data: T, context: Ctx, status: Partial<ResolverStatus<Ctx>> = {}): Promise<T> {
     if (typeof data !== 'object' || data === null || this.propertyNames.length === 0) return data
