@@ -62,7 +62,9 @@ export const lintedFiles = [
   '.prettierignore',
   'eslint.config.js',
   '.dependency-cruiser.cjs',
-  'jest.config.js'
+  'jest.config.js',
+  // The one file of the docs site a test imports (test/docs/links.test.ts: the site's heading anchors).
+  'docs/.vitepress/anchor.ts'
 ]
 
 /**
