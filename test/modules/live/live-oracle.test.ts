@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { io, type Socket } from 'socket.io-client'
-import { createClient, socketio, type LiveWatch } from '../../../src/library/client.js'
+import { createClient, socketio } from '../../../src/library/client.js'
 import type { AuthServer } from '../../support/auth-server.js'
 import { connectSocket, signup, startReferenceServer, type Session } from '../../support/reference-server.js'
-import { divergences, random, randomQuery, randomWrite, type Live } from './oracle-harness.js'
+import { divergences, random, randomWrite, Watches } from './oracle-harness.js'
 
 /*
  * The differential oracle of live queries (issue 39): many live queries of varied shapes (filters, $sort, $limit,
@@ -58,19 +58,13 @@ describe('live queries: the differential oracle on memory', () => {
   const write = () => randomWrite(random$, { ids, owned, socket: (user) => writers[user]! })
 
   it(`keeps ${QUERIES} live queries equal to find through ${WRITES} random writes and forced disconnects`, async () => {
-    const lives: Live[] = []
     // Resumes within the event history replay the missed changes: a reset would be a fresh result instead.
-    let resets = 0
-    const watchOne = () => {
-      const user = int(USERS)
-      const query = randomQuery(random$)
-      const watch = clients[user]!.service('messages').watch({ query }) as LiveWatch<Record<string, unknown>>
-      watch.on('reset', () => resets++)
-      lives.push({ user, query, watch })
-    }
+    const watches = new Watches(random$, clients)
+    const { lives } = watches
+    const watchOne = () => watches.watchOne()
     for (let i = 0; i < 30; i++) await write()
     for (let i = 0; i < QUERIES / 2; i++) watchOne()
-    await Promise.all(lives.map((live) => live.watch.ready))
+    await watches.ready()
     const failures: string[] = []
     let quietPoints = 0
     let cuts = 0
@@ -94,9 +88,9 @@ describe('live queries: the differential oracle on memory', () => {
     while (lives.length < QUERIES) watchOne()
     failures.push(...(await divergences(lives, (user) => writers[user]!)))
     console.log(
-      `live oracle: seed ${seed}, ${lives.length} live queries, ${WRITES} writes, ${quietPoints + 1} quiet points, ${cuts} cuts, ${failures.length} divergences, ${resets} resets`
+      `live oracle: seed ${seed}, ${lives.length} live queries, ${WRITES} writes, ${quietPoints + 1} quiet points, ${cuts} cuts, ${failures.length} divergences, ${watches.resets} resets`
     )
-    expect(resets).toBe(0)
+    expect(watches.resets).toBe(0)
     expect(failures).toEqual([])
     for (const live of lives) await live.watch.unwatch()
   }, 600_000)

@@ -48,6 +48,30 @@ export interface Live {
   watch: LiveWatch<Record<string, unknown>>
 }
 
+/** A run's live queries: each watched by a random user with a random query; resets counted. */
+export class Watches {
+  readonly lives: Live[] = []
+  resets = 0
+
+  constructor(
+    private readonly random$: Random,
+    private readonly clients: readonly { service(path: string): { watch(options: object): unknown } }[]
+  ) {}
+
+  /** One more live query of a random user; `ready` of all of them says every first result arrived. */
+  watchOne(): void {
+    const user = this.random$.int(this.clients.length)
+    const query = randomQuery(this.random$)
+    const watch = this.clients[user]!.service('messages').watch({ query }) as LiveWatch<Record<string, unknown>>
+    watch.on('reset', () => this.resets++)
+    this.lives.push({ user, query, watch })
+  }
+
+  ready(): Promise<unknown> {
+    return Promise.all(this.lives.map((live) => live.watch.ready))
+  }
+}
+
 /** The users of a run: who they are, and the ids of their messages (rules: only the author patches or removes). */
 export interface Writers {
   ids: unknown[]
