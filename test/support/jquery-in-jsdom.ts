@@ -5,6 +5,8 @@ interface XhrSnapshot {
   status: number
   statusText: string
   responseText?: string
+  /** The response's headers, lower-case names (the worker's xhr.getAllResponseHeaders()). */
+  headers: Record<string, string>
 }
 
 /*
@@ -19,7 +21,9 @@ const { JSDOM } = require('jsdom')
 const { jQueryFactory } = require('jquery/factory')
 const dom = new JSDOM('', { url: workerData.url })
 const $ = jQueryFactory(dom.window)
-const snapshot = (xhr) => ({ status: xhr.status, statusText: xhr.statusText, responseText: xhr.responseText })
+const headers = (xhr) => Object.fromEntries((xhr.getAllResponseHeaders() || '').trim().split(/\\r?\\n/)
+  .filter(Boolean).map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+const snapshot = (xhr) => ({ status: xhr.status, statusText: xhr.statusText, responseText: xhr.responseText, headers: headers(xhr) })
 parentPort.on('message', ({ seq, settings }) => {
   $.ajax(settings).then(
     (_data, _status, xhr) => parentPort.postMessage({ seq, ok: true, xhr: snapshot(xhr) }),
@@ -43,7 +47,14 @@ export function jqueryInJsdom(origin: string): { $: JQueryLike; close(): Promise
       worker.postMessage({ seq: id, settings })
       return {
         then(done, fail) {
-          return reply.then(({ ok, xhr }) => (ok ? done(xhr.responseText, 'success', xhr) : fail(xhr)))
+          return reply.then(({ ok, xhr: snapshot }) => {
+            // The jqXHR's header reader, over the headers the worker's xhr received.
+            const xhr = {
+              ...snapshot,
+              getResponseHeader: (name: string) => snapshot.headers[name.toLowerCase()] ?? null
+            }
+            return ok ? done(xhr.responseText, 'success', xhr) : fail(xhr)
+          })
         }
       }
     }

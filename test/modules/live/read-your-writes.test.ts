@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import axios from 'axios'
+import request$ from 'request'
 import type { Socket } from 'socket.io-client'
-import { createClient, readYourWrites, socketio, WriteFence } from '../../../src/library/client.js'
+import superagent from 'superagent'
+import type { SuperagentLike } from '../../../src/interfaces/client/rest/http-libraries.js'
+import { createClient, readYourWrites, rest, socketio, WriteFence } from '../../../src/library/client.js'
 import type { AuthServer } from '../../support/auth-server.js'
 import {
   call,
@@ -10,6 +14,7 @@ import {
   startReferenceServer,
   type Session
 } from '../../support/reference-server.js'
+import { jqueryInJsdom } from '../../support/jquery-in-jsdom.js'
 import { slowLink } from '../../support/slow-link.js'
 
 type Message = { id: number; text: string }
@@ -110,6 +115,34 @@ describe('read your writes (memory)', () => {
     listener.service('messages').on('created', (message) => heard.push((message as Message).id))
     const created = (await writer.service('messages').create({ text: 'heard' })) as Message
     expect(heard).toContain(created.id)
+  })
+
+  it('waits the same way for a REST write over every HTTP library (the Plumage-Offset header)', async () => {
+    const jquery = jqueryInJsdom(server.url)
+    const headers = { Authorization: `Bearer ${alice.token}` }
+    const libraries = {
+      fetch: rest(server.url).fetch(fetch, { headers }),
+      axios: rest(server.url).axios(axios, { headers }),
+      superagent: rest(server.url).superagent(superagent as unknown as SuperagentLike, { headers }),
+      jquery: rest(server.url).jquery(jquery.$, { headers }),
+      request: rest(server.url).request(request$.defaults({ headers }))
+    }
+    try {
+      for (const [library, transport] of Object.entries(libraries)) {
+        const fence = new WriteFence()
+        const watcher = createClient()
+          .configure(socketio(slowLink(await connect(), 150)))
+          .configure(readYourWrites({ fence }))
+        const writer = createClient().configure(transport).configure(readYourWrites({ fence }))
+        const watch = watcher.service('messages').watch({ query: { tag: `rest-${library}` } })
+        await watch.ready
+        const created = (await writer.service('messages').create({ text: library, tag: `rest-${library}` })) as Message
+        expect([library, (watch.list as Message[]).map((message) => message.id)]).toEqual([library, [created.id]])
+        await watch.unwatch()
+      }
+    } finally {
+      await jquery.close()
+    }
   })
 
   it('leaves writes as they were without connection recovery: no offset, $offset taken out, nothing waits', async () => {

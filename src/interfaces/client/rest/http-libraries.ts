@@ -1,4 +1,4 @@
-import { parseBody, type HttpRequest, type HttpSend } from './http.js'
+import { parseBody, type HttpRequest, type HttpResponse, type HttpSend } from './http.js'
 
 /*
  * One HttpSend per supported HTTP library. The libraries are passed in by the user, so the
@@ -10,18 +10,26 @@ export type FetchLike = (
   init: { method: string; headers: Record<string, string>; body?: string }
 ) => Promise<{ status: number; text(): Promise<string>; headers?: { get(name: string): string | null } }>
 
+/** Read your writes: the event offset of a write that asked for it (the `Plumage-Offset` header), if any. */
+const OFFSET = 'plumage-offset'
+
+/** The answer, with the offset when the header carried one (a string: every library hands headers as text). */
+function answer(status: number, body: unknown, offset: unknown): HttpResponse {
+  return typeof offset === 'string' && offset !== '' ? { status, body, offset } : { status, body }
+}
+
 export function fetchSend(fetch: FetchLike): HttpSend {
   return async ({ url, method, headers, body, connection }) => {
     const response = await fetch(url, { method, headers, body: json(body), ...connection })
-    // Read your writes: the event offset of a write that asked for it.
-    const offset = response.headers?.get('plumage-offset') ?? undefined
-    const answer = { status: response.status, body: parseBody(await response.text()) }
-    return offset === undefined ? answer : { ...answer, offset }
+    return answer(response.status, parseBody(await response.text()), response.headers?.get(OFFSET))
   }
 }
 
+/** Node's and the libraries' header objects: lower-case names (axios' AxiosHeaders reads the same way). */
+type HeaderRecord = Record<string, unknown>
+
 export interface AxiosLike {
-  request(config: Record<string, unknown>): Promise<{ status: number; data: unknown }>
+  request(config: Record<string, unknown>): Promise<{ status: number; data: unknown; headers?: HeaderRecord }>
 }
 
 export function axiosSend(axios: AxiosLike): HttpSend {
@@ -37,11 +45,16 @@ export function axiosSend(axios: AxiosLike): HttpSend {
       transformResponse: [(data: unknown) => data],
       ...connection
     })
-    return { status: response.status, body: parseBody(response.data) }
+    return answer(response.status, parseBody(response.data), response.headers?.[OFFSET])
   }
 }
 
-interface SuperagentRequest extends PromiseLike<{ status: number; text?: string; body?: unknown }> {
+interface SuperagentRequest extends PromiseLike<{
+  status: number
+  text?: string
+  body?: unknown
+  header?: HeaderRecord
+}> {
   set(headers: Record<string, string>): SuperagentRequest
   send(body: string): SuperagentRequest
   ok(check: () => boolean): SuperagentRequest
@@ -55,10 +68,8 @@ export function superagentSend(superagent: SuperagentLike): HttpSend {
       .ok(() => true)
     if (body !== undefined) request = request.send(json(body)!)
     const response = await request
-    return {
-      status: response.status,
-      body: typeof response.text === 'string' ? parseBody(response.text) : response.body
-    }
+    const text = typeof response.text === 'string' ? parseBody(response.text) : response.body
+    return answer(response.status, text, response.header?.[OFFSET])
   }
 }
 
@@ -66,6 +77,7 @@ interface JqXhr {
   status: number
   statusText: string
   responseText?: string
+  getResponseHeader?(name: string): string | null
 }
 export interface JQueryLike {
   ajax(settings: Record<string, unknown>): {
@@ -87,13 +99,14 @@ export function jquerySend($: JQueryLike): HttpSend {
         contentType: false,
         ...connection
       }).then(
-        (_data, _status, xhr) => resolve({ status: xhr.status, body: parseBody(xhr.responseText) }),
-        (xhr) =>
-          xhr.status === 0
-            ? reject(new Error(xhr.statusText || 'network error'))
-            : resolve({ status: xhr.status, body: parseBody(xhr.responseText) })
+        (_data, _status, xhr) => resolve(jqueryAnswer(xhr)),
+        (xhr) => (xhr.status === 0 ? reject(new Error(xhr.statusText || 'network error')) : resolve(jqueryAnswer(xhr)))
       )
     })
+}
+
+function jqueryAnswer(xhr: JqXhr): HttpResponse {
+  return answer(xhr.status, parseBody(xhr.responseText), xhr.getResponseHeader?.(OFFSET))
 }
 
 /**
@@ -101,7 +114,7 @@ export function jquerySend($: JQueryLike): HttpSend {
  */
 export type RequestLike = (
   options: { url: string; method: string; headers: Record<string, string>; body?: string },
-  callback: (error: unknown, response: { statusCode: number }, body: unknown) => void
+  callback: (error: unknown, response: { statusCode: number; headers?: HeaderRecord }, body: unknown) => void
 ) => unknown
 
 /** `request` is deprecated upstream: legacy support. Its `defaults` (e.g. basic auth) are kept. */
@@ -110,7 +123,7 @@ export function requestSend(request: RequestLike): HttpSend {
     new Promise((resolve, reject) => {
       request({ url, method, headers, body: json(body), ...connection }, (error, response, text) => {
         if (error) reject(error)
-        else resolve({ status: response.statusCode, body: parseBody(text) })
+        else resolve(answer(response.statusCode, parseBody(text), response.headers?.[OFFSET]))
       })
     })
 }

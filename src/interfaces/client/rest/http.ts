@@ -13,7 +13,7 @@ export interface HttpResponse {
   status: number
   /** The parsed JSON body; the raw text when it was not JSON; undefined when empty. */
   body: unknown
-  /** The `Plumage-Offset` header of a write's answer, when the library reads it (fetch). */
+  /** The `Plumage-Offset` header of a write's answer (read your writes), when the server sent one. */
   offset?: string
 }
 
