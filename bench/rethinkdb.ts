@@ -9,8 +9,12 @@
  * their events (the event log's counter and log insert in the same query, group commit), with 1 and
  * 16 writers in flight (15 rounds unless BENCH_ROUNDS; the ratio is the median of each round's own);
  * a third times query shapes with one writer, interleaved: what any design can reach on this server
- * (docs/adr/0008-cheap-exactly-once.md). `BENCH_ONLY=writes` runs only those two (about a minute).
- * Works in a throw-away database that it drops.
+ * (docs/adr/0008-cheap-exactly-once.md). A fourth measures the write path end to end: the reference app's
+ * `POST /messages` (fastify, JWT) against a bare node:http server doing one durable insert per request, with the
+ * CPU time of node and of RethinkDB per request (support/rethinkdb-http.ts). `BENCH_ONLY=writes` runs only the
+ * writes (about a minute) and the end-to-end row (about two), `BENCH_ONLY=e2e` only that row. With
+ * RETHINKDB_BIN (a `rethinkdb` executable) and no RETHINKDB_URL, the bench starts its own server in a temp folder
+ * (then RethinkDB's CPU per request is known). Works in throw-away databases that it drops.
  */
 import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
@@ -23,13 +27,16 @@ import {
 } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { measure, printTable, writeResults } from './support/measure.js'
+import { endToEndWrites } from './support/rethinkdb-http.js'
+import { startOwnRethinkDb, type OwnRethinkDb } from './support/rethinkdb-process.js'
 import { peopleRecords, peopleSchema } from './support/seed.js'
 
 const RECORDS = recordCount(process.env.BENCH_RECORDS)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 /** Rounds of the durable-writes comparison (each 0.5 s per side: short rounds keep both sides close in time). */
 const WRITE_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
-const url = process.env.RETHINKDB_URL ?? 'rethinkdb://127.0.0.1:28015'
+const own: OwnRethinkDb | undefined = process.env.RETHINKDB_URL ? undefined : await startOwnRethinkDb()
+const url = own?.url ?? process.env.RETHINKDB_URL ?? 'rethinkdb://127.0.0.1:28015'
 /** What the output shows: the URL without its password. */
 const shown = redactRethinkDbUrl(url)
 
@@ -37,6 +44,7 @@ let connection: RethinkDbConnection
 try {
   connection = await connectRethinkDb(url, { timeoutMs: 3_000 })
 } catch {
+  await own?.stop()
   console.log(
     `RethinkDB benchmark SKIPPED: no server answers at ${shown} (set RETHINKDB_URL or start one: docker compose up rethinkdb)`
   )
@@ -47,21 +55,36 @@ const { r } = connection
 const db = `plumage_bench_${randomBytes(4).toString('hex')}`
 const records = peopleRecords(RECORDS)
 
-/** `writes`: only the durable-writes table (the reads take a few minutes). */
+/** `writes`: only the durable-writes tables and the end-to-end row (the reads take a few minutes); `e2e`: that row. */
 const ONLY = process.env.BENCH_ONLY
-if (ONLY !== undefined && ONLY !== 'writes') throw new Error(`BENCH_ONLY must be 'writes', got '${ONLY}'`)
+if (ONLY !== undefined && ONLY !== 'writes' && ONLY !== 'e2e')
+  throw new Error(`BENCH_ONLY must be 'writes' or 'e2e', got '${ONLY}'`)
 
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 try {
-  if (ONLY !== 'writes') await readsAgainstHandWritten()
-  await durableWrites()
+  if (ONLY === undefined) await readsAgainstHandWritten()
+  if (ONLY !== 'e2e') await durableWrites()
+  const rows = await endToEndWrites(
+    r,
+    url.replace(/^(rethinkdb:\/\/[^/]*)\/.*$/, '$1'),
+    randomBytes(4).toString('hex'),
+    own?.pid
+  )
+  if (rows.length > 0) {
+    printTable(
+      `End to end: POST /messages (fastify, JWT, STORE=rethinkdb) vs a bare node:http insert per request (${shown}, median of the rounds; CPU per request from /proc)`,
+      rows
+    )
+    writeResults('rethinkdb-end-to-end', rows)
+  }
 } finally {
   await r
     .dbDrop(db)
     .run()
     .catch(() => undefined)
   await connection.close()
+  await own?.stop()
 }
 
 /** The store's finds and writes against hand-written queries, without and with a schema and indexes. */

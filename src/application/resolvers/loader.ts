@@ -35,11 +35,27 @@ const MAX_BATCH = 500
  */
 export function loaderFor<T = Record<string, unknown>>(context: HookContext, path: string): RecordLoader<T> {
   const holder = context as unknown as { [LOADERS]?: Map<string, RecordLoader<unknown>> }
-  let byPath = holder[LOADERS]
-  if (!byPath) holder[LOADERS] = byPath = new Map()
+  const byPath = (holder[LOADERS] ??= turnScope(context))
   let loader = byPath.get(path)
   if (!loader) byPath.set(path, (loader = createLoader(context, path)))
   return loader as RecordLoader<T>
+}
+
+type Loaders = Map<string, RecordLoader<unknown>>
+/** This tick's shared loaders by app and caller, dropped when DataLoader sends the tick's loads (on a next tick). */
+let turnScopes: Map<unknown, Map<string, Loaders>> | undefined
+/** A call's loaders: in one tick, the server's calls (store events) share, and one user token's calls; else its own. */
+function turnScope({ app, params: { provider, user, authentication, authenticated } }: HookContext): Loaders {
+  const token = (authentication as { accessToken?: unknown } | undefined)?.accessToken
+  const key = [provider, user, authentication, authenticated].every((value) => value === undefined)
+    ? 'server'
+    : typeof provider === 'string' && typeof token === 'string' && ['string', 'number'].includes(typeof user?.id)
+      ? JSON.stringify([provider, user!.id, token, authenticated])
+      : undefined
+  if (key === undefined) return new Map()
+  if (!turnScopes) void Promise.resolve().then(() => process.nextTick(() => (turnScopes = undefined)))
+  const byCaller = (turnScopes ??= new Map()).get(app) ?? turnScopes.set(app, new Map()).get(app)!
+  return byCaller.get(key) ?? byCaller.set(key, new Map()).get(key)!
 }
 
 function createLoader(context: HookContext, path: string): RecordLoader<unknown> {

@@ -58,6 +58,55 @@ describe('the per-call loader', () => {
     expect(await app.service('books').get(0)).toMatchObject({ author: { name: 'Ann B.' } })
     expect(finds).toHaveLength(2)
   })
+
+  it('is shared by the calls of one caller (transport, user and token) that resolve in the same tick', async () => {
+    const { app, finds } = library()
+    await app.service('authors').create([{ name: 'Ann' }, { name: 'Bob' }])
+    await app.service('books').create([{ authorId: 0 }, { authorId: 1 }, { authorId: 1 }])
+    finds.length = 0
+    const caller = () => ({
+      provider: 'rest',
+      user: { id: 3 },
+      authentication: { strategy: 'jwt', accessToken: 'token-of-3' }
+    })
+    const books = (await Promise.all([0, 1, 2].map((id) => app.service('books').get(id, caller())))) as {
+      author?: { name: string }
+    }[]
+    expect(books.map((book) => book.author?.name)).toEqual(['Ann', 'Bob', 'Bob'])
+    expect(finds).toEqual([
+      {
+        provider: 'rest',
+        user: { id: 3 },
+        authentication: { strategy: 'jwt', accessToken: 'token-of-3' },
+        authenticated: true,
+        query: { id: { $in: [0, 1] } },
+        paginate: false
+      }
+    ])
+    // The next tick's calls read again.
+    await app.service('authors').patch(1, { name: 'Bob B.' })
+    expect(await app.service('books').get(1, caller())).toMatchObject({ author: { name: 'Bob B.' } })
+    expect(finds).toHaveLength(2)
+  })
+
+  it('is never shared between callers that differ in user, token or transport, nor without a token', async () => {
+    const { app, finds } = library()
+    await app.service('authors').create({ name: 'Ann' })
+    await app.service('books').create({ authorId: 0 })
+    finds.length = 0
+    const jwt = (accessToken: string) => ({ strategy: 'jwt', accessToken })
+    const callers = [
+      { provider: 'rest', user: { id: 3 }, authentication: jwt('a') },
+      { provider: 'rest', user: { id: 4 }, authentication: jwt('a') },
+      { provider: 'rest', user: { id: 3 }, authentication: jwt('b') },
+      { provider: 'socketio', user: { id: 3 }, authentication: jwt('a') },
+      { provider: 'rest', user: { id: 3 } },
+      { provider: 'rest', user: { id: 3 } }
+    ]
+    await Promise.all(callers.map((params) => app.service('books').get(0, params)))
+    expect(finds).toHaveLength(callers.length)
+    expect(finds.map((params) => (params as { user?: { id: number } }).user?.id)).toEqual([3, 4, 3, 3, 3, 3])
+  })
 })
 
 describe('the reference chat on the memory store', () => {
