@@ -15,6 +15,10 @@
  * machine (150 certificates) ~37 % of the instructions to the first answer, nothing plumage can skip. The spawns then
  * alternate with it and without it, and both are reported; the goal is judged on both.
  *
+ * The floor: a bare express 5 + socket.io hello world (bench/support/hello-floor.ts), bundled with the server's own
+ * esbuild settings and spawned the same way, interleaved with plumage's spawns (it has no scripts/start.mjs in front:
+ * plumage's row includes that script's build check, ~35 ms of CPU). Plumage's cost of its own is the difference.
+ *
  * BENCH_SPAWNS: how many spawns (default 10; each way when NODE_EXTRA_CA_CERTS is set). BENCH_PROFILE=1 writes
  * a `--cpu-prof` of each spawn's startup to dist/bench/profiles (the server exits normally on SIGTERM, which writes
  * the profile).
@@ -22,7 +26,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { loadavg } from 'node:os'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { loadText } from './support/report.js'
 import { collectGarbage, cpuTicks, HOOK_ARGS, memoryOf, waitIdle } from './support/servers.js'
 import { freePort, probe } from './support/processes.js'
@@ -34,6 +39,21 @@ const GOAL_MB = 50
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const start = fileURLToPath(new URL('../../scripts/start.mjs', import.meta.url))
 const profiles = fileURLToPath(new URL('./profiles', import.meta.url))
+const floorDir = fileURLToPath(new URL('./floor', import.meta.url))
+const floor = join(floorDir, 'hello-floor.mjs')
+
+/** Bundles the floor with dist/plumage.mjs's esbuild settings (the same packages bundled, the same banner). */
+async function buildFloor(): Promise<void> {
+  const { build } = await import('esbuild')
+  const { serverOptions } = (await import(pathToFileURL(join(root, 'scripts', 'build-options.mjs')).href)) as {
+    serverOptions(outfile: string): Record<string, unknown>
+  }
+  await build({
+    ...serverOptions(floor),
+    entryPoints: [join(root, 'bench', 'support', 'hello-floor.ts')],
+    sourcemap: false
+  })
+}
 
 interface Spawned {
   /** Spawn → first 200 on /health, ms. */
@@ -46,9 +66,9 @@ interface Spawned {
   collected: number
 }
 
-async function startOnce(withExtraCaCerts: boolean): Promise<Spawned> {
+async function startOnce(withExtraCaCerts: boolean, script = start): Promise<Spawned> {
   const port = await freePort()
-  const args = [...HOOK_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []), start]
+  const args = [...HOOK_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []), script]
   const started = performance.now()
   const child = spawn(process.execPath, args, {
     cwd: root,
@@ -65,7 +85,7 @@ async function startOnce(withExtraCaCerts: boolean): Promise<Spawned> {
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`scripts/start.mjs exited with ${code} before /health answered 200:\n${stderr}`)
+    throw new Error(`${script} exited with ${code} before /health answered 200:\n${stderr}`)
   })
   exited.catch(() => undefined)
   try {
@@ -107,32 +127,46 @@ const ways = extraCaCerts ? [true, false] : [true]
 const label = (withExtraCaCerts: boolean) =>
   !extraCaCerts ? '' : withExtraCaCerts ? ` with NODE_EXTRA_CA_CERTS=${extraCaCerts}` : ' without NODE_EXTRA_CA_CERTS'
 
-console.log(`npm start's server on memory: ${SPAWNS} spawns of scripts/start.mjs   [load ${loadText()}]`)
-const runs = new Map<boolean, Spawned[]>(ways.map((way) => [way, []]))
+console.log(
+  `npm start's server on memory: ${SPAWNS} spawns of scripts/start.mjs, interleaved with ${SPAWNS} of the floor ` +
+    `(express + socket.io hello world)   [load ${loadText()}]`
+)
+await buildFloor()
+const runs = new Map<string, Spawned[]>()
+const key = (script: string, way: boolean) => `${script === floor ? 'floor' : 'plumage'}${label(way)}`
 for (let index = 0; index < SPAWNS; index++) {
+  const scripts = index % 2 ? [floor, start] : [start, floor]
   for (const way of index % 2 ? [...ways].reverse() : ways) {
-    const run = await startOnce(way)
-    runs.get(way)!.push(run)
-    console.log(
-      `  spawn ${index + 1}${label(way)}: ${run.ms.toFixed(0)} ms to /health (${run.cpu} ms CPU), idle RSS ` +
-        `${run.idle.toFixed(1)} MB, after GC ${run.collected.toFixed(1)} MB`
-    )
+    for (const script of scripts) {
+      const run = await startOnce(way, script)
+      runs.set(key(script, way), [...(runs.get(key(script, way)) ?? []), run])
+      console.log(
+        `  spawn ${index + 1} ${key(script, way)}: ${run.ms.toFixed(0)} ms to /health (${run.cpu} ms CPU), idle RSS ` +
+          `${run.idle.toFixed(1)} MB, after GC ${run.collected.toFixed(1)} MB`
+      )
+    }
   }
 }
+const measures: [string, (run: Spawned) => number, number, string, number | undefined][] = [
+  ['cold start to first 200 on /health', (run) => run.ms, 0, 'ms', GOAL_MS],
+  ['CPU time used until then', (run) => run.cpu, 0, 'ms', undefined],
+  ['idle RSS', (run) => run.idle, 1, 'MB', GOAL_MB],
+  ['idle RSS after a full GC', (run) => run.collected, 1, 'MB', GOAL_MB]
+]
 for (const way of ways) {
-  const spawned = runs.get(way)!
-  const [ms, cpu, idle, collected] = [
-    spawned.map((r) => r.ms),
-    spawned.map((r) => r.cpu),
-    spawned.map((r) => r.idle),
-    spawned.map((r) => r.collected)
-  ]
+  const [plumage, bare] = [runs.get(key(start, way))!, runs.get(key(floor, way))!]
+  const rows = measures.map(([name, of, digits, unit, goal]) => {
+    const [values, floorValues] = [plumage.map(of), bare.map(of)]
+    const [value, floorValue] = [median(values), median(floorValues)]
+    const judged = goal === undefined ? '| |' : `≤ ${goal} ${unit} | ${verdict(value <= goal)} |`
+    return (
+      `| ${name} | ${value.toFixed(digits)} ${unit} | ${range(values, digits)} ${unit} | ` +
+      `${floorValue.toFixed(digits)} ${unit} (${range(floorValues, digits)}) | ${(value - floorValue).toFixed(digits)} ${unit} | ${judged}`
+    )
+  })
   console.log(
-    `\n| median of ${SPAWNS}${label(way)} | value | range | goal | |\n|---|--:|--:|---|---|\n` +
-      `| cold start to first 200 on /health | ${median(ms).toFixed(0)} ms | ${range(ms, 0)} ms | ≤ ${GOAL_MS} ms | ${verdict(median(ms) <= GOAL_MS)} |\n` +
-      `| CPU time used until then | ${median(cpu).toFixed(0)} ms | ${range(cpu, 0)} ms | | |\n` +
-      `| idle RSS | ${median(idle).toFixed(1)} MB | ${range(idle, 1)} MB | ≤ ${GOAL_MB} MB | ${verdict(median(idle) <= GOAL_MB)} |\n` +
-      `| idle RSS after a full GC | ${median(collected).toFixed(1)} MB | ${range(collected, 1)} MB | ≤ ${GOAL_MB} MB | ${verdict(median(collected) <= GOAL_MB)} |`
+    `\n| median of ${SPAWNS}${label(way)} | plumage | range | floor (range) | plumage − floor | goal | |\n` +
+      `|---|--:|--:|--:|--:|---|---|\n${rows.join('\n')}`
   )
 }
 console.log(

@@ -56,9 +56,9 @@ export class Extensions {
   }
 }
 
-/** One around-hook of many, the first outermost; undefined for none. */
+/** One around-hook of many, the first outermost; undefined for none, the hook itself for one. */
 function compose<I, T>(arounds: Around<I, T>[]): Around<I, T> | undefined {
-  if (arounds.length === 0) return undefined
+  if (arounds.length <= 1) return arounds[0]
   return arounds.reduceRight<Around<I, T>>(
     (inner, outer) => (info, next) => outer(info, () => inner(info, next)),
     (_info, next) => next()

@@ -1,5 +1,5 @@
 import { errorOutcome, type Metrics } from '../../domain/metrics.js'
-import type { Extension } from '../../domain/service/extension.js'
+import type { CallInfo, Extension } from '../../domain/service/extension.js'
 
 /**
  * Metrics' extension of the app: every call from a transport timed by service, method (one the service exposes,
@@ -11,21 +11,13 @@ export function metricsExtension(metrics: Metrics): Extension {
     aroundCall(call, next) {
       if (call.provider === undefined) return next()
       const start = performance.now()
-      const done = (outcome: string) =>
-        metrics.serviceCall(
-          call.path,
-          call.exposed ? call.method : '_OTHER',
-          String(call.provider),
-          outcome,
-          (performance.now() - start) / 1000
-        )
       return next().then(
         (result) => {
-          done('ok')
+          measure(metrics, call, 'ok', start)
           return result
         },
         (error: unknown) => {
-          done(errorOutcome(error))
+          measure(metrics, call, errorOutcome(error), start)
           throw error
         }
       )
@@ -38,4 +30,15 @@ export function metricsExtension(metrics: Metrics): Extension {
       else metrics.connectionDroppedSlow(transport)
     }
   }
+}
+
+/** One call's duration, by service, method (`_OTHER` for one the service does not expose), transport and outcome. */
+function measure(metrics: Metrics, call: CallInfo, outcome: string, start: number): void {
+  metrics.serviceCall(
+    call.path,
+    call.exposed ? call.method : '_OTHER',
+    String(call.provider),
+    outcome,
+    (performance.now() - start) / 1000
+  )
 }

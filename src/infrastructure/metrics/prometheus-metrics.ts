@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import { FEED_STATES, type FeedState, type Metrics } from '../../domain/metrics.js'
-import { FastHistogram, type HistogramSeries } from './fast-histogram.js'
+import { FastCounter, FastHistogram, type CounterSeries, type HistogramSeries } from './fast-histogram.js'
 import { LabelChildren } from './label-children.js'
 
 /** OpenTelemetry's advised buckets for `http.server.request.duration` (seconds). */
@@ -36,7 +36,7 @@ export interface PrometheusMetricsOptions {
  * one (`http_server_request_duration_seconds`, `db_client_operation_duration_seconds`, with their
  * attribute names as labels); the others are `plumage_*`. Children of each label combination are
  * kept, so a request costs a few map lookups and the update, no labels object; the three
- * histograms of the request path are FastHistograms (a few additions per observation).
+ * histograms of the request path are FastHistograms (a few additions per observation), the event counters FastCounters.
  */
 export class PrometheusMetrics implements Metrics {
   readonly enabled = true
@@ -45,8 +45,8 @@ export class PrometheusMetrics implements Metrics {
   private readonly calls: LabelChildren<HistogramSeries>
   private readonly connections: LabelChildren<Gauge.Internal<string>>
   private readonly droppedSlow: Counter<'transport'>
-  private readonly published: LabelChildren<Counter.Internal>
-  private readonly delivered: LabelChildren<Counter.Internal>
+  private readonly published: LabelChildren<CounterSeries>
+  private readonly delivered: LabelChildren<CounterSeries>
   private readonly queries: LabelChildren<HistogramSeries>
   private readonly feeds: Gauge<'table' | 'state'>
   private readonly failedLogins: Counter
@@ -86,20 +86,18 @@ export class PrometheusMetrics implements Metrics {
       labelNames: ['transport'],
       registers
     })
-    const published = new Counter({
-      name: 'plumage_events_published_total',
-      help: 'Service events published to channels, by service and event.',
-      labelNames: ['service', 'event'],
-      registers
-    })
-    this.published = new LabelChildren((values) => published.labels(...values))
-    const delivered = new Counter({
-      name: 'plumage_events_delivered_total',
-      help: 'Service events sent to real-time connections (one per connection), by service and event.',
-      labelNames: ['service', 'event'],
-      registers
-    })
-    this.delivered = new LabelChildren((values) => delivered.labels(...values))
+    this.published = new FastCounter(
+      'plumage_events_published_total',
+      'Service events published to channels, by service and event.',
+      ['service', 'event'],
+      this.registry
+    ).children
+    this.delivered = new FastCounter(
+      'plumage_events_delivered_total',
+      'Service events sent to real-time connections (one per connection), by service and event.',
+      ['service', 'event'],
+      this.registry
+    ).children
     const newestEvent = this.newestEvent
     new Gauge({
       name: 'plumage_event_log_lag_seconds',

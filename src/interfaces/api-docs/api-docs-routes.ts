@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import serveStatic from 'serve-static'
+import type serveStatic from 'serve-static'
 import { NotFound } from '../../domain/errors/errors.js'
 import { respond, type HttpRoute } from '../http/http-extension.js'
 import { apiDocsPaths, queryOf, swaggerUiDirectory, type ApiDocsOptions } from './api-docs-page.js'
@@ -64,17 +64,25 @@ export function apiDocsRoutes(options: ApiDocsOptions): HttpRoute[] {
   return routes
 }
 
-/** swagger-ui-dist's bundle, styles and icons under `uiPath`; a file it does not have is the 404 envelope. */
+/**
+ * swagger-ui-dist's bundle, styles and icons under `uiPath`; a file it does not have is the 404 envelope. serve-static
+ * (with send, mime-types and http-errors) is imported at the first such request, not at startup: loading it was
+ * ~15 % of the server's startup CPU (docs/explanation/performance/rest.md).
+ */
 function swaggerUiFiles(uiPath: string): HttpRoute['handle'] {
-  let files: ReturnType<typeof serveStatic> | undefined
-  return (req, res) =>
-    new Promise<void>((resolve, reject) => {
-      files ??= serveStatic(swaggerUiDirectory(), { index: false, maxAge: '1h' })
+  let files: Promise<ReturnType<typeof serveStatic>> | undefined
+  return async (req, res) => {
+    files ??= import('serve-static').then(({ default: serve }) =>
+      serve(swaggerUiDirectory(), { index: false, maxAge: '1h' })
+    )
+    const serve = await files
+    return new Promise<void>((resolve, reject) => {
       const url = req.url ?? '/'
       res.once('close', resolve)
       // serve-static reads the path from `req.url` as it starts: the part under `uiPath`.
       req.url = url.slice(uiPath.length)
-      files(req, res, (error?: unknown) => reject(error ?? new NotFound('Page not found', { url })))
+      serve(req, res, (error?: unknown) => reject(error ?? new NotFound('Page not found', { url })))
       req.url = url
     })
+  }
 }

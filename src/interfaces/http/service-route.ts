@@ -6,17 +6,17 @@ import type { Target } from '../../application/transport/index.js'
  * the engines mark service responses only when an extension asks (HttpExtension.readsServiceRoutes).
  */
 
-const TARGET = Symbol('plumage.route')
-type Marked = ServerResponse & { [TARGET]?: Target }
+// Beside the response, not on it: a property added to an express response made a new hidden class every request.
+const targets = new WeakMap<ServerResponse, Target>()
 
 /** A service answers this response (called by the engines' service handlers). */
 export function markRoute(res: ServerResponse, target: Target): void {
-  ;(res as Marked)[TARGET] = target
+  targets.set(res, target)
 }
 
 /** The route template of the service that answered `res` (`/messages/:id`), if one did and it was marked. */
 export function serviceRoute(res: ServerResponse): string | undefined {
-  const target = (res as Marked)[TARGET]
+  const target = targets.get(res)
   return target && routeTemplate(target)
 }
 
