@@ -1,11 +1,14 @@
-import type { Socket } from 'socket.io-client'
-import type { LiveWatch } from '../../../src/library/client.js'
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
+import { io, type Socket } from 'socket.io-client'
+import { createClient, socketio, type LiveWatch } from '../../../src/library/client.js'
+import { connectSocket, signup } from '../../support/reference-server.js'
+import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js'
 import { call, findRecords } from './live-client.js'
 
 /*
- * The differential oracle's parts (issue 39), shared by its runs on memory and on two PostgreSQL instances: a
- * seeded generator, random query shapes, random writes by the chat's users, and the check of every live list
- * against a fresh `find` by its user.
+ * The differential oracle's parts (issue 39), shared by its runs on memory, on two PostgreSQL instances and on two
+ * RethinkDB instances: a seeded generator, random query shapes, random writes by the chat's users, the check of
+ * every live list against a fresh `find` by its user, and the whole run on two instances of one database.
  */
 export const TAGS = ['a', 'b', 'c', 'd', 'e']
 
@@ -129,4 +132,125 @@ export async function divergences(lives: Live[], finder: (user: number) => Socke
     })
   )
   return failed
+}
+
+/** Two running instances of the app on one database, for `twoInstanceOracle`. */
+export interface TwoInstances {
+  a: string
+  b: string
+  /** Stops both instances (and whatever the store needs stopped). */
+  close(): Promise<void>
+}
+
+export interface TwoInstanceOracle {
+  /** The store's name, in the test's title and its summary line. */
+  store: string
+  queries: number
+  writes: number
+  /** Starts the two instances with these settings added. */
+  start(env: Record<string, string>): Promise<TwoInstances>
+}
+
+const USERS = 4
+
+/**
+ * The differential oracle on two instances of one database (issue 39), inside the caller's `describe`: live queries
+ * of varied shapes by several users are watched on instance B, random writes go through A and B, and forced
+ * disconnects bring a user's watches back through a load balancer (a TCP proxy per user) re-pointed to the other
+ * instance, where they resume from their offsets. At every quiet point each live list equals a fresh `find` by its
+ * user: 0 divergences, 0 resets (a resume within the event history replays the missed changes; a reset would be a
+ * fresh result instead). LIVE_ORACLE_SEED repeats a run.
+ */
+export function twoInstanceOracle({ store, queries, writes, start }: TwoInstanceOracle): void {
+  const quietEvery = Math.max(250, Math.floor(writes / 6))
+  const seed = Number(process.env.LIVE_ORACLE_SEED ?? Date.now() % 1_000_000)
+  const random$ = random(seed)
+  const { rand, int } = random$
+  let instances: TwoInstances | undefined
+  const proxies: TcpProxy[] = []
+  /** Each user's sockets to A and to B, which its writes pick from at random. */
+  const writers: [Socket, Socket][] = []
+  const watchers: Socket[] = []
+  const clients: ReturnType<typeof createClient>[] = []
+  const owned: number[][] = []
+  const ids: unknown[] = []
+  const portOf = (url: string) => Number(new URL(url).port)
+
+  beforeAll(async () => {
+    instances = await start({ LIVE_MAX_WATCHES: String(queries) })
+    const { a, b } = instances
+    for (let user = 0; user < USERS; user++) {
+      const session = await signup(a, `${store.toLowerCase()}-oracle${user}@example.com`)
+      ids.push(session.id)
+      writers.push([await connectSocket(a, session.token), await connectSocket(b, session.token)])
+      const proxy = await startTcpProxy('127.0.0.1', portOf(b))
+      proxies.push(proxy)
+      const socket = io(`http://127.0.0.1:${proxy.port}`, {
+        transports: ['websocket'],
+        forceNew: true,
+        reconnectionDelay: 20,
+        reconnectionDelayMax: 50,
+        extraHeaders: { Authorization: `Bearer ${session.token}` }
+      })
+      watchers.push(socket)
+      clients.push(createClient().configure(socketio(socket, { timeout: 20_000 })))
+      owned.push([])
+    }
+  }, 120_000)
+
+  afterAll(async () => {
+    for (const socket of [...writers.flat(), ...watchers]) socket.disconnect()
+    for (const proxy of proxies) await proxy.close()
+    await instances?.close()
+  })
+
+  const write = () => randomWrite(random$, { ids, owned, socket: (user) => writers[user]![int(2)]! })
+
+  it(
+    `keeps ${queries} live queries on B equal to find through ${writes} writes on A and B and moves`,
+    async () => {
+      const { a, b } = instances!
+      const watches = new Watches(random$, clients)
+      const { lives } = watches
+      for (let i = 0; i < 30; i++) await write()
+      for (let i = 0; i < queries / 2; i++) watches.watchOne()
+      await watches.ready()
+      const failures: string[] = []
+      /** Where each user's watcher is now: B at first, then the other instance at each cut. */
+      const onA = Array.from({ length: USERS }, () => false)
+      let quietPoints = 0
+      let cuts = 0
+      for (let done = 0; done < writes;) {
+        // Writes in small concurrent bursts; new watches start (their snapshots read) in the middle of them.
+        const burst = Math.min(1 + int(8), writes - done)
+        const pending = Array.from({ length: burst }, () => write())
+        if (lives.length < queries && rand() < 0.3) watches.watchOne()
+        if (rand() < 0.03) {
+          // The load balancer moves the user to the other instance, and the connection drops.
+          const user = int(USERS)
+          onA[user] = !onA[user]
+          proxies[user]!.retarget(portOf(onA[user] ? a : b))
+          watchers[user]!.io.engine.close()
+          cuts++
+        }
+        await Promise.all(pending)
+        done += burst
+        if (Math.floor(done / quietEvery) > quietPoints) {
+          quietPoints++
+          failures.push(...(await divergences(lives, (user) => writers[user]![1])))
+          expect(failures).toEqual([])
+        }
+      }
+      while (lives.length < queries) watches.watchOne()
+      failures.push(...(await divergences(lives, (user) => writers[user]![0])))
+      console.log(
+        `live oracle on ${store}: seed ${seed}, ${lives.length} live queries, ${writes} writes, ${quietPoints + 1} quiet points, ${cuts} cuts, ${failures.length} divergences, ${watches.resets} resets`
+      )
+      expect(cuts).toBeGreaterThan(0)
+      expect(watches.resets).toBe(0)
+      expect(failures).toEqual([])
+      for (const live of lives) await live.watch.unwatch()
+    },
+    Math.max(300_000, writes * 100)
+  )
 }

@@ -1,0 +1,38 @@
+import { describe } from '@jest/globals'
+import { builtInstances } from '../../support/app-instances.js'
+import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
+import { twoInstanceOracle } from './oracle-harness.js'
+
+/*
+ * The differential oracle on two instances of one RethinkDB database (issue 39; the run is oracle-harness.ts's
+ * twoInstanceOracle). RethinkDB's driver keeps one connection pool per process, so the two instances are real
+ * processes of the built server. A CI-sized run; LIVE_ORACLE_RDB_QUERIES and LIVE_ORACLE_RDB_WRITES raise it
+ * (1000 and 100000 for the full one). Needs RethinkDB (RETHINKDB_URL, RETHINKDB_BIN or Docker); otherwise the loud
+ * SKIPPED line.
+ */
+const server = await discoverRethinkDb()
+const withServer = server ? describe : describe.skip
+
+withServer('live queries: the differential oracle on two RethinkDB instances', () => {
+  twoInstanceOracle({
+    store: 'RethinkDB',
+    queries: Number(process.env.LIVE_ORACLE_RDB_QUERIES ?? 60),
+    writes: Number(process.env.LIVE_ORACLE_RDB_WRITES ?? 1500),
+    start: async (settings) => {
+      const instances = await builtInstances('live-oracle-rdb')
+      const env = { RETHINKDB_URL: `rethinkdb://${server!.host}:${server!.port}/${server!.db}`, ...settings }
+      const a = await instances.start(env)
+      const b = await instances.start(env)
+      return {
+        a: a.url,
+        b: b.url,
+        close: async () => {
+          await a.stop()
+          await b.stop()
+          await instances.cleanup()
+          await server!.stop()
+        }
+      }
+    }
+  })
+})
