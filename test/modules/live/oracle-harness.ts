@@ -112,25 +112,28 @@ export async function randomWrite({ rand, pick, int }: Random, writers: Writers)
   }
 }
 
+/** How many lists are compared at once: a socket answers at most 100 concurrent calls. */
+const CHECKS_AT_ONCE = 40
+
 /** Each live list against a fresh find by its user, polled until equal or 5 s: the lists that never matched. */
 export async function divergences(lives: Live[], finder: (user: number) => Socket): Promise<string[]> {
   const failed: string[] = []
-  await Promise.all(
-    lives.map(async (live) => {
-      await live.watch.ready
-      const deadline = Date.now() + 5000
-      let expected: string
-      for (;;) {
-        expected = JSON.stringify(await findRecords(finder(live.user), 'messages', live.query))
-        if (JSON.stringify(live.watch.list) === expected) return
-        if (Date.now() > deadline) break
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      failed.push(
-        `user ${live.user} ${JSON.stringify(live.query)}\n  live: ${JSON.stringify(live.watch.list)}\n  find: ${expected}`
-      )
-    })
-  )
+  const check = async (live: Live) => {
+    await live.watch.ready
+    const deadline = Date.now() + 5000
+    let expected: string
+    for (;;) {
+      expected = JSON.stringify(await findRecords(finder(live.user), 'messages', live.query))
+      if (JSON.stringify(live.watch.list) === expected) return
+      if (Date.now() > deadline) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    failed.push(
+      `user ${live.user} ${JSON.stringify(live.query)}\n  live: ${JSON.stringify(live.watch.list)}\n  find: ${expected}`
+    )
+  }
+  for (let at = 0; at < lives.length; at += CHECKS_AT_ONCE)
+    await Promise.all(lives.slice(at, at + CHECKS_AT_ONCE).map(check))
   return failed
 }
 
@@ -162,7 +165,7 @@ const USERS = 4
  * fresh result instead). LIVE_ORACLE_SEED repeats a run.
  */
 export function twoInstanceOracle({ store, queries, writes, start }: TwoInstanceOracle): void {
-  const quietEvery = Math.max(250, Math.floor(writes / 6))
+  const quietEvery = Number(process.env.LIVE_ORACLE_QUIET_EVERY ?? Math.max(250, Math.floor(writes / 6)))
   const seed = Number(process.env.LIVE_ORACLE_SEED ?? Date.now() % 1_000_000)
   const random$ = random(seed)
   const { rand, int } = random$
@@ -216,6 +219,7 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
       for (let i = 0; i < queries / 2; i++) watches.watchOne()
       await watches.ready()
       const failures: string[] = []
+      const began = Date.now()
       /** Where each user's watcher is now: B at first, then the other instance at each cut. */
       const onA = Array.from({ length: USERS }, () => false)
       let quietPoints = 0
@@ -239,6 +243,11 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
           quietPoints++
           failures.push(...(await divergences(lives, (user) => writers[user]![1])))
           expect(failures).toEqual([])
+          // A long run says how far it is (LIVE_ORACLE_PROGRESS=1).
+          if (process.env.LIVE_ORACLE_PROGRESS)
+            process.stderr.write(
+              `live oracle on ${store}: ${done} writes, ${lives.length} live queries, ${cuts} cuts, ${watches.resets} resets, ${Math.round((Date.now() - began) / 1000)} s\n`
+            )
         }
       }
       while (lives.length < queries) watches.watchOne()
