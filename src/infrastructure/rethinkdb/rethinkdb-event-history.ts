@@ -44,7 +44,8 @@ async function between(
   log: LogRows,
   from: number,
   to: number,
-  tables: readonly string[]
+  tables: readonly string[],
+  rank: number
 ): Promise<PublishedEvent[] | undefined> {
   if (!tables.every((table) => log.follows(table))) return undefined
   const { r } = log
@@ -65,13 +66,30 @@ async function between(
     })
     .run()) as unknown as { head: LogRow[]; gap: LogRow[] }
   if (head.length === 0 || gap.length === GAP) return undefined
+  return gapEvents([...head, ...gap], { from, rank, to, tables })
+}
+
+/**
+ * The events of log rows after the event at number `from` and `rank`, up to number `to`, of these tables. A row of
+ * several events is handed out once the sequence stands at its last number, so its events are published at that
+ * number ranked 1, 2, … (OrderedLogHistory): an offset there with rank `n` names the row's event `n - 1`, and the
+ * row's events after it come after the offset too.
+ */
+export function gapEvents(
+  rows: readonly LogRow[],
+  { from, rank, to, tables }: { from: number; rank: number; to: number; tables: readonly string[] }
+): PublishedEvent[] {
   const events: PublishedEvent[] = []
-  for (const row of [...head, ...gap])
-    eventsOf(row).forEach((event, index) => {
+  for (const row of rows) {
+    const all = eventsOf(row)
+    const endsAtOffset = all.length > 1 && row.id + all.length - 1 === from && rank > 0
+    all.forEach((event, index) => {
       const seq = row.id + index
-      if (seq > from && seq <= to && tables.includes(event.table))
+      const after = seq > from || (endsAtOffset && index >= rank)
+      if (after && seq <= to && tables.includes(event.table))
         events.push({ path: event.table, event: event.event, data: event.record })
     })
+  }
   return events
 }
 
@@ -103,7 +121,10 @@ export class RethinkDbEventHistory extends OrderedLogHistory<number> {
       ...options,
       order: numbered,
       ...(read
-        ? { between: (from: number, to: number, tables: readonly string[]) => between(read, from, to, tables) }
+        ? {
+            between: (from: number, to: number, tables: readonly string[], rank: number) =>
+              between(read, from, to, tables, rank)
+          }
         : {})
     })
   }
