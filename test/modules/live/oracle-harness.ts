@@ -207,7 +207,12 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
     await instances?.close()
   })
 
-  const write = () => randomWrite(random$, { ids, owned, socket: (user) => writers[user]![int(2)]! })
+  let slowest = 0
+  const write = async () => {
+    const began = Date.now()
+    await randomWrite(random$, { ids, owned, socket: (user) => writers[user]![int(2)]! })
+    slowest = Math.max(slowest, Date.now() - began)
+  }
 
   it(
     `keeps ${queries} live queries on B equal to find through ${writes} writes on A and B and moves`,
@@ -239,15 +244,17 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
         }
         await Promise.all(pending)
         done += burst
+        // A long run says how far it is (LIVE_ORACLE_PROGRESS=1), and its slowest write since the last line.
+        if (process.env.LIVE_ORACLE_PROGRESS && done % 500 < burst) {
+          process.stderr.write(
+            `live oracle on ${store}: ${done} writes, ${lives.length} live queries, ${cuts} cuts, ${watches.resets} resets, slowest write ${slowest} ms, ${Math.round((Date.now() - began) / 1000)} s\n`
+          )
+          slowest = 0
+        }
         if (Math.floor(done / quietEvery) > quietPoints) {
           quietPoints++
           failures.push(...(await divergences(lives, (user) => writers[user]![1])))
           expect(failures).toEqual([])
-          // A long run says how far it is (LIVE_ORACLE_PROGRESS=1).
-          if (process.env.LIVE_ORACLE_PROGRESS)
-            process.stderr.write(
-              `live oracle on ${store}: ${done} writes, ${lives.length} live queries, ${cuts} cuts, ${watches.resets} resets, ${Math.round((Date.now() - began) / 1000)} s\n`
-            )
         }
       }
       while (lives.length < queries) watches.watchOne()
@@ -260,6 +267,6 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
       expect(failures).toEqual([])
       for (const live of lives) await live.watch.unwatch()
     },
-    Math.max(300_000, writes * 100)
+    Math.max(300_000, writes * 400)
   )
 }
