@@ -180,6 +180,7 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
   const portOf = (url: string) => Number(new URL(url).port)
 
   beforeAll(async () => {
+    process.stderr.write(`live oracle on ${store}: seed ${seed} (LIVE_ORACLE_SEED repeats the run)\n`)
     instances = await start({ LIVE_MAX_WATCHES: String(queries) })
     const { a, b } = instances
     for (let user = 0; user < USERS; user++) {
