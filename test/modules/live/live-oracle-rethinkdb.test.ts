@@ -17,6 +17,8 @@ const withServer = server ? describe : describe.skip
 withServer('live queries: the differential oracle on two RethinkDB instances', () => {
   twoInstanceOracle({
     store: 'RethinkDB',
+    // Two concurrent writes of one record can be logged in the other order than the table took them (ADR 0019).
+    oneWritePerRecord: true,
     queries: Number(process.env.LIVE_ORACLE_RDB_QUERIES ?? 60),
     writes: Number(process.env.LIVE_ORACLE_RDB_WRITES ?? 1500),
     start: async (settings) => {
