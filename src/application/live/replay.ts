@@ -1,3 +1,4 @@
+import type { StoreQuery } from '../../domain/query/ast.js'
 import type { Doc } from '../../domain/query/field-getter.js'
 import { LiveWindow, sameValue, type WindowChange } from '../../domain/query/live-window.js'
 import { project } from '../../domain/query/project.js'
@@ -94,16 +95,34 @@ export function replaySource(view: LiveView, idField: string, original: (data: u
 
 /**
  * Whether an event (a raw log row from before this instance followed the log) may have changed a resumed watch's
- * list: a record of the view's service that it or the client held, or that it would show. Ids compare as text (a
- * log row's may be typed otherwise than the client's copy).
+ * list, were the list still the client's at that point: a record of the view's service that the client holds, or
+ * one the view would show that enters the list. Events are tested in order and the first that concerns the watch
+ * ends the test, so each one finds the client's list unchanged. When the list is a full window from the first
+ * matching record (no `$skip`, `$limit` records) whose records carry the sort keys, a record enters it only by
+ * sorting before its last one: a write beyond the window (a record of the buffer patched, one created further down,
+ * one removed there) leaves it as it was. Otherwise any record the view would show concerns it, as does one the view
+ * holds now, or (with `$skip`) one removed that it would have shown. Ids compare as text (a log row's may be typed
+ * otherwise than the client's copy).
  */
 export function concerning(view: LiveView, idField: string, client: Doc[]): (event: PublishedEvent) => boolean {
-  const held = new Set([...client, ...view.window.knownRows()].map((row) => String(row[idField])))
+  const { window } = view
+  const last = listEnd(window.query, client)
+  const held = new Set([...client, ...(last ? [] : window.knownRows())].map((row) => String(row[idField])))
   return (event) => {
     if (event.path !== view.path || !RECORD_EVENTS.has(event.event)) return false
     if (!isPlainObject(event.data)) return true
     if (held.has(String(event.data[idField]))) return true
-    const record = event.event === 'removed' ? undefined : view.visible(event.data)
-    return record !== undefined && view.window.accepts(record)
+    if (event.event === 'removed' && (last || window.query.skip === 0)) return false
+    const record = view.visible(event.data)
+    if (record === undefined || !window.accepts(record)) return false
+    return last === undefined || window.before(record, last)
   }
+}
+
+/** The last record of a client's list that is a full window from the first match and holds every sort key. */
+function listEnd(query: StoreQuery, client: Doc[]): Doc | undefined {
+  const { skip, limit, select, sort } = query
+  if (skip !== 0 || limit === undefined || client.length !== limit) return undefined
+  if (select && !sort.every(([field]) => select.includes(field.split('.')[0]!))) return undefined
+  return client.at(-1)
 }

@@ -106,6 +106,11 @@ export class LiveWindow {
     return [...this.rows]
   }
 
+  /** Whether record `a` comes before record `b` in the window's order (its sort keys, then the id). */
+  before(a: Doc, b: Doc): boolean {
+    return this.compare(a, b) < 0
+  }
+
   /** Whether a record matches the query's filter. */
   accepts(record: Doc): boolean {
     return this.matches(record)

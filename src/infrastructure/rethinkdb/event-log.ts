@@ -269,6 +269,16 @@ export class EventLog {
     return this.writes.counterTable() as unknown as RTable<LeaseRow>
   }
 
+  /** The log table's rows, numbered by their first event (the event history reads the log before its start). */
+  rows(): RTable<LogRow> {
+    return this.writes.table()
+  }
+
+  /** Whether this process follows the events of `table` (a store of it subscribed). */
+  follows(table: string): boolean {
+    return this.subscribers.of(table) !== undefined
+  }
+
   /** Receives the events of one table; the first subscriber starts following the log. */
   subscribe(table: string, listener: (event: LoggedEvent) => void): () => void {
     return this.subscribers.add(table, listener)

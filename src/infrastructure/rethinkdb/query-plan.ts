@@ -64,8 +64,11 @@ export class QueryPlanner {
   /** The records of `query`: filtered, sorted, skipped, limited and projected. */
   find(query: StoreQuery): RStream<Data> {
     const criteria = new Criteria(query.filter, this.shapes)
-    // A key on a field the filter fixes to one value orders nothing.
-    const sort = query.sort.filter(([field]) => criteria.single(field) === undefined)
+    // A key on a field the filter fixes to one value orders nothing. Ties go by id, ascending, as the memory and
+    // PostgreSQL stores and a live query's window order them: pages never overlap, a live list equals its find.
+    const keys = query.sort.filter(([field]) => criteria.single(field) === undefined)
+    const tied = query.sort.length > 0 && !keys.some(([field]) => field === this.idField)
+    const sort: StoreQuery['sort'] = tied ? [...keys, [this.idField, 1]] : keys
     const sorted = { ...query, sort }
     const primary = this.primary(criteria)
     const keyset = primary ? undefined : this.keyset(query, criteria)

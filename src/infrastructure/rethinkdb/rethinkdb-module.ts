@@ -54,7 +54,7 @@ export const rethinkDbStoreModule: StoreModule = (env) => {
           const retentionMs = historyRetentionMs(windowMs)
           // Without the event log (no watch) there is no shared order: the history stays in this process.
           return log
-            ? new RethinkDbEventHistory({ log, clock, retentionMs })
+            ? new RethinkDbEventHistory({ log, clock, retentionMs, read: log })
             : new InMemoryEventHistory(clock, retentionMs)
         },
         [RethinkDbStoreFactory, Clock, RecoverySettings]

@@ -131,7 +131,9 @@ describe('ranges', () => {
 
 describe('sorting from an index', () => {
   it('reads the index in sort order when every record holds a number or string there, and stops at the limit', () => {
-    expect(find({ $sort: { score: -1 }, $limit: 5 })).toBe(`${table}.orderBy({ index: r.desc("score") }).limit(5)`)
+    expect(find({ $sort: { score: -1, id: -1 }, $limit: 5 })).toBe(
+      `${table}.orderBy({ index: r.desc("score") }).limit(5)`
+    )
     expect(find({ name: 'x', $sort: { score: 1 }, $skip: 2, $limit: 5 })).toBe(
       `${table}.orderBy({ index: r.asc("score") }).filter({ name: "x" }).skip(2).limit(5)`
     )
@@ -142,6 +144,13 @@ describe('sorting from an index', () => {
       `${table}.orderBy({ index: r.desc("score") }).limit(5)`
     )
     expect(find({ $sort: { score: -1, id: 1 }, $limit: 5 })).toContain('.do(')
+  })
+
+  it('breaks ties of a sort without the id by the id, ascending, as the other stores and live windows do', () => {
+    // Read descending, the index gives ties in descending key order: the tied rows are sorted again.
+    expect(find({ $sort: { score: -1 }, $limit: 5 })).toContain('.orderBy(r.desc("score"), r.asc("id")).limit(5)')
+    expect(find({ $sort: { score: 1 }, $limit: 5 })).toBe(`${table}.orderBy({ index: r.asc("score") }).limit(5)`)
+    expect(find({ city: 'Rome', $sort: { city: 1 } })).toContain('.orderBy(r.asc("id"))')
   })
 
   it('reads a compound index under equality on its first fields, dropping sort keys the filter fixes', () => {
@@ -168,7 +177,7 @@ describe('sorting from an index', () => {
       'orderBy({ index: r.asc("age") })'
     )
     // Without a limit nothing stops early: the filter's index, then a sort.
-    expect(find({ $sort: { score: 1 } })).toBe(`${table}.orderBy(r.asc("score"))`)
+    expect(find({ $sort: { score: 1 } })).toBe(`${table}.orderBy(r.asc("score"), r.asc("id"))`)
   })
 
   it('prefers an equality lookup to reading a whole index in order', () => {
@@ -180,7 +189,7 @@ describe('sorting from an index', () => {
           indexes.filter((index) => index.name !== 'city_age')
         )
       )
-    ).toBe(`${table}.getAll(r.args(["Rome"]), { index: "city" }).orderBy(r.asc("age")).limit(5)`)
+    ).toBe(`${table}.getAll(r.args(["Rome"]), { index: "city" }).orderBy(r.asc("age"), r.asc("id")).limit(5)`)
   })
 })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import type { RecordedEvent } from '../../../src/domain/realtime/event-history.js'
 import {
+  gapEvents,
   RethinkDbEventHistory,
   type LogPosition
 } from '../../../src/infrastructure/rethinkdb/rethinkdb-event-history.js'
@@ -165,5 +166,35 @@ describe('RethinkDbEventHistory', () => {
     logged(13)
     expect(await history.since('e1.a')).toBe('unknown')
     expect(ids(await history.since(first))).toEqual([12, 13])
+  })
+
+  it("names a row's several events by its last number and ranks 1, 2, …, and a gap read finds the row's events after a rank", () => {
+    const { log, history } = setup()
+    // One write of three records: the row numbered 11 holds events 11, 12 and 13, handed out at position 13.
+    log.position = 13
+    const offsets = [11, 12, 13].map((seq, index) => {
+      log.delivering = seq
+      return history.append(created(20 + index))
+    })
+    log.delivering = undefined
+    expect(offsets).toEqual(['e1.d.1', 'e1.d.2', 'e1.d.3'])
+    const event = (n: number, table = 'messages') => ({ table, event: 'created', record: { id: n } })
+    const rows = [
+      { id: 11, ts: 0, events: [event(20), event(21), event(22)] },
+      { id: 14, ts: 0, events: [event(23)] },
+      { id: 15, ts: 0, events: [event(24, 'users')] },
+      { id: 16, ts: 0, events: [event(25)] }
+    ]
+    const read = (rank: number, to = 16) =>
+      gapEvents(rows, { from: 13, rank, to, tables: ['messages'] }).map((e) => (e.data as { id: number }).id)
+    // After the row's first event (rank 1): its second and third, then the later rows of the table, up to `to`.
+    expect(read(1)).toEqual([21, 22, 23, 25])
+    expect(read(2)).toEqual([22, 23, 25])
+    expect(read(3)).toEqual([23, 25])
+    // An event published outside the log after the row ranks after its events: nothing of the row follows it.
+    expect(read(4)).toEqual([23, 25])
+    expect(read(1, 14)).toEqual([21, 22, 23])
+    // A row of one event is named by its number with rank 0.
+    expect(gapEvents(rows, { from: 14, rank: 0, to: 16, tables: ['messages'] }).length).toBe(1)
   })
 })

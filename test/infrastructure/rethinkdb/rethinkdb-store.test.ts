@@ -219,6 +219,27 @@ withServer('RethinkDbStore against a real server', () => {
     })
   })
 
+  describe('sort ties', () => {
+    it('orders records that tie on the sort keys by id, ascending, through an index read either way and a scan', async () => {
+      // The live queries' oracle found a descending index read giving ties in descending key order.
+      const store = await freshStore({
+        watch: false,
+        schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
+        indexes: [{ name: 'n', fields: ['n'] }]
+      })
+      const ids = ['k3', 'a7', 'm1', 'b2', 'z0', 'c9']
+      await store.create(
+        ids.map((id, i) => ({ id, n: i % 2, tag: 't' })),
+        q()
+      )
+      const order = async (raw: Record<string, unknown>) => (await store.find(q(raw))).map((record) => record.id)
+      expect(await order({ $sort: { n: -1 }, $limit: 4 })).toEqual(['a7', 'b2', 'c9', 'k3'])
+      expect(await order({ $sort: { n: 1 }, $limit: 4 })).toEqual(['k3', 'm1', 'z0', 'a7'])
+      expect(await order({ tag: 't', $sort: { n: -1 } })).toEqual(['a7', 'b2', 'c9', 'k3', 'm1', 'z0'])
+      expect(await order({ $sort: { tag: 1 }, $skip: 2, $limit: 3 })).toEqual(['c9', 'k3', 'm1'])
+    })
+  })
+
   describe('errors', () => {
     it('answers Conflict to a duplicate id and keeps nothing of that insert', async () => {
       const store = await freshStore({ watch: false })

@@ -8,10 +8,13 @@ export interface Frame {
   changes: WindowChange[]
 }
 
+/** How long a call waits for its answer (LIVE_CALL_TIMEOUT_MS: long oracle runs on a loaded machine). */
+const CALL_TIMEOUT_MS = Number(process.env.LIVE_CALL_TIMEOUT_MS ?? 10_000)
+
 /** A socket call: resolves with the result, rejects with the error envelope. */
 export function call<T = unknown>(socket: Socket, event: string, ...args: unknown[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer to ${event} in 10 s`)), 10_000)
+    const timer = setTimeout(() => reject(new Error(`no answer to ${event} in ${CALL_TIMEOUT_MS} ms`)), CALL_TIMEOUT_MS)
     socket.emit(event, ...args, (error: unknown, result: T) => {
       clearTimeout(timer)
       if (error) reject(error as Error)

@@ -1,11 +1,14 @@
-import type { Socket } from 'socket.io-client'
-import type { LiveWatch } from '../../../src/library/client.js'
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
+import { io, type Socket } from 'socket.io-client'
+import { createClient, socketio, type LiveWatch } from '../../../src/library/client.js'
+import { connectSocket, signup } from '../../support/reference-server.js'
+import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js'
 import { call, findRecords } from './live-client.js'
 
 /*
- * The differential oracle's parts (issue 39), shared by its runs on memory and on two PostgreSQL instances: a
- * seeded generator, random query shapes, random writes by the chat's users, and the check of every live list
- * against a fresh `find` by its user.
+ * The differential oracle's parts (issue 39), shared by its runs on memory, on two PostgreSQL instances and on two
+ * RethinkDB instances: a seeded generator, random query shapes, random writes by the chat's users, the check of
+ * every live list against a fresh `find` by its user, and the whole run on two instances of one database.
  */
 export const TAGS = ['a', 'b', 'c', 'd', 'e']
 
@@ -78,6 +81,11 @@ export interface Writers {
   owned: number[][]
   /** The socket a user writes through (a random instance's, when there are several). */
   socket(user: number): Socket
+  /**
+   * With it, concurrent writes never touch one record: the ids being written. RethinkDB needs it for now — its log
+   * can order two concurrent writes of one record otherwise than the table (ADR 0019).
+   */
+  busy?: Set<unknown>
 }
 
 /** One random write by a random user: creates (some direct messages), patches that move records, removes. */
@@ -86,13 +94,15 @@ export async function randomWrite({ rand, pick, int }: Random, writers: Writers)
   const mine = writers.owned[user]!
   const socket = writers.socket(user)
   const roll = rand()
-  if (mine.length === 0 || roll < 0.4 || (mine.length < 30 && roll < 0.55)) {
+  const free = writers.busy ? mine.filter((id) => !writers.busy!.has(id)) : mine
+  if (free.length === 0 || roll < 0.4 || (mine.length < 30 && roll < 0.55)) {
     const data: Record<string, unknown> = { text: `t${int(1000)}`, tag: pick(TAGS), n: int(20) }
     if (rand() < 0.25) data.to = pick(writers.ids)
     const created = await call<{ id: number }>(socket, 'create', 'messages', data)
     mine.push(created.id)
   } else if (roll < 0.85) {
-    const id = pick(mine)
+    const id = pick(free)
+    writers.busy?.add(id)
     const patch = pick([
       { n: int(20) },
       { tag: pick(TAGS) },
@@ -100,33 +110,183 @@ export async function randomWrite({ rand, pick, int }: Random, writers: Writers)
       { n: int(20), tag: pick(TAGS) }
     ])
     // A remove of the same burst may land first: its 404 is the store's answer, not a divergence.
-    await call(socket, 'patch', 'messages', id, patch).catch((error: { code?: number }) => {
-      if (error.code !== 404) throw error
-    })
+    await call(socket, 'patch', 'messages', id, patch)
+      .catch((error: { code?: number }) => {
+        if (error.code !== 404) throw error
+      })
+      .finally(() => writers.busy?.delete(id))
   } else {
-    const id = mine.splice(int(mine.length), 1)[0]!
-    await call(socket, 'remove', 'messages', id)
+    const id = pick(free)
+    mine.splice(mine.indexOf(id), 1)
+    writers.busy?.add(id)
+    await call(socket, 'remove', 'messages', id).finally(() => writers.busy?.delete(id))
   }
 }
+
+/** How many lists are compared at once: a socket answers at most 100 concurrent calls. */
+const CHECKS_AT_ONCE = 40
 
 /** Each live list against a fresh find by its user, polled until equal or 5 s: the lists that never matched. */
 export async function divergences(lives: Live[], finder: (user: number) => Socket): Promise<string[]> {
   const failed: string[] = []
-  await Promise.all(
-    lives.map(async (live) => {
-      await live.watch.ready
-      const deadline = Date.now() + 5000
-      let expected: string
-      for (;;) {
-        expected = JSON.stringify(await findRecords(finder(live.user), 'messages', live.query))
-        if (JSON.stringify(live.watch.list) === expected) return
-        if (Date.now() > deadline) break
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      failed.push(
-        `user ${live.user} ${JSON.stringify(live.query)}\n  live: ${JSON.stringify(live.watch.list)}\n  find: ${expected}`
-      )
-    })
-  )
+  const check = async (live: Live) => {
+    await live.watch.ready
+    const deadline = Date.now() + 5000
+    let expected: string
+    for (;;) {
+      expected = JSON.stringify(await findRecords(finder(live.user), 'messages', live.query))
+      if (JSON.stringify(live.watch.list) === expected) return
+      if (Date.now() > deadline) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    failed.push(
+      `user ${live.user} ${JSON.stringify(live.query)}\n  live: ${JSON.stringify(live.watch.list)}\n  find: ${expected}`
+    )
+  }
+  for (let at = 0; at < lives.length; at += CHECKS_AT_ONCE)
+    await Promise.all(lives.slice(at, at + CHECKS_AT_ONCE).map(check))
   return failed
+}
+
+/** Two running instances of the app on one database, for `twoInstanceOracle`. */
+export interface TwoInstances {
+  a: string
+  b: string
+  /** Stops both instances (and whatever the store needs stopped). */
+  close(): Promise<void>
+}
+
+export interface TwoInstanceOracle {
+  /** The store's name, in the test's title and its summary line. */
+  store: string
+  queries: number
+  writes: number
+  /** Concurrent writes never touch one record (Writers.busy). */
+  oneWritePerRecord?: boolean
+  /** Starts the two instances with these settings added. */
+  start(env: Record<string, string>): Promise<TwoInstances>
+}
+
+const USERS = 4
+
+/**
+ * The differential oracle on two instances of one database (issue 39), inside the caller's `describe`: live queries
+ * of varied shapes by several users are watched on instance B, random writes go through A and B, and forced
+ * disconnects bring a user's watches back through a load balancer (a TCP proxy per user) re-pointed to the other
+ * instance, where they resume from their offsets. At every quiet point each live list equals a fresh `find` by its
+ * user: 0 divergences, 0 resets (a resume within the event history replays the missed changes; a reset would be a
+ * fresh result instead). LIVE_ORACLE_SEED repeats a run.
+ */
+export function twoInstanceOracle({ store, queries, writes, start, oneWritePerRecord }: TwoInstanceOracle): void {
+  const quietEvery = Number(process.env.LIVE_ORACLE_QUIET_EVERY ?? Math.max(250, Math.floor(writes / 6)))
+  const seed = Number(process.env.LIVE_ORACLE_SEED ?? Date.now() % 1_000_000)
+  const random$ = random(seed)
+  const { rand, int } = random$
+  let instances: TwoInstances | undefined
+  const proxies: TcpProxy[] = []
+  /** Each user's sockets to A and to B, which its writes pick from at random. */
+  const writers: [Socket, Socket][] = []
+  const watchers: Socket[] = []
+  const clients: ReturnType<typeof createClient>[] = []
+  const owned: number[][] = []
+  const ids: unknown[] = []
+  const portOf = (url: string) => Number(new URL(url).port)
+
+  beforeAll(async () => {
+    process.stderr.write(`live oracle on ${store}: seed ${seed} (LIVE_ORACLE_SEED repeats the run)\n`)
+    instances = await start({ LIVE_MAX_WATCHES: String(queries) })
+    const { a, b } = instances
+    for (let user = 0; user < USERS; user++) {
+      const session = await signup(a, `${store.toLowerCase()}-oracle${user}@example.com`)
+      ids.push(session.id)
+      writers.push([await connectSocket(a, session.token), await connectSocket(b, session.token)])
+      const proxy = await startTcpProxy('127.0.0.1', portOf(b))
+      proxies.push(proxy)
+      const socket = io(`http://127.0.0.1:${proxy.port}`, {
+        transports: ['websocket'],
+        forceNew: true,
+        reconnectionDelay: 20,
+        reconnectionDelayMax: 50,
+        extraHeaders: { Authorization: `Bearer ${session.token}` }
+      })
+      watchers.push(socket)
+      clients.push(createClient().configure(socketio(socket, { timeout: 20_000 })))
+      owned.push([])
+    }
+  }, 120_000)
+
+  afterAll(async () => {
+    for (const socket of [...writers.flat(), ...watchers]) socket.disconnect()
+    for (const proxy of proxies) await proxy.close()
+    await instances?.close()
+  })
+
+  let slowest = 0
+  const busy = new Set<unknown>()
+  const write = async () => {
+    const began = Date.now()
+    await randomWrite(random$, {
+      ids,
+      owned,
+      socket: (user) => writers[user]![int(2)]!,
+      ...(oneWritePerRecord ? { busy } : {})
+    })
+    slowest = Math.max(slowest, Date.now() - began)
+  }
+
+  it(
+    `keeps ${queries} live queries on B equal to find through ${writes} writes on A and B and moves`,
+    async () => {
+      const { a, b } = instances!
+      const watches = new Watches(random$, clients)
+      const { lives } = watches
+      for (let i = 0; i < 30; i++) await write()
+      for (let i = 0; i < queries / 2; i++) watches.watchOne()
+      await watches.ready()
+      const failures: string[] = []
+      const began = Date.now()
+      /** Where each user's watcher is now: B at first, then the other instance at each cut. */
+      const onA = Array.from({ length: USERS }, () => false)
+      let quietPoints = 0
+      let cuts = 0
+      for (let done = 0; done < writes;) {
+        // Writes in small concurrent bursts; new watches start (their snapshots read) in the middle of them.
+        const burst = Math.min(1 + int(8), writes - done)
+        const pending = Array.from({ length: burst }, () => write())
+        if (lives.length < queries && rand() < 0.3) watches.watchOne()
+        if (rand() < 0.03) {
+          // The load balancer moves the user to the other instance, and the connection drops.
+          const user = int(USERS)
+          onA[user] = !onA[user]
+          proxies[user]!.retarget(portOf(onA[user] ? a : b))
+          watchers[user]!.io.engine.close()
+          cuts++
+        }
+        await Promise.all(pending)
+        done += burst
+        // A long run says how far it is (LIVE_ORACLE_PROGRESS=1), and its slowest write since the last line.
+        if (process.env.LIVE_ORACLE_PROGRESS && done % 500 < burst) {
+          process.stderr.write(
+            `live oracle on ${store}: ${done} writes, ${lives.length} live queries, ${cuts} cuts, ${watches.resets} resets, slowest write ${slowest} ms, ${Math.round((Date.now() - began) / 1000)} s\n`
+          )
+          slowest = 0
+        }
+        if (Math.floor(done / quietEvery) > quietPoints) {
+          quietPoints++
+          failures.push(...(await divergences(lives, (user) => writers[user]![1])))
+          expect(failures).toEqual([])
+        }
+      }
+      while (lives.length < queries) watches.watchOne()
+      failures.push(...(await divergences(lives, (user) => writers[user]![0])))
+      console.log(
+        `live oracle on ${store}: seed ${seed}, ${lives.length} live queries, ${writes} writes, ${quietPoints + 1} quiet points, ${cuts} cuts, ${failures.length} divergences, ${watches.resets} resets`
+      )
+      expect(cuts).toBeGreaterThan(0)
+      expect(watches.resets).toBe(0)
+      expect(failures).toEqual([])
+      for (const live of lives) await live.watch.unwatch()
+    },
+    Math.max(300_000, writes * 400)
+  )
 }

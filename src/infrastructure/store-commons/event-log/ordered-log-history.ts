@@ -43,8 +43,11 @@ export interface OrderedLogHistoryOptions<P> {
   maxEvents?: number
   /** How long `since` waits for this process to reach an offset given out by a faster instance (default 5 s). */
   catchUpMs?: number
-  /** The log's events of these services after `from` up to `to`; undefined when it no longer holds `from`. */
-  between?(from: P, to: P, services: readonly string[]): Promise<PublishedEvent[] | undefined>
+  /**
+   * The log's events of these services after `from` up to `to`; undefined when it no longer holds `from`. `rank` is
+   * the rank of the offset's event at `from` (a log whose place holds several events ranks them there).
+   */
+  between?(from: P, to: P, services: readonly string[], rank: number): Promise<PublishedEvent[] | undefined>
 }
 
 /** A place in the history: the log's place, and the rank among the events published at it. */
@@ -154,7 +157,7 @@ export class OrderedLogHistory<P> implements EventHistory {
     const start = log.startedAfter
     const between = this.options.between
     if (!place || start === undefined || !between || order.compare(place.at, start) >= 0) return events
-    const gap = await between(place.at, start, services)
+    const gap = await between(place.at, start, services, place.rank)
     if (!gap || gap.some(concerns)) return 'unknown'
     return this.since(this.offsetOf({ at: start, rank: 0 }))
   }
