@@ -68,6 +68,10 @@ export interface ChaosReport {
   committedUnanswered: number
   /** Writes that succeeded but rejected with FenceTimeout: their views did not show them within the fence's wait. */
   fenceTimeouts: number
+  /** Writes whose call never settled (the run gave up on them after a minute without progress). */
+  hung: number
+  /** Instance starts that failed and were tried again. */
+  failedStarts: number
   /** Clients whose live view equals a fresh find at the end (plumage), of `clients`. */
   converged: number | undefined
   resets: number
@@ -109,6 +113,8 @@ class ChaosRun {
   private duplicateSends = 0
   private committedUnanswered = 0
   private fenceTimeouts = 0
+  private failedStarts = 0
+  private hung = 0
 
   constructor(private readonly options: ChaosOptions) {}
 
@@ -116,8 +122,18 @@ class ChaosRun {
     this.options.log?.(line)
   }
 
-  private start(): Promise<ChaosInstance> {
-    return this.options.start(this.options.store.env)
+  /** Starts an instance; a start that fails (as a crashed pod's restart may) is tried again, and counted. */
+  private async start(): Promise<ChaosInstance> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.options.start(this.options.store.env)
+      } catch (error) {
+        this.failedStarts++
+        this.log(`an instance failed to start (attempt ${attempt}): ${(error as Error).message}`)
+        if (attempt === 3) throw error
+        await sleep(500)
+      }
+    }
   }
 
   async execute(): Promise<ChaosReport> {
@@ -141,9 +157,12 @@ class ChaosRun {
       const loops = this.clients.flatMap((_, n) =>
         Array.from({ length: this.options.concurrency ?? 1 }, () => this.writeLoop(n))
       )
-      await Promise.all(loops)
-      // Loops the kills added (writes sent while replies were held back).
-      while (this.extraLoops.length > 0) await Promise.all(this.extraLoops.splice(0))
+      const all = (async () => {
+        await Promise.all(loops)
+        // Loops the kills added (writes sent while replies were held back).
+        while (this.extraLoops.length > 0) await Promise.all(this.extraLoops.splice(0))
+      })()
+      await Promise.race([all, this.stalled()])
     } finally {
       this.writing = false
       clearInterval(progress)
@@ -153,6 +172,20 @@ class ChaosRun {
     this.log(`every write settled (${this.failures.size} failed); ${this.drops} drops, ${this.kills} kills`)
     const converged = kind === 'plumage' ? await this.converge() : undefined
     return { ...(await this.count()), converged, seconds: (performance.now() - began) / 1000 }
+  }
+
+  /** Resolves when no write settled for a minute: the writes still pending then are reported as hung. */
+  private async stalled(): Promise<void> {
+    for (let seen = -1; this.writing && this.done !== seen;) {
+      seen = this.done
+      await sleep(60_000)
+    }
+    if (!this.writing) return
+    const hung = [...new Set(this.pending.values())].map(
+      (n) => `client ${n} (connected: ${this.clients[n]!.socket.connected}, instance ${this.home[n]})`
+    )
+    this.log(`STALLED: ${this.pending.size} writes unsettled for a minute, of ${hung.join(', ')}`)
+    this.hung = this.pending.size
   }
 
   /** One write after another for client `n`, taking the next of its share, until the share is written. */
@@ -279,6 +312,8 @@ class ChaosRun {
       kills: this.kills,
       committedUnanswered: this.committedUnanswered,
       fenceTimeouts: this.fenceTimeouts,
+      failedStarts: this.failedStarts,
+      hung: this.hung,
       resets: this.clients.reduce((sum, chaos) => sum + chaos.resets, 0),
       examples: {
         lost: lost.slice(0, 5),
