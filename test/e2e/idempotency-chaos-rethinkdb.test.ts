@@ -20,8 +20,12 @@ if (server) {
   const probe = rethinkdbChaosStore(server.r, url)
   const instance = await instances.start(probe.env)
   honours = await storeHonoursKeys(instance.url, probe).finally(() => instance.stop())
-  if (!honours)
+  if (!honours) {
     process.stderr.write('SKIPPED: idempotency chaos on RethinkDB (its store does not honour idempotency keys yet)\n')
+    // Jest runs no hooks in a file whose tests are all skipped: the server and the build go now.
+    await instances.cleanup()
+    await server.stop()
+  }
 }
 const withKeys = server && honours ? describe : describe.skip
 
