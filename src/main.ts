@@ -56,7 +56,14 @@ main().catch((error: unknown) => {
     error instanceof RulesError
   const message =
     listenFailure(error, process.env.HOST || '127.0.0.1') ??
-    (known ? error.message : String((error as Error)?.stack ?? error))
+    (known ? error.message + causeOf(error) : String((error as Error)?.stack ?? error))
   process.stderr.write(`plumage failed to start: ${message}\n`)
   process.exit(1)
 })
+
+/** A store's GeneralError keeps the driver's error as its `cause` (never sent to clients): shown to the operator. */
+function causeOf(error: Error): string {
+  const cause = (error as { cause?: { message?: unknown; code?: unknown } }).cause
+  if (!cause || typeof cause.message !== 'string') return ''
+  return ` (${typeof cause.code === 'string' ? `${cause.code}: ` : ''}${cause.message})`
+}

@@ -7,12 +7,15 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
  * `silence()` drops the connections on the clients' side only: the server hears nothing more on
  * them but is not told they are gone (a mobile network that vanished), until `close()`.
  * `retarget(port)` sends new connections elsewhere (a load balancer moving a client to another instance).
+ * `hold()` stops passing the server's bytes to the clients (they wait in the proxy, new connections too) until the
+ * next `cut()` drops them: a reply the server sent but the client never got.
  */
 export interface TcpProxy {
   port: number
   cut(): Promise<void>
   silence(): void
   retarget(port: number): void
+  hold(): void
   restore(): Promise<void>
   close(): Promise<void>
 }
@@ -25,6 +28,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let server: Server | undefined
   let port = 0
   let upstreamPort = targetPort
+  let held = false
 
   // Idempotent both ways: restoring a listening proxy (or cutting a cut one) changes nothing.
   const listen = () =>
@@ -41,7 +45,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
           })
         }
         client.pipe(upstream)
-        upstream.pipe(client)
+        if (held) upstream.pause()
+        else upstream.pipe(client)
         const pair = { client, upstream }
         pairs.add(pair)
         client.on('close', () => pairs.delete(pair))
@@ -55,6 +60,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     })
   const stop = () =>
     new Promise<void>((resolve) => {
+      held = false
       for (const socket of sockets) socket.destroy()
       const closing = server
       server = undefined
@@ -81,6 +87,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     silence,
     retarget: (next: number) => {
       upstreamPort = next
+    },
+    hold: () => {
+      held = true
+      for (const { client, upstream } of pairs) {
+        upstream.unpipe(client)
+        upstream.pause()
+      }
     },
     restore: listen,
     async close() {

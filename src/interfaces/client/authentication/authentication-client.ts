@@ -76,6 +76,10 @@ export const SESSION_EXPIRED = 'session-expired'
 export class AuthenticationClient {
   readonly options: AuthenticationClientOptions
   authenticated = false
+  /** Logged in, and neither logged out nor refused since: a reconnect logs in again even after a re-login failed. */
+  private signedIn = false
+  /** Counts login attempts: the failure of one that a newer attempt replaced changes nothing. */
+  private generation = 0
   private current: Promise<LoginResult> | null = null
   private refreshTimer: unknown
   private refreshing: Promise<LoginResult> | null = null
@@ -89,7 +93,7 @@ export class AuthenticationClient {
     app.hooks([(context, next) => this.hook(context, next)])
     // The socket client re-emits disconnects; the login is sent again and buffered until reconnect.
     app.on('disconnect', () => {
-      if (this.authenticated) this.reAuthenticate(true).catch(() => undefined)
+      if (this.authenticated || this.signedIn) this.reAuthenticate(true).catch(() => undefined)
     })
   }
 
@@ -135,6 +139,7 @@ export class AuthenticationClient {
   /** `authenticate()` without data is `reAuthenticate()`. */
   authenticate(data?: AuthenticationRequest, params?: Params): Promise<LoginResult> {
     if (!data) return this.reAuthenticate()
+    const generation = ++this.generation
     const attempt = this.app
       .service(this.options.path)
       .create(data, params)
@@ -146,12 +151,13 @@ export class AuthenticationClient {
         if (typeof authResult.refreshToken === 'string')
           await this.options.storage.setItem(this.options.refreshStorageKey, authResult.refreshToken)
         this.authenticated = true
+        this.signedIn = true
         this.schedule(authResult)
         this.app.emit('login', authResult)
         this.app.emit('authenticated', authResult)
         return authResult
       })
-      .catch((error: unknown) => this.failed(error))
+      .catch((error: unknown) => this.failed(error, generation))
     this.current = attempt
     return attempt
   }
@@ -159,8 +165,9 @@ export class AuthenticationClient {
   /** The current login, or a new one with the stored token when there is none or `force` is set. */
   reAuthenticate(force = false, strategy = this.options.jwtStrategy): Promise<LoginResult> {
     if (this.current && !force) return this.current
+    const generation = ++this.generation
     const attempt = this.getAccessToken().then(async (accessToken) => {
-      if (!accessToken) return this.failed(new NotAuthenticated('No accessToken found in storage'))
+      if (!accessToken) return this.failed(new NotAuthenticated('No accessToken found in storage'), generation)
       const refreshToken = await this.getRefreshToken()
       // An expired access token (a tab opened the next day, a socket back after a long outage) is
       // renewed with the refresh token, when there is one.
@@ -180,13 +187,13 @@ export class AuthenticationClient {
     try {
       await this.current?.catch(() => undefined)
       const result = (await this.app.service(this.options.path).remove(null)) as unknown as LoginResult
-      await this.removeAccessToken()
-      this.reset()
+      await this.forget()
       this.app.emit('logout', result)
       return result
     } catch (error) {
       // Logging out with a token the server no longer accepts still logs out locally.
       if (!isAuthError(error)) {
+        this.signedIn = false
         this.reset()
         throw error
       }
@@ -195,8 +202,12 @@ export class AuthenticationClient {
     }
   }
 
-  /** 401–407 from the server mean the token is no good: it is dropped (as @feathersjs/authentication-client does). */
-  private async failed(error: unknown): Promise<never> {
+  /**
+   * 401–407 from the server mean the token is no good: it is dropped (as @feathersjs/authentication-client does).
+   * A login cut off by a dropped connection, after which the reconnect started another, leaves that one in charge.
+   */
+  private async failed(error: unknown, generation: number): Promise<never> {
+    if (generation !== this.generation) throw error
     if (isAuthError(error)) await this.forget()
     else this.reset()
     throw error
@@ -204,6 +215,7 @@ export class AuthenticationClient {
 
   private async forget(): Promise<void> {
     await this.removeAccessToken()
+    this.signedIn = false
     this.reset()
   }
 
@@ -240,8 +252,14 @@ export class AuthenticationClient {
   private async hook(context: ClientHookContext, next: () => Promise<void>): Promise<void> {
     const isLogin = context.path === this.options.path && context.method === 'create'
     if (!isLogin) {
-      // A call made while logging in waits for the login; a failed login leaves it unauthenticated.
-      const authResult = await this.current?.catch(() => null)
+      // A call made while logging in waits for the login (and for the one after it, when a reconnect replaced it);
+      // a failed login leaves it unauthenticated.
+      let login = this.current
+      let authResult = await login?.catch(() => null)
+      while (this.current && this.current !== login) {
+        login = this.current
+        authResult = await login.catch(() => null)
+      }
       const accessToken = authResult?.accessToken
       if (accessToken && this.app.transport?.name === 'rest') {
         const { header, scheme } = this.options

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { NotAuthenticated } from '../../../../src/domain/errors/errors.js'
+import { NotAuthenticated, Unavailable } from '../../../../src/domain/errors/errors.js'
 import { authentication } from '../../../../src/interfaces/client/authentication/authentication-client.js'
 import { MemoryStorage } from '../../../../src/interfaces/client/authentication/storage.js'
 import { createClient } from '../../../../src/interfaces/client/client-app.js'
@@ -85,6 +85,43 @@ describe('authentication client (fake transports)', () => {
       method: 'create',
       data: { strategy: 'jwt', accessToken: 'token-1' }
     })
+  })
+
+  it('logs in again after a re-login cut off by a dropped connection; calls wait for the login that replaced it', async () => {
+    let cutOff: (() => void) | undefined
+    let failNext = false
+    const { transport, calls } = fakeTransport('socketio', (call) => {
+      if (call.path !== 'authentication') return []
+      if (failNext) {
+        failNext = false
+        throw new Unavailable('the connection dropped')
+      }
+      // The first re-login is in flight when the connection drops again.
+      if (calls.length === 2) return new Promise((_, reject) => (cutOff = () => reject(new Unavailable('dropped'))))
+      return { accessToken: `token-${calls.length}` }
+    })
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
+      .configure(authentication())
+    await client.authenticate({ strategy: 'local', email: 'a', password: 'b' })
+    client.emit('disconnect', 'transport close')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    const find = client.service('messages').find()
+    const relogin = new Promise((resolve) => client.once('login', resolve))
+    client.emit('disconnect', 'transport close')
+    cutOff!()
+    await expect(relogin).resolves.toMatchObject({ accessToken: 'token-3' })
+    await find
+    expect(calls.map((call) => call.path)).toEqual(['authentication', 'authentication', 'authentication', 'messages'])
+    // A re-login that failed on its own (no reconnect replaced it) still leaves the client logging in on the next one.
+    failNext = true
+    client.emit('disconnect', 'transport close')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    const again = new Promise((resolve) => client.once('login', resolve))
+    client.emit('disconnect', 'transport close')
+    await expect(again).resolves.toMatchObject({ accessToken: 'token-6' })
   })
 
   it('drops the stored token when the server refuses it (401–407) and says when there is none', async () => {
