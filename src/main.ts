@@ -47,23 +47,16 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // Configuration and operational errors (database unreachable, duplicate tables, a bad rule) are one line; bugs keep
-  // their stack.
-  const known =
-    error instanceof ConfigError ||
-    error instanceof FeathersError ||
-    error instanceof StartupError ||
-    error instanceof RulesError
+  // Operational errors (configuration, the database, a bad rule) are one line with the driver's cause; bugs: a stack.
+  const known = [ConfigError, FeathersError, StartupError, RulesError].some((type) => error instanceof type)
+  const cause = (error as { cause?: { message?: unknown; code?: unknown } } | undefined)?.cause
+  const detail =
+    typeof cause?.message === 'string'
+      ? ` (${[cause.code, cause.message].filter((part) => typeof part === 'string').join(': ')})`
+      : ''
   const message =
     listenFailure(error, process.env.HOST || '127.0.0.1') ??
-    (known ? error.message + causeOf(error) : String((error as Error)?.stack ?? error))
+    (known ? (error as Error).message + detail : String((error as Error)?.stack ?? error))
   process.stderr.write(`plumage failed to start: ${message}\n`)
   process.exit(1)
 })
-
-/** A store's GeneralError keeps the driver's error as its `cause` (never sent to clients): shown to the operator. */
-function causeOf(error: Error): string {
-  const cause = (error as { cause?: { message?: unknown; code?: unknown } }).cause
-  if (!cause || typeof cause.message !== 'string') return ''
-  return ` (${typeof cause.code === 'string' ? `${cause.code}: ` : ''}${cause.message})`
-}
