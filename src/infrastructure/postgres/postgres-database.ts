@@ -2,7 +2,7 @@ import type { Client, Pool, PoolClient, Query, QueryResult } from 'pg'
 import { Unavailable } from '../../domain/errors/errors.js'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { pgDriver } from './pg-driver.js'
-import { isUnavailable, sqlState, toStoreError } from './postgres-errors.js'
+import { isRetryable, isUnavailable, sqlState, toStoreError } from './postgres-errors.js'
 import { redactPostgresUrl } from './postgres-settings.js'
 
 export interface PostgresDatabaseOptions {
@@ -108,6 +108,11 @@ export class PostgresDatabase {
           throw new Unavailable(
             `PostgreSQL at ${this.where} refused the connection: ${message} (check the user, password and database of POSTGRES_URL, or POSTGRES_PASSWORD_FILE; README "Run with PostgreSQL" creates them)`
           )
+        // A deadlock with live writes (the statements lock tables they write to) rolled the setup back: again.
+        if (isRetryable(error) && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80))
+          continue
+        }
         if (!isUnavailable(error)) throw toStoreError(error, this.logger, operation)
         if (Date.now() >= deadline)
           throw new Unavailable(

@@ -27,6 +27,16 @@ export function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
 }
 
+/**
+ * A transaction PostgreSQL rolled back whole to break a deadlock (40P01) or a serialization failure (40001): nothing
+ * of it was committed, so it may run again (PostgreSQL's documentation advises it). Also seen through the GeneralError
+ * `toStoreError` makes of it (its `cause`).
+ */
+export function isRetryable(error: unknown): boolean {
+  const state = sqlState(error) ?? sqlState((error as { cause?: unknown } | null)?.cause)
+  return state === '40P01' || state === '40001'
+}
+
 export function isUnavailable(error: unknown): boolean {
   const state = sqlState(error)
   if (state) return UNAVAILABLE_STATE.test(state)

@@ -2,8 +2,11 @@ import type { PoolClient, QueryResult } from 'pg'
 import type { Data } from '../../domain/service/service.js'
 import { GroupCommit } from '../store-commons/event-log/index.js'
 import type { PostgresDatabase } from './postgres-database.js'
-import { isUnavailable, toStoreError } from './postgres-errors.js'
+import { isRetryable, isUnavailable, toStoreError } from './postgres-errors.js'
 import { FORGET_TOLD, type Told } from './trigger-settings.js'
+
+/** How many times a write rolled back to break a deadlock runs again before its caller hears the error. */
+const RETRIES = 3
 
 /** Where a write's statements run: the pool (alone) or the connection of a batch's transaction. */
 export interface Statements {
@@ -165,12 +168,25 @@ export class PostgresWrites {
     )
   }
 
-  /** One write in its own transaction: an implicit one for one statement, else BEGIN … COMMIT. */
-  private send(write: PostgresWrite): Promise<Written> {
-    const sent = write.several
-      ? this.db.transaction(write.operation, (client) => write.run(new ClientStatements(this.db, client)))
-      : write.run(new PoolStatements(this.db, write.operation))
-    return sent.then(this.tell)
+  /**
+   * One write in its own transaction: an implicit one for one statement, else BEGIN … COMMIT. A transaction that
+   * PostgreSQL rolled back to break a deadlock (another instance's schema setup, a batch of another instance) runs
+   * again, up to RETRIES times after a short random pause: nothing of it was committed, so the caller gets the write
+   * once instead of a 500.
+   */
+  private async send(write: PostgresWrite): Promise<Written> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const written = write.several
+          ? await this.db.transaction(write.operation, (client) => write.run(new ClientStatements(this.db, client)))
+          : await write.run(new PoolStatements(this.db, write.operation))
+        return this.tell(written)
+      } catch (error) {
+        if (attempt > RETRIES || !isRetryable(error)) throw error
+        this.db.logger.warn('PostgreSQL rolled a write back to break a deadlock; running it again', { attempt })
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt))
+      }
+    }
   }
 
   /** Tells the log after a write that wrote something. */

@@ -120,4 +120,25 @@ describe('PostgresWrites', () => {
     // r1's second write waited for its first; the others did not wait at all.
     expect(sent.statements).toEqual(['alone: first', 'alone: second', 'alone: by query', 'alone: third'])
   })
+
+  it('runs a write PostgreSQL rolled back to break a deadlock again, a few times, and no other failure', async () => {
+    const failing = (code: string, times: number) => {
+      let left = times
+      return (text: string) => {
+        if (!text.startsWith('deadlocked') || left-- <= 0) return undefined
+        return Object.assign(new Error('deadlock detected'), { code })
+      }
+    }
+    const once = standIn(failing('40P01', 1))
+    const written = await new PostgresWrites(once.db, () => {}).write(write('deadlocked once'))
+    expect(written.rows[0]!.doc.text).toBe('deadlocked once')
+    expect(once.sent.statements).toEqual(['alone: deadlocked once', 'alone: deadlocked once'])
+    // A serialization failure is rolled back whole too; a write that keeps losing is told after three runs again.
+    const always = standIn(failing('40001', 10))
+    await expect(new PostgresWrites(always.db, () => {}).write(write('deadlocked always'))).rejects.toThrow('deadlock')
+    expect(always.sent.statements).toHaveLength(4)
+    const refused = standIn(failing('23505', 1))
+    await expect(new PostgresWrites(refused.db, () => {}).write(write('deadlocked: a taken key'))).rejects.toThrow()
+    expect(refused.sent.statements).toHaveLength(1)
+  })
 })
