@@ -3,6 +3,8 @@ import type { ClientApp } from '../client-app.js'
 /** What the fence needs of a real-time transport a view listens on: an event with an ack (the socket's `fence`). */
 export interface FenceTransport {
   request(event: string, ...args: unknown[]): Promise<unknown>
+  /** Calls `listener` whenever the transport connects again; returns the unsubscribe (socket.io). */
+  reconnected?(listener: () => void): () => void
 }
 
 /** The query member a write asks for its event offset with (docs/wire-protocol.md, Read your writes). */
@@ -70,18 +72,41 @@ export class WriteFence {
     const transports = [...(this.views.get(path)?.keys() ?? [])]
     if (transports.length === 0) return Promise.resolve()
     const timeout = this.timeout
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new FenceTimeout(offset, result, timeout)), timeout)
-      const fenced = (transport: FenceTransport) =>
-        transport.request('fence', offset).catch((error: unknown) => {
-          // No answer in time is the fence's timeout; a refusal (a server without the fence) is not waited for.
-          if ((error as { name?: unknown } | undefined)?.name === 'Timeout') return new Promise<never>(() => {})
-          return undefined
-        })
-      void Promise.all(transports.map(fenced)).then(() => {
+    const stops: (() => void)[] = []
+    let settled = false
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        settled = true
+        reject(new FenceTimeout(offset, result, timeout))
+      }, timeout)
+      void Promise.all(transports.map((transport) => this.fenced(transport, offset, stops, () => settled))).then(() => {
+        settled = true
         clearTimeout(timer)
         resolve()
       })
+    }).finally(() => stops.forEach((stop) => stop()))
+  }
+
+  /**
+   * Resolves once `transport` answered `fence` for `offset`. A connection dropped before the answer loses it (an ack
+   * never comes on a new connection): the fence asks again on each reconnection, and after a request's timeout, until
+   * the write's wait is over. A refusal (a server without the fence) is not waited for.
+   */
+  private fenced(transport: FenceTransport, offset: string, stops: (() => void)[], over: () => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const ask = () => {
+        if (over()) return
+        transport.request('fence', offset).then(
+          () => resolve(),
+          (error: unknown) => {
+            if ((error as { name?: unknown } | undefined)?.name === 'Timeout') ask()
+            else resolve()
+          }
+        )
+      }
+      const stop = transport.reconnected?.(ask)
+      if (stop) stops.push(stop)
+      ask()
     })
   }
 }

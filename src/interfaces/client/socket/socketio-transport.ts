@@ -81,6 +81,13 @@ export class SocketioTransport implements Transport {
     })
   }
 
+  /** Calls `listener` at each reconnection of the socket (the fence asks again then); returns the unsubscribe. */
+  reconnected(listener: () => void): () => void {
+    const connected = () => listener()
+    this.socket.on('connect', connected)
+    return () => this.socket.off('connect', connected)
+  }
+
   /** Listens to a server event of its own name (live queries' `live` frames); returns the unsubscribe. */
   listen(event: string, listener: (data: unknown) => void): () => void {
     this.socket.on(event, listener)

@@ -37,6 +37,18 @@ class FakeTransport implements Transport {
     })
   }
 
+  /** The listeners of the transport's reconnections; `reconnect()` calls them. */
+  readonly reconnections = new Set<() => void>()
+
+  reconnected(listener: () => void): () => void {
+    this.reconnections.add(listener)
+    return () => this.reconnections.delete(listener)
+  }
+
+  reconnect(): void {
+    for (const listener of this.reconnections) listener()
+  }
+
   listen(): () => void {
     return () => undefined
   }
@@ -148,5 +160,32 @@ describe('read your writes: the fence of the client', () => {
     expect(transport.fences.map((fence) => fence.offset)).toEqual(['e.1'])
     transport.fences[0]!.answer()
     expect(await writing).toEqual({ id: 1, text: 'keyed' })
+  })
+
+  it('asks again when the connection comes back: a fence request cut off by a drop gets no answer', async () => {
+    const { client, transport } = clientWith()
+    transport.fenceAtOnce = false
+    await client.service('messages').watch({}).ready
+    let resolved = false
+    const writing = client
+      .service('messages')
+      .create({ text: 'a' })
+      .then(() => (resolved = true))
+    await tick()
+    // The first request was lost with its connection: it is never answered.
+    expect(transport.fences).toHaveLength(1)
+    transport.reconnect()
+    await tick()
+    expect(transport.fences).toHaveLength(2)
+    expect(transport.fences[1]!.offset).toBe(transport.fences[0]!.offset)
+    expect(resolved).toBe(false)
+    transport.fences[1]!.answer()
+    await writing
+    expect(resolved).toBe(true)
+    // Settled: a later reconnection asks nothing more.
+    transport.reconnect()
+    await tick()
+    expect(transport.fences).toHaveLength(2)
+    expect(transport.reconnections.size).toBe(0)
   })
 })
