@@ -16,6 +16,15 @@ export interface LoggedEvent {
   trace?: string
 }
 
+/**
+ * What a keyed write's log row carries besides its events (rethinkdb-keyed-writes.ts): its key's row id and the
+ * claim that wrote it. The row is one document: its events and the key's answer (their records) commit together.
+ */
+export interface KeyMark {
+  key: string
+  claim: string
+}
+
 /** One event as a log row holds it: its number and time are the row's. */
 export type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
 
@@ -24,7 +33,7 @@ export type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
  * document per write however many records it wrote, see docs/adr/0008-cheap-exactly-once.md). Rows
  * written before 0008 hold one event in their own fields.
  */
-export interface LogRow extends Partial<RowEvent> {
+export interface LogRow extends Partial<RowEvent>, Partial<KeyMark> {
   id: number
   ts: number
   events?: RowEvent[]
@@ -86,10 +95,16 @@ export class EventLogWrites {
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
    * nothing.
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent): RDatum<WriteResult<T>> {
+  recording<T>(
+    write: RDatum<WriteResult<T>>,
+    table: string,
+    event: WriteEvent,
+    mark?: KeyMark
+  ): RDatum<WriteResult<T>> {
     const trace = this.traceparent?.()
-    const recorder = this.recorder(table, event, trace !== undefined)
-    return (trace === undefined ? write.do(recorder) : write.do(this.r.expr(trace), recorder)) as RDatum<WriteResult<T>>
+    const recorder = this.recorder(table, event, trace !== undefined, mark !== undefined)
+    const args = [...(trace === undefined ? [] : [this.r.expr(trace)]), ...(mark ? [this.r.expr(mark)] : [])]
+    return write.do(...args, recorder) as RDatum<WriteResult<T>>
   }
 
   /**
@@ -100,13 +115,14 @@ export class EventLogWrites {
    * "Where the CPU goes with 2 and 4 instances"). Terms are immutable JSON: the function is built
    * once, and each write's query only refers to it.
    */
-  private recorder(table: string, event: WriteEvent, traced: boolean): Term {
-    const key = `${traced ? 'traced' : 'plain'}\u0000${event}\u0000${table}`
+  private recorder(table: string, event: WriteEvent, traced: boolean, keyed: boolean): Term {
+    const key = `${traced ? 'traced' : 'plain'}${keyed ? ' keyed' : ''}\u0000${event}\u0000${table}`
     let recorder = this.recorders.get(key)
     if (recorder) return recorder
     const r = this.r
     const field = event === 'removed' ? 'old_val' : 'new_val'
-    const record = (result: Term, trace?: Term): Term =>
+    // A keyed write marks its log row only when it wrote all it was asked to: a failed write keeps no key.
+    const record = (result: Term, trace?: Term, mark?: Term): Term =>
       r.do(
         result('changes')
           .default([])
@@ -116,12 +132,17 @@ export class EventLogWrites {
           r.branch(
             entries.isEmpty(),
             result,
-            this.append(entries).do(() => result)
+            this.append(entries, mark && r.branch(result('errors').eq(0), mark, {})).do(() => result)
           )
       )
-    const call = traced
-      ? r.do(null, null, (result: Term, trace: Term) => record(result, trace))
-      : r.do(null, (result: Term) => record(result))
+    const call =
+      traced && keyed
+        ? r.do(null, null, null, (result: Term, trace: Term, mark: Term) => record(result, trace, mark))
+        : traced
+          ? r.do(null, null, (result: Term, trace: Term) => record(result, trace))
+          : keyed
+            ? r.do(null, null, (result: Term, mark: Term) => record(result, undefined, mark))
+            : r.do(null, (result: Term) => record(result))
     // The call's term is [FUNCALL, [function, ...arguments]]: the function alone is kept.
     const [, [func]] = JSON.parse(r.serialize(call)) as [number, [unknown]]
     recorder = reqlOf(func)
@@ -178,7 +199,7 @@ export class EventLogWrites {
    * holds: the query sees its numbers taken, moves the counter past the newest logged number and
    * takes new ones — a used number is never handed out again, nor an event dropped.
    */
-  private append(entries: Term): Term {
+  private append(entries: Term, mark?: Term): Term {
     const r = this.r
     return r.do(entries.count(), (count: Term) =>
       this.take(count)
@@ -189,9 +210,10 @@ export class EventLogWrites {
             this.repair().do(() => this.take(count))
           )
         )
-        .do((last: Term) =>
-          this.table().insert({ id: last.sub(count).add(1), ts: serverMs(r), events: entries } as never)
-        )
+        .do((last: Term) => {
+          const row = { id: last.sub(count).add(1), ts: serverMs(r), events: entries }
+          return this.table().insert((mark ? r.expr(row).merge(mark) : row) as never)
+        })
         // A number taken twice all the same (two repairs racing): say so, never drop events silently.
         .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error'))))
     )

@@ -8,6 +8,7 @@ import {
   MAX_SEQ,
   serverMs,
   type Counter,
+  type KeyMark,
   type LoggedEvent,
   type LogRow,
   type RowEvent,
@@ -206,6 +207,14 @@ export class EventLog {
     return this.whenAt(newest, timeoutMs)
   }
 
+  /**
+   * Read your writes (the history's `settled`): every write acknowledged before the call has its log row, numbered
+   * at most the newest logged number read now, so once that number is handed out so are its events (settled).
+   */
+  caughtUp(timeoutMs: number): Promise<boolean> {
+    return this.settled(timeoutMs)
+  }
+
   private async create(): Promise<void> {
     const placement = {
       primaryKey: 'id',
@@ -214,7 +223,16 @@ export class EventLog {
     }
     await ensureTable(
       this.r,
-      { db: this.db, name: this.tableName, indexes: [{ name: 'ts', fields: ['ts'] }], ...placement },
+      {
+        db: this.db,
+        name: this.tableName,
+        // `key`: the log rows of keyed writes, by their key (rethinkdb-keyed-writes.ts).
+        indexes: [
+          { name: 'ts', fields: ['ts'] },
+          { name: 'key', fields: ['key'] }
+        ],
+        ...placement
+      },
       this.logger
     )
     await ensureTable(this.r, { db: this.db, name: this.counterTableName, ...placement }, this.logger)
@@ -249,8 +267,13 @@ export class EventLog {
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
    * nothing.
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent): RDatum<WriteResult<T>> {
-    return this.writes.recording(write, table, event)
+  recording<T>(
+    write: RDatum<WriteResult<T>>,
+    table: string,
+    event: WriteEvent,
+    mark?: KeyMark
+  ): RDatum<WriteResult<T>> {
+    return this.writes.recording(write, table, event, mark)
   }
 
   /**
@@ -303,9 +326,7 @@ export class EventLog {
     } else if (this.newestTs !== undefined && this.newestTs < (await serverMs(this.r).sub(this.retentionMs).run())) {
       this.logger.warn(
         'RethinkDB event log: this instance was cut off for longer than the retention; events older than it are lost',
-        {
-          retentionMs: this.retentionMs
-        }
+        { retentionMs: this.retentionMs }
       )
     }
     return this.writes
