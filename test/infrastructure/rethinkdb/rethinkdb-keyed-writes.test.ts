@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto'
+import { afterAll, describe, expect, it } from '@jest/globals'
+import { Conflict } from '../../../src/domain/errors/errors.js'
+import { silentLogger } from '../../../src/domain/logger.js'
+import { parseQuery } from '../../../src/domain/query/parse-query.js'
+import type { Data, Params } from '../../../src/domain/service/service.js'
+import type { KeyedWrite } from '../../../src/domain/store/keyed-write.js'
+import { EventLog } from '../../../src/infrastructure/rethinkdb/event-log.js'
+import { KEYS_TABLE, type KeyRow } from '../../../src/infrastructure/rethinkdb/rethinkdb-keyed-writes.js'
+import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
+import { keyRowId } from '../../../src/infrastructure/store-commons/keyed-writes/index.js'
+import { makeKeyedWrite } from '../../../src/testing/index.js'
+import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
+
+/*
+ * What the kit's contract cannot reach on RethinkDB: a keyed write whose query was cut after its commit (the log
+ * row, marked with its key) but before the key's row got its answer is answered from the log row; a key in flight
+ * with no commit is refused with 409 after the wait and never written; a repeat waiting for a key in flight gets
+ * its answer as soon as it has one. The cut query is made by hand: the states it leaves are written directly.
+ */
+const server = await discoverRethinkDb()
+const withServer = server ? describe : describe.skip
+afterAll(async () => {
+  await server?.stop()
+})
+
+const ALL = parseQuery({})
+const run = randomBytes(4).toString('hex')
+const keyed = (name: string, waitMs = 2_000): Params => ({
+  idempotency: { ...makeKeyedWrite(`${run} ${name}`, 'print'), waitMs } satisfies KeyedWrite
+})
+
+withServer('RethinkDB keyed writes on a real server', () => {
+  const keys = () => server!.r.db(server!.db).table<KeyRow>(KEYS_TABLE)
+  const open = async () => {
+    const events = new EventLog({ r: server!.r, db: server!.db, logger: silentLogger })
+    const store = new RethinkDbStore({
+      r: server!.r,
+      db: server!.db,
+      table: `keyed_${run}_${randomBytes(3).toString('hex')}`,
+      events
+    })
+    await store.init()
+    return store
+  }
+  const rowId = (name: string) => keyRowId(makeKeyedWrite(`${run} ${name}`))
+
+  it('answers a key whose query was cut after its log row from that row, and copies the answer to the key', async () => {
+    const store = await open()
+    const [created] = await store.create([{ text: 'cut' }], {}, keyed('cut'))
+    // The state a query cut between its log row (the commit) and the answer's copy leaves: the key without answer.
+    await keys()
+      .get(rowId('cut'))
+      .replace((row) => row.without('answer'))
+      .run()
+    expect(await keys().get(rowId('cut')).run()).not.toHaveProperty('answer')
+    const params = keyed('cut')
+    expect(await store.create([{ text: 'cut' }], {}, params)).toEqual([created])
+    expect(params.idempotency).toMatchObject({ handled: true, replayed: true })
+    expect(await store.find(ALL)).toHaveLength(1)
+    expect((await keys().get(rowId('cut')).run())?.answer).toEqual([created])
+    // The kit's answer() rolls forward too.
+    await keys()
+      .get(rowId('cut'))
+      .replace((row) => row.without('answer'))
+      .run()
+    expect(await store.keyedWrites.answer(keyed('cut').idempotency as KeyedWrite)).toEqual({ result: [created] })
+  })
+
+  it('refuses a repeat of a key in flight with no commit (409) after the wait, and writes nothing', async () => {
+    const store = await open()
+    // The state a query cut between its claim and its write leaves (or a first request still running).
+    await keys()
+      .insert({ id: rowId('stuck'), fingerprint: 'print', claim: 'gone', expiresAt: server!.r.now().add(60) } as never)
+      .run()
+    const started = Date.now()
+    await expect(store.create([{ text: 'stuck' }], {}, keyed('stuck', 300))).rejects.toBeInstanceOf(Conflict)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290)
+    await expect(store.patch(null, { n: 1 }, ALL, keyed('stuck', 100))).rejects.toMatchObject({ code: 409 })
+    expect(await store.find(ALL)).toEqual([])
+  })
+
+  it('answers a repeat waiting for a key in flight as soon as the key has its answer', async () => {
+    const store = await open()
+    const answer: Data[] = [{ id: 'first', text: 'first' }]
+    await keys()
+      .insert({ id: rowId('wait'), fingerprint: 'print', claim: 'first', expiresAt: server!.r.now().add(60) } as never)
+      .run()
+    const repeat = store.create([{ text: 'second' }], {}, keyed('wait'))
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    await keys().get(rowId('wait')).update({ answer }).run()
+    expect(await repeat).toEqual(answer)
+    expect(await store.find(ALL)).toEqual([])
+  })
+})
