@@ -10,6 +10,7 @@
  * 16 writers in flight (15 rounds unless BENCH_ROUNDS; the ratio is the median of each round's own);
  * a third times query shapes with one writer, interleaved: what any design can reach on this server
  * (docs/adr/0008-cheap-exactly-once.md). `BENCH_ONLY=writes` runs only those two (about a minute).
+ * A last table times keyed creates (idempotency keys, ADR 0020) against unkeyed ones; `BENCH_ONLY=keyed` runs only it.
  * Works in a throw-away database that it drops.
  */
 import { randomBytes } from 'node:crypto'
@@ -49,13 +50,15 @@ const records = peopleRecords(RECORDS)
 
 /** `writes`: only the durable-writes table (the reads take a few minutes). */
 const ONLY = process.env.BENCH_ONLY
-if (ONLY !== undefined && ONLY !== 'writes') throw new Error(`BENCH_ONLY must be 'writes', got '${ONLY}'`)
+if (ONLY !== undefined && ONLY !== 'writes' && ONLY !== 'keyed')
+  throw new Error(`BENCH_ONLY must be 'writes' or 'keyed', got '${ONLY}'`)
 
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 try {
-  if (ONLY !== 'writes') await readsAgainstHandWritten()
-  await durableWrites()
+  if (ONLY === undefined) await readsAgainstHandWritten()
+  if (ONLY !== 'keyed') await durableWrites()
+  await keyedCreates()
 } finally {
   await r
     .dbDrop(db)
@@ -275,6 +278,62 @@ async function durableWrites(): Promise<void> {
   )
   writeResults('rethinkdb-write-shapes', limitRows)
   await logged.close()
+}
+
+/**
+ * Keyed creates (an idempotency key each, as the idempotency module hands them over) against unkeyed ones, both
+ * through the store with the event log: one writer, the two alternating write by write for `seconds` (the ratio of
+ * medians of the write times); and 16 writers, rounds of 0.5 s per side interleaved (the median of the rounds'
+ * ratios of time per write). Goal (issue 40): keyed ≤ 1.1× the time of unkeyed.
+ */
+async function keyedCreates(seconds = 20): Promise<void> {
+  const store = new RethinkDbStore({ r, db, table: 'writes_keyed' })
+  await store.init()
+  let serial = 0
+  const message = () => ({ n: serial++, text: 'a message of some length', at: Date.now() })
+  const unkeyed = () => store.create([message()], {})
+  const keyed = () => {
+    const key = `bench ${randomBytes(8).toString('hex')}`
+    const idempotency = { scoped: () => key, fingerprint: 'f', retentionMs: 60_000, waitMs: 5_000 }
+    return store.create([message()], {}, { idempotency })
+  }
+  await keyed()
+  const times: [number[], number[]] = [[], []]
+  for (let end = performance.now() + seconds * 1000, n = 0; performance.now() < end; n++) {
+    const index = n % 2
+    const start = performance.now()
+    await (index === 0 ? unkeyed : keyed)()
+    times[index]!.push(performance.now() - start)
+  }
+  const rows: Record<string, string | number>[] = [
+    {
+      writers: 1,
+      'unkeyed ms (median)': median(times[0]),
+      'keyed ms (median)': median(times[1]),
+      'keyed ÷ unkeyed time': median(times[1]) / median(times[0]),
+      rounds: `${times[0].length} + ${times[1].length} writes, alternating`
+    }
+  ]
+  const ratios: number[] = []
+  const rates: [number[], number[]] = [[], []]
+  for (let round = 0; round < WRITE_ROUNDS; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0]
+    const rate: number[] = []
+    for (const index of order) rate[index] = await concurrently(index === 0 ? unkeyed : keyed, 16, 0.5)
+    rates[0].push(rate[0]!)
+    rates[1].push(rate[1]!)
+    ratios.push(rate[0]! / rate[1]!)
+  }
+  rows.push({
+    writers: 16,
+    'unkeyed ms (median)': 1000 / median(rates[0]),
+    'keyed ms (median)': 1000 / median(rates[1]),
+    'keyed ÷ unkeyed time': median(ratios),
+    rounds: `${WRITE_ROUNDS} rounds, ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`
+  })
+  printTable(`Keyed vs unkeyed creates with the event log (${shown}, load average ${loadavg()[0]!.toFixed(1)})`, rows)
+  writeResults('rethinkdb-keyed-creates', rows)
+  await store.close()
 }
 
 function shuffled<T>(values: T[]): T[] {

@@ -17,13 +17,18 @@ export interface LoggedEvent {
 }
 
 /**
- * What a keyed write's log row carries besides its events (rethinkdb-keyed-writes.ts): its key's row id and the
- * claim that wrote it. The row is one document: its events and the key's answer (their records) commit together.
+ * What a keyed write's log row carries besides its events (rethinkdb-keyed-writes.ts): its key's row id, the claim
+ * that wrote it and its request's digest. The row is one document: its events and the key's answer (their records)
+ * commit together.
  */
 export interface KeyMark {
   key: string
   claim: string
+  fingerprint: string
 }
+
+/** The idempotency keys' table of a database (rethinkdb-keyed-writes.ts): the log's pruning keeps their answers. */
+export const KEYS_TABLE = 'plumage_idempotency'
 
 /** One event as a log row holds it: its number and time are the row's. */
 export type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
@@ -168,6 +173,33 @@ export class EventLogWrites {
         false
       )
       .run()) as boolean
+  }
+
+  /**
+   * Before the log's `rows` are pruned: the answers of the keyed writes among them, copied to their keys' rows where
+   * a key still lacks it (its writer was stopped before copying it, see rethinkdb-keyed-writes.ts). The log row
+   * was the commit; once pruned, the key's row must hold the answer for the rest of its retention.
+   */
+  keepAnswers(rows: Term): Term {
+    const r = this.r
+    const keys = r.db(this.db).table(KEYS_TABLE)
+    return r.branch(
+      r.db(this.db).tableList().contains(KEYS_TABLE),
+      rows
+        .filter((row: Term) => row.hasFields('key'))
+        .forEach((row: Term) =>
+          keys
+            .get(row('key'))
+            .update((key: Term) =>
+              r.branch(
+                key('claim').eq(row('claim')).and(key.hasFields('answer').not()),
+                { answer: row('events').map((event: Term) => event('record')) },
+                {}
+              )
+            )
+        ),
+      null
+    )
   }
 
   /** The writer's trace context, as a field of the logged events (none when tracing is off). */

@@ -374,11 +374,9 @@ export class EventLog {
 
   private async prune(): Promise<void> {
     try {
-      await this.writes
-        .table()
-        .between(this.r.minval, serverMs(this.r).sub(this.retentionMs), { index: 'ts' })
-        .delete({ durability: 'soft' })
-        .run()
+      const old = this.writes.table().between(this.r.minval, serverMs(this.r).sub(this.retentionMs), { index: 'ts' })
+      await this.writes.keepAnswers(old as unknown as Term).run()
+      await old.delete({ durability: 'soft' }).run()
     } catch (error) {
       this.logger.debug('RethinkDB event log pruning failed; the next round tries again', {
         error: driverMessage(error)

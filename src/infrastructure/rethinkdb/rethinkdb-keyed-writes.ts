@@ -11,12 +11,12 @@ import {
 } from '../../domain/store/keyed-write.js'
 import { keyRowId, OccasionalSweep } from '../store-commons/keyed-writes/index.js'
 import type { EventLog, WriteEvent } from './event-log.js'
-import type { KeyMark, Term } from './event-log-writes.js'
+import { KEYS_TABLE, serverMs, type KeyMark, type Term } from './event-log-writes.js'
 import { toStoreError } from './rethinkdb-errors.js'
 import { ensureTable } from './rethinkdb-tables.js'
 
 /** The keys of a database: one table for every store of it (a key's row id names its caller, path and method). */
-export const KEYS_TABLE = 'plumage_idempotency'
+export { KEYS_TABLE }
 
 /** How often a repeat looks again at a key whose first request is still in flight. */
 const POLL_MS = 20
@@ -33,7 +33,7 @@ export interface KeyRow {
 }
 
 /** What a keyed write's query answers: the write's own result (it claimed the key), or the key's row (it did not). */
-type Outcome<T> = { result: WriteResult<T> } | { key: KeyRow }
+type Outcome<T> = { result: WriteResult<T>; copied?: boolean } | { key: KeyRow }
 
 export interface RethinkDbKeyedWritesOptions {
   r: R
@@ -115,7 +115,10 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
     for (;;) {
       const claim = randomUUID()
       const outcome = await this.run('write', () => this.query(keyed, id, claim, write, target).run())
-      if ('result' in outcome) return outcome
+      if ('result' in outcome) {
+        if (!outcome.copied) this.copy(id, claim, outcome.result, target.event)
+        return { result: outcome.result }
+      }
       if (outcome.key.fingerprint !== keyed.fingerprint) throw keyMismatch()
       const answer = await this.settled(outcome.key, deadline)
       if (answer !== undefined) {
@@ -137,18 +140,8 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
   ): RDatum<Outcome<T>> {
     const { r, events } = this.options
     const row = this.table().get(id)
-    const taken = row
-      .replace(
-        (old: Term) =>
-          r.branch(
-            old.eq(null).or(old('expiresAt').le(r.now())),
-            { id, fingerprint: keyed.fingerprint, claim, expiresAt: r.now().add(keyed.retentionMs / 1000) },
-            old
-          ),
-        { returnChanges: 'always' }
-      )
-      .do((result: Term) => r.branch(result('errors').gt(0), r.error(result('first_error')), result('changes')(0)))
-    const mark: KeyMark = { key: id, claim }
+    const taken = this.claim(keyed, id, claim)
+    const mark: KeyMark = { key: id, claim, fingerprint: keyed.fingerprint }
     const logged = events ? events.recording(write, target.table, target.event, mark) : write
     const field = target.event === 'removed' ? 'old_val' : 'new_val'
     return r.do(taken, (change: Term) =>
@@ -158,22 +151,67 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
           r.branch(
             result('errors').gt(0),
             row.delete().do(() => ({ result })),
-            // A copy of what the log row committed, soft: the log row is the commit (hard) and a lost copy is rolled
-            // forward from it. A write that logged nothing has only this: hard then.
-            r
-              .do(answerOf(result, field), (answer: Term) =>
-                r.branch(
-                  answer.isEmpty().or(r.expr(events === undefined)),
-                  row.update({ answer } as never),
-                  row.update({ answer } as never, { durability: 'soft' })
-                )
+            // A write that logged nothing (it changed nothing, or there is no log) commits in the key's row: hard.
+            r.do(answerOf(result, field), (answer: Term) =>
+              r.branch(
+                answer.isEmpty().or(r.expr(events === undefined)),
+                row.replace(this.keyRow(keyed, id, claim).merge({ answer })).do(() => ({ result, copied: true })),
+                { result }
               )
-              .do(() => ({ result }))
+            )
           )
         ),
         { key: change('new_val') }
       )
     ) as unknown as RDatum<Outcome<T>>
+  }
+
+  /**
+   * Claims the key (a term: the change of its row). A `replace` of the row, atomic on it, takes it when it is missing
+   * or expired. Soft, as the log's counter: a server crash may lose the claims (and answers' copies) of its last
+   * moment, while the log rows are hard. So a missing key whose log row (of the key's retention) is there is not
+   * claimed but made again from that row, its commit: the write is never made twice.
+   */
+  private claim(keyed: KeyedWrite, id: string, claim: string): Term {
+    const { r, events } = this.options
+    const logged: Term = events
+      ? this.logTable(events)
+          .getAll(id, { index: 'key' })
+          .filter((row: Term) => row('ts').gt(serverMs(r).sub(keyed.retentionMs)))
+          .orderBy(r.desc('id'))
+          .nth(0)
+          .default(null)
+      : r.expr(null)
+    return r.do(logged, (logged: Term) =>
+      this.table()
+        .get(id)
+        .replace(
+          (old: Term) =>
+            r.branch(
+              old.ne(null).and(old('expiresAt').gt(r.now())),
+              old,
+              logged.ne(null),
+              {
+                id,
+                fingerprint: logged('fingerprint'),
+                claim: logged('claim'),
+                expiresAt: r.epochTime(logged('ts').div(1000)).add(keyed.retentionMs / 1000),
+                answer: logged('events').map((event: Term) => event('record'))
+              },
+              this.keyRow(keyed, id, claim)
+            ),
+          { returnChanges: 'always', durability: 'soft' }
+        )
+        .do((result: Term) => r.branch(result('errors').gt(0), r.error(result('first_error')), result('changes')(0)))
+    )
+  }
+
+  /** A key's row as a claim makes it (no answer yet). */
+  private keyRow(keyed: KeyedWrite, id: string, claim: string): Term {
+    const { r } = this.options
+    return r.expr({ id, fingerprint: keyed.fingerprint, claim }).merge({
+      expiresAt: r.now().add(keyed.retentionMs / 1000)
+    })
   }
 
   /**
@@ -220,6 +258,25 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
         .run()
     )) as Data[] | null
     return answer ?? undefined
+  }
+
+  /**
+   * Copies a logged write's answer to its key's row, after the query (soft, not awaited): the log row committed it,
+   * and a repeat reads it there until this copy lands; should this process stop first, a repeat or the log's pruning
+   * (EventLogWrites.keepAnswers) copies it.
+   */
+  private copy<T>(id: string, claim: string, result: WriteResult<T>, event: WriteEvent): void {
+    const { r } = this.options
+    const field = event === 'removed' ? 'old_val' : 'new_val'
+    const answer = (result.changes ?? []).flatMap((change) => {
+      const record = (change as Record<string, unknown>)[field]
+      return (change as { error?: string }).error === undefined && record != null ? [record] : []
+    })
+    this.table()
+      .get(id)
+      .update((key: Term) => r.branch(key('claim').eq(claim), { answer }, {}), { durability: 'soft' })
+      .run()
+      .catch(() => undefined)
   }
 
   /** The key's row while it is live (null when missing or expired). */

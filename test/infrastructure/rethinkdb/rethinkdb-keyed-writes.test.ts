@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, describe, expect, it } from '@jest/globals'
+import type { RDatum } from 'rethinkdb-ts'
 import { Conflict } from '../../../src/domain/errors/errors.js'
 import { silentLogger } from '../../../src/domain/logger.js'
 import { parseQuery } from '../../../src/domain/query/parse-query.js'
@@ -32,8 +33,13 @@ const keyed = (name: string, waitMs = 2_000): Params => ({
 
 withServer('RethinkDB keyed writes on a real server', () => {
   const keys = () => server!.r.db(server!.db).table<KeyRow>(KEYS_TABLE)
-  const open = async () => {
-    const events = new EventLog({ r: server!.r, db: server!.db, logger: silentLogger })
+  const open = async (retentionMs?: number) => {
+    const events = new EventLog({
+      r: server!.r,
+      db: server!.db,
+      logger: silentLogger,
+      ...(retentionMs ? { retentionMs, table: `events_${run}` } : {})
+    })
     const store = new RethinkDbStore({
       r: server!.r,
       db: server!.db,
@@ -41,17 +47,28 @@ withServer('RethinkDB keyed writes on a real server', () => {
       events
     })
     await store.init()
+    stores.push(store)
     return store
   }
+  const stores: RethinkDbStore[] = []
+  afterAll(async () => {
+    for (const store of stores) await store.close()
+  })
   const rowId = (name: string) => keyRowId(makeKeyedWrite(`${run} ${name}`))
+  /** Waits for the writer's copy of the answer to its key's row (made after its query, not awaited). */
+  const copied = async (name: string) => {
+    for (let tries = 0; tries < 100 && !(await keys().get(rowId(name)).run())?.answer; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 
   it('answers a key whose query was cut after its log row from that row, and copies the answer to the key', async () => {
     const store = await open()
     const [created] = await store.create([{ text: 'cut' }], {}, keyed('cut'))
+    await copied('cut')
     // The state a query cut between its log row (the commit) and the answer's copy leaves: the key without answer.
     await keys()
       .get(rowId('cut'))
-      .replace((row) => row.without('answer'))
+      .replace((row: RDatum) => row.without('answer'))
       .run()
     expect(await keys().get(rowId('cut')).run()).not.toHaveProperty('answer')
     const params = keyed('cut')
@@ -62,9 +79,14 @@ withServer('RethinkDB keyed writes on a real server', () => {
     // The kit's answer() rolls forward too.
     await keys()
       .get(rowId('cut'))
-      .replace((row) => row.without('answer'))
+      .replace((row: RDatum) => row.without('answer'))
       .run()
     expect(await store.keyedWrites.answer(keyed('cut').idempotency as KeyedWrite)).toEqual({ result: [created] })
+    // A key's row lost altogether (its claim is soft: a server crash) is made again from the log row, not written.
+    await keys().get(rowId('cut')).delete().run()
+    expect(await store.create([{ text: 'cut' }], {}, keyed('cut'))).toEqual([created])
+    expect(await store.find(ALL)).toHaveLength(1)
+    expect((await keys().get(rowId('cut')).run())?.answer).toEqual([created])
   })
 
   it('refuses a repeat of a key in flight with no commit (409) after the wait, and writes nothing', async () => {
@@ -91,5 +113,34 @@ withServer('RethinkDB keyed writes on a real server', () => {
     await keys().get(rowId('wait')).update({ answer }).run()
     expect(await repeat).toEqual(answer)
     expect(await store.find(ALL)).toEqual([])
+  })
+
+  it('copies the answer of a keyed write to its key before the log prunes its row', async () => {
+    // A log that keeps events 300 ms, followed (a watch), so that its pruning runs every 75 ms.
+    const store = await open(300)
+    const stop = store.watch!(() => undefined)
+    try {
+      const [created] = await store.create([{ text: 'pruned' }], {}, keyed('pruned'))
+      await copied('pruned')
+      // The state a writer stopped before its copy leaves: the answer only in the log row.
+      await keys()
+        .get(rowId('pruned'))
+        .replace((row: RDatum) => row.without('answer'))
+        .run()
+      const log = server!.r.db(server!.db).table(`events_${run}`)
+      for (
+        let tries = 0;
+        tries < 100 && (await log.getAll(rowId('pruned'), { index: 'key' }).count().run()) > 0;
+        tries++
+      )
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(await log.getAll(rowId('pruned'), { index: 'key' }).count().run()).toBe(0)
+      expect((await keys().get(rowId('pruned')).run())?.answer).toEqual([created])
+      const params = keyed('pruned')
+      expect(await store.create([{ text: 'pruned' }], {}, params)).toEqual([created])
+      expect(await store.find(ALL)).toHaveLength(1)
+    } finally {
+      stop()
+    }
   })
 })
