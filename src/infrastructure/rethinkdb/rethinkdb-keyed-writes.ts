@@ -57,16 +57,17 @@ const made = new WeakMap<R, Map<string, Promise<void>>>()
  *
  * 1. claims the key: a `replace` of the key's row (atomic on the row) that takes it when missing or expired, with a
  *    claim drawn for this query — of concurrent repeats, in any number of processes, exactly one claims it;
- * 2. when it claimed: the write and its log row (marked), as an unkeyed write logs, then the key's row gets the
- *    answer (a copy, for the repeats' one read) — or, when the write failed, the key's row is deleted;
+ * 2. when it claimed: the write and its log row (marked), as an unkeyed write logs — or, when the write failed,
+ *    the key's row is deleted; the answer is copied to the key's row after the query (`copy`, not awaited);
  * 3. when it did not: answers the key's row, and the caller replays its answer without writing (no event either).
  *
- * A repeat that finds the key in flight (no answer yet) polls it until the first request's wait: once the key has
- * its answer, or a log row carries its claim (the first query was cut after its commit, before the copy: it is
+ * A repeat that finds the key without its answer polls it until the first request's wait: once the key has its
+ * answer, or a log row carries its claim (committed, not copied yet, or never: its writer was stopped; it is
  * rolled forward from the log row), that is the answer; a key deleted (its write failed) is claimed again; after
- * the wait, 409. So an instance killed between the commit and its reply loses nothing: the log row is there, and
- * the repeat gets its answer. A write that changed nothing logs no row: its key's row with the (empty) answer is
- * its only commit. Without the event log (`watch: false`) the key's row with the answer is the commit.
+ * the wait, 409. The log's pruning copies what is still not copied before deleting the rows (keepAnswers). So an
+ * instance killed between the commit and its reply loses nothing: the log row is there, and the repeat gets its
+ * answer. A write that changed nothing logs no row: its key's row, written whole with the (empty) answer in the
+ * query, hard, is its only commit. Without the event log (`watch: false`) that is the commit of every write.
  *
  * A query cut short between the claim and the log row (the instance killed in the middle of its query, the
  * server lost) leaves the key in flight without a commit: the write may or may not have reached its record (its
