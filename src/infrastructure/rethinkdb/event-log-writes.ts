@@ -17,14 +17,17 @@ export interface LoggedEvent {
 }
 
 /**
- * What a keyed write's log row carries besides its events (rethinkdb-keyed-writes.ts): its key's row id, the claim
- * that wrote it and its request's digest. The row is one document: its events and the key's answer (their records)
- * commit together.
+ * One keyed write of a log row (rethinkdb-keyed-writes.ts): its key's row id, the claim that wrote it and its
+ * request's digest, and for a keyed create of a grouped insert the ids of its records (`ids`, in the records'
+ * `field`): its answer is those of the row's events; without `ids`, all of them. The row is one document: its
+ * events and its keys' answers commit together. A row lists its keys in `keys` too (the log's multi index `keys`).
  */
 export interface KeyMark {
   key: string
   claim: string
   fingerprint: string
+  ids?: unknown[]
+  field?: string
 }
 
 /** The idempotency keys' table of a database (rethinkdb-keyed-writes.ts): the log's pruning keeps their answers. */
@@ -38,10 +41,12 @@ export type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
  * document per write however many records it wrote, see docs/adr/0008-cheap-exactly-once.md). Rows
  * written before 0008 hold one event in their own fields.
  */
-export interface LogRow extends Partial<RowEvent>, Partial<KeyMark> {
+export interface LogRow extends Partial<RowEvent> {
   id: number
   ts: number
   events?: RowEvent[]
+  keys?: string[]
+  marks?: KeyMark[]
 }
 
 export type WriteEvent = 'created' | 'updated' | 'patched' | 'removed'
@@ -98,17 +103,13 @@ export class EventLogWrites {
   /**
    * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
-   * nothing.
+   * nothing. `marks` (a term: an array of KeyMark) are the keyed writes among it: the row carries those that wrote
+   * all they were asked to (a failed write keeps no key).
    */
-  recording<T>(
-    write: RDatum<WriteResult<T>>,
-    table: string,
-    event: WriteEvent,
-    mark?: KeyMark
-  ): RDatum<WriteResult<T>> {
+  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
     const trace = this.traceparent?.()
-    const recorder = this.recorder(table, event, trace !== undefined, mark !== undefined)
-    const args = [...(trace === undefined ? [] : [this.r.expr(trace)]), ...(mark ? [this.r.expr(mark)] : [])]
+    const recorder = this.recorder(table, event, trace !== undefined, marks !== undefined)
+    const args = [...(trace === undefined ? [] : [this.r.expr(trace)]), ...(marks ? [marks] : [])]
     return write.do(...args, recorder) as RDatum<WriteResult<T>>
   }
 
@@ -126,8 +127,7 @@ export class EventLogWrites {
     if (recorder) return recorder
     const r = this.r
     const field = event === 'removed' ? 'old_val' : 'new_val'
-    // A keyed write marks its log row only when it wrote all it was asked to: a failed write keeps no key.
-    const record = (result: Term, trace?: Term, mark?: Term): Term =>
+    const record = (result: Term, trace?: Term, marks?: Term): Term =>
       r.do(
         result('changes')
           .default([])
@@ -137,22 +137,42 @@ export class EventLogWrites {
           r.branch(
             entries.isEmpty(),
             result,
-            this.append(entries, mark && r.branch(result('errors').eq(0), mark, {})).do(() => result)
+            this.append(entries, marks && this.marked(result, entries, marks)).do(() => result)
           )
       )
     const call =
       traced && keyed
-        ? r.do(null, null, null, (result: Term, trace: Term, mark: Term) => record(result, trace, mark))
+        ? r.do(null, null, null, (result: Term, trace: Term, marks: Term) => record(result, trace, marks))
         : traced
           ? r.do(null, null, (result: Term, trace: Term) => record(result, trace))
           : keyed
-            ? r.do(null, null, (result: Term, mark: Term) => record(result, undefined, mark))
+            ? r.do(null, null, (result: Term, marks: Term) => record(result, undefined, marks))
             : r.do(null, (result: Term) => record(result))
     // The call's term is [FUNCALL, [function, ...arguments]]: the function alone is kept.
     const [, [func]] = JSON.parse(r.serialize(call)) as [number, [unknown]]
     recorder = reqlOf(func)
     this.recorders.set(key, recorder)
     return recorder
+  }
+
+  /**
+   * What a log row carries of its keyed writes: those that wrote all they were asked to (a keyed create of a
+   * grouped insert: every one of its records is among the logged ones; else: the write had no error).
+   */
+  private marked(result: Term, entries: Term, marks: Term): Term {
+    const r = this.r
+    return r.do(
+      marks.filter((mark: Term) =>
+        r.branch(
+          mark.hasFields('ids'),
+          mark('ids')
+            .setDifference(entries.map((entry: Term) => entry('record')(mark('field'))))
+            .isEmpty(),
+          result('errors').eq(0)
+        )
+      ),
+      (kept: Term) => r.branch(kept.isEmpty(), {}, { keys: kept.map((mark: Term) => mark('key')), marks: kept })
+    )
   }
 
   /**
@@ -186,14 +206,15 @@ export class EventLogWrites {
     return r.branch(
       r.db(this.db).tableList().contains(KEYS_TABLE),
       rows
-        .filter((row: Term) => row.hasFields('key'))
-        .forEach((row: Term) =>
+        .filter((row: Term) => row.hasFields('marks'))
+        .concatMap((row: Term) => row('marks').map((mark: Term) => ({ mark, answer: markedRecords(r, row, mark) })))
+        .forEach((kept: Term) =>
           keys
-            .get(row('key'))
+            .get(kept('mark')('key'))
             .update((key: Term) =>
               r.branch(
-                key('claim').eq(row('claim')).and(key.hasFields('answer').not()),
-                { answer: row('events').map((event: Term) => event('record')) },
+                key('claim').eq(kept('mark')('claim')).and(key.hasFields('answer').not()),
+                { answer: kept('answer') },
                 {}
               )
             )
@@ -311,6 +332,17 @@ export class EventLogWrites {
       .nth(0)
       .default(0)
   }
+}
+
+/** The records a keyed write of a log row answers (its mark): its own among the row's events (KeyMark). */
+export function markedRecords(r: R, row: Term, mark: Term): Term {
+  return r
+    .branch(
+      mark.hasFields('ids'),
+      row('events').filter((event: Term) => mark('ids').contains(event('record')(mark('field')))),
+      row('events')
+    )
+    .map((event: Term) => event('record'))
 }
 
 /** The last number a log row holds (a row from before 0008 holds one). */

@@ -8,7 +8,6 @@ import {
   MAX_SEQ,
   serverMs,
   type Counter,
-  type KeyMark,
   type LoggedEvent,
   type LogRow,
   type RowEvent,
@@ -226,10 +225,10 @@ export class EventLog {
       {
         db: this.db,
         name: this.tableName,
-        // `key`: the log rows of keyed writes, by their key (rethinkdb-keyed-writes.ts).
+        // `keys` (multi): the log rows of keyed writes, by each of their keys (rethinkdb-keyed-writes.ts).
         indexes: [
           { name: 'ts', fields: ['ts'] },
-          { name: 'key', fields: ['key'] }
+          { name: 'keys', fields: ['keys'], multi: true }
         ],
         ...placement
       },
@@ -265,15 +264,10 @@ export class EventLog {
   /**
    * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
-   * nothing.
+   * nothing. `marks`: the keyed writes among it (EventLogWrites.recording).
    */
-  recording<T>(
-    write: RDatum<WriteResult<T>>,
-    table: string,
-    event: WriteEvent,
-    mark?: KeyMark
-  ): RDatum<WriteResult<T>> {
-    return this.writes.recording(write, table, event, mark)
+  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
+    return this.writes.recording(write, table, event, marks)
   }
 
   /**

@@ -11,7 +11,8 @@ import {
 } from '../../domain/store/keyed-write.js'
 import { keyRowId, OccasionalSweep } from '../store-commons/keyed-writes/index.js'
 import type { EventLog, WriteEvent } from './event-log.js'
-import { KEYS_TABLE, serverMs, type KeyMark, type Term } from './event-log-writes.js'
+import { KEYS_TABLE, markedRecords, serverMs, type KeyMark, type Term } from './event-log-writes.js'
+import type { KeyedCreate, KeyedTables } from './rethinkdb-keyed-creates.js'
 import { toStoreError } from './rethinkdb-errors.js'
 import { ensureTable } from './rethinkdb-tables.js'
 
@@ -120,15 +121,50 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
         if (!outcome.copied) this.copy(id, claim, outcome.result, target.event)
         return { result: outcome.result }
       }
-      if (outcome.key.fingerprint !== keyed.fingerprint) throw keyMismatch()
-      const answer = await this.settled(outcome.key, deadline)
-      if (answer !== undefined) {
-        keyed.replayed = true
-        return { replay: answer }
-      }
-      // The first request failed (it kept no key), or the key expired meanwhile: this one writes.
-      if (Date.now() >= deadline) throw keyInFlight()
+      const replay = await this.repeat(keyed, outcome.key, deadline)
+      if (replay) return replay
     }
+  }
+
+  /**
+   * A keyed create, in the store's group commit (`submit` hands the grouped insert its key, see groupedInsert): the
+   * create's outcome when it claimed the key, else the key's stored answer (the records).
+   */
+  async create<O>(
+    keyed: KeyedWrite,
+    submit: (tag: KeyedCreate) => Promise<O | { key: KeyRow }>
+  ): Promise<{ outcome: O } | { replay: Data[] }> {
+    await this.setup()
+    this.sweeper.due()
+    keyed.handled = true
+    const id = keyRowId(keyed)
+    const deadline = Date.now() + keyed.waitMs
+    for (;;) {
+      const tag = { key: id, claim: randomUUID(), fingerprint: keyed.fingerprint, retentionMs: keyed.retentionMs }
+      const outcome = await submit(tag)
+      if (!(typeof outcome === 'object' && outcome !== null && 'key' in outcome)) return { outcome }
+      const replay = await this.repeat(keyed, outcome.key, deadline)
+      if (replay) return replay
+    }
+  }
+
+  /** What a grouped insert with keyed creates works on (rethinkdb-keyed-creates.ts). */
+  tables(): KeyedTables {
+    const { r, events } = this.options
+    return { r, keys: this.table(), ...(events ? { events, logTable: this.logTable(events) } : {}) }
+  }
+
+  /** A try that did not claim the key: its stored answer, or undefined (write again), or 409 after the wait. */
+  private async repeat(keyed: KeyedWrite, key: KeyRow, deadline: number): Promise<{ replay: Data[] } | undefined> {
+    if (key.fingerprint !== keyed.fingerprint) throw keyMismatch()
+    const answer = await this.settled(key, deadline)
+    if (answer !== undefined) {
+      keyed.replayed = true
+      return { replay: answer }
+    }
+    // The first request failed (it kept no key), or the key expired meanwhile: this one writes.
+    if (Date.now() >= deadline) throw keyInFlight()
+    return undefined
   }
 
   /** The one query of a keyed write (see the class's comment). */
@@ -143,7 +179,7 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
     const row = this.table().get(id)
     const taken = this.claim(keyed, id, claim)
     const mark: KeyMark = { key: id, claim, fingerprint: keyed.fingerprint }
-    const logged = events ? events.recording(write, target.table, target.event, mark) : write
+    const logged = events ? events.recording(write, target.table, target.event, r.expr([mark])) : write
     const field = target.event === 'removed' ? 'old_val' : 'new_val'
     return r.do(taken, (change: Term) =>
       r.branch(
@@ -177,10 +213,16 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
     const { r, events } = this.options
     const logged: Term = events
       ? this.logTable(events)
-          .getAll(id, { index: 'key' })
+          .getAll(id, { index: 'keys' })
           .filter((row: Term) => row('ts').gt(serverMs(r).sub(keyed.retentionMs)))
           .orderBy(r.desc('id'))
           .nth(0)
+          .do((row: Term) => ({
+            row,
+            mark: row('marks')
+              .filter((mark: Term) => mark('key').eq(id))
+              .nth(0)
+          }))
           .default(null)
       : r.expr(null)
     return r.do(logged, (logged: Term) =>
@@ -194,10 +236,10 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
               logged.ne(null),
               {
                 id,
-                fingerprint: logged('fingerprint'),
-                claim: logged('claim'),
-                expiresAt: r.epochTime(logged('ts').div(1000)).add(keyed.retentionMs / 1000),
-                answer: logged('events').map((event: Term) => event('record'))
+                fingerprint: logged('mark')('fingerprint'),
+                claim: logged('mark')('claim'),
+                expiresAt: r.epochTime(logged('row')('ts').div(1000)).add(keyed.retentionMs / 1000),
+                answer: markedRecords(r, logged('row'), logged('mark'))
               },
               this.keyRow(keyed, id, claim)
             ),
@@ -236,23 +278,25 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
     const { events, r } = this.options
     if (!events || key.answer !== undefined) return key.answer
     const logged = this.logTable(events)
-      .getAll(key.id, { index: 'key' })
-      .filter((row: Term) => row('claim').eq(key.claim))
+      .getAll(key.id, { index: 'keys' })
+      .concatMap((row: Term) =>
+        row('marks')
+          .filter((mark: Term) => mark('key').eq(key.id).and(mark('claim').eq(key.claim)))
+          .map((mark: Term) => markedRecords(r, row, mark))
+      )
       .nth(0)
       .default(null)
     const answer = (await this.run('roll forward', () =>
       r
-        .do(logged, (row: Term) =>
+        .do(logged, (found: Term) =>
           r.branch(
-            row.eq(null),
+            found.eq(null),
             null,
-            r.do(
-              row('events').map((event: Term) => event('record')),
-              (answer: Term) =>
-                this.table()
-                  .get(key.id)
-                  .update((current: Term) => r.branch(current('claim').eq(key.claim), { answer }, {}))
-                  .do(() => answer)
+            r.do(found, (answer: Term) =>
+              this.table()
+                .get(key.id)
+                .update((current: Term) => r.branch(current('claim').eq(key.claim), { answer }, {}))
+                .do(() => answer)
             )
           )
         )

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { R, RDatum, RSelection, RStream, RTable, WriteResult } from 'rethinkdb-ts'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
@@ -6,6 +7,7 @@ import type { Data, Id, Params } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
 import { keyedWriteOf } from '../../domain/store/keyed-write.js'
 import { RethinkDbKeyedWrites } from './rethinkdb-keyed-writes.js'
+import { insertKeyed, type CreateOutcome, type KeyedCreate } from './rethinkdb-keyed-creates.js'
 import { EventLog, type WriteEvent } from './event-log.js'
 import { shapesFromSchema, type FieldShapes } from '../../domain/schema/field-shapes.js'
 import { isRecord } from '../../domain/objects.js'
@@ -66,8 +68,8 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   private readonly shapes: FieldShapes
   private readonly compiler: ReqlCompiler
   private readonly planner: QueryPlanner
-  /** Creates that arrive while one is being written go out together as the next insert. */
-  private readonly creates: GroupCommit<Data, InsertOutcome>
+  /** Creates that arrive while one is being written go out together as the next insert, keyed ones too. */
+  private readonly creates: GroupCommit<Data, CreateOutcome, KeyedCreate>
   private tableTerm?: RTable<Data>
   /** Idempotency keys: a keyed write's commit is its log row, which carries the key (rethinkdb-keyed-writes.ts). */
   readonly keyedWrites: RethinkDbKeyedWrites
@@ -83,7 +85,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     this.planner = new QueryPlanner(this.r, () => this.table(), this.compiler, this.shapes, this.id, this.indexes)
     this.logger = options.logger ?? silentLogger
     if (options.connected) this.connected = options.connected
-    this.creates = new GroupCommit({ run: (calls) => this.insert(calls) })
+    this.creates = new GroupCommit({ run: (calls, tags) => this.insert(calls, tags) })
     if (options.watch ?? true) {
       this.events = options.events ?? EventLog.of(this.r, this.database(), this.logger)
       const watcher = new TableWatch({
@@ -230,12 +232,18 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     // The memory adapter treats a null id as missing; RethinkDB would reject it.
     const prepared = records.map((record) => (record[this.id] == null ? withoutKey(record, this.id) : record))
     const keyed = keyedWriteOf(params, this.keyedWrites)
-    // A keyed create is a query of its own (its claim, insert and log row), outside the group commit.
-    const written = keyed && (await this.write('create', this.table().insert(prepared, INSERT), 'created', params))
-    if (written && 'replay' in written) return this.rows(written.replay, query.select)
-    const outcome = written
-      ? splitInsert([prepared], written.result, this.id)[0]!
-      : await this.run('create', () => this.creates.submit(prepared))
+    let outcome: InsertOutcome
+    if (keyed) {
+      // A keyed create goes in the group commit too, its records' ids drawn now (its answer among the log row's).
+      const records = prepared.map((record) =>
+        record[this.id] == null ? { ...record, [this.id]: randomUUID() } : record
+      )
+      const written = await this.keyedWrites.create(keyed, (tag) =>
+        this.run('create', () => this.creates.submit(records, tag))
+      )
+      if ('replay' in written) return this.rows(written.replay, query.select)
+      outcome = written.outcome as InsertOutcome
+    } else outcome = (await this.run('create', () => this.creates.submit(prepared))) as InsertOutcome
     if (outcome.error !== undefined) await this.failInsert(outcome.created, outcome.error)
     return this.rows(outcome.created, query.select)
   }
@@ -344,7 +352,14 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   }
 
   /** One insert of several callers' records, and each caller's outcome. */
-  private async insert(calls: Data[][]): Promise<InsertOutcome[]> {
+  private async insert(calls: Data[][], tags: (KeyedCreate | undefined)[]): Promise<CreateOutcome[]> {
+    if (tags.some((tag) => tag !== undefined))
+      return insertKeyed(
+        this.keyedWrites.tables(),
+        { table: this.table(), tableName: this.tableName, idField: this.id },
+        calls,
+        tags
+      )
     const records = calls.length === 1 ? calls[0]! : calls.flat()
     const { result } = (await this.write('create', this.table().insert(records, INSERT), 'created')) as {
       result: WriteResult<Data>
