@@ -253,27 +253,27 @@ function write(options: Batch, writers: Term, held: Term): Term {
         .filter((change: Term) => change.hasFields('error').not().and(change('new_val').default(null).ne(null)))
         .map((change: Term) => change('new_val')),
       (created: Term) =>
+        // Only the rows to change are written (a write, even one that changes nothing, waits for its flush): the
+        // claims of failed creates, and without the log every claim.
         writers
-          .forEach((call: Term) =>
-            r.do(
-              call('ids')
+          .map((call: Term) =>
+            call.merge({
+              ok: call('ids')
                 .setDifference(created.map((record: Term) => record(idField)))
-                .isEmpty(),
-              (ok: Term) =>
-                keys.get(call('key')).replace((key: Term) =>
-                  r.branch(
-                    key('claim').ne(call('claim')),
-                    key,
-                    ok.not(),
-                    null,
-                    // Without the log, the key's row written whole with its answer is the commit (hard).
-                    r.expr(events === undefined),
-                    key.merge({
-                      answer: created.filter((record: Term) => call('ids').contains(record(idField)))
-                    }),
-                    key
-                  )
-                )
+                .isEmpty()
+            })
+          )
+          .filter((call: Term) => r.expr(events === undefined).or(call('ok').not()))
+          .forEach((call: Term) =>
+            keys.get(call('key')).replace((key: Term) =>
+              r.branch(
+                key('claim').ne(call('claim')),
+                key,
+                call('ok').not(),
+                null,
+                // Without the log, the key's row written whole with its answer is the commit (hard).
+                key.merge({ answer: created.filter((record: Term) => call('ids').contains(record(idField))) })
+              )
             )
           )
           .do(() => ({ result, writers: writers.map((call: Term) => call('claim')), held }))
