@@ -47,8 +47,7 @@ type Batch = GroupedInsertOptions & { plain: Data[] }
 /**
  * A grouped insert with keyed creates (groupedInsert) and each caller's outcome: its insert's, or for a keyed create
  * that did not write, its key's row. A keyed create that gives an id another call of the batch gives too goes alone
- * after it (its answer is known by its ids). The answers are copied to the keys' rows after the query (not awaited:
- * the log row holds them, RethinkDbKeyedWrites' copy).
+ * after it (its answer is known by its ids).
  */
 export async function insertKeyed(
   tables: KeyedTables,
@@ -75,33 +74,14 @@ export async function insertKeyed(
   ).run()
   const split = splitInsert(nowCalls, answer.result, idField)
   const outcomes: CreateOutcome[] = []
-  const copies: { key: string; claim: string; answer: Data[] }[] = []
   now.forEach((index, at) => {
     const tag = tags[index]
     if (tag && !answer.writers.includes(tag.claim)) return (outcomes[index] = { key: answer.held[tag.key]! })
-    if (tag && split[at]!.error === undefined)
-      copies.push({ key: tag.key, claim: tag.claim, answer: split[at]!.created })
     outcomes[index] = split[at]!
   })
-  copyAnswers(tables, copies)
   for (const [index, records] of calls.entries())
     if (alone[index]) outcomes[index] = (await insertKeyed(tables, target, [records], [tags[index]]))[0]!
   return outcomes
-}
-
-/** Copies answers to their keys' rows where the claim still holds them (soft, not awaited; with the log only). */
-function copyAnswers({ r, keys, events }: KeyedTables, answers: { key: string; claim: string; answer: Data[] }[]) {
-  if (answers.length === 0 || !events) return
-  r.expr(answers)
-    .forEach((copy: Term) =>
-      keys
-        .get(copy('key'))
-        .update((key: Term) => r.branch(key('claim').eq(copy('claim')), { answer: copy('answer') }, {}), {
-          durability: 'soft'
-        })
-    )
-    .run()
-    .catch(() => undefined)
 }
 
 /**
@@ -113,8 +93,10 @@ function copyAnswers({ r, keys, events }: KeyedTables, answers: { key: string; c
  *    the hard log row kept) are not written: their rows are made again from the log row;
  * 3. inserts the unkeyed records and those of the keyed creates that claimed, and logs them in one log row that
  *    lists their keys (`keys`, the log's multi index) and marks (key, claim, digest, their records' ids);
- * 4. deletes the claims whose records did not all go in (a failed create keeps no key); without the event log,
- *    writes the others' rows whole with their answers instead (their commit).
+ * 4. deletes the claims whose records did not all go in (a failed create keeps no key) and copies the others'
+ *    answers to their keys' rows: soft, as the claims (the log row is their commit, and a repeat or the log's
+ *    pruning copies what a crash lost); without the event log, hard (the key's row is then the commit). A second
+ *    query for the copies, after the reply, cost 16 writers more than this (performance page, stores).
  *
  * Every record of a keyed create has its id before the query (the store draws the missing ones), so its answer is
  * known among the row's events by id.
@@ -253,8 +235,6 @@ function write(options: Batch, writers: Term, held: Term): Term {
         .filter((change: Term) => change.hasFields('error').not().and(change('new_val').default(null).ne(null)))
         .map((change: Term) => change('new_val')),
       (created: Term) =>
-        // Only the rows to change are written (a write, even one that changes nothing, waits for its flush): the
-        // claims of failed creates, and without the log every claim.
         writers
           .map((call: Term) =>
             call.merge({
@@ -263,17 +243,18 @@ function write(options: Batch, writers: Term, held: Term): Term {
                 .isEmpty()
             })
           )
-          .filter((call: Term) => r.expr(events === undefined).or(call('ok').not()))
           .forEach((call: Term) =>
-            keys.get(call('key')).replace((key: Term) =>
-              r.branch(
-                key('claim').ne(call('claim')),
-                key,
-                call('ok').not(),
-                null,
-                // Without the log, the key's row written whole with its answer is the commit (hard).
-                key.merge({ answer: created.filter((record: Term) => call('ids').contains(record(idField))) })
-              )
+            keys.get(call('key')).replace(
+              (key: Term) =>
+                r.branch(
+                  key('claim').ne(call('claim')),
+                  key,
+                  call('ok').not(),
+                  null,
+                  // Without the log, the key's row written whole with its answer is the commit (hard).
+                  key.merge({ answer: created.filter((record: Term) => call('ids').contains(record(idField))) })
+                ),
+              { durability: events ? 'soft' : 'hard' }
             )
           )
           .do(() => ({ result, writers: writers.map((call: Term) => call('claim')), held }))
