@@ -14,7 +14,8 @@
  * CPU time of node and of RethinkDB per request (support/rethinkdb-http.ts). `BENCH_ONLY=writes` runs only the
  * writes (about a minute) and the end-to-end row (about two), `BENCH_ONLY=e2e` only that row. With
  * RETHINKDB_BIN (a `rethinkdb` executable) and no RETHINKDB_URL, the bench starts its own server in a temp folder
- * (then RethinkDB's CPU per request is known). Works in throw-away databases that it drops.
+ * (then RethinkDB's CPU per request is known). A last table times keyed creates (idempotency keys, ADR 0020)
+ * against unkeyed ones; `BENCH_ONLY=keyed` runs only it. Works in throw-away databases that it drops.
  */
 import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
@@ -57,20 +58,23 @@ const records = peopleRecords(RECORDS)
 
 /** `writes`: only the durable-writes tables and the end-to-end row (the reads take a few minutes); `e2e`: that row. */
 const ONLY = process.env.BENCH_ONLY
-if (ONLY !== undefined && ONLY !== 'writes' && ONLY !== 'e2e')
-  throw new Error(`BENCH_ONLY must be 'writes' or 'e2e', got '${ONLY}'`)
+if (ONLY !== undefined && !['writes', 'e2e', 'keyed'].includes(ONLY))
+  throw new Error(`BENCH_ONLY must be 'writes', 'e2e' or 'keyed', got '${ONLY}'`)
 
 const q = (raw: Record<string, unknown>): StoreQuery => parseQuery(raw, { operators: ['$search', '$contains'] })
 
 try {
   if (ONLY === undefined) await readsAgainstHandWritten()
-  if (ONLY !== 'e2e') await durableWrites()
-  const rows = await endToEndWrites(
-    r,
-    url.replace(/^(rethinkdb:\/\/[^/]*)\/.*$/, '$1'),
-    randomBytes(4).toString('hex'),
-    own?.pid
-  )
+  if (ONLY === undefined || ONLY === 'writes') await durableWrites()
+  const rows =
+    ONLY === 'keyed'
+      ? []
+      : await endToEndWrites(
+          r,
+          url.replace(/^(rethinkdb:\/\/[^/]*)\/.*$/, '$1'),
+          randomBytes(4).toString('hex'),
+          own?.pid
+        )
   if (rows.length > 0) {
     printTable(
       `End to end: POST /messages (fastify, JWT, STORE=rethinkdb) vs a bare node:http insert per request (${shown}, median of the rounds; CPU per request from /proc)`,
@@ -78,6 +82,7 @@ try {
     )
     writeResults('rethinkdb-end-to-end', rows)
   }
+  if (ONLY === undefined || ONLY === 'keyed') await keyedCreates()
 } finally {
   await r
     .dbDrop(db)
@@ -298,6 +303,62 @@ async function durableWrites(): Promise<void> {
   )
   writeResults('rethinkdb-write-shapes', limitRows)
   await logged.close()
+}
+
+/**
+ * Keyed creates (an idempotency key each, as the idempotency module hands them over) against unkeyed ones, both
+ * through the store with the event log: one writer, the two alternating write by write for `seconds` (the ratio of
+ * medians of the write times); and 16 writers, rounds of 0.5 s per side interleaved (the median of the rounds'
+ * ratios of time per write). Goal (issue 40): keyed ≤ 1.1× the time of unkeyed.
+ */
+async function keyedCreates(seconds = 20): Promise<void> {
+  const store = new RethinkDbStore({ r, db, table: 'writes_keyed' })
+  await store.init()
+  let serial = 0
+  const message = () => ({ n: serial++, text: 'a message of some length', at: Date.now() })
+  const unkeyed = () => store.create([message()], {})
+  const keyed = () => {
+    const key = `bench ${randomBytes(8).toString('hex')}`
+    const idempotency = { scoped: () => key, fingerprint: 'f', retentionMs: 60_000, waitMs: 5_000 }
+    return store.create([message()], {}, { idempotency })
+  }
+  await keyed()
+  const times: [number[], number[]] = [[], []]
+  for (let end = performance.now() + seconds * 1000, n = 0; performance.now() < end; n++) {
+    const index = n % 2
+    const start = performance.now()
+    await (index === 0 ? unkeyed : keyed)()
+    times[index]!.push(performance.now() - start)
+  }
+  const rows: Record<string, string | number>[] = [
+    {
+      writers: 1,
+      'unkeyed ms (median)': median(times[0]),
+      'keyed ms (median)': median(times[1]),
+      'keyed ÷ unkeyed time': median(times[1]) / median(times[0]),
+      rounds: `${times[0].length} + ${times[1].length} writes, alternating`
+    }
+  ]
+  const ratios: number[] = []
+  const rates: [number[], number[]] = [[], []]
+  for (let round = 0; round < WRITE_ROUNDS; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0]
+    const rate: number[] = []
+    for (const index of order) rate[index] = await concurrently(index === 0 ? unkeyed : keyed, 16, 0.5)
+    rates[0].push(rate[0]!)
+    rates[1].push(rate[1]!)
+    ratios.push(rate[0]! / rate[1]!)
+  }
+  rows.push({
+    writers: 16,
+    'unkeyed ms (median)': 1000 / median(rates[0]),
+    'keyed ms (median)': 1000 / median(rates[1]),
+    'keyed ÷ unkeyed time': median(ratios),
+    rounds: `${WRITE_ROUNDS} rounds, ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`
+  })
+  printTable(`Keyed vs unkeyed creates with the event log (${shown}, load average ${loadavg()[0]!.toFixed(1)})`, rows)
+  writeResults('rethinkdb-keyed-creates', rows)
+  await store.close()
 }
 
 function shuffled<T>(values: T[]): T[] {

@@ -12,7 +12,8 @@ const WAIT_MS = 5_000
 
 /**
  * IDEMPOTENCY=true (the default): writes with an idempotency key are applied once (src/application/idempotency);
- * the stores honour the keys (`Store.keyedWrites`: memory, PostgreSQL), each with its part in its own folder.
+ * the stores honour the keys (`Store.keyedWrites`: memory, PostgreSQL, RethinkDB), each with its part in its own
+ * folder (the database stores always have theirs; their setup makes no table for it until a key comes, on RethinkDB).
  */
 export const module: PlumageModule = {
   // The memory store honours keys with its part of this module (the database stores have theirs in their folders).

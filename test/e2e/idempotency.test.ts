@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
 import { type AuthServer } from '../support/auth-server.js'
 import { discoverPostgres } from '../support/postgres-server.js'
+import { discoverRethinkDb } from '../support/rethinkdb-server.js'
 import {
   call,
   connectSocket,
@@ -13,15 +14,23 @@ import {
 
 /*
  * Idempotency keys end to end, on the reference app as the composition root builds it, on memory and (when a server
- * is at hand) PostgreSQL: the Idempotency-Key header over REST, `$idempotencyKey` over socket.io, repeats sent in
- * parallel, per-user scopes, refusals, and the events of a write and its repeats.
+ * is at hand) PostgreSQL and RethinkDB: the Idempotency-Key header over REST, `$idempotencyKey` over socket.io,
+ * repeats sent in parallel, per-user scopes, refusals, and the events of a write and its repeats.
  */
 const database = await discoverPostgres()
 const stores: [string, Record<string, string>][] = [['memory', {}]]
 if (database) stores.push(['postgres', { STORE: 'postgres', POSTGRES_URL: database.url }])
 else process.stderr.write('SKIPPED: idempotency e2e on PostgreSQL (no server and no binaries)\n')
+// Without a server discoverRethinkDb prints its own loud SKIPPED line.
+const rethinkdb = await discoverRethinkDb()
+if (rethinkdb)
+  stores.push([
+    'rethinkdb',
+    { STORE: 'rethinkdb', RETHINKDB_URL: `rethinkdb://${rethinkdb.host}:${rethinkdb.port}/${rethinkdb.db}` }
+  ])
 afterAll(async () => {
   await database?.stop()
+  await rethinkdb?.stop()
 })
 
 interface Message {

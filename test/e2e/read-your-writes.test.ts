@@ -3,6 +3,7 @@ import { io, type Socket } from 'socket.io-client'
 import { createClient, readYourWrites, rest, socketio, WriteFence, type ClientApp } from '../../src/library/client.js'
 import { builtInstances, signUp, type Instance, type Instances } from '../support/app-instances.js'
 import { discoverPostgres } from '../support/postgres-server.js'
+import { discoverRethinkDb } from '../support/rethinkdb-server.js'
 import { slowLink } from '../support/slow-link.js'
 
 /*
@@ -10,11 +11,13 @@ import { slowLink } from '../support/slow-link.js'
  * subscription sit on another instance's socket — behind a slow link (150 ms), so that a write that did not wait
  * for them resolves before they show it. With the fence every write resolves with its record already in the live
  * list and heard by the subscription, whichever instance it went through (socket or REST); with the fence off the
- * same write resolves first. On memory (one instance: memory stores are per process) and on PostgreSQL (two
- * instances on one database: the event reaches the watching instance through the log).
+ * same write resolves first. On memory (one instance: memory stores are per process), on PostgreSQL and on
+ * RethinkDB (two instances on one database: the event reaches the watching instance through the log).
  */
 const database = await discoverPostgres()
 if (!database) process.stderr.write('SKIPPED: read your writes on PostgreSQL (no PostgreSQL server and no binaries)\n')
+// Without a server discoverRethinkDb prints its own loud SKIPPED line.
+const rethinkdb = await discoverRethinkDb()
 const LINK_MS = 150
 const WRITES = 8
 
@@ -27,6 +30,7 @@ afterAll(async () => {
   for (const socket of sockets) socket.disconnect()
   await instances?.cleanup()
   await database?.stop()
+  await rethinkdb?.stop()
 })
 
 function socketOf(instance: Instance, token: string): Socket {
@@ -118,6 +122,23 @@ describe('read your writes with real processes', () => {
       await checkFence(b, a, token, 'pgab')
       // And the other way round, with the views on the instance that wrote.
       await checkFence(a, a, token, 'pgaa')
+      await a.stop()
+      await b.stop()
+    },
+    90_000
+  )
+
+  const withRethinkDb = rethinkdb ? it : it.skip
+  withRethinkDb(
+    'RethinkDB, two instances: writes through A resolve once the views on B show them',
+    async () => {
+      const url = `rethinkdb://${rethinkdb!.host}:${rethinkdb!.port}/${rethinkdb!.db}_ryw`
+      const a = await instances.start({ STORE: 'rethinkdb', RETHINKDB_URL: url })
+      const b = await instances.start({ STORE: 'rethinkdb', RETHINKDB_URL: url })
+      const token = await signUp(a.url, 'rdb@x.io')
+      await checkFence(b, a, token, 'rdbab')
+      // And the other way round, with the views on the instance that wrote.
+      await checkFence(a, a, token, 'rdbaa')
       await a.stop()
       await b.stop()
     },

@@ -16,6 +16,23 @@ export interface LoggedEvent {
   trace?: string
 }
 
+/**
+ * One keyed write of a log row (rethinkdb-keyed-writes.ts): its key's row id, the claim that wrote it and its
+ * request's digest, and for a keyed create of a grouped insert the ids of its records (`ids`, in the records'
+ * `field`): its answer is those of the row's events; without `ids`, all of them. The row is one document: its
+ * events and its keys' answers commit together. A row lists its keys in `keys` too (the log's multi index `keys`).
+ */
+export interface KeyMark {
+  key: string
+  claim: string
+  fingerprint: string
+  ids?: unknown[]
+  field?: string
+}
+
+/** The idempotency keys' table of a database (rethinkdb-keyed-writes.ts): the log's pruning keeps their answers. */
+export const KEYS_TABLE = 'plumage_idempotency'
+
 /** One event as a log row holds it: its number and time are the row's. */
 export type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
 
@@ -28,6 +45,8 @@ export interface LogRow extends Partial<RowEvent> {
   id: number
   ts: number
   events?: RowEvent[]
+  keys?: string[]
+  marks?: KeyMark[]
 }
 
 export type WriteEvent = 'created' | 'updated' | 'patched' | 'removed'
@@ -84,12 +103,14 @@ export class EventLogWrites {
   /**
    * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
-   * nothing.
+   * nothing. `marks` (a term: an array of KeyMark) are the keyed writes among it: the row carries those that wrote
+   * all they were asked to (a failed write keeps no key).
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent): RDatum<WriteResult<T>> {
+  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
     const trace = this.traceparent?.()
-    const recorder = this.recorder(table, event, trace !== undefined)
-    return (trace === undefined ? write.do(recorder) : write.do(this.r.expr(trace), recorder)) as RDatum<WriteResult<T>>
+    const recorder = this.recorder(table, event, trace !== undefined, marks !== undefined)
+    const args = [...(trace === undefined ? [] : [this.r.expr(trace)]), ...(marks ? [marks] : [])]
+    return write.do(...args, recorder) as RDatum<WriteResult<T>>
   }
 
   /**
@@ -100,13 +121,13 @@ export class EventLogWrites {
    * "Where the CPU goes with 2 and 4 instances"). Terms are immutable JSON: the function is built
    * once, and each write's query only refers to it.
    */
-  private recorder(table: string, event: WriteEvent, traced: boolean): Term {
-    const key = `${traced ? 'traced' : 'plain'}\u0000${event}\u0000${table}`
+  private recorder(table: string, event: WriteEvent, traced: boolean, keyed: boolean): Term {
+    const key = `${traced ? 'traced' : 'plain'}${keyed ? ' keyed' : ''}\u0000${event}\u0000${table}`
     let recorder = this.recorders.get(key)
     if (recorder) return recorder
     const r = this.r
     const field = event === 'removed' ? 'old_val' : 'new_val'
-    const record = (result: Term, trace?: Term): Term =>
+    const record = (result: Term, trace?: Term, marks?: Term): Term =>
       r.do(
         result('changes')
           .default([])
@@ -116,17 +137,42 @@ export class EventLogWrites {
           r.branch(
             entries.isEmpty(),
             result,
-            this.append(entries).do(() => result)
+            this.append(entries, marks && this.marked(result, entries, marks)).do(() => result)
           )
       )
-    const call = traced
-      ? r.do(null, null, (result: Term, trace: Term) => record(result, trace))
-      : r.do(null, (result: Term) => record(result))
+    const call =
+      traced && keyed
+        ? r.do(null, null, null, (result: Term, trace: Term, marks: Term) => record(result, trace, marks))
+        : traced
+          ? r.do(null, null, (result: Term, trace: Term) => record(result, trace))
+          : keyed
+            ? r.do(null, null, (result: Term, marks: Term) => record(result, undefined, marks))
+            : r.do(null, (result: Term) => record(result))
     // The call's term is [FUNCALL, [function, ...arguments]]: the function alone is kept.
     const [, [func]] = JSON.parse(r.serialize(call)) as [number, [unknown]]
     recorder = reqlOf(func)
     this.recorders.set(key, recorder)
     return recorder
+  }
+
+  /**
+   * What a log row carries of its keyed writes: those that wrote all they were asked to (a keyed create of a
+   * grouped insert: every one of its records is among the logged ones; else: the write had no error).
+   */
+  private marked(result: Term, entries: Term, marks: Term): Term {
+    const r = this.r
+    return r.do(
+      marks.filter((mark: Term) =>
+        r.branch(
+          mark.hasFields('ids'),
+          mark('ids')
+            .setDifference(entries.map((entry: Term) => entry('record')(mark('field'))))
+            .isEmpty(),
+          result('errors').eq(0)
+        )
+      ),
+      (kept: Term) => r.branch(kept.isEmpty(), {}, { keys: kept.map((mark: Term) => mark('key')), marks: kept })
+    )
   }
 
   /**
@@ -147,6 +193,34 @@ export class EventLogWrites {
         false
       )
       .run()) as boolean
+  }
+
+  /**
+   * Before the log's `rows` are pruned: the answers of the keyed writes among them, copied to their keys' rows where
+   * a key still lacks it (its writer was stopped before copying it, see rethinkdb-keyed-writes.ts). The log row
+   * was the commit; once pruned, the key's row must hold the answer for the rest of its retention.
+   */
+  keepAnswers(rows: Term): Term {
+    const r = this.r
+    const keys = r.db(this.db).table(KEYS_TABLE)
+    return r.branch(
+      r.db(this.db).tableList().contains(KEYS_TABLE),
+      rows
+        .filter((row: Term) => row.hasFields('marks'))
+        .concatMap((row: Term) => row('marks').map((mark: Term) => ({ mark, answer: markedRecords(r, row, mark) })))
+        .forEach((kept: Term) =>
+          keys
+            .get(kept('mark')('key'))
+            .update((key: Term) =>
+              r.branch(
+                key('claim').eq(kept('mark')('claim')).and(key.hasFields('answer').not()),
+                { answer: kept('answer') },
+                {}
+              )
+            )
+        ),
+      null
+    )
   }
 
   /** The writer's trace context, as a field of the logged events (none when tracing is off). */
@@ -178,7 +252,7 @@ export class EventLogWrites {
    * holds: the query sees its numbers taken, moves the counter past the newest logged number and
    * takes new ones — a used number is never handed out again, nor an event dropped.
    */
-  private append(entries: Term): Term {
+  private append(entries: Term, mark?: Term): Term {
     const r = this.r
     return r.do(entries.count(), (count: Term) =>
       this.take(count)
@@ -189,9 +263,10 @@ export class EventLogWrites {
             this.repair().do(() => this.take(count))
           )
         )
-        .do((last: Term) =>
-          this.table().insert({ id: last.sub(count).add(1), ts: serverMs(r), events: entries } as never)
-        )
+        .do((last: Term) => {
+          const row = { id: last.sub(count).add(1), ts: serverMs(r), events: entries }
+          return this.table().insert((mark ? r.expr(row).merge(mark) : row) as never)
+        })
         // A number taken twice all the same (two repairs racing): say so, never drop events silently.
         .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error'))))
     )
@@ -257,6 +332,17 @@ export class EventLogWrites {
       .nth(0)
       .default(0)
   }
+}
+
+/** The records a keyed write of a log row answers (its mark): its own among the row's events (KeyMark). */
+export function markedRecords(r: R, row: Term, mark: Term): Term {
+  return r
+    .branch(
+      mark.hasFields('ids'),
+      row('events').filter((event: Term) => mark('ids').contains(event('record')(mark('field')))),
+      row('events')
+    )
+    .map((event: Term) => event('record'))
 }
 
 /** The last number a log row holds (a row from before 0008 holds one). */

@@ -206,6 +206,14 @@ export class EventLog {
     return this.whenAt(newest, timeoutMs)
   }
 
+  /**
+   * Read your writes (the history's `settled`): every write acknowledged before the call has its log row, numbered
+   * at most the newest logged number read now, so once that number is handed out so are its events (settled).
+   */
+  caughtUp(timeoutMs: number): Promise<boolean> {
+    return this.settled(timeoutMs)
+  }
+
   private async create(): Promise<void> {
     const placement = {
       primaryKey: 'id',
@@ -214,7 +222,16 @@ export class EventLog {
     }
     await ensureTable(
       this.r,
-      { db: this.db, name: this.tableName, indexes: [{ name: 'ts', fields: ['ts'] }], ...placement },
+      {
+        db: this.db,
+        name: this.tableName,
+        // `keys` (multi): the log rows of keyed writes, by each of their keys (rethinkdb-keyed-writes.ts).
+        indexes: [
+          { name: 'ts', fields: ['ts'] },
+          { name: 'keys', fields: ['keys'], multi: true }
+        ],
+        ...placement
+      },
       this.logger
     )
     await ensureTable(this.r, { db: this.db, name: this.counterTableName, ...placement }, this.logger)
@@ -247,10 +264,10 @@ export class EventLog {
   /**
    * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
-   * nothing.
+   * nothing. `marks`: the keyed writes among it (EventLogWrites.recording).
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent): RDatum<WriteResult<T>> {
-    return this.writes.recording(write, table, event)
+  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
+    return this.writes.recording(write, table, event, marks)
   }
 
   /**
@@ -313,9 +330,7 @@ export class EventLog {
     } else if (this.newestTs !== undefined && this.newestTs < (await serverMs(this.r).sub(this.retentionMs).run())) {
       this.logger.warn(
         'RethinkDB event log: this instance was cut off for longer than the retention; events older than it are lost',
-        {
-          retentionMs: this.retentionMs
-        }
+        { retentionMs: this.retentionMs }
       )
     }
     return this.writes
@@ -363,11 +378,9 @@ export class EventLog {
 
   private async prune(): Promise<void> {
     try {
-      await this.writes
-        .table()
-        .between(this.r.minval, serverMs(this.r).sub(this.retentionMs), { index: 'ts' })
-        .delete({ durability: 'soft' })
-        .run()
+      const old = this.writes.table().between(this.r.minval, serverMs(this.r).sub(this.retentionMs), { index: 'ts' })
+      await this.writes.keepAnswers(old as unknown as Term).run()
+      await old.delete({ durability: 'soft' }).run()
     } catch (error) {
       this.logger.debug('RethinkDB event log pruning failed; the next round tries again', {
         error: driverMessage(error)

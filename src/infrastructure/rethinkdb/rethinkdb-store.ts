@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto'
 import type { R, RDatum, RSelection, RStream, RTable, WriteResult } from 'rethinkdb-ts'
 import { silentLogger, type Logger } from '../../domain/logger.js'
 import { isMatchAll, type Filter, type StoreQuery } from '../../domain/query/ast.js'
 import { project } from '../../domain/query/project.js'
 import type { Data, Id, Params } from '../../domain/service/service.js'
 import type { Page, Store, StoreChange } from '../../domain/store/store.js'
+import { keyedWriteOf } from '../../domain/store/keyed-write.js'
+import { RethinkDbKeyedWrites } from './rethinkdb-keyed-writes.js'
+import { insertKeyed, type CreateOutcome, type KeyedCreate } from './rethinkdb-keyed-creates.js'
 import { EventLog, type WriteEvent } from './event-log.js'
 import { shapesFromSchema, type FieldShapes } from '../../domain/schema/field-shapes.js'
 import { isRecord } from '../../domain/objects.js'
@@ -38,6 +42,9 @@ export type { RethinkDbStoreOptions } from './rethinkdb-store-options.js'
  */
 export const LIMITED_READ = { firstBatchScaledownFactor: 2 } as const
 
+/** An insert answers the records as stored (with their generated keys). */
+const INSERT = { returnChanges: true } as const
+
 /**
  * The Store port over a RethinkDB table. Queries are planned by query-plan (which index, if any) and
  * compiled from the AST by reql-compiler; writes use `returnChanges` so every answer takes one round
@@ -61,9 +68,11 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   private readonly shapes: FieldShapes
   private readonly compiler: ReqlCompiler
   private readonly planner: QueryPlanner
-  /** Creates that arrive while one is being written go out together as the next insert. */
-  private readonly creates: GroupCommit<Data, InsertOutcome>
+  /** Creates that arrive while one is being written go out together as the next insert, keyed ones too. */
+  private readonly creates: GroupCommit<Data, CreateOutcome, KeyedCreate>
   private tableTerm?: RTable<Data>
+  /** Idempotency keys: a keyed write's commit is its log row, which carries the key (rethinkdb-keyed-writes.ts). */
+  readonly keyedWrites: RethinkDbKeyedWrites
 
   constructor(private readonly options: RethinkDbStoreOptions) {
     this.r = options.r
@@ -76,7 +85,7 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     this.planner = new QueryPlanner(this.r, () => this.table(), this.compiler, this.shapes, this.id, this.indexes)
     this.logger = options.logger ?? silentLogger
     if (options.connected) this.connected = options.connected
-    this.creates = new GroupCommit({ run: (calls) => this.insert(calls) })
+    this.creates = new GroupCommit({ run: (calls, tags) => this.insert(calls, tags) })
     if (options.watch ?? true) {
       this.events = options.events ?? EventLog.of(this.r, this.database(), this.logger)
       const watcher = new TableWatch({
@@ -92,6 +101,14 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
       // The table's rows are records of this store: the feeds' changes carry T.
       this.watch = (listener) => watcher.subscribe(listener as (change: StoreChange<Data>) => void)
     }
+    this.keyedWrites = new RethinkDbKeyedWrites({
+      r: this.r,
+      db: () => this.database(),
+      ...(this.events ? { events: this.events } : {}),
+      logger: this.logger,
+      ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
+      ...(options.shards !== undefined ? { shards: options.shards } : {})
+    })
   }
 
   /** The table as a ReQL term, in `db` when one was given. */
@@ -210,16 +227,28 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
    * one insert (group commit, see GroupCommit): with the event log, one counter update and one log
    * insert for all of them.
    */
-  async create(records: Data[], query: Pick<StoreQuery, 'select'>): Promise<T[]> {
+  async create(records: Data[], query: Pick<StoreQuery, 'select'>, params?: Params): Promise<T[]> {
     if (records.length === 0) return []
     // The memory adapter treats a null id as missing; RethinkDB would reject it.
     const prepared = records.map((record) => (record[this.id] == null ? withoutKey(record, this.id) : record))
-    const outcome = await this.run('create', () => this.creates.submit(prepared))
+    const keyed = keyedWriteOf(params, this.keyedWrites)
+    let outcome: InsertOutcome
+    if (keyed) {
+      // A keyed create goes in the group commit too, its records' ids drawn now (its answer among the log row's).
+      const records = prepared.map((record) =>
+        record[this.id] == null ? { ...record, [this.id]: randomUUID() } : record
+      )
+      const written = await this.keyedWrites.create(keyed, (tag) =>
+        this.run('create', () => this.creates.submit(records, tag))
+      )
+      if ('replay' in written) return this.rows(written.replay, query.select)
+      outcome = written.outcome as InsertOutcome
+    } else outcome = (await this.run('create', () => this.creates.submit(prepared))) as InsertOutcome
     if (outcome.error !== undefined) await this.failInsert(outcome.created, outcome.error)
     return this.rows(outcome.created, query.select)
   }
 
-  async update(id: Id, data: Data, query: StoreQuery): Promise<T | null> {
+  async update(id: Id, data: Data, query: StoreQuery, params?: Params): Promise<T | null> {
     const selection = this.byId(id, query.filter)
     if (!selection) return null
     const body = withoutKey(data, this.id)
@@ -228,18 +257,22 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
       (row: RDatum<Data>) => this.r.branch(row.eq(null), null, this.r.expr(body).merge({ [this.id]: row(this.id) })),
       { returnChanges: 'always' }
     )
-    const result = await this.write('update', replace, 'updated')
+    const written = await this.write('update', replace, 'updated', params)
+    if ('replay' in written) return written.replay[0] ? this.rows(written.replay, query.select)[0]! : null
+    const { result } = written
     this.assertWritten(result, 'update')
     const record = result.changes?.[0]?.new_val ?? null
     return record && this.rows([record], query.select)[0]!
   }
 
-  async patch(id: Id | null, data: Data, query: StoreQuery): Promise<T[]> {
+  async patch(id: Id | null, data: Data, query: StoreQuery, params?: Params): Promise<T[]> {
     const selection =
       id === null ? (this.planner.matching(query.filter) as RSelection<Data>) : this.byId(id, query.filter)
     if (!selection) return []
     const body = this.patchBody(data)
-    const result = await this.write('patch', selection.update(body, { returnChanges: 'always' }), 'patched')
+    const written = await this.write('patch', selection.update(body, { returnChanges: 'always' }), 'patched', params)
+    if ('replay' in written) return this.rows(written.replay, query.select)
+    const { result } = written
     this.assertWritten(result, 'patch')
     return this.rows(
       (result.changes ?? []).flatMap((change) => (change.new_val ? [change.new_val] : [])),
@@ -247,11 +280,13 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     )
   }
 
-  async remove(id: Id | null, query: StoreQuery): Promise<T[]> {
+  async remove(id: Id | null, query: StoreQuery, params?: Params): Promise<T[]> {
     const selection =
       id === null ? (this.planner.matching(query.filter) as RSelection<Data>) : this.byId(id, query.filter)
     if (!selection) return []
-    const result = await this.write('remove', selection.delete({ returnChanges: true }), 'removed')
+    const written = await this.write('remove', selection.delete({ returnChanges: true }), 'removed', params)
+    if ('replay' in written) return this.rows(written.replay, query.select)
+    const { result } = written
     this.assertWritten(result, 'remove')
     return this.rows(
       (result.changes ?? []).flatMap((change) => (change.old_val ? [change.old_val] : [])),
@@ -264,10 +299,20 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     return rows.map((row) => project(row, select, this.id) as T)
   }
 
-  /** Runs a write; with `watch`, its events go into the event log in the same query. */
-  private write(operation: string, term: RDatum<WriteResult<Data>>, event: WriteEvent): Promise<WriteResult<Data>> {
+  /**
+   * Runs a write; with `watch`, its events go into the event log in the same query. With a key (`params`), under it:
+   * the stored answer of a repeat (`replay`) instead of writing.
+   */
+  private async write(
+    operation: string,
+    term: RDatum<WriteResult<Data>>,
+    event: WriteEvent,
+    params?: Params
+  ): Promise<{ result: WriteResult<Data> } | { replay: Data[] }> {
+    const keyed = keyedWriteOf(params, this.keyedWrites)
+    if (keyed) return this.keyedWrites.write(keyed, term, { table: this.tableName, event })
     const query = this.events ? this.events.recording(term, this.tableName, event) : term
-    return this.run(operation, () => query.run())
+    return { result: await this.run(operation, () => query.run()) }
   }
 
   /** The database the table lives in: `db`, else the pool's default database. */
@@ -307,9 +352,18 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
   }
 
   /** One insert of several callers' records, and each caller's outcome. */
-  private async insert(calls: Data[][]): Promise<InsertOutcome[]> {
+  private async insert(calls: Data[][], tags: (KeyedCreate | undefined)[]): Promise<CreateOutcome[]> {
+    if (tags.some((tag) => tag !== undefined))
+      return insertKeyed(
+        this.keyedWrites.tables(),
+        { table: this.table(), tableName: this.tableName, idField: this.id },
+        calls,
+        tags
+      )
     const records = calls.length === 1 ? calls[0]! : calls.flat()
-    const result = await this.write('create', this.table().insert(records, { returnChanges: true }), 'created')
+    const { result } = (await this.write('create', this.table().insert(records, INSERT), 'created')) as {
+      result: WriteResult<Data>
+    }
     return splitInsert(calls, result, this.id)
   }
 

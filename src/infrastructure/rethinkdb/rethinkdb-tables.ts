@@ -12,6 +12,8 @@ import { rethinkdbDriver } from './rethinkdb-driver.js'
 export interface IndexSpec {
   name: string
   fields: readonly string[]
+  /** An index over an array field, one entry per element (`multi`). */
+  multi?: boolean
 }
 
 /** The value an index keeps for a row (also the key the query planner compares rows by). */
@@ -229,7 +231,9 @@ async function ensureIndexes(r: R, spec: TableSpec): Promise<void> {
   for (const index of spec.indexes) {
     if (present.has(index.name)) continue
     try {
-      await table.indexCreate(index.name, (row: RDatum) => indexValue(row, index.fields)).run()
+      await table
+        .indexCreate(index.name, (row: RDatum) => indexValue(row, index.fields), index.multi ? { multi: true } : {})
+        .run()
     } catch (error) {
       if (!isAlreadyExists(error)) throw error
     }

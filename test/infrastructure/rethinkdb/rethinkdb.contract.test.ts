@@ -2,10 +2,13 @@ import { Sessions } from '../../../src/application/sessions/sessions.js'
 import { RethinkDbConnectionSessions } from '../../../src/infrastructure/rethinkdb/rethinkdb-connection-sessions.js'
 import { RethinkDbLoginAttempts } from '../../../src/infrastructure/rethinkdb/rethinkdb-login-attempts.js'
 import { RethinkDbSessionStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-session-store.js'
+import { silentLogger } from '../../../src/domain/logger.js'
+import { EventLog } from '../../../src/infrastructure/rethinkdb/event-log.js'
 import { RethinkDbStore } from '../../../src/infrastructure/rethinkdb/rethinkdb-store.js'
 import { RethinkDbUniqueKeys } from '../../../src/infrastructure/rethinkdb/rethinkdb-unique-keys.js'
 import {
   runConnectionSessionsContract,
+  runKeyedWritesContract,
   runLoginAttemptsContract,
   runSessionStoreContract,
   runStoreContract,
@@ -34,6 +37,29 @@ withServer('on a real server', () => {
       return { store, close: () => store.close() }
     }
   })
+  // Idempotency keys: a name opened twice is two stores over one table, as two processes have (each with its own
+  // event log, as each process has). With the log (the default) a keyed write commits in its log row; without it
+  // (`watch: false`) in the key's row.
+  for (const logged of [true, false]) {
+    runKeyedWritesContract({
+      adapter: logged ? 'rethinkdb' : 'rethinkdb without the event log',
+      cases: 'all',
+      open: async ({ name, watch, ...options }) => {
+        const events =
+          logged || watch ? new EventLog({ r: server!.r, db: server!.db, logger: silentLogger }) : undefined
+        const store = new RethinkDbStore({
+          r: server!.r,
+          db: server!.db,
+          // The two runs name their collections alike: tables apart.
+          table: logged ? name : `${name}_unlogged`,
+          ...options,
+          ...(events ? { events, watch: true } : { watch: false })
+        })
+        await store.init()
+        return { store, close: async () => (await store.close(), await events?.stop()) }
+      }
+    })
+  }
   runUniqueKeysContract({
     adapter: 'rethinkdb',
     cases: 'all',

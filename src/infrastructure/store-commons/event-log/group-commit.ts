@@ -1,17 +1,19 @@
 /** One caller's part of a batch, and how it ends. */
-interface Call<I, O> {
+interface Call<I, O, K> {
   items: I[]
+  tag: K | undefined
   resolve(outcome: O): void
   reject(error: unknown): void
 }
 
-export interface GroupCommitOptions<I, O> {
+export interface GroupCommitOptions<I, O, K = never> {
   /**
    * Runs one query (one transaction) for several callers' items (`calls[i]` are caller i's) and
    * answers one outcome per caller, in order. A rejection fails every caller of the batch: a caller
-   * that must fail alone gets an outcome that says so (PostgresStore's `{ error }`).
+   * that must fail alone gets an outcome that says so (PostgresStore's `{ error }`). `tags[i]` is what caller i
+   * submitted with its items (RethinkDbStore: a keyed create's key), undefined when nothing.
    */
-  run(calls: I[][]): Promise<O[]>
+  run(calls: I[][], tags: (K | undefined)[]): Promise<O[]>
   /** Most items in one query (default 500); a caller's items are never split. */
   maxItems?: number
   /** Queries in flight at once (default 1). */
@@ -34,15 +36,15 @@ export interface GroupCommitOptions<I, O> {
  * answered usually submit their next call within it, and going at once would send the first of them
  * alone and make the others wait a whole query (batches of 1, 15, 1, 15… with 16 writers).
  */
-export class GroupCommit<I, O> {
-  private readonly queue: Call<I, O>[] = []
+export class GroupCommit<I, O, K = never> {
+  private readonly queue: Call<I, O, K>[] = []
   private readonly maxItems: number
   private readonly maxInFlight: number
   private inFlight = 0
   /** A pump is due at the end of this turn: submits leave the queue to it. */
   private deferred = false
 
-  constructor(private readonly options: GroupCommitOptions<I, O>) {
+  constructor(private readonly options: GroupCommitOptions<I, O, K>) {
     this.maxItems = options.maxItems ?? 500
     this.maxInFlight = options.maxInFlight ?? 1
     if (options.inFlight) {
@@ -54,9 +56,9 @@ export class GroupCommit<I, O> {
     }
   }
 
-  submit(items: I[]): Promise<O> {
+  submit(items: I[], tag?: K): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ items, resolve, reject })
+      this.queue.push({ items, tag, resolve, reject })
       if (!this.deferred) this.pump()
     })
   }
@@ -66,7 +68,10 @@ export class GroupCommit<I, O> {
       const batch = this.take()
       this.inFlight++
       void this.options
-        .run(batch.map((call) => call.items))
+        .run(
+          batch.map((call) => call.items),
+          batch.map((call) => call.tag)
+        )
         .then(
           (outcomes) => batch.forEach((call, index) => call.resolve(outcomes[index]!)),
           (error: unknown) => batch.forEach((call) => call.reject(error))
@@ -87,7 +92,7 @@ export class GroupCommit<I, O> {
   }
 
   /** The calls of the next query: the oldest first, as many as fit in `maxItems` (at least one). */
-  private take(): Call<I, O>[] {
+  private take(): Call<I, O, K>[] {
     let count = this.queue[0]!.items.length
     let calls = 1
     while (calls < this.queue.length && count + this.queue[calls]!.items.length <= this.maxItems)

@@ -135,7 +135,7 @@ export class OrderedLogHistory<P> implements EventHistory {
     return log.whenAt(place.at, timeoutMs)
   }
 
-  /** False at once for a log that cannot tell (RethinkDB's, for now): no offset for a write, not one too early. */
+  /** False at once for a log that cannot tell (`caughtUp` missing): no offset for a write, not one too early. */
   settled(timeoutMs: number): Promise<boolean> {
     return this.options.log.caughtUp?.(timeoutMs) ?? Promise.resolve(false)
   }
