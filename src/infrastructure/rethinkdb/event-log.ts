@@ -206,10 +206,7 @@ export class EventLog {
     return this.whenAt(newest, timeoutMs)
   }
 
-  /**
-   * Read your writes (the history's `settled`): every write acknowledged before the call has its log row, numbered
-   * at most the newest logged number read now, so once that number is handed out so are its events (settled).
-   */
+  /** Read your writes: `settled` (a write acknowledged before the call is logged at most at the newest number). */
   caughtUp(timeoutMs: number): Promise<boolean> {
     return this.settled(timeoutMs)
   }
