@@ -158,15 +158,16 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
    * waits for its log before it answers a resume) is tried again, backing off, until one is answered: no reconnect
    * may follow, and the list would stay as it was, stale, for good.
    */
-  private rewatch(): void {
-    this.resume().then(
+  private rewatch(login = true): void {
+    this.resume(login).then(
       () => (this.retryDelay = RETRY_MS),
       (error: unknown) => {
         this.emit('error', error)
         if (this.stopped || this.down || this.retry) return
         this.retry = setTimeout(() => {
           this.retry = undefined
-          if (!this.down) this.rewatch()
+          // The same connection, logged in already: the watch alone.
+          if (!this.down) this.rewatch(false)
         }, this.retryDelay)
         ;(this.retry as { unref?: () => void }).unref?.()
         this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY_MS)
@@ -180,11 +181,11 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
   }
 
   /** After a reconnect: the login first (the authentication client sends it again), then the watch. */
-  private async resume(): Promise<void> {
+  private async resume(login: boolean): Promise<void> {
     if (this.stopped || this.id !== undefined || this.early) return
     const auth = (this.app as { authentication?: { authenticated: boolean; reAuthenticate(): Promise<unknown> } })
       .authentication
-    if (auth?.authenticated) await auth.reAuthenticate().catch(() => undefined)
+    if (login && auth?.authenticated) await auth.reAuthenticate().catch(() => undefined)
     if (!this.stopped && this.id === undefined && !this.early) await this.start()
   }
 
