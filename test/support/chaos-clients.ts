@@ -64,7 +64,9 @@ export async function plumageClient(url: string, email: string, n: number): Prom
       return ids(list as Record<string, unknown>[]) === ids(watch.list)
     },
     async diagnose() {
-      const found = (await messages.find({ query: viewQuery(n) })) as unknown
+      const state = `offset ${watch.offset} resets ${chaos.resets} connected ${socket.connected} events ${history.slice(-12).join(' ')}`
+      const found = (await messages.find({ query: viewQuery(n) }).catch((error: Error) => error)) as unknown
+      if (found instanceof Error) return `find failed (${found.message}); view ${ids(watch.list)} ${state}`
       const list = (Array.isArray(found) ? found : (found as { data: Record<string, unknown>[] }).data) as Record<
         string,
         unknown
@@ -73,7 +75,7 @@ export async function plumageClient(url: string, email: string, n: number): Prom
       const want = new Set(list.map((record) => record.id))
       const missing = list.filter((record) => !have.has(record.id)).map((record) => record.text)
       const extra = watch.list.filter((record) => !want.has(record.id)).map((record) => record.text)
-      return `view ${ids(watch.list)} find ${ids(list)} missing ${JSON.stringify(missing)} extra ${JSON.stringify(extra)} offset ${watch.offset} resets ${chaos.resets} connected ${socket.connected} events ${history.slice(-12).join(' ')}`
+      return `view ${ids(watch.list)} find ${ids(list)} missing ${JSON.stringify(missing)} extra ${JSON.stringify(extra)} ${state}`
     },
     close() {
       void watch.unwatch()
