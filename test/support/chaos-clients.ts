@@ -31,6 +31,8 @@ export interface ChaosClient {
   converged(): Promise<boolean | undefined>
   /** Times the live view was answered afresh (`reset`) after a reconnect. */
   resets: number
+  /** What differs between the live view and a fresh find (plumage), for a divergent view's log line. */
+  diagnose?(): Promise<string>
   close(): void
 }
 
@@ -61,14 +63,33 @@ export async function plumageClient(url: string, email: string, n: number): Prom
       const list = Array.isArray(found) ? found : (found as { data: Record<string, unknown>[] }).data
       return ids(list as Record<string, unknown>[]) === ids(watch.list)
     },
+    async diagnose() {
+      const state = `offset ${watch.offset} resets ${chaos.resets} connected ${socket.connected} events ${history.slice(-12).join(' ')}`
+      const found = (await messages.find({ query: viewQuery(n) }).catch((error: Error) => error)) as unknown
+      if (found instanceof Error) return `find failed (${found.message}); view ${ids(watch.list)} ${state}`
+      const list = (Array.isArray(found) ? found : (found as { data: Record<string, unknown>[] }).data) as Record<
+        string,
+        unknown
+      >[]
+      const have = new Map(watch.list.map((record) => [record.id, record]))
+      const want = new Set(list.map((record) => record.id))
+      const missing = list.filter((record) => !have.has(record.id)).map((record) => record.text)
+      const extra = watch.list.filter((record) => !want.has(record.id)).map((record) => record.text)
+      return `view ${ids(watch.list)} find ${ids(list)} missing ${JSON.stringify(missing)} extra ${JSON.stringify(extra)} ${state}`
+    },
     close() {
       void watch.unwatch()
       socket.disconnect()
     }
   }
-  watch.on('reset', () => chaos.resets++)
-  // A failed resume is retried by the next reconnect; the final comparison shows whether the view caught up.
-  watch.on('error', () => undefined)
+  const history: string[] = []
+  const note = (line: string) => history.push(`${new Date().toISOString().slice(14, 23)}:${line}`)
+  watch.on('reset', (change) => (chaos.resets++, note(`reset@${change.offset}`)))
+  watch.on('change', (change) => note(`chg@${change.offset}:${change.changes.map((c) => c.type[0]).join('')}`))
+  socket.on('connect', () => note('conn'))
+  socket.on('disconnect', () => note('disc'))
+  // A failed resume is retried (by the watch, while connected); the final comparison shows whether the view caught up.
+  watch.on('error', (error) => note(`err:${(error as Error).message}`))
   return chaos
 }
 

@@ -285,6 +285,11 @@ class ChaosRun {
       converged = states.filter(Boolean).length
       if (converged === this.clients.length) break
     }
+    if (converged < this.clients.length)
+      for (const [n, client] of this.clients.entries()) {
+        if (await client.converged().catch(() => false)) continue
+        this.log(`DIVERGED client ${n} (instance ${this.home[n]}): ${await client.diagnose?.().catch(String)}`)
+      }
     return converged
   }
 

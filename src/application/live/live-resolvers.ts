@@ -49,7 +49,10 @@ export async function resolveOffers(
 
 /**
  * A resumed watch's replay source with the missed events' records resolved for its connection, as its `find`
- * resolves them (resolved before the replay: replay.ts reads records synchronously).
+ * resolves them (resolved before the replay: replay.ts reads records synchronously). Only records the view's query
+ * accepts are resolved (as the feed offers a write only to the views its record's anchors reach): the others leave
+ * or never enter the list either way, and a long gap of other writes to the service cost a resolution each, one
+ * after another, while the client's resume waited (past its timeout, under chaos).
  */
 export async function resolveReplay(
   app: App,
@@ -64,7 +67,7 @@ export async function resolveReplay(
   const resolved = new Map<RecordedEvent, ReturnType<ReplaySource['record']>>()
   for (const event of events) {
     const write = source.record(event)
-    if (!write?.record) continue
+    if (!write?.record || !source.window.accepts(write.record)) continue
     const context = () => eventContext(app, entry, event.event, write.record, connection)
     const data = await runResolvers(resolvers.result, write.record, context)
     resolved.set(event, { id: write.id, record: (await runResolvers(resolvers.external, data, context)) as Doc })

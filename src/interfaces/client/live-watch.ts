@@ -23,6 +23,10 @@ interface WatchAnswer<T> {
   reset?: true
 }
 
+/** The first wait before a failed watch is sent again while connected, and the longest (doubling in between). */
+const RETRY_MS = 250
+const MAX_RETRY_MS = 5000
+
 /** What a live watch needs of a real-time transport: an event with an ack, and listening to server events. */
 export interface LiveTransport {
   request(event: string, ...args: unknown[]): Promise<unknown>
@@ -35,7 +39,7 @@ export interface LiveTransport {
  * a slow loop gets the latest), `on('change', ({ changes, offset, list }) => …)` gives each frame, `list` the list
  * now. After a reconnect it watches again with `resume: { offset, records }`: the server sends each change missed
  * meanwhile as its own frame, or — past its event history's window — a fresh result with `reset: true` (also
- * emitted as 'reset').
+ * emitted as 'reset'). A resume that fails while connected is emitted as 'error' and sent again (rewatch).
  */
 export class LiveWatch<T = Record<string, unknown>> extends Emitter {
   list: T[] = []
@@ -50,6 +54,10 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
   /** Counts `watch` requests: an answer to one sent before the last disconnect is ignored. */
   private attempt = 0
   private started = false
+  /** Between a disconnect and the next connect. */
+  private down = false
+  private retry?: ReturnType<typeof setTimeout>
+  private retryDelay = RETRY_MS
   private settle!: { resolve(list: T[]): void; reject(error: unknown): void }
   /** Settles with the first result. */
   readonly ready = new Promise<T[]>((resolve, reject) => (this.settle = { resolve, reject }))
@@ -64,9 +72,14 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
     this.stops.push(transport.listen('live', (frame) => this.frame(frame as LiveFrameData)))
     // A view of this service for read your writes: a write to it waits until this watch applied it.
     this.stops.push(app.fence.add(path, transport))
-    const reconnect = () => void this.resume().catch((error: unknown) => this.emit('error', error))
+    const reconnect = () => {
+      this.down = false
+      this.rewatch()
+    }
     // A request in flight when the socket dropped is never answered: the next connection watches again.
     const dropped = () => {
+      this.down = true
+      this.cancelRetry()
       this.id = undefined
       this.early = undefined
       this.attempt++
@@ -140,12 +153,39 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
     this.started = true
   }
 
+  /**
+   * Watches again after a reconnect. A watch that fails while the socket stays up (a timeout: a lagging instance
+   * waits for its log before it answers a resume) is tried again, backing off, until one is answered: no reconnect
+   * may follow, and the list would stay as it was, stale, for good.
+   */
+  private rewatch(login = true): void {
+    this.resume(login).then(
+      () => (this.retryDelay = RETRY_MS),
+      (error: unknown) => {
+        this.emit('error', error)
+        if (this.stopped || this.down || this.retry) return
+        this.retry = setTimeout(() => {
+          this.retry = undefined
+          // The same connection, logged in already: the watch alone.
+          if (!this.down) this.rewatch(false)
+        }, this.retryDelay)
+        ;(this.retry as { unref?: () => void }).unref?.()
+        this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY_MS)
+      }
+    )
+  }
+
+  private cancelRetry(): void {
+    clearTimeout(this.retry)
+    this.retry = undefined
+  }
+
   /** After a reconnect: the login first (the authentication client sends it again), then the watch. */
-  private async resume(): Promise<void> {
+  private async resume(login: boolean): Promise<void> {
     if (this.stopped || this.id !== undefined || this.early) return
     const auth = (this.app as { authentication?: { authenticated: boolean; reAuthenticate(): Promise<unknown> } })
       .authentication
-    if (auth?.authenticated) await auth.reAuthenticate().catch(() => undefined)
+    if (login && auth?.authenticated) await auth.reAuthenticate().catch(() => undefined)
     if (!this.stopped && this.id === undefined && !this.early) await this.start()
   }
 
@@ -170,6 +210,7 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
   private close(): void {
     this.stopped = true
     this.id = undefined
+    this.cancelRetry()
     for (const stop of this.stops.splice(0)) stop()
     for (const resolve of this.waiting.splice(0)) resolve()
   }
