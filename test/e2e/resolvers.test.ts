@@ -99,15 +99,18 @@ describe.each(stores)('resolved messages on %s', (_name, live, storeEnv) => {
         expect(events).toHaveLength(25)
         for (const event of events) expect(event.user).toEqual(author)
       }
-      // One query per create call; a live store's events are resolved once each, whatever their recipients.
-      expect(usersFinds - before).toBe(live ? 50 : 25)
+      // At most one query per create call and, on a live store, one per event, whatever their recipients (125 and
+      // more if per recipient): calls of one user's token and a grouped insert's events share a loader in a tick.
+      const afterCreates = usersFinds
+      expect(afterCreates - before).toBeGreaterThan(0)
+      expect(afterCreates - before).toBeLessThanOrEqual(live ? 50 : 25)
 
       // A page of 25 over REST (our client) is one users query, each message with its author.
       const client = createClient<Services>().configure(rest(server.url).fetch(fetch))
       const page = await client
         .service('messages')
         .find({ query: { $limit: 25 }, headers: { Authorization: `Bearer ${ann.token}` } })
-      expect(usersFinds - before).toBe(live ? 51 : 26)
+      expect(usersFinds - afterCreates).toBe(1)
       expect(page.data).toHaveLength(25)
       for (const message of page.data) expect(message.user).toEqual(author)
       expect(JSON.stringify(page)).not.toMatch(/password|\$2b\$/)
