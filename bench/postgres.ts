@@ -21,7 +21,7 @@ import { PostgresDatabase } from '../src/infrastructure/postgres/postgres-databa
 import { redactPostgresUrl } from '../src/infrastructure/postgres/postgres-settings.js'
 import { PostgresStoreFactory } from '../src/infrastructure/postgres/postgres-store-factory.js'
 import { discoverPostgres } from '../test/support/postgres-server.js'
-import { printTable, writeResults } from './support/measure.js'
+import { median, printTable, writeResults } from './support/measure.js'
 import { httpAgainstFeathers } from './support/postgres-http.js'
 import { peopleIndexes, postgresWorkloads } from './support/postgres-workloads.js'
 import { peopleRecords, peopleSchema } from './support/seed.js'
@@ -219,10 +219,4 @@ async function concurrently(write: () => Promise<unknown>, writers: number, seco
 /** The lowest and highest of `values`, e.g. `-3…12`. */
 function spread(values: number[], digits: number): string {
   return `${Math.min(...values).toFixed(digits)}…${Math.max(...values).toFixed(digits)}`
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }

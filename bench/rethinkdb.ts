@@ -27,7 +27,7 @@ import {
   type RethinkDbConnection
 } from '../src/infrastructure/rethinkdb/rethinkdb-connection.js'
 import { RethinkDbStore } from '../src/infrastructure/rethinkdb/rethinkdb-store.js'
-import { measure, printTable, writeResults } from './support/measure.js'
+import { measure, median, printTable, writeResults } from './support/measure.js'
 import { endToEndWrites } from './support/rethinkdb-http.js'
 import { startOwnRethinkDb, type OwnRethinkDb } from './support/rethinkdb-process.js'
 import { peopleRecords, peopleSchema } from './support/seed.js'
@@ -383,12 +383,6 @@ async function concurrently(write: () => Promise<unknown>, writers: number, seco
     })
   )
   return writes / ((performance.now() - start) / 1000)
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 function recordCount(setting: string | undefined): number {

@@ -44,3 +44,29 @@ export function writeResults(name: string, rows: Row[]): void {
     JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)
   )
 }
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** A JSON request the bench's set-up makes (sign-up, login): its parsed answer; a status of 300 or more throws. */
+export async function jsonCall(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown
+): Promise<unknown> {
+  const response = await fetch(url + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000)
+  })
+  if (response.status >= 300)
+    throw new Error(`${method} ${url}${path} answered ${response.status}: ${await response.text()}`)
+  return response.json() as Promise<unknown>
+}

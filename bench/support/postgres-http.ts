@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { BENCH_USER, bearerHeader } from './auth-setup.js'
+import { jsonCall, median } from './measure.js'
 import { killChildren, startChild, stopChild, type Started } from './processes.js'
 import { BENCH_BCRYPT_ROUNDS as BCRYPT_ROUNDS, spawnPlumage } from './plumage-process.js'
 
@@ -24,7 +25,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
 /** Records seeded in each database before measuring (created over HTTP, 10 at a time). */
 const SEED = Number(process.env.BENCH_HTTP_RECORDS ?? 200)
-const FETCH_TIMEOUT_MS = 10_000
 /** Another build of plumage to measure (default dist/plumage.mjs), e.g. one made before a change. */
 const SERVER = process.env.BENCH_SERVER
 /** Only the workloads whose names start with one of these (comma-separated), e.g. `patch,create`. */
@@ -198,11 +198,11 @@ async function oneRowCeiling(url: string): Promise<number> {
 async function prepare(name: string, url: string, started: Started<string>): Promise<Server> {
   const server: Server = { name, url, started, headers: {}, ids: [] }
   try {
-    await call(url, 'POST', '/users', {}, BENCH_USER)
+    await jsonCall(url, 'POST', '/users', {}, BENCH_USER)
     server.headers = await bearerHeader(url)
     for (let i = 0; i < SEED; i += 10) {
       const batch = Array.from({ length: Math.min(10, SEED - i) }, (_, j) =>
-        call(url, 'POST', '/messages', server.headers, seedRecord(i + j))
+        jsonCall(url, 'POST', '/messages', server.headers, seedRecord(i + j))
       )
       for (const created of await Promise.all(batch)) server.ids.push((created as { id: string | number }).id)
     }
@@ -211,24 +211,6 @@ async function prepare(name: string, url: string, started: Started<string>): Pro
     await stopChild(started.child, 'SIGTERM', 3_000)
     throw error
   }
-}
-
-async function call(url: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS)
-  })
-  if (response.status >= 300)
-    throw new Error(`${method} ${url}${path} answered ${response.status}: ${await response.text()}`)
-  return response.json() as Promise<unknown>
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 /** Requests per second of one workload on one server; any error or non-2xx answer fails the bench. */

@@ -4,6 +4,7 @@ import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import type { R, RDatum } from 'rethinkdb-ts'
 import { BENCH_USER, bearerHeader } from './auth-setup.js'
+import { jsonCall, median } from './measure.js'
 import { spawnPlumage } from './plumage-process.js'
 import { killChildren, startChild, stopChild, type Started } from './processes.js'
 
@@ -20,7 +21,6 @@ import { killChildren, startChild, stopChild, type Started } from './processes.j
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 3)
 const ROUNDS = Number(process.env.BENCH_E2E_ROUNDS ?? 5)
-const FETCH_TIMEOUT_MS = 10_000
 /** Another build of plumage to measure (default dist/plumage.mjs), e.g. one made before a change. */
 const SERVER = process.env.BENCH_SERVER
 const BODY = { text: 'a new message' }
@@ -78,7 +78,7 @@ export async function endToEndWrites(
       STORE: 'rethinkdb',
       RETHINKDB_URL: `${baseUrl}/${databases[0]}`
     })
-    await call(plumage.value, 'POST', '/users', {}, BENCH_USER)
+    await jsonCall(plumage.value, 'POST', '/users', {}, BENCH_USER)
     sides.push({ name: 'plumage', url: plumage.value, started: plumage, headers: await bearerHeader(plumage.value) })
     progress(`plumage pid ${plumage.child.pid} ready on ${plumage.value}`)
     const bare = await startChild(
@@ -181,22 +181,4 @@ async function run(side: Side, connections: number, seconds: number): Promise<Au
   if (result.errors > 0 || result.non2xx > 0)
     throw new Error(`${side.name}: ${result.errors} errors, ${result.non2xx} non-2xx responses`)
   return result
-}
-
-async function call(url: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS)
-  })
-  if (response.status >= 300)
-    throw new Error(`${method} ${url}${path} answered ${response.status}: ${await response.text()}`)
-  return response.json() as Promise<unknown>
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
