@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { io, type Socket } from 'socket.io-client'
-import { createClient, socketio } from '../../../src/library/client.js'
+import type { Socket } from 'socket.io-client'
+import type { createClient } from '../../../src/library/client.js'
 import type { AuthServer } from '../../support/auth-server.js'
 import { connectSocket, signup, startReferenceServer, type Session } from '../../support/reference-server.js'
-import { divergences, random, randomWrite, Watches } from './oracle-harness.js'
+import { divergences, random, randomWrite, watcher, Watches } from './oracle-harness.js'
 
 /*
  * The differential oracle of live queries (issue 39): many live queries of varied shapes (filters, $sort, $limit,
@@ -37,15 +37,9 @@ describe('live queries: the differential oracle on memory', () => {
       sessions.push(session)
       ids.push(session.id)
       writers.push(await connectSocket(server.url, session.token))
-      const socket = io(server.url, {
-        transports: ['websocket'],
-        forceNew: true,
-        reconnectionDelay: 20,
-        reconnectionDelayMax: 50,
-        extraHeaders: { Authorization: `Bearer ${session.token}` }
-      })
+      const { socket, client } = watcher(server.url, session.token)
       watchers.push(socket)
-      clients.push(createClient().configure(socketio(socket, { timeout: 20_000 })))
+      clients.push(client)
       owned.push([])
     }
   })
