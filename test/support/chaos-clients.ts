@@ -31,6 +31,8 @@ export interface ChaosClient {
   converged(): Promise<boolean | undefined>
   /** Times the live view was answered afresh (`reset`) after a reconnect. */
   resets: number
+  /** Why the socket last went away (socket.io's reason), for a stalled client's log line. */
+  lastDisconnect?: string
   /** What differs between the live view and a fresh find (plumage), for a divergent view's log line. */
   diagnose?(): Promise<string>
   close(): void
@@ -87,7 +89,8 @@ export async function plumageClient(url: string, email: string, n: number): Prom
   watch.on('reset', (change) => (chaos.resets++, note(`reset@${change.offset}`)))
   watch.on('change', (change) => note(`chg@${change.offset}:${change.changes.map((c) => c.type[0]).join('')}`))
   socket.on('connect', () => note('conn'))
-  socket.on('disconnect', () => note('disc'))
+  socket.on('disconnect', (reason) => note(`disc:${reason}`))
+  socket.on('connect_error', (error) => note(`cerr:${error.message}`))
   // A failed resume is retried (by the watch, while connected); the final comparison shows whether the view caught up.
   watch.on('error', (error) => note(`err:${(error as Error).message}`))
   return chaos
@@ -109,6 +112,8 @@ export async function feathersClient(url: string, email: string, n: number): Pro
   }
 }
 
-export function openClient(kind: ChaosClientKind, url: string, email: string, n: number): Promise<ChaosClient> {
-  return kind === 'plumage' ? plumageClient(url, email, n) : feathersClient(url, email, n)
+export async function openClient(kind: ChaosClientKind, url: string, email: string, n: number): Promise<ChaosClient> {
+  const client = await (kind === 'plumage' ? plumageClient(url, email, n) : feathersClient(url, email, n))
+  client.socket.on('disconnect', (reason) => (client.lastDisconnect = reason))
+  return client
 }

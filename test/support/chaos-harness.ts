@@ -182,7 +182,8 @@ class ChaosRun {
     }
     if (!this.writing) return
     const hung = [...new Set(this.pending.values())].map(
-      (n) => `client ${n} (connected: ${this.clients[n]!.socket.connected}, instance ${this.home[n]})`
+      (n) =>
+        `client ${n} (connected: ${this.clients[n]!.socket.connected}, last disconnect: ${this.clients[n]!.lastDisconnect}, instance ${this.home[n]})`
     )
     this.log(`STALLED: ${this.pending.size} writes unsettled for a minute, of ${hung.join(', ')}`)
     this.hung = this.pending.size

@@ -10,14 +10,9 @@ import type { SocketConnections } from './socket-connections.js'
 import type { AroundHandshake } from './call-extensions.js'
 
 /** socket.io's disconnect reasons after which the client may come back (the others are a deliberate disconnect). */
-const LOST_REASONS = new Set([
-  'transport error',
-  'transport close',
-  'forced close',
-  'ping timeout',
-  'server shutting down',
-  'forced server close'
-])
+const LOST_REASONS = new Set(
+  'transport error|transport close|forced close|ping timeout|server shutting down|forced server close'.split('|')
+)
 
 /**
  * How a socket becomes one of the app's connections and stops being one: the login of its handshake

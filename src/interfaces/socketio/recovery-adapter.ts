@@ -7,9 +7,7 @@ export interface SessionRestorer {
    * its `data`), or undefined when the session cannot be resumed from `offset`.
    */
   restore(pid: string, offset: string): Promise<{ sid: string; data: unknown } | undefined>
-  /**
-   * A socket still open under a session that is resumed elsewhere: its client is gone and comes back as the new one.
-   */
+  /** A socket still open under a session resumed elsewhere: its client is gone and comes back as the new one. */
   replace(stale: { id: string }): void
 }
 
@@ -18,16 +16,23 @@ export interface SessionRestorer {
  * socket.io's in-process session store: `restoreSession` asks the gateway (through `restorer`),
  * which may answer for a session another instance kept. Sessions are saved by the gateway when
  * they change, before the client learns its ids, so `persistSession` stays the base Adapter's
- * no-op; missed packets are not returned here but replayed by the gateway once the socket is
- * open, with its channels computed again.
+ * no-op; missed packets are replayed by the gateway once the socket is open, its channels computed again.
  */
 export function recoveryAdapter(restorer: SessionRestorer): typeof Adapter {
+  /** Each session's newest restore here: a client that reconnects again gave up its attempt before. */
+  const newest = new Map<string, symbol>()
   return class RecoveryAdapter extends Adapter {
     override async restoreSession(pid: PrivateSessionId, offset: string): Promise<Session> {
-      const found = await restorer.restore(pid, offset)
-      // socket.io's own typing says Session, yet it treats a null answer as "not restored" (as the base Adapter
-      // returns).
-      if (!found) return null as unknown as Session
+      const attempt = Symbol(pid)
+      newest.set(pid, attempt)
+      let superseded = false
+      const found = await restorer.restore(pid, offset).finally(() => {
+        superseded = newest.get(pid) !== attempt
+        if (!superseded) newest.delete(pid)
+      })
+      // socket.io types it Session, yet takes null for "not restored". A superseded attempt restored late would
+      // close the socket its client's newer connection opened under the same id ("io server disconnect": no retry).
+      if (!found || superseded) return null as unknown as Session
       // A reconnection can come before the server noticed the old connection died: that socket holds
       // the same id, and closing it later would take the new one out of its room.
       const stale = (this.nsp as { sockets: Map<string, { id: string }> }).sockets.get(found.sid)
