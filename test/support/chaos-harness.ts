@@ -186,6 +186,10 @@ class ChaosRun {
         `client ${n} (connected: ${this.clients[n]!.socket.connected}, last disconnect: ${this.clients[n]!.lastDisconnect}, instance ${this.home[n]})`
     )
     this.log(`STALLED: ${this.pending.size} writes unsettled for a minute, of ${hung.join(', ')}`)
+    const committed = await this.options.store.present([...this.pending.keys()]).catch(String)
+    this.log(`STALLED writes: ${[...this.pending.keys()].join(', ')}; in the database: ${String(committed)}`)
+    for (const n of new Set(this.pending.values()))
+      this.log(`STALLED client ${n}: ${await this.clients[n]!.diagnose?.().catch(String)}`)
     this.hung = this.pending.size
   }
 
@@ -286,11 +290,14 @@ class ChaosRun {
       converged = states.filter(Boolean).length
       if (converged === this.clients.length) break
     }
-    if (converged < this.clients.length)
+    if (converged < this.clients.length) {
+      // Counted again one by one: a find that timed out in the loop above may answer now.
+      converged = 0
       for (const [n, client] of this.clients.entries()) {
-        if (await client.converged().catch(() => false)) continue
-        this.log(`DIVERGED client ${n} (instance ${this.home[n]}): ${await client.diagnose?.().catch(String)}`)
+        if (await client.converged().catch(() => false)) converged++
+        else this.log(`DIVERGED client ${n} (instance ${this.home[n]}): ${await client.diagnose?.().catch(String)}`)
       }
+    }
     return converged
   }
 

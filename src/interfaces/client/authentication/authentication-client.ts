@@ -269,7 +269,16 @@ export class AuthenticationClient {
         }
       }
     }
-    await next()
+    try {
+      await next()
+    } catch (error) {
+      // A socket whose re-login after a reconnect failed (timed out, its instance gone) refuses calls unrun with 401:
+      // while signed in, log in again and send the call once more. A token the server refuses ends the session.
+      const relogin = !isLogin && this.signedIn && this.app.transport?.name !== 'rest'
+      if (!relogin || !(error instanceof NotAuthenticated)) throw error
+      await this.reAuthenticate(true)
+      await next()
+    }
   }
 }
 

@@ -179,6 +179,64 @@ describe('authentication client (fake transports)', () => {
     expect(calls.map((call) => call.path)).toEqual(['authentication', 'messages'])
     expect(calls[1]!.params.headers).toEqual({ Authorization: 'Bearer late' })
   })
+
+  it('logs in again and sends a socket call once more when the connection lost its login (a re-login that failed)', async () => {
+    // The server: logins answer, except the one right after the reconnect (timed out); calls need a logged-in socket.
+    let loggedIn = false
+    let failNextLogin = false
+    const { transport, calls } = fakeTransport('socketio', (call) => {
+      if (call.path === 'authentication') {
+        if (failNextLogin) throw ((failNextLogin = false), new Unavailable('timed out'))
+        loggedIn = true
+        return { accessToken: `token-${calls.length}` }
+      }
+      if (!loggedIn) throw new NotAuthenticated('Not authenticated')
+      return [{ id: 1 }]
+    })
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
+      .configure(authentication())
+    await client.authenticate({ strategy: 'local', email: 'a', password: 'b' })
+    // A reconnect to an instance that does not know the socket: its re-login fails.
+    loggedIn = false
+    failNextLogin = true
+    client.emit('disconnect', 'transport close')
+    expect(await client.service('messages').find()).toEqual([{ id: 1 }])
+    expect(calls.map((call) => `${call.path} ${call.method}`)).toEqual([
+      'authentication create',
+      'authentication create',
+      'messages find',
+      'authentication create',
+      'messages find'
+    ])
+  })
+
+  it('ends the session when the login after a refused socket call is refused too, and sends the call no more', async () => {
+    let refuse = false
+    const { transport, calls } = fakeTransport('socketio', (call) => {
+      if (call.path === 'authentication') {
+        if (refuse) throw new NotAuthenticated('jwt expired')
+        return { accessToken: 'token' }
+      }
+      throw new NotAuthenticated('Not authenticated')
+    })
+    const storage = new MemoryStorage()
+    const client = createClient()
+      .configure((app) => {
+        app.transport = transport
+      })
+      .configure(authentication({ storage }))
+    await client.authenticate({ strategy: 'local', email: 'a', password: 'b' })
+    refuse = true
+    await expect(client.service('messages').find()).rejects.toThrow('jwt expired')
+    expect(calls.map((call) => call.path)).toEqual(['authentication', 'messages', 'authentication'])
+    expect(storage.getItem('feathers-jwt')).toBeNull()
+    // Signed out now: a refused call is not retried.
+    await expect(client.service('messages').find()).rejects.toThrow('Not authenticated')
+    expect(calls).toHaveLength(4)
+  })
 })
 
 describe('authentication client against the server over REST', () => {
