@@ -72,13 +72,15 @@ describe('npm run generate', () => {
       [['hook', 'Log'], "'Log' is not a kebab-case name"],
       [['widget', 'x'], "nothing to generate called 'widget'"]
     ]
-    for (const [args, message] of refusals) {
-      const { code, stderr } = await generate(...args)
+    // All at once, as a script might: each refusal still writes nothing.
+    const answers = await Promise.all(refusals.map(([args]) => generate(...args)))
+    for (const [n, [args, message]] of refusals.entries()) {
+      const { code, stderr } = answers[n]!
       expect({ args, code, lines: stderr.trim().split('\n').length }).toEqual({ args, code: 1, lines: 1 })
       expect(stderr).toContain(message)
     }
     expect(await readdir(join(copy.dir, 'src', 'services'))).toEqual(before)
-  })
+  }, 90_000)
 
   it('writes services and a hook that type-check, lint and pass their tests, registered with one line each', async () => {
     const registry = join(copy.dir, 'src', 'services', 'index.ts')
