@@ -8,8 +8,8 @@ import { connectSocket, signup, startReferenceServer, type Session } from '../..
 import { call, findRecords, until } from './live-client.js'
 
 /** The client's request timeout here; a slowed read takes longer, so the first answer comes after it. */
-const TIMEOUT_MS = 1000
-const SLOW_MS = 1600
+const TIMEOUT_MS = 1200
+const SLOW_MS = 2000
 
 /*
  * Issue 39, a watch whose answer comes after the client's timeout: the server still completes it, so it holds a
