@@ -4,6 +4,7 @@ import type { Connection } from '../../domain/service/service.js'
 import type { App } from '../app.js'
 import { coreOf } from '../app-core.js'
 import { eventContext, runResolvers, type EventResolvers } from '../event-stages.js'
+import { loaderFor } from '../resolvers/index.js'
 import type { LiveView } from './live-view.js'
 import type { ReplaySource } from './replay.js'
 
@@ -51,8 +52,9 @@ export async function resolveOffers(
  * A resumed watch's replay source with the missed events' records resolved for its connection, as its `find`
  * resolves them (resolved before the replay: replay.ts reads records synchronously). Only records the view's query
  * accepts are resolved (as the feed offers a write only to the views its record's anchors reach): the others leave
- * or never enter the list either way, and a long gap of other writes to the service cost a resolution each, one
- * after another, while the client's resume waited (past its timeout, under chaos).
+ * or never enter the list either way. They are resolved all at once with the loaders of one context shared, as the
+ * records of one `find` are: a users lookup per missed event, one after another, was what made a resume on a loaded
+ * machine take seconds (a quiet watch's offset is old, so it misses every write of the service since).
  */
 export async function resolveReplay(
   app: App,
@@ -64,13 +66,22 @@ export async function resolveReplay(
   const resolvers = eventResolversOf(app, path)
   const entry = coreOf(app).registry.get(path)
   if (!resolvers || !entry) return source
+  // The replay's loaders (kept on a context under loaderFor's symbol), given to every event's context below.
+  const scope = eventContext(app, entry, 'created', undefined, connection)
+  loaderFor(scope, path)
+  const shared = Object.getOwnPropertySymbols(scope).map((key) => [key, (scope as never)[key]] as const)
   const resolved = new Map<RecordedEvent, ReturnType<ReplaySource['record']>>()
-  for (const event of events) {
+  const resolving = events.map(async (event) => {
     const write = source.record(event)
-    if (!write?.record || !source.window.accepts(write.record)) continue
-    const context = () => eventContext(app, entry, event.event, write.record, connection)
+    if (!write?.record || !source.window.accepts(write.record)) return
+    const context = () => {
+      const made = eventContext(app, entry, event.event, write.record, connection)
+      for (const [key, value] of shared) (made as unknown as Record<symbol, unknown>)[key] = value
+      return made
+    }
     const data = await runResolvers(resolvers.result, write.record, context)
     resolved.set(event, { id: write.id, record: (await runResolvers(resolvers.external, data, context)) as Doc })
-  }
+  })
+  await Promise.all(resolving)
   return { ...source, record: (event) => (resolved.has(event) ? resolved.get(event) : source.record(event)) }
 }

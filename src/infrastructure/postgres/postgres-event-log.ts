@@ -117,18 +117,16 @@ export class PostgresEventLog {
     return this.current
   }
 
-  /** Resolves true once the position reaches `place`, false when it has not within `timeoutMs`. */
+  /** Resolves true once the position reaches `place` (read from the log now, not at a notification), else false. */
   whenAt(place: LogPlace, timeoutMs: number): Promise<boolean> {
-    return this.waiters.whenAt(this.place, place, timeoutMs)
+    const reached = this.waiters.whenAt(this.place, place, timeoutMs)
+    if (this.place && comparePlaces(this.place, place) < 0) this.read()
+    return reached
   }
 
   /** Whether this process follows the events of `table` (a store of it subscribed). */
   follows(table: string): boolean {
     return this.subscribers.of(table) !== undefined
-  }
-
-  get isLive(): boolean {
-    return this.live
   }
 
   /** For health probes: live, or not following at all (nobody subscribed). */

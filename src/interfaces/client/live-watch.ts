@@ -30,6 +30,8 @@ const MAX_RETRY_MS = 5000
 /** What a live watch needs of a real-time transport: an event with an ack, and listening to server events. */
 export interface LiveTransport {
   request(event: string, ...args: unknown[]): Promise<unknown>
+  /** As `request`, giving `late` an answer that arrived after the request timed out (SocketioTransport has it). */
+  requestWithLate?(late: (result: unknown) => void, event: string, ...args: unknown[]): Promise<unknown>
   listen(event: string, listener: (data: unknown) => void): () => void
 }
 
@@ -127,15 +129,18 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
     this.early = []
     const options = this.started ? { resume: { offset: this.offset ?? '', records: this.list } } : {}
     let answer: WatchAnswer<T>
+    const args = ['watch', this.path, this.query, options] as const
     try {
-      answer = (await this.transport.request('watch', this.path, this.query, options)) as WatchAnswer<T>
+      // A watch answered after its request timed out runs on the server, unknown here: it is unwatched at once.
+      const { transport } = this
+      answer = (await (transport.requestWithLate?.((late) => this.drop(late), ...args) ??
+        transport.request(...args))) as WatchAnswer<T>
     } catch (error) {
       if (attempt !== this.attempt) return
       this.early = undefined
       throw error
     }
-    if (attempt !== this.attempt || this.stopped)
-      return void this.transport.request('unwatch', answer.id).catch(() => undefined)
+    if (attempt !== this.attempt || this.stopped) return this.drop(answer)
     this.id = answer.id
     if (answer.offset !== undefined) this.offset = answer.offset
     // A resume within the server's history: the missed changes follow as frames (the answer's are none).
@@ -151,6 +156,12 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
     for (const frame of early) this.frame(frame)
     if (!this.started) this.settle.resolve(this.list)
     this.started = true
+  }
+
+  /** Ends on the server a watch this client does not hold (answered too late, or after a drop or an unwatch). */
+  private drop(answer: unknown): void {
+    const id = (answer as Partial<WatchAnswer<T>> | undefined)?.id
+    if (id !== undefined) void this.transport.request('unwatch', id).catch(() => undefined)
   }
 
   /**

@@ -26,7 +26,11 @@ class FakeLog implements LogPosition {
     }
   }
 
-  whenAt(at: LogPlace): Promise<boolean> {
+  /** How long each caller of `whenAt` would wait. */
+  readonly waits: number[] = []
+
+  whenAt(at: LogPlace, timeoutMs: number): Promise<boolean> {
+    this.waits.push(timeoutMs)
     const reached =
       this.position !== undefined &&
       (this.position.tx > at.tx || (this.position.tx === at.tx && this.position.id >= at.id))
@@ -75,5 +79,11 @@ describe('PostgresEventHistory', () => {
     logged(place(40, 7), 1)
     for (const offset of ['e2.14.7', 'e1.4.9', 'e1.14', 'e1.14.07', 'e1.14.7.0', 'e1.14.7.1.1', 'e1.x-.7'])
       expect([offset, await history.since(offset)]).toEqual([offset, 'unknown'])
+  })
+  it("waits 2 s at most for an offset ahead in a live query's resume (sinceFor), and 5 s in since", async () => {
+    const { log, history } = setup()
+    expect(await history.since('e1.14.7')).toBe('unknown')
+    expect(await history.sinceFor('e1.14.7', ['messages'], () => true)).toBe('unknown')
+    expect(log.waits).toEqual([5000, 2000])
   })
 })

@@ -172,4 +172,17 @@ withServer('the PostgreSQL event log', () => {
     expect(onA.names().slice(before)).toEqual(['created after restart', 'created from b'])
     expect(onB.names()).toEqual(onA.names())
   })
+  it('reads the log at once for a place another instance handed out, without waiting for a notification', async () => {
+    // A row no one notifies about (a lost wake-up): B finds it because it was asked for its place, not at its poll.
+    const client = new pg.Client({ connectionString: database!.url })
+    await client.connect()
+    const { rows } = await client.query<{ tx: string; id: string }>(
+      `INSERT INTO plumage_events (service, event, record) VALUES ('messages', 'created', '{"id":"silent","name":"silent"}')
+       RETURNING tx::text AS tx, id::text AS id`
+    )
+    await client.end()
+    const log = factories[1]!.eventLog()!
+    expect(await log.whenAt({ tx: BigInt(rows[0]!.tx), id: BigInt(rows[0]!.id) }, 1000)).toBe(true)
+    await onB.seen(about('created', 'silent'))
+  })
 })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Socket } from 'socket.io-client'
+import { applyChanges, type WindowChange } from '../../../src/domain/query/live-window.js'
 import type { AuthServer } from '../../support/auth-server.js'
 import { connectSocket, signup, startReferenceServer, type Session } from '../../support/reference-server.js'
 import { call, findRecords, RawWatch, until } from './live-client.js'
@@ -20,8 +21,19 @@ describe('live queries with resolvers', () => {
     return socket
   }
 
+  /** The users finds the loaders make (an `$in` of ids), counted while `counting`. */
+  let userLookups = 0
+  let counting = false
+
   beforeAll(async () => {
     server = await startReferenceServer()
+    server.app.service('users').hooks({
+      before: {
+        find: [
+          async (context) => void (counting && (context.params.query?.id as { $in?: unknown })?.$in && userLookups++)
+        ]
+      }
+    })
     alice = await signup(server.url, 'alice@example.com')
     bob = await signup(server.url, 'bob@example.com')
   })
@@ -57,5 +69,34 @@ describe('live queries with resolvers', () => {
     }
     await watchA.unwatch()
     await watchB.unwatch()
+  })
+  it("resolves a resumed watch's missed messages together: one users lookup, not one per message", async () => {
+    const a = await open(alice)
+    const b = await open(bob)
+    const c = await open(alice)
+    const query = { $sort: { id: -1 }, $limit: 20 }
+    const first = await RawWatch.start(c, 'messages', query)
+    await first.unwatch()
+    for (let n = 0; n < 10; n++) await call(n % 2 ? a : b, 'create', 'messages', { text: `missed ${n}` })
+    const frames: { id: string; changes: WindowChange[] }[] = []
+    c.on('live', (frame: { id: string; changes: WindowChange[] }) => frames.push(frame))
+    userLookups = 0
+    counting = true
+    const answer = await call<{ id: string; changes?: unknown[] }>(c, 'watch', 'messages', query, {
+      resume: { offset: first.offset, records: first.list }
+    })
+    expect(answer.changes).toEqual([])
+    expect(await until(() => frames.filter((frame) => frame.id === answer.id).length >= 10)).toBe(true)
+    counting = false
+    let list = first.list
+    for (const frame of frames) if (frame.id === answer.id) list = applyChanges(list, frame.changes)
+    expect(list).toEqual(await findRecords(c, 'messages', query))
+    expect(list.slice(0, 2).map((m) => (m.user as { email?: string }).email)).toEqual([
+      'alice@example.com',
+      'bob@example.com'
+    ])
+    // The view's first read, and the replay's ten messages by two authors (one lookup each before: eleven).
+    expect(userLookups).toBeLessThanOrEqual(2)
+    await call(c, 'unwatch', answer.id)
   })
 })

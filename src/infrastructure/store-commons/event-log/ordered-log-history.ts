@@ -44,6 +44,12 @@ export interface OrderedLogHistoryOptions<P> {
   /** How long `since` waits for this process to reach an offset given out by a faster instance (default 5 s). */
   catchUpMs?: number
   /**
+   * The same wait for `sinceFor` (a live query's resume; default 2 s): shorter than a client's request timeout (5 s),
+   * with room for the view's read and the replay, so that the client is answered — a reset past it — rather than
+   * timing out and sending the resume again while this one still waits.
+   */
+  resumeWaitMs?: number
+  /**
    * The log's events of these services after `from` up to `to`; undefined when it no longer holds `from`. `rank` is
    * the rank of the offset's event at `from` (a log whose place holds several events ranks them there).
    */
@@ -79,6 +85,7 @@ interface Entry<P> extends RecordedEvent, Place<P> {
 export class OrderedLogHistory<P> implements EventHistory {
   private readonly maxEvents: number
   private readonly catchUpMs: number
+  private readonly resumeWaitMs: number
   private entries: Entry<P>[] = []
   private start = 0
   /** The place of the last pruned event: offsets before it lost events. */
@@ -89,6 +96,7 @@ export class OrderedLogHistory<P> implements EventHistory {
   constructor(private readonly options: OrderedLogHistoryOptions<P>) {
     this.maxEvents = options.maxEvents ?? 100_000
     this.catchUpMs = options.catchUpMs ?? 5_000
+    this.resumeWaitMs = options.resumeWaitMs ?? 2_000
   }
 
   append(event: PublishedEvent): string {
@@ -105,12 +113,17 @@ export class OrderedLogHistory<P> implements EventHistory {
     return this.offsetOf(this.lastAt(position) ? this.last! : { at: position, rank: 0 })
   }
 
-  async since(offset: string): Promise<RecordedEvent[] | 'unknown'> {
+  since(offset: string): Promise<RecordedEvent[] | 'unknown'> {
+    return this.after(offset, this.catchUpMs)
+  }
+
+  /** `since`, waiting at most `waitMs` for this process to reach the offset. */
+  private async after(offset: string, waitMs: number): Promise<RecordedEvent[] | 'unknown'> {
     const { log, order } = this.options
     const place = log.epoch === undefined ? undefined : this.placeOf(offset, log.epoch)
     if (!place || log.startedAfter === undefined || order.compare(place.at, log.startedAfter) < 0) return 'unknown'
     const behind = log.position === undefined || order.compare(log.position, place.at) < 0
-    if (behind && !(await log.whenAt(place.at, this.catchUpMs))) return 'unknown'
+    if (behind && !(await log.whenAt(place.at, waitMs))) return 'unknown'
     this.prune()
     if (this.pruned && this.before(place, this.pruned)) return 'unknown'
     const events: RecordedEvent[] = []
@@ -144,14 +157,15 @@ export class OrderedLogHistory<P> implements EventHistory {
    * `since`, for the events of some services only: an offset from before this process followed the log is known
    * too when the log still holds it and none of its events of these services between it and this process's start
    * `concerns` the caller (it reads them as raw log rows: they are only tested, never answered); the events
-   * answered are then those after the start. A quiet live query resumes so on a freshly started instance.
+   * answered are then those after the start. A quiet live query resumes so on a freshly started instance. It waits
+   * `resumeWaitMs` at most for this process to reach the offset.
    */
   async sinceFor(
     offset: string,
     services: readonly string[],
     concerns: (event: PublishedEvent) => boolean
   ): Promise<RecordedEvent[] | 'unknown'> {
-    const events = await this.since(offset)
+    const events = await this.after(offset, this.resumeWaitMs)
     const { log, order } = this.options
     const place = events === 'unknown' && log.epoch !== undefined ? this.placeOf(offset, log.epoch) : undefined
     const start = log.startedAfter

@@ -69,13 +69,26 @@ export class SocketioTransport implements Transport {
 
   /** Emits `event` with an ack (live queries' `watch`, `unwatch`): resolves with the answer, rejects with its error. */
   request(event: string, ...args: unknown[]): Promise<unknown> {
+    return this.requestWithLate(() => undefined, event, ...args)
+  }
+
+  /**
+   * As `request`; an answer that arrives after the request timed out (nothing waits for it any more) goes to `late`
+   * — a live query's `watch` answered late is still running on the server, and the client unwatches it.
+   */
+  requestWithLate(late: (result: unknown) => void, event: string, ...args: unknown[]): Promise<unknown> {
     const timeout = this.options.timeout ?? 5000
+    let timedOut = false
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Timeout(`Timeout of ${timeout}ms exceeded on ${event}`)), timeout)
+      const timer = setTimeout(() => {
+        timedOut = true
+        reject(new Timeout(`Timeout of ${timeout}ms exceeded on ${event}`))
+      }, timeout)
       this.socket.emit(event, ...args, (error: unknown, result: unknown) => {
         clearTimeout(timer)
         if (error !== null && error !== undefined)
           reject(errorFromJson(typeof error === 'object' ? error : { message: String(error) }))
+        else if (timedOut) late(result)
         else resolve(result)
       })
     })

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events'
 import type { Socket } from 'socket.io-client'
 import { NotFound, Timeout } from '../../../../src/domain/errors/errors.js'
 import { createClient } from '../../../../src/interfaces/client/client-app.js'
-import { socketio } from '../../../../src/interfaces/client/socket/socketio-transport.js'
+import { socketio, SocketioTransport } from '../../../../src/interfaces/client/socket/socketio-transport.js'
 import { connect, disconnectAll, emitAck, startSocketServer, type TestServer } from '../../socketio/support.js'
 import { Gate, createSocketTestApp } from '../../socketio/test-app.js'
 
@@ -110,5 +110,36 @@ describe('socketio client transport: reconnections', () => {
     const seen = configured(socket)
     socket.reconnect(false)
     expect(seen).toEqual(['connect', 'events-lost'])
+  })
+})
+
+describe('socketio client transport: an answer after the timeout', () => {
+  /** A socket whose acks the test calls by hand. */
+  const socketWithAcks = () => {
+    const acks: ((error: unknown, result: unknown) => void)[] = []
+    const socket = {
+      emit: (_event: string, ...args: unknown[]) => void acks.push(args.at(-1) as (typeof acks)[number]),
+      on: () => undefined,
+      off: () => undefined
+    }
+    return { socket, acks }
+  }
+
+  it('gives a late answer to `late` (a watch to unwatch), an answer in time to the promise only', async () => {
+    const { socket, acks } = socketWithAcks()
+    const transport = new SocketioTransport(socket, { timeout: 30 })
+    const late: unknown[] = []
+    const timedOut = transport.requestWithLate((result) => late.push(result), 'watch', 'messages', {}, {})
+    await expect(timedOut).rejects.toBeInstanceOf(Timeout)
+    acks[0]!(null, { id: '7', records: [] })
+    expect(late).toEqual([{ id: '7', records: [] }])
+    const inTime = transport.requestWithLate((result) => late.push(result), 'watch', 'messages', {}, {})
+    acks[1]!(null, { id: '8', records: [] })
+    expect(await inTime).toEqual({ id: '8', records: [] })
+    // An error that comes late is nobody's: neither the promise (settled) nor `late` sees it.
+    const failed = transport.requestWithLate((result) => late.push(result), 'watch', 'messages', {}, {})
+    await expect(failed).rejects.toBeInstanceOf(Timeout)
+    acks[2]!({ name: 'NotFound', code: 404, message: 'gone' }, undefined)
+    expect(late).toHaveLength(1)
   })
 })
