@@ -1,4 +1,5 @@
 import type { R, RDatum, RSingleSelection, RTable, WriteResult } from 'rethinkdb-ts'
+import type { Data } from '../../domain/service/service.js'
 import { reqlOf } from './rethinkdb-driver.js'
 
 /** One row of the event log: a service event as every instance must publish it. */
@@ -14,6 +15,12 @@ export interface LoggedEvent {
   record: unknown
   /** The W3C `traceparent` of the writer's span (tracing on): instances publishing the event link to it. */
   trace?: string
+  /**
+   * A later write of the record came before this event's number (see EventLogWrites.superseded): the event holds
+   * its number but is not published (its write's effect is in a later event of the record). TableWatch still
+   * matches it against the table's change; keyed writes still answer with its record.
+   */
+  superseded?: true
 }
 
 /**
@@ -50,6 +57,13 @@ export interface LogRow extends Partial<RowEvent> {
 }
 
 export type WriteEvent = 'created' | 'updated' | 'patched' | 'removed'
+
+/** The table a logged write changed: its name in the events, and the term and key the check after numbering reads. */
+export interface LoggedTable {
+  name: string
+  term: RTable<Data>
+  idField: string
+}
 
 /**
  * The key of the log's counter row, in a table of its own (`<log>_counter`): a soft write into the
@@ -106,7 +120,12 @@ export class EventLogWrites {
    * nothing. `marks` (a term: an array of KeyMark) are the keyed writes among it: the row carries those that wrote
    * all they were asked to (a failed write keeps no key).
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
+  recording<T>(
+    write: RDatum<WriteResult<T>>,
+    table: LoggedTable,
+    event: WriteEvent,
+    marks?: Term
+  ): RDatum<WriteResult<T>> {
     const trace = this.traceparent?.()
     const recorder = this.recorder(table, event, trace !== undefined, marks !== undefined)
     const args = [...(trace === undefined ? [] : [this.r.expr(trace)]), ...(marks ? [marks] : [])]
@@ -121,8 +140,9 @@ export class EventLogWrites {
    * "Where the CPU goes with 2 and 4 instances"). Terms are immutable JSON: the function is built
    * once, and each write's query only refers to it.
    */
-  private recorder(table: string, event: WriteEvent, traced: boolean, keyed: boolean): Term {
-    const key = `${traced ? 'traced' : 'plain'}${keyed ? ' keyed' : ''}\u0000${event}\u0000${table}`
+  private recorder(logged: LoggedTable, event: WriteEvent, traced: boolean, keyed: boolean): Term {
+    const table = logged.name
+    const key = `${traced ? 'traced' : 'plain'}${keyed ? ' keyed' : ''}\u0000${event}\u0000${table}\u0000${logged.idField}`
     let recorder = this.recorders.get(key)
     if (recorder) return recorder
     const r = this.r
@@ -137,7 +157,9 @@ export class EventLogWrites {
           r.branch(
             entries.isEmpty(),
             result,
-            this.append(entries, marks && this.marked(result, entries, marks)).do(() => result)
+            this.append(entries, marks && this.marked(result, entries, marks), (taken: Term) =>
+              this.superseded(logged, event, taken)
+            ).do(() => result)
           )
       )
     const call =
@@ -172,6 +194,38 @@ export class EventLogWrites {
         )
       ),
       (kept: Term) => r.branch(kept.isEmpty(), {}, { keys: kept.map((mark: Term) => mark('key')), marks: kept })
+    )
+  }
+
+  /**
+   * The entries of a write as logged under the numbers just taken: an entry whose record the table no longer holds
+   * as the write left it (a removed one: that is back) is marked `superseded`. Read after the numbers are taken,
+   * so this is what keeps one record's events in the order its writes were applied (docs/adr/0007): the write and
+   * the taking of numbers are two documents, and two writes of one record could take their numbers in the other
+   * order than the table applied them. An entry kept found the record as its write left it after taking its
+   * numbers, so the record was so when they were taken (both reads of one document, the numbers in between): the
+   * logged values of a record follow the order in which numbers were taken, which is the log's. A superseded entry
+   * was overwritten before that read by a write whose own entry, taken later, shows its effect (or is superseded in
+   * turn by one that does): it keeps its number, unpublished. One `getAll` of the written keys.
+   */
+  private superseded(table: LoggedTable, event: WriteEvent, entries: Term): Term {
+    const r = this.r
+    // The records as the table holds them, by key: one read, and no search through them per entry (a grouped
+    // insert's hundreds). A key as JSON in an array tells the number 1 from the string "1".
+    const keyOf = (id: Term): Term => r.expr([id]).coerceTo('string')
+    const key = (entry: Term): Term => keyOf(entry('record')(table.idField))
+    const held = table.term
+      .getAll(r.args(entries.map((entry: Term) => entry('record')(table.idField)).distinct() as never))
+      .concatMap((record: Term) => [keyOf(record(table.idField)), record])
+      .coerceTo('array')
+    return r.do((r.object as (...pairs: unknown[]) => Term)(r.args(held as never)), (current: Term) =>
+      entries.map((entry: Term) =>
+        r.branch(
+          event === 'removed' ? current.hasFields(key(entry)) : current(key(entry)).default(null).ne(entry('record')),
+          entry.merge({ superseded: true }),
+          entry
+        )
+      )
     )
   }
 
@@ -252,7 +306,7 @@ export class EventLogWrites {
    * holds: the query sees its numbers taken, moves the counter past the newest logged number and
    * takes new ones — a used number is never handed out again, nor an event dropped.
    */
-  private append(entries: Term, mark?: Term): Term {
+  private append(entries: Term, mark?: Term, check?: (entries: Term) => Term): Term {
     const r = this.r
     return r.do(entries.count(), (count: Term) =>
       this.take(count)
@@ -263,10 +317,13 @@ export class EventLogWrites {
             this.repair().do(() => this.take(count))
           )
         )
-        .do((last: Term) => {
-          const row = { id: last.sub(count).add(1), ts: serverMs(r), events: entries }
-          return this.table().insert((mark ? r.expr(row).merge(mark) : row) as never)
-        })
+        // Read after the numbers are taken (see superseded), in the same query, before the row goes in.
+        .do((last: Term) =>
+          r.do(check ? check(entries) : entries, (events: Term) => {
+            const row = { id: last.sub(count).add(1), ts: serverMs(r), events }
+            return this.table().insert((mark ? r.expr(row).merge(mark) : row) as never)
+          })
+        )
         // A number taken twice all the same (two repairs racing): say so, never drop events silently.
         .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error'))))
     )

@@ -9,6 +9,7 @@ import {
   serverMs,
   type Counter,
   type LoggedEvent,
+  type LoggedTable,
   type LogRow,
   type RowEvent,
   type Term,
@@ -20,7 +21,7 @@ import type { LeaseRow } from './row-lease.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
 import { PositionWaiters, TableSubscribers } from '../store-commons/event-log/index.js'
 
-export type { LoggedEvent, WriteEvent } from './event-log-writes.js'
+export type { LoggedEvent, LoggedTable, WriteEvent } from './event-log-writes.js'
 
 export interface EventLogOptions {
   r: R
@@ -263,7 +264,12 @@ export class EventLog {
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
    * nothing. `marks`: the keyed writes among it (EventLogWrites.recording).
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
+  recording<T>(
+    write: RDatum<WriteResult<T>>,
+    table: LoggedTable,
+    event: WriteEvent,
+    marks?: Term
+  ): RDatum<WriteResult<T>> {
     return this.writes.recording(write, table, event, marks)
   }
 

@@ -83,9 +83,13 @@ export function gapEvents(
   for (const row of rows) {
     const all = eventsOf(row)
     const endsAtOffset = all.length > 1 && row.id + all.length - 1 === from && rank > 0
+    // Ranks count the row's published events: superseded ones hold a number but were never published.
+    let published = 0
     all.forEach((event, index) => {
+      if (event.superseded) return
       const seq = row.id + index
-      const after = seq > from || (endsAtOffset && index >= rank)
+      const after = seq > from || (endsAtOffset && published >= rank)
+      published++
       if (after && seq <= to && tables.includes(event.table))
         events.push({ path: event.table, event: event.event, data: event.record })
     })
