@@ -2,6 +2,7 @@ import type { R, RDatum, RTable, WriteResult } from 'rethinkdb-ts'
 import type { Logger } from '../../domain/logger.js'
 import { noMetrics, type Metrics } from '../../domain/metrics.js'
 import { driverMessage } from './rethinkdb-errors.js'
+import { eventsOf } from './event-log-rows.js'
 import {
   COUNTER,
   EventLogWrites,
@@ -11,7 +12,6 @@ import {
   type LoggedEvent,
   type LoggedTable,
   type LogRow,
-  type RowEvent,
   type Term,
   type WriteEvent
 } from './event-log-writes.js'
@@ -390,13 +390,6 @@ export class EventLog {
       })
     }
   }
-}
-
-/** A row's events: its `events`, or (a row written before 0008) the one event in its own fields. */
-function eventsOf(row: LogRow): RowEvent[] {
-  if (row.events) return row.events
-  const { table = '', event = '', record, trace } = row
-  return [{ table, event, record, ...(trace !== undefined ? { trace } : {}) }]
 }
 
 /** The epoch as offsets carry it: 48 random bits of the counter row's uuid tell one log from a remade one. */

@@ -7,7 +7,7 @@ import {
   type LogOrder,
   type LogPosition as OrderedLogPosition
 } from '../store-commons/event-log/index.js'
-import type { LogRow, RowEvent } from './event-log-writes.js'
+import { eventsOf, type LogRow } from './event-log-rows.js'
 
 /** What the history needs of the event log (EventLog): its numbers, and where this process is in them. */
 export type LogPosition = OrderedLogPosition<number>
@@ -95,13 +95,6 @@ export function gapEvents(
     })
   }
   return events
-}
-
-/** A row's events: its `events`, or (a row written before 0008) the one event in its own fields. */
-function eventsOf(row: LogRow): RowEvent[] {
-  if (row.events) return row.events
-  const { table = '', event = '', record } = row
-  return [{ table, event, record }]
 }
 
 /** The RethinkDB log's order: the counter row's numbers (ADR 0007), one base-36 part in an offset. */
