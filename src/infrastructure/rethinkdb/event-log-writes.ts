@@ -135,8 +135,9 @@ export class EventLogWrites {
    * order than the table applied them. An entry kept found the record as its write left it after taking its
    * numbers, so the record was so when they were taken (both reads of one document, the numbers in between): the
    * logged values of a record follow the order in which numbers were taken, which is the log's. A superseded entry
-   * was overwritten before that read by a write whose own entry, taken later, shows its effect (or is superseded in
-   * turn by one that does): it keeps its number, unpublished. One `getAll` of the written keys.
+   * was overwritten before that read by a later write, which takes its numbers after its own write, so its entry
+   * carries the record from then on (or is superseded in turn by one that does): the superseded entry keeps its
+   * number, unpublished. One `getAll` of the written keys.
    */
   private superseded(table: LoggedTable, event: WriteEvent, entries: Term): Term {
     const r = this.r
