@@ -1,72 +1,16 @@
 import type { R, RDatum, RSingleSelection, RTable, WriteResult } from 'rethinkdb-ts'
 import { reqlOf } from './rethinkdb-driver.js'
+import {
+  COUNTER,
+  KEYS_TABLE,
+  MAX_SEQ,
+  type Counter,
+  type LoggedTable,
+  type LogRow,
+  type WriteEvent
+} from './event-log-rows.js'
 
-/** One row of the event log: a service event as every instance must publish it. */
-export interface LoggedEvent {
-  /** The event's number in the log (1, 2, 3, …), taken from the log's counter by the query that logged it. */
-  id: number
-  /** Server time in ms: what pruning goes by. */
-  ts: number
-  table: string
-  /** created, updated, patched, removed, or a custom event name. */
-  event: string
-  /** The record as written (as removed, for `removed`), or a custom event's data. */
-  record: unknown
-  /** The W3C `traceparent` of the writer's span (tracing on): instances publishing the event link to it. */
-  trace?: string
-}
-
-/**
- * One keyed write of a log row (rethinkdb-keyed-writes.ts): its key's row id, the claim that wrote it and its
- * request's digest, and for a keyed create of a grouped insert the ids of its records (`ids`, in the records'
- * `field`): its answer is those of the row's events; without `ids`, all of them. The row is one document: its
- * events and its keys' answers commit together. A row lists its keys in `keys` too (the log's multi index `keys`).
- */
-export interface KeyMark {
-  key: string
-  claim: string
-  fingerprint: string
-  ids?: unknown[]
-  field?: string
-}
-
-/** The idempotency keys' table of a database (rethinkdb-keyed-writes.ts): the log's pruning keeps their answers. */
-export const KEYS_TABLE = 'plumage_idempotency'
-
-/** One event as a log row holds it: its number and time are the row's. */
-export type RowEvent = Omit<LoggedEvent, 'id' | 'ts'>
-
-/**
- * One row of the log table: the events of one write, numbered `id`, `id + 1`, … in their order (one
- * document per write however many records it wrote, see docs/adr/0008-cheap-exactly-once.md). Rows
- * written before 0008 hold one event in their own fields.
- */
-export interface LogRow extends Partial<RowEvent> {
-  id: number
-  ts: number
-  events?: RowEvent[]
-  keys?: string[]
-  marks?: KeyMark[]
-}
-
-export type WriteEvent = 'created' | 'updated' | 'patched' | 'removed'
-
-/**
- * The key of the log's counter row, in a table of its own (`<log>_counter`): a soft write into the
- * log table itself waits behind the hard log inserts' flushes (see docs/adr/0008-cheap-exactly-once.md).
- * Logs made before kept it in the log table under the same key: a string, so no range of numbers ever
- * included it; `setup()` moves it.
- */
-export const COUNTER = 'counter'
-/** Above every event number (the feed's and replay's upper bound; `r.maxval` would include string keys). */
-export const MAX_SEQ = Number.MAX_SAFE_INTEGER
-
-/** The log's counter row: the last number taken, and the log's epoch (drawn when the row is made). */
-export interface Counter {
-  id: typeof COUNTER
-  seq: number
-  epoch: string
-}
+export * from './event-log-rows.js'
 
 export interface EventLogWritesOptions {
   r: R
@@ -106,7 +50,12 @@ export class EventLogWrites {
    * nothing. `marks` (a term: an array of KeyMark) are the keyed writes among it: the row carries those that wrote
    * all they were asked to (a failed write keeps no key).
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
+  recording<T>(
+    write: RDatum<WriteResult<T>>,
+    table: LoggedTable,
+    event: WriteEvent,
+    marks?: Term
+  ): RDatum<WriteResult<T>> {
     const trace = this.traceparent?.()
     const recorder = this.recorder(table, event, trace !== undefined, marks !== undefined)
     const args = [...(trace === undefined ? [] : [this.r.expr(trace)]), ...(marks ? [marks] : [])]
@@ -121,8 +70,9 @@ export class EventLogWrites {
    * "Where the CPU goes with 2 and 4 instances"). Terms are immutable JSON: the function is built
    * once, and each write's query only refers to it.
    */
-  private recorder(table: string, event: WriteEvent, traced: boolean, keyed: boolean): Term {
-    const key = `${traced ? 'traced' : 'plain'}${keyed ? ' keyed' : ''}\u0000${event}\u0000${table}`
+  private recorder(logged: LoggedTable, event: WriteEvent, traced: boolean, keyed: boolean): Term {
+    const table = logged.name
+    const key = `${traced ? 'traced' : 'plain'}${keyed ? ' keyed' : ''}\u0000${event}\u0000${table}\u0000${logged.idField}`
     let recorder = this.recorders.get(key)
     if (recorder) return recorder
     const r = this.r
@@ -137,7 +87,9 @@ export class EventLogWrites {
           r.branch(
             entries.isEmpty(),
             result,
-            this.append(entries, marks && this.marked(result, entries, marks)).do(() => result)
+            this.append(entries, marks && this.marked(result, entries, marks), (taken: Term) =>
+              this.superseded(logged, event, taken)
+            ).do(() => result)
           )
       )
     const call =
@@ -172,6 +124,39 @@ export class EventLogWrites {
         )
       ),
       (kept: Term) => r.branch(kept.isEmpty(), {}, { keys: kept.map((mark: Term) => mark('key')), marks: kept })
+    )
+  }
+
+  /**
+   * The entries of a write as logged under the numbers just taken: an entry whose record the table no longer holds
+   * as the write left it (a removed one: that is back) is marked `superseded`. Read after the numbers are taken,
+   * so this is what keeps one record's events in the order its writes were applied (docs/adr/0007): the write and
+   * the taking of numbers are two documents, and two writes of one record could take their numbers in the other
+   * order than the table applied them. An entry kept found the record as its write left it after taking its
+   * numbers, so the record was so when they were taken (both reads of one document, the numbers in between): the
+   * logged values of a record follow the order in which numbers were taken, which is the log's. A superseded entry
+   * was overwritten before that read by a later write, which takes its numbers after its own write, so its entry
+   * carries the record from then on (or is superseded in turn by one that does): the superseded entry keeps its
+   * number, unpublished. One `getAll` of the written keys.
+   */
+  private superseded(table: LoggedTable, event: WriteEvent, entries: Term): Term {
+    const r = this.r
+    // The records as the table holds them, by key: one read, and no search through them per entry (a grouped
+    // insert's hundreds). A key as JSON in an array tells the number 1 from the string "1".
+    const keyOf = (id: Term): Term => r.expr([id]).coerceTo('string')
+    const key = (entry: Term): Term => keyOf(entry('record')(table.idField))
+    const held = table.term
+      .getAll(r.args(entries.map((entry: Term) => entry('record')(table.idField)).distinct() as never))
+      .concatMap((record: Term) => [keyOf(record(table.idField)), record])
+      .coerceTo('array')
+    return r.do((r.object as (...pairs: unknown[]) => Term)(r.args(held as never)), (current: Term) =>
+      entries.map((entry: Term) =>
+        r.branch(
+          event === 'removed' ? current.hasFields(key(entry)) : current(key(entry)).default(null).ne(entry('record')),
+          entry.merge({ superseded: true }),
+          entry
+        )
+      )
     )
   }
 
@@ -252,7 +237,7 @@ export class EventLogWrites {
    * holds: the query sees its numbers taken, moves the counter past the newest logged number and
    * takes new ones — a used number is never handed out again, nor an event dropped.
    */
-  private append(entries: Term, mark?: Term): Term {
+  private append(entries: Term, mark?: Term, check?: (entries: Term) => Term): Term {
     const r = this.r
     return r.do(entries.count(), (count: Term) =>
       this.take(count)
@@ -263,10 +248,13 @@ export class EventLogWrites {
             this.repair().do(() => this.take(count))
           )
         )
-        .do((last: Term) => {
-          const row = { id: last.sub(count).add(1), ts: serverMs(r), events: entries }
-          return this.table().insert((mark ? r.expr(row).merge(mark) : row) as never)
-        })
+        // Read after the numbers are taken (see superseded), in the same query, before the row goes in.
+        .do((last: Term) =>
+          r.do(check ? check(entries) : entries, (events: Term) => {
+            const row = { id: last.sub(count).add(1), ts: serverMs(r), events }
+            return this.table().insert((mark ? r.expr(row).merge(mark) : row) as never)
+          })
+        )
         // A number taken twice all the same (two repairs racing): say so, never drop events silently.
         .do((inserted: Term) => r.branch(inserted('errors').eq(0), inserted, r.error(inserted('first_error'))))
     )

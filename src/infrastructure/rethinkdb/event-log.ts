@@ -2,6 +2,7 @@ import type { R, RDatum, RTable, WriteResult } from 'rethinkdb-ts'
 import type { Logger } from '../../domain/logger.js'
 import { noMetrics, type Metrics } from '../../domain/metrics.js'
 import { driverMessage } from './rethinkdb-errors.js'
+import { eventsOf } from './event-log-rows.js'
 import {
   COUNTER,
   EventLogWrites,
@@ -9,8 +10,8 @@ import {
   serverMs,
   type Counter,
   type LoggedEvent,
+  type LoggedTable,
   type LogRow,
-  type RowEvent,
   type Term,
   type WriteEvent
 } from './event-log-writes.js'
@@ -20,7 +21,7 @@ import type { LeaseRow } from './row-lease.js'
 import { LiveFeed, type FeedCursor, type FeedRow } from './live-feed.js'
 import { PositionWaiters, TableSubscribers } from '../store-commons/event-log/index.js'
 
-export type { LoggedEvent, WriteEvent } from './event-log-writes.js'
+export type { LoggedEvent, LoggedTable, WriteEvent } from './event-log-writes.js'
 
 export interface EventLogOptions {
   r: R
@@ -263,7 +264,12 @@ export class EventLog {
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
    * nothing. `marks`: the keyed writes among it (EventLogWrites.recording).
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
+  recording<T>(
+    write: RDatum<WriteResult<T>>,
+    table: LoggedTable,
+    event: WriteEvent,
+    marks?: Term
+  ): RDatum<WriteResult<T>> {
     return this.writes.recording(write, table, event, marks)
   }
 
@@ -384,13 +390,6 @@ export class EventLog {
       })
     }
   }
-}
-
-/** A row's events: its `events`, or (a row written before 0008) the one event in its own fields. */
-function eventsOf(row: LogRow): RowEvent[] {
-  if (row.events) return row.events
-  const { table = '', event = '', record, trace } = row
-  return [{ table, event, record, ...(trace !== undefined ? { trace } : {}) }]
 }
 
 /** The epoch as offsets carry it: 48 random bits of the counter row's uuid tell one log from a remade one. */

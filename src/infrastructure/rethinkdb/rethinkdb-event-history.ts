@@ -7,7 +7,7 @@ import {
   type LogOrder,
   type LogPosition as OrderedLogPosition
 } from '../store-commons/event-log/index.js'
-import type { LogRow, RowEvent } from './event-log-writes.js'
+import { eventsOf, type LogRow } from './event-log-rows.js'
 
 /** What the history needs of the event log (EventLog): its numbers, and where this process is in them. */
 export type LogPosition = OrderedLogPosition<number>
@@ -83,21 +83,18 @@ export function gapEvents(
   for (const row of rows) {
     const all = eventsOf(row)
     const endsAtOffset = all.length > 1 && row.id + all.length - 1 === from && rank > 0
+    // Ranks count the row's published events: superseded ones hold a number but were never published.
+    let published = 0
     all.forEach((event, index) => {
+      if (event.superseded) return
       const seq = row.id + index
-      const after = seq > from || (endsAtOffset && index >= rank)
+      const after = seq > from || (endsAtOffset && published >= rank)
+      published++
       if (after && seq <= to && tables.includes(event.table))
         events.push({ path: event.table, event: event.event, data: event.record })
     })
   }
   return events
-}
-
-/** A row's events: its `events`, or (a row written before 0008) the one event in its own fields. */
-function eventsOf(row: LogRow): RowEvent[] {
-  if (row.events) return row.events
-  const { table = '', event = '', record } = row
-  return [{ table, event, record }]
 }
 
 /** The RethinkDB log's order: the counter row's numbers (ADR 0007), one base-36 part in an offset. */

@@ -227,7 +227,7 @@ function write(options: Batch, writers: Term, held: Term): Term {
     returnChanges: true
   }) as unknown as RDatum<WriteResult<Data>>
   const marks = writers.map((call: Term) => call.pluck('key', 'claim', 'fingerprint', 'ids').merge({ field: idField }))
-  const logged = events ? events.recording(insert, tableName, 'created', marks) : insert
+  const logged = events ? events.recording(insert, { name: tableName, term: table, idField }, 'created', marks) : insert
   return logged.do((result: Term) =>
     r.do(
       result('changes')

@@ -10,7 +10,7 @@ import {
   type StoredAnswer
 } from '../../domain/store/keyed-write.js'
 import { keyRowId, OccasionalSweep } from '../store-commons/keyed-writes/index.js'
-import type { EventLog, WriteEvent } from './event-log.js'
+import type { EventLog, LoggedTable, WriteEvent } from './event-log.js'
 import { KEYS_TABLE, markedRecords, serverMs, type KeyMark, type Term } from './event-log-writes.js'
 import type { KeyedCreate, KeyedTables } from './rethinkdb-keyed-creates.js'
 import { toStoreError } from './rethinkdb-errors.js'
@@ -107,7 +107,7 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
   async write<T>(
     keyed: KeyedWrite,
     write: RDatum<WriteResult<T>>,
-    target: { table: string; event: WriteEvent }
+    target: { table: LoggedTable; event: WriteEvent }
   ): Promise<{ result: WriteResult<T> } | { replay: Data[] }> {
     await this.setup()
     this.sweeper.due()
@@ -173,7 +173,7 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
     id: string,
     claim: string,
     write: RDatum<WriteResult<T>>,
-    target: { table: string; event: WriteEvent }
+    target: { table: LoggedTable; event: WriteEvent }
   ): RDatum<Outcome<T>> {
     const { r, events } = this.options
     const row = this.table().get(id)

@@ -310,8 +310,9 @@ export class RethinkDbStore<T extends Data = Data> implements Store<T> {
     params?: Params
   ): Promise<{ result: WriteResult<Data> } | { replay: Data[] }> {
     const keyed = keyedWriteOf(params, this.keyedWrites)
-    if (keyed) return this.keyedWrites.write(keyed, term, { table: this.tableName, event })
-    const query = this.events ? this.events.recording(term, this.tableName, event) : term
+    const table = { name: this.tableName, term: this.table(), idField: this.id }
+    if (keyed) return this.keyedWrites.write(keyed, term, { table, event })
+    const query = this.events ? this.events.recording(term, table, event) : term
     return { result: await this.run(operation, () => query.run()) }
   }
 

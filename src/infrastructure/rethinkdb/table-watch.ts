@@ -209,8 +209,10 @@ export class TableWatch {
       return
     }
     if (this.unsubscribe) return
-    this.unsubscribe = this.options.events.subscribe(this.options.tableName, ({ event, record, trace }) => {
+    this.unsubscribe = this.options.events.subscribe(this.options.tableName, ({ event, record, trace, superseded }) => {
       if (this.following) this.direct!.logged(event, record)
+      // Its table change is matched above; its effect comes with a later event of the record.
+      if (superseded) return
       this.emit({ event, record: record as Data, ...(trace === undefined ? {} : { trace }) })
     })
     this.lease?.start()

@@ -196,5 +196,12 @@ describe('RethinkDbEventHistory', () => {
     expect(read(1, 14)).toEqual([21, 22, 23])
     // A row of one event is named by its number with rank 0.
     expect(gapEvents(rows, { from: 14, rank: 0, to: 16, tables: ['messages'] }).length).toBe(1)
+    // A superseded event (a later write of its record came first) was never published: no rank, not in a gap.
+    const superseded = [{ ...rows[0]!, events: [event(20), { ...event(21), superseded: true as const }, event(22)] }]
+    const ids = (from: number, rank: number) =>
+      gapEvents(superseded, { from, rank, to: 16, tables: ['messages'] }).map((e) => (e.data as { id: number }).id)
+    expect(ids(10, 0)).toEqual([20, 22])
+    expect(ids(13, 1)).toEqual([22])
+    expect(ids(13, 2)).toEqual([])
   })
 })

@@ -17,8 +17,6 @@ const withServer = server ? describe : describe.skip
 withServer('live queries: the differential oracle on two RethinkDB instances', () => {
   twoInstanceOracle({
     store: 'RethinkDB',
-    // Two concurrent writes of one record can be logged in the other order than the table took them (ADR 0019).
-    oneWritePerRecord: true,
     queries: Number(process.env.LIVE_ORACLE_RDB_QUERIES ?? 60),
     writes: Number(process.env.LIVE_ORACLE_RDB_WRITES ?? 1500),
     start: async (settings) => {
@@ -47,7 +45,7 @@ withServer('live queries: the differential oracle on two RethinkDB instances', (
             .db(server!.db)
             .table('plumage_events')
             .concatMap((row: RDatum) => row('events').default([]))
-            .filter((event: RDatum) => event('table').eq('messages'))
+            .filter((event: RDatum) => event('table').eq('messages').and(event('superseded').default(false).not()))
             .group((event: RDatum) => [
               event('event'),
               event('record')('id'),
@@ -58,8 +56,16 @@ withServer('live queries: the differential oracle on two RethinkDB instances', (
             .filter((group: RDatum) => group('reduction').gt(1))
             .map((group: RDatum) => group('group'))
             .run()) as unknown[]
+          // Writes of one record overtaken by another before their numbers were taken (ADR 0007): not published.
+          const superseded = (await r
+            .db(server!.db)
+            .table('plumage_events')
+            .concatMap((row: RDatum) => row('events').default([]))
+            .filter((event: RDatum) => event('superseded').default(false))
+            .count()
+            .run()) as number
           process.stderr.write(
-            `live oracle on RethinkDB: ${twice.length} write events logged twice ${JSON.stringify(twice)}\n`
+            `live oracle on RethinkDB: ${twice.length} write events logged twice ${JSON.stringify(twice)}, ${superseded} superseded\n`
           )
           await a.stop()
           await b.stop()

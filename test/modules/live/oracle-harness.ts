@@ -81,11 +81,6 @@ export interface Writers {
   owned: number[][]
   /** The socket a user writes through (a random instance's, when there are several). */
   socket(user: number): Socket
-  /**
-   * With it, concurrent writes never touch one record: the ids being written. RethinkDB needs it for now — its log
-   * can order two concurrent writes of one record otherwise than the table (ADR 0019).
-   */
-  busy?: Set<unknown>
 }
 
 /** A user's watching socket (reconnecting fast, logged in by its header) and plumage's client over it. */
@@ -106,15 +101,13 @@ export async function randomWrite({ rand, pick, int }: Random, writers: Writers)
   const mine = writers.owned[user]!
   const socket = writers.socket(user)
   const roll = rand()
-  const free = writers.busy ? mine.filter((id) => !writers.busy!.has(id)) : mine
-  if (free.length === 0 || roll < 0.4 || (mine.length < 30 && roll < 0.55)) {
+  if (mine.length === 0 || roll < 0.4 || (mine.length < 30 && roll < 0.55)) {
     const data: Record<string, unknown> = { text: `t${int(1000)}`, tag: pick(TAGS), n: int(20) }
     if (rand() < 0.25) data.to = pick(writers.ids)
     const created = await call<{ id: number }>(socket, 'create', 'messages', data)
     mine.push(created.id)
   } else if (roll < 0.85) {
-    const id = pick(free)
-    writers.busy?.add(id)
+    const id = pick(mine)
     const patch = pick([
       { n: int(20) },
       { tag: pick(TAGS) },
@@ -122,16 +115,13 @@ export async function randomWrite({ rand, pick, int }: Random, writers: Writers)
       { n: int(20), tag: pick(TAGS) }
     ])
     // A remove of the same burst may land first: its 404 is the store's answer, not a divergence.
-    await call(socket, 'patch', 'messages', id, patch)
-      .catch((error: { code?: number }) => {
-        if (error.code !== 404) throw error
-      })
-      .finally(() => writers.busy?.delete(id))
+    await call(socket, 'patch', 'messages', id, patch).catch((error: { code?: number }) => {
+      if (error.code !== 404) throw error
+    })
   } else {
-    const id = pick(free)
+    const id = pick(mine)
     mine.splice(mine.indexOf(id), 1)
-    writers.busy?.add(id)
-    await call(socket, 'remove', 'messages', id).finally(() => writers.busy?.delete(id))
+    await call(socket, 'remove', 'messages', id)
   }
 }
 
@@ -183,8 +173,6 @@ export interface TwoInstanceOracle {
   store: string
   queries: number
   writes: number
-  /** Concurrent writes never touch one record (Writers.busy). */
-  oneWritePerRecord?: boolean
   /** Starts the two instances with these settings added. */
   start(env: Record<string, string>): Promise<TwoInstances>
 }
@@ -199,7 +187,7 @@ const USERS = 4
  * user: 0 divergences, 0 resets (a resume within the event history replays the missed changes; a reset would be a
  * fresh result instead). LIVE_ORACLE_SEED repeats a run.
  */
-export function twoInstanceOracle({ store, queries, writes, start, oneWritePerRecord }: TwoInstanceOracle): void {
+export function twoInstanceOracle({ store, queries, writes, start }: TwoInstanceOracle): void {
   const quietEvery = Number(process.env.LIVE_ORACLE_QUIET_EVERY ?? Math.max(250, Math.floor(writes / 6)))
   const seed = Number(process.env.LIVE_ORACLE_SEED ?? Date.now() % 1_000_000)
   const random$ = random(seed)
@@ -238,14 +226,12 @@ export function twoInstanceOracle({ store, queries, writes, start, oneWritePerRe
   })
 
   let slowest = 0
-  const busy = new Set<unknown>()
   const write = async () => {
     const began = Date.now()
     await randomWrite(random$, {
       ids,
       owned,
-      socket: (user) => writers[user]![int(2)]!,
-      ...(oneWritePerRecord ? { busy } : {})
+      socket: (user) => writers[user]![int(2)]!
     })
     slowest = Math.max(slowest, Date.now() - began)
   }
