@@ -11,7 +11,7 @@
  * (default the same): its doubles and losses. On PostgreSQL (a cluster of its own, test/support/postgres-server.ts);
  * on RethinkDB too when RETHINKDB_BIN names a binary and its store honours keys (asked of the running app).
  *
- * BENCH_QUICK=1: 2,000 writes each. Run: `npm run bench:chaos`.
+ * BENCH_QUICK=1: 2,000 writes each. CHAOS_CONCURRENCY: writes in flight per client (default 2). Run: `npm run bench:chaos`.
  */
 import pg from 'pg'
 import { runChaos, type ChaosOptions, type ChaosReport } from '../test/support/chaos-harness.js'
@@ -33,6 +33,8 @@ const WRITES = Number(process.env.CHAOS_WRITES ?? (QUICK ? 2_000 : 100_000))
 const FEATHERS_WRITES = Number(process.env.CHAOS_FEATHERS_WRITES ?? WRITES)
 const CLIENTS = 20
 const KILLS = Number(process.env.CHAOS_KILLS ?? (QUICK ? 2 : 6))
+/** Writes in flight per client (CHAOS_CONCURRENCY, default 2). */
+const CONCURRENCY = Number(process.env.CHAOS_CONCURRENCY ?? 2)
 
 let spawned = 0
 const start: ChaosOptions['start'] = async (env) => {
@@ -43,7 +45,7 @@ const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 
 
 async function side(store: ChaosStore, client: 'plumage' | 'feathers', writes: number): Promise<ChaosReport> {
   const run = `${client}${store.name}`
-  return runChaos({ store, start, client, clients: CLIENTS, writes, concurrency: 2, kills: KILLS, run, log })
+  return runChaos({ store, start, client, clients: CLIENTS, writes, concurrency: CONCURRENCY, kills: KILLS, run, log })
 }
 
 function row(report: ChaosReport): Record<string, string> {
