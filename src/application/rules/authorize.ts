@@ -123,19 +123,26 @@ export class CallRules {
   }
 }
 
-/** Both filters; null (nothing) when either is. */
+/** Both filters; null (nothing) when either is. Made once per pair (a rule set keeps its filters). */
 function both(first: Filter | null, second: Filter | null): Filter | null {
-  return first && second ? and([first, second]) : null
+  if (!first || !second) return null
+  const pairs = joined.get(first) ?? joined.set(first, new WeakMap()).get(first)!
+  return pairs.get(second) ?? pairs.set(second, and([first, second])).get(second)!
 }
+const joined = new WeakMap<Filter, WeakMap<Filter, Filter>>()
 
 /** The call's query ANDed with what the rules allow, so the store filters (with its indexes) and nothing else. */
 function narrow(context: HookContext, allowed: Filter | null): void {
   context.params = { ...context.params, query: withRules(context.params.query, allowed) }
 }
 
+/** The query of each filter, made once: a rule set keeps its filters, so most calls find theirs here. */
+const asQuery = new WeakMap<Filter, Record_>()
+
 function withRules(query: Record_ | undefined, allowed: Filter | null): Record_ {
   const { $and, ...rest } = query ?? {}
-  const rules = filterToQuery(allowed ?? NOTHING)
+  const filter = allowed ?? NOTHING
+  const rules = asQuery.get(filter) ?? asQuery.set(filter, filterToQuery(filter)).get(filter)!
   return { ...rest, $and: $and === undefined ? [rules] : [rules, { $and }] }
 }
 
