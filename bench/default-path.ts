@@ -3,10 +3,10 @@
  * today (dist/plumage.mjs, every setting at its default: metrics, sessions, idempotency, live queries and recovery
  * on) against the build of commit 0baaba0 (2026-11-24, before metrics, tracing and recovery joined the kernel), both
  * with HTTP=fastify on the memory store, each in its own process. One user signs up and logs in on each; the
- * workloads are that user's JWT-authenticated find, get and patch of `messages`. Rounds interleaved (the order
- * flipped every round), autocannon with 50 connections; reported per workload: the median of the rounds' requests
- * per second and of the server's CPU time per request (from /proc, less sensitive to a busy machine), today ÷
- * 0baaba0 (goal: at least as fast, i.e. req/s ratio ≥ 1 and CPU ratio ≤ 1).
+ * workloads are that user's JWT-authenticated find, get, patch and create (last: it grows the store) of `messages`.
+ * Rounds interleaved (the order flipped every round), autocannon with 50 connections; reported per workload: the
+ * median of the rounds' requests per second and of the server's CPU time per request (from /proc, less sensitive
+ * to a busy machine), today ÷ 0baaba0 (goal: at least as fast, i.e. req/s ratio ≥ 1 and CPU ratio ≤ 1).
  *
  * The baseline is a build of that commit: `git worktree add --detach /tmp/plumage-0baaba0 0baaba0`, then in it
  * `ln -s "$PWD/node_modules" node_modules` (or `npm ci`) and `node scripts/build-server.mjs`. BASELINE_DIR names
@@ -42,7 +42,7 @@ interface Server {
 
 interface Workload {
   name: string
-  method: 'GET' | 'PATCH'
+  method: 'GET' | 'PATCH' | 'POST'
   path: (server: Server) => string
   body?: unknown
 }
@@ -50,7 +50,8 @@ interface Workload {
 const workloads: Workload[] = [
   { name: 'find (JWT)', method: 'GET', path: () => '/messages' },
   { name: 'get (JWT)', method: 'GET', path: (server) => `/messages/${server.id}` },
-  { name: 'patch (JWT)', method: 'PATCH', path: (server) => `/messages/${server.id}`, body: { text: 'patched text' } }
+  { name: 'patch (JWT)', method: 'PATCH', path: (server) => `/messages/${server.id}`, body: { text: 'patched text' } },
+  { name: 'create (JWT)', method: 'POST', path: () => '/messages', body: { text: 'a new message' } }
 ]
 
 async function start(name: string, main: string): Promise<Server & { stop(): Promise<void> }> {

@@ -22,7 +22,7 @@ export interface JwtStrategyOptions {
 }
 
 interface CacheEntry {
-  entity: Data
+  entity: Promise<Data>
   expires: number
 }
 
@@ -84,11 +84,23 @@ export class JwtStrategy implements AuthenticationStrategy {
   private async getEntity(id: Id): Promise<Data> {
     const key = String(id)
     const now = this.setUp().clock.now()
-    const cached = this.cache.get(key)
-    if (cached && cached.expires > now) return { ...cached.entity }
-    let entity: Data
+    let cached = this.cache.get(key)
+    if (!cached || cached.expires <= now) {
+      // One fetch, shared by every call that waits for it; an eviction (the entity changed) drops it.
+      const entry = (cached = { entity: this.fetch(id), expires: now + this.ttl })
+      entry.entity.catch(() => this.cache.get(key) === entry && this.cache.delete(key))
+      if (this.ttl > 0) {
+        this.cache.delete(key)
+        if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
+        this.cache.set(key, entry)
+      }
+    }
+    return { ...(await cached.entity) }
+  }
+
+  private async fetch(id: Id): Promise<Data> {
     try {
-      entity = (await this.setUp().application.service(this.service).get(id)) as Data
+      return (await this.setUp().application.service(this.service).get(id)) as Data
     } catch (error) {
       // A valid token whose entity is gone is an authentication failure, not a missing page (docs/wire-protocol.md,
       // Failures).
@@ -96,12 +108,6 @@ export class JwtStrategy implements AuthenticationStrategy {
         throw new NotAuthenticated(`The ${this.entity} of this access token no longer exists`)
       throw error
     }
-    if (this.ttl > 0) {
-      this.cache.delete(key)
-      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!)
-      this.cache.set(key, { entity, expires: now + this.ttl })
-    }
-    return { ...entity }
   }
 
   private setUp(): AuthenticationService {

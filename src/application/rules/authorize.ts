@@ -41,8 +41,11 @@ export class CallRules {
     return next()
   }
 
-  /** Before find and get: the query narrowed to what the rules let the caller read. */
-  readonly authorizeRead: Hook = (context: HookContext) => this.authorize(context)
+  /** Before find and get: the query narrowed to what the rules let the caller read (no promise: nothing to await). */
+  readonly authorizeRead: Hook = (context: HookContext) => {
+    if (context.params.provider === undefined) return
+    narrow(context, readableFor(this.rules.forCall(context.params.user), context.path, context.params.query))
+  }
 
   /** Before create, update, patch and remove; declares its 403 for the OpenAPI document. */
   readonly authorizeWrite: Hook = declareStatuses((context: HookContext) => this.authorize(context), 403)
@@ -53,7 +56,6 @@ export class CallRules {
     const { path, method } = context
     if (method === 'create') return this.checkCreate(context, set)
     const readable = readableFor(set, path, context.params.query)
-    if (method === 'find' || method === 'get') return narrow(context, readable)
     const action = method as RuleAction
     const allowed = both(readable, set.filter(action, path))
     if (context.id === null || context.id === undefined) {
@@ -121,19 +123,26 @@ export class CallRules {
   }
 }
 
-/** Both filters; null (nothing) when either is. */
+/** Both filters; null (nothing) when either is. Made once per pair (a rule set keeps its filters). */
 function both(first: Filter | null, second: Filter | null): Filter | null {
-  return first && second ? and([first, second]) : null
+  if (!first || !second) return null
+  const pairs = joined.get(first) ?? joined.set(first, new WeakMap()).get(first)!
+  return pairs.get(second) ?? pairs.set(second, and([first, second])).get(second)!
 }
+const joined = new WeakMap<Filter, WeakMap<Filter, Filter>>()
 
 /** The call's query ANDed with what the rules allow, so the store filters (with its indexes) and nothing else. */
 function narrow(context: HookContext, allowed: Filter | null): void {
   context.params = { ...context.params, query: withRules(context.params.query, allowed) }
 }
 
+/** The query of each filter, made once: a rule set keeps its filters, so most calls find theirs here. */
+const asQuery = new WeakMap<Filter, Record_>()
+
 function withRules(query: Record_ | undefined, allowed: Filter | null): Record_ {
   const { $and, ...rest } = query ?? {}
-  const rules = filterToQuery(allowed ?? NOTHING)
+  const filter = allowed ?? NOTHING
+  const rules = asQuery.get(filter) ?? asQuery.set(filter, filterToQuery(filter)).get(filter)!
   return { ...rest, $and: $and === undefined ? [rules] : [rules, { $and }] }
 }
 

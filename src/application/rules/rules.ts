@@ -41,10 +41,10 @@ export interface RulesMember {
  */
 export class Rules {
   private readonly byKey = new Map<string, RuleSet>()
-  private readonly byUser = new WeakMap<object, RuleSet>()
+  private readonly byUser = new PerUser<RuleSet>()
   private anonymous?: RuleSet
   private readonly templates = new Map<string, RuleSet>()
-  private readonly members = new WeakMap<object, RulesMember>()
+  private readonly members = new PerUser<RulesMember>()
   private anonymousMember?: RulesMember
 
   constructor(
@@ -72,14 +72,10 @@ export class Rules {
     return Object.hasOwn(this.definitions, path)
   }
 
-  /** The rule set of this user (cached per user object: a changed user is a new object). */
+  /** The rule set of this user (cached per user id while its fields stay the same, PerUser). */
   for(user: RulesUser): RuleSet {
-    const cached = user ? this.byUser.get(user) : this.anonymous
-    if (cached) return cached
-    const rules = this.build(user)
-    if (user) this.byUser.set(user, rules)
-    else this.anonymous = rules
-    return rules
+    if (!user) return (this.anonymous ??= this.build(undefined))
+    return this.byUser.get(user, user[this.userIdField], () => this.build(user))
   }
 
   /** Like `for`, but a rule set that fails validation is a 500 naming the rule, for a call that needs it. */
@@ -92,16 +88,16 @@ export class Rules {
     }
   }
 
-  /** This user's template and id (cached per user object); throws a RulesError as `for` does. */
+  /** This user's template and id (cached as `for` caches); throws a RulesError as `for` does. */
   memberOf(user: RulesUser): RulesMember {
-    const cached = user ? this.members.get(user) : this.anonymousMember
-    if (cached) return cached
+    if (!user) return (this.anonymousMember ??= this.member(undefined))
+    return this.members.get(user, user[this.userIdField], () => this.member(user))
+  }
+
+  private member(user: RulesUser): RulesMember {
     const id = user?.[this.userIdField]
     const { key, rules } = templateOf(this.rulesOf(user), id)
-    const member = { template: this.compiled(this.templates, key, rules), id, user }
-    if (user) this.members.set(user, member)
-    else this.anonymousMember = member
-    return member
+    return { template: this.compiled(this.templates, key, rules), id, user }
   }
 
   private build(user: RulesUser): RuleSet {
@@ -147,6 +143,27 @@ export class Rules {
       }
     }
   }
+}
+
+/** Built per user, cached by id: a hit for a user with the same fields (the JWT strategy's copy per call). */
+class PerUser<T> {
+  private readonly byId = new Map<unknown, { fields: Record<string, unknown>; value: T }>()
+
+  get(user: Record<string, unknown>, id: unknown, build: () => T): T {
+    const entry = this.byId.get(id)
+    if (entry && sameFields(entry.fields, user)) return entry.value
+    if (this.byId.size >= MAX_RULE_SETS) this.byId.clear()
+    const value = build()
+    this.byId.set(id, { fields: { ...user }, value }) // a snapshot: a user changed in place misses
+    return value
+  }
+}
+
+function sameFields(snapshot: Record<string, unknown>, user: Record<string, unknown>): boolean {
+  const keys = Object.keys(snapshot)
+  if (keys.length !== Object.keys(user).length) return false
+  for (const key of keys) if (!Object.is(snapshot[key], user[key]) || !Object.hasOwn(user, key)) return false
+  return true
 }
 
 /** The fields a rule's conditions name; a condition the query AST cannot express is a RulesError naming the service. */

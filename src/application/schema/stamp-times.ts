@@ -17,34 +17,27 @@ export function stampTimes(
   clock: Clock,
   { createdAt = 'createdAt', updatedAt = 'updatedAt' }: StampTimesOptions = {}
 ): Hook {
-  return async (context) => {
+  // Not an async function: only an update (which reads the record's createdAt) returns a promise.
+  return (context) => {
     const now = new Date(clock.now()).toISOString()
     const internal = context.params.provider === undefined
     const { method } = context
+    const kept = (data: Data, fallback: unknown) =>
+      internal && data[createdAt] !== undefined ? data[createdAt] : fallback
     if (method === 'create') {
-      const stamp = (item: unknown) => {
-        const record = item as Data
-        return {
-          ...record,
-          [createdAt]: internal && record[createdAt] !== undefined ? record[createdAt] : now,
-          [updatedAt]: now
-        }
-      }
+      const stamp = (item: unknown) => ({ ...(item as Data), [createdAt]: kept(item as Data, now), [updatedAt]: now })
       context.data = Array.isArray(context.data) ? context.data.map(stamp) : stamp(context.data)
+    } else if (method === 'patch') {
+      context.data = { ...(context.data as Data), [updatedAt]: now }
     } else if (method === 'update') {
       const current =
         context.id === null || context.id === undefined || !context.service.get
-          ? undefined
-          : ((await context.service.get(context.id as Id).catch(() => undefined)) as Data | undefined)
-      const kept = current?.[createdAt] ?? now
-      context.data = {
-        ...(context.data as Data),
-        [createdAt]:
-          internal && (context.data as Data)[createdAt] !== undefined ? (context.data as Data)[createdAt] : kept,
-        [updatedAt]: now
-      }
-    } else if (method === 'patch') {
-      context.data = { ...(context.data as Data), [updatedAt]: now }
+          ? Promise.resolve(undefined)
+          : (context.service.get(context.id as Id).catch(() => undefined) as Promise<Data | undefined>)
+      return current.then((record) => {
+        const data = context.data as Data
+        context.data = { ...data, [createdAt]: kept(data, record?.[createdAt] ?? now), [updatedAt]: now }
+      })
     }
   }
 }

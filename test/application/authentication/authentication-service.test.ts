@@ -203,6 +203,47 @@ describe('jwt strategy', () => {
     expect(user).toMatchObject({ name: 'Alicia' })
   })
 
+  it('loads the user once for concurrent calls, and again after a change evicts the load in flight', async () => {
+    const { login, app, clock } = await withUser()
+    const { accessToken } = await login({ email: 'a@x.io', password: 'secret' })
+    const gets: (() => void)[] = []
+    let hold = false
+    app.service('users').hooks({
+      before: {
+        get: [
+          async () => {
+            gets.push(() => undefined)
+            if (hold) await new Promise<void>((resolve) => (gets[gets.length - 1] = resolve))
+          }
+        ]
+      }
+    })
+    clock.advance(2001)
+    let names: unknown[] = []
+    app
+      .service('messages')
+      .hooks({ before: { find: [(context: HookContext) => void names.push(context.params.user)] } })
+    await Promise.all(Array.from({ length: 5 }, () => app.service('messages').find(bearer(accessToken!))))
+    expect(gets).toHaveLength(1)
+    clock.advance(2001)
+    hold = true
+    const stale = app.service('messages').find(bearer(accessToken!))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(gets).toHaveLength(2)
+    hold = false
+    await app.service('users').patch(0, { name: 'Alicia' })
+    names = []
+    await app.service('messages').find(bearer(accessToken!))
+    expect(gets).toHaveLength(3)
+    expect(names).toEqual([expect.objectContaining({ name: 'Alicia' })])
+    gets[1]!()
+    await stale
+    names = []
+    await app.service('messages').find(bearer(accessToken!))
+    expect(gets).toHaveLength(3)
+    expect(names).toEqual([expect.objectContaining({ name: 'Alicia' })])
+  })
+
   it('can run without the cache', async () => {
     const { app, auth } = await authTestApp({ jwt: { entityCacheTtl: 0 } })
     await app.service('users').create({ email: 'a@x.io', password: 'secret' })

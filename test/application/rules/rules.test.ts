@@ -174,6 +174,27 @@ describe('events', () => {
   })
 })
 
+describe('rule sets per user', () => {
+  it('a copy of a user per call gets the cached set; a changed field, even changed in place, gets new rules', () => {
+    const app = new App()
+    app.use('notes', new AdapterService(new InMemoryStore<Note>()), { schemas: noteSchemas })
+    let built = 0
+    const rules = useRules(app, { notes: (user, builder) => (built++, notesRules(user, builder)) })
+    const set = rules.for({ ...ann })
+    built = 0
+    expect(rules.for({ ...ann })).toBe(set)
+    expect(built).toBe(0)
+    expect(rules.memberOf({ ...ann })).toBe(rules.memberOf({ ...ann }))
+    const promoted = { ...ann, role: 'admin' }
+    expect(rules.for(promoted)).not.toBe(set)
+    expect(rules.for(promoted).allows('remove', 'notes', { ownerId: 2 })).toBe(true)
+    expect(set.allows('remove', 'notes', { ownerId: 2 })).toBe(false)
+    promoted.role = 'user'
+    expect(rules.for(promoted).allows('remove', 'notes', { ownerId: 2 })).toBe(false)
+    expect(rules.memberOf({ ...ann, id: 4 }).id).toBe(4)
+  })
+})
+
 describe('bad rules fail early, with one line naming them', () => {
   const setup = (definitions: Record<string, RulesDefinition>) => {
     const app = new App()

@@ -20,18 +20,20 @@ export function authenticate(settings: string | AuthenticateSettings, ...strateg
   const { service = 'authentication', strategies: allowed } =
     typeof settings === 'string' ? { strategies: [settings, ...strategies] } : settings
   if (allowed.length === 0) throw new Error('The authenticate hook needs at least one allowed strategy')
-  const hook = async (context: HookContext) => {
-    if (context.type !== 'before') throw new NotAuthenticated('The authenticate hook must be used as a before hook')
+  // Not an async function: a call already authenticated (a resolver's loader) passes without a promise to await.
+  const hook = (context: HookContext): Promise<void> | undefined => {
+    if (context.type !== 'before')
+      return Promise.reject(new NotAuthenticated('The authenticate hook must be used as a before hook'))
     const { params } = context
     if (params.authenticated === true) return
     if (params.authentication) {
       const auth = context.app.service<AuthenticationService>(service)
       const { authentication, provider: _provider, ...rest } = params
-      const { accessToken: _token, ...result } = await auth.authenticate(authentication, rest, ...allowed)
-      context.params = { ...params, ...result, authenticated: true }
-    } else if (params.provider !== undefined) {
-      throw new NotAuthenticated('Not authenticated')
+      return auth.authenticate(authentication, rest, ...allowed).then(({ accessToken: _token, ...result }) => {
+        context.params = { ...params, ...result, authenticated: true }
+      })
     }
+    if (params.provider !== undefined) return Promise.reject(new NotAuthenticated('Not authenticated'))
   }
   return Object.assign(hook, { [AUTHENTICATES]: allowed })
 }
