@@ -104,12 +104,20 @@ export class EventLogWrites {
    * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
    * nothing. `marks` (a term: an array of KeyMark) are the keyed writes among it: the row carries those that wrote
-   * all they were asked to (a failed write keeps no key).
+   * all they were asked to (a failed write keeps no key). `trace`: the writer's `traceparent` as a term (a variable
+   * of a query function built once, see rethinkdb-keyed-creates.ts), null for none; by default the active span's.
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
-    const trace = this.traceparent?.()
-    const recorder = this.recorder(table, event, trace !== undefined, marks !== undefined)
-    const args = [...(trace === undefined ? [] : [this.r.expr(trace)]), ...(marks ? [marks] : [])]
+  recording<T>(
+    write: RDatum<WriteResult<T>>,
+    table: string,
+    event: WriteEvent,
+    marks?: Term,
+    trace?: Term | null
+  ): RDatum<WriteResult<T>> {
+    const traced = trace === undefined ? this.traceparent?.() : undefined
+    const term = trace === undefined ? (traced === undefined ? null : this.r.expr(traced)) : trace
+    const recorder = this.recorder(table, event, term !== null, marks !== undefined)
+    const args = [...(term === null ? [] : [term]), ...(marks ? [marks] : [])]
     return write.do(...args, recorder) as RDatum<WriteResult<T>>
   }
 
@@ -161,14 +169,17 @@ export class EventLogWrites {
    */
   private marked(result: Term, entries: Term, marks: Term): Term {
     const r = this.r
+    // A write without errors wrote all it was asked to: every mark is kept, without comparing ids.
     return r.do(
-      marks.filter((mark: Term) =>
-        r.branch(
-          mark.hasFields('ids'),
-          mark('ids')
-            .setDifference(entries.map((entry: Term) => entry('record')(mark('field'))))
-            .isEmpty(),
-          result('errors').eq(0)
+      r.branch(
+        result('errors').eq(0),
+        marks,
+        marks.filter((mark: Term) =>
+          mark.hasFields('ids').and(
+            mark('ids')
+              .setDifference(entries.map((entry: Term) => entry('record')(mark('field'))))
+              .isEmpty()
+          )
         )
       ),
       (kept: Term) => r.branch(kept.isEmpty(), {}, { keys: kept.map((mark: Term) => mark('key')), marks: kept })

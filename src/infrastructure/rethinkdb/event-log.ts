@@ -45,6 +45,8 @@ export interface EventLogOptions {
 
 const PRUNE_EVERY_MS = 60_000
 
+type Written<T> = RDatum<WriteResult<T>>
+
 /** Event logs made by `EventLog.of`, one per pool and database. */
 const shared = new WeakMap<R, Map<string, EventLog>>()
 
@@ -258,27 +260,26 @@ export class EventLog {
     return this.feed.whenLive()
   }
 
+  /** The active span's `traceparent` when tracing is on: what `recording` logs by default. */
+  traceparent = (): string | undefined => this.options.traceparent?.()
+
   /**
-   * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
-   * inserted into the log by the same query; the result is the write's own. Rejected documents log
-   * nothing. `marks`: the keyed writes among it (EventLogWrites.recording).
+   * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and inserted into the log
+   * by the same query (EventLogWrites.recording: `marks`, the keyed writes among it; `trace`, the writer's).
    */
-  recording<T>(write: RDatum<WriteResult<T>>, table: string, event: WriteEvent, marks?: Term): RDatum<WriteResult<T>> {
-    return this.writes.recording(write, table, event, marks)
+  recording<T>(write: Written<T>, table: string, event: WriteEvent, marks?: Term, trace?: Term | null): Written<T> {
+    return this.writes.recording(write, table, event, marks, trace)
   }
 
   /**
-   * Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. With
-   * `guard`, only when that term is true on the server, in the same query; resolves whether it was logged.
+   * Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. With `guard`,
+   * only when that term is true on the server, in the same query; resolves whether it was logged.
    */
   publish(table: string, event: string, record: unknown, guard?: Term): Promise<boolean> {
     return this.writes.publish(table, event, record, guard)
   }
 
-  /**
-   * The table of the log's leases (RowLease): the counter's, which every instance on the database has
-   * and which takes only soft writes (ADR 0012).
-   */
+  /** The table of the log's leases (RowLease): the counter's, on every instance, soft writes only (ADR 0012). */
   leases(): RTable<LeaseRow> {
     return this.writes.counterTable() as unknown as RTable<LeaseRow>
   }
