@@ -33,12 +33,13 @@ const keyed = (name: string, waitMs = 2_000): Params => ({
 
 withServer('RethinkDB keyed writes on a real server', () => {
   const keys = () => server!.r.db(server!.db).table<KeyRow>(KEYS_TABLE)
-  const open = async (retentionMs?: number) => {
+  const open = async (retentionMs?: number, traceparent?: () => string) => {
     const events = new EventLog({
       r: server!.r,
       db: server!.db,
       logger: silentLogger,
-      ...(retentionMs ? { retentionMs, table: `events_${run}` } : {})
+      ...(retentionMs ? { retentionMs, table: `events_${run}` } : {}),
+      ...(traceparent ? { traceparent } : {})
     })
     const store = new RethinkDbStore({
       r: server!.r,
@@ -129,6 +130,23 @@ withServer('RethinkDB keyed writes on a real server', () => {
     } finally {
       stop()
     }
+  })
+
+  it("logs each grouped keyed create's own traceparent (its query's function is built once, the trace passed in)", async () => {
+    let span = 0
+    const store = await open(undefined, () => `00-${String(++span).padStart(32, '0')}-${'0'.repeat(15)}1-01`)
+    const [one] = await store.create([{ text: 'traced one' }], {}, keyed('traced one'))
+    const [two] = await store.create([{ text: 'traced two' }], {}, keyed('traced two'))
+    const log = server!.r.db(server!.db).table('plumage_events')
+    const logged = async (name: string) =>
+      (await log.getAll(rowId(name), { index: 'keys' }).nth(0).run()) as { events: { trace?: string; record: Data }[] }
+    const [first, second] = [await logged('traced one'), await logged('traced two')]
+    expect(first.events.map((event) => event.record)).toEqual([one])
+    expect(second.events.map((event) => event.record)).toEqual([two])
+    expect(first.events[0]!.trace).toMatch(/^00-0{31}\d-/)
+    expect(second.events[0]!.trace).toMatch(/^00-0{31}\d-/)
+    expect(second.events[0]!.trace).not.toBe(first.events[0]!.trace)
+    expect(await store.keyedWrites.answer(keyed('traced two').idempotency as KeyedWrite)).toEqual({ result: [two] })
   })
 
   it('groups keyed creates with unkeyed ones in one insert, each keyed once, a failed one keeping no key', async () => {
