@@ -65,7 +65,8 @@ const made = new WeakMap<R, Map<string, Promise<void>>>()
  * A repeat that finds the key without its answer polls it until the first request's wait: once the key has its
  * answer, or a log row carries its claim (committed, not copied yet, or never: its writer was stopped; it is
  * rolled forward from the log row), that is the answer; a key deleted (its write failed) is claimed again; after
- * the wait, 409. The log's pruning copies what is still not copied before deleting the rows (keepAnswers). So an
+ * the wait, 409. The log's pruning copies what is still not copied before deleting the rows (keepAnswers); keyed
+ * creates (rethinkdb-keyed-creates.ts) leave all their answers to it and to their repeats. So an
  * instance killed between the commit and its reply loses nothing: the log row is there, and the repeat gets its
  * answer. A write that changed nothing logs no row: its key's row, written whole with the (empty) answer in the
  * query, hard, is its only commit. Without the event log (`watch: false`) that is the commit of every write.
