@@ -208,28 +208,44 @@ export class EventLogWrites {
 
   /**
    * Before the log's `rows` are pruned: the answers of the keyed writes among them, copied to their keys' rows where
-   * a key still lacks it (its writer was stopped before copying it, see rethinkdb-keyed-writes.ts). The log row
-   * was the commit; once pruned, the key's row must hold the answer for the rest of its retention.
+   * a key still lacks it (its writer was stopped before copying it, or a keyed create, which leaves it to this: see
+   * rethinkdb-keyed-writes.ts). The log row was the commit; once pruned, the key's row must hold the answer for the
+   * rest of its retention. Hard, in the same query as the rows' deletion (EventLog.prune).
    */
   keepAnswers(rows: Term): Term {
     const r = this.r
     const keys = r.db(this.db).table(KEYS_TABLE)
+    // One write for all the keys (keyed creates leave every answer to it): by key, the claims and their answers.
+    const kept = rows
+      .filter((row: Term) => row.hasFields('marks'))
+      .concatMap((row: Term) =>
+        row('marks').map((mark: Term) => ({
+          key: mark('key'),
+          claim: mark('claim'),
+          answer: markedRecords(r, row, mark)
+        }))
+      )
+      .group('key')
+      .ungroup()
+      .map((group: Term) => [group('group'), group('reduction')])
+      .coerceTo('object')
     return r.branch(
       r.db(this.db).tableList().contains(KEYS_TABLE),
-      rows
-        .filter((row: Term) => row.hasFields('marks'))
-        .concatMap((row: Term) => row('marks').map((mark: Term) => ({ mark, answer: markedRecords(r, row, mark) })))
-        .forEach((kept: Term) =>
-          keys
-            .get(kept('mark')('key'))
-            .update((key: Term) =>
-              r.branch(
-                key('claim').eq(kept('mark')('claim')).and(key.hasFields('answer').not()),
-                { answer: kept('answer') },
-                {}
-              )
+      r.do(kept, (kept: Term) =>
+        r.branch(
+          kept.keys().isEmpty(),
+          null,
+          keys.getAll(r.args(kept.keys()) as never).update((key: Term) =>
+            r.do(
+              kept(key('id'))
+                .filter((one: Term) => one('claim').eq(key('claim')))
+                .nth(0)
+                .default(null),
+              (one: Term) => r.branch(one.ne(null).and(key.hasFields('answer').not()), { answer: one('answer') }, {})
             )
-        ),
+          )
+        )
+      ),
       null
     )
   }
