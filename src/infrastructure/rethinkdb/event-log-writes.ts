@@ -48,17 +48,20 @@ export class EventLogWrites {
    * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
    * inserted into the log by the same query; the result is the write's own. Rejected documents log
    * nothing. `marks` (a term: an array of KeyMark) are the keyed writes among it: the row carries those that wrote
-   * all they were asked to (a failed write keeps no key).
+   * all they were asked to (a failed write keeps no key). `trace`: the writer's `traceparent` as a term (a variable
+   * of a query function built once, see rethinkdb-keyed-creates.ts), null for none; by default the active span's.
    */
   recording<T>(
     write: RDatum<WriteResult<T>>,
     table: LoggedTable,
     event: WriteEvent,
-    marks?: Term
+    marks?: Term,
+    trace?: Term | null
   ): RDatum<WriteResult<T>> {
-    const trace = this.traceparent?.()
-    const recorder = this.recorder(table, event, trace !== undefined, marks !== undefined)
-    const args = [...(trace === undefined ? [] : [this.r.expr(trace)]), ...(marks ? [marks] : [])]
+    const traced = trace === undefined ? this.traceparent?.() : undefined
+    const term = trace === undefined ? (traced === undefined ? null : this.r.expr(traced)) : trace
+    const recorder = this.recorder(table, event, term !== null, marks !== undefined)
+    const args = [...(term === null ? [] : [term]), ...(marks ? [marks] : [])]
     return write.do(...args, recorder) as RDatum<WriteResult<T>>
   }
 
@@ -113,14 +116,17 @@ export class EventLogWrites {
    */
   private marked(result: Term, entries: Term, marks: Term): Term {
     const r = this.r
+    // A write without errors wrote all it was asked to: every mark is kept, without comparing ids.
     return r.do(
-      marks.filter((mark: Term) =>
-        r.branch(
-          mark.hasFields('ids'),
-          mark('ids')
-            .setDifference(entries.map((entry: Term) => entry('record')(mark('field'))))
-            .isEmpty(),
-          result('errors').eq(0)
+      r.branch(
+        result('errors').eq(0),
+        marks,
+        marks.filter((mark: Term) =>
+          mark.hasFields('ids').and(
+            mark('ids')
+              .setDifference(entries.map((entry: Term) => entry('record')(mark('field'))))
+              .isEmpty()
+          )
         )
       ),
       (kept: Term) => r.branch(kept.isEmpty(), {}, { keys: kept.map((mark: Term) => mark('key')), marks: kept })
@@ -182,28 +188,44 @@ export class EventLogWrites {
 
   /**
    * Before the log's `rows` are pruned: the answers of the keyed writes among them, copied to their keys' rows where
-   * a key still lacks it (its writer was stopped before copying it, see rethinkdb-keyed-writes.ts). The log row
-   * was the commit; once pruned, the key's row must hold the answer for the rest of its retention.
+   * a key still lacks it (its writer was stopped before copying it, or a keyed create, which leaves it to this: see
+   * rethinkdb-keyed-writes.ts). The log row was the commit; once pruned, the key's row must hold the answer for the
+   * rest of its retention. Hard, in the same query as the rows' deletion (EventLog.prune).
    */
   keepAnswers(rows: Term): Term {
     const r = this.r
     const keys = r.db(this.db).table(KEYS_TABLE)
+    // One write for all the keys (keyed creates leave every answer to it): by key, the claims and their answers.
+    const kept = rows
+      .filter((row: Term) => row.hasFields('marks'))
+      .concatMap((row: Term) =>
+        row('marks').map((mark: Term) => ({
+          key: mark('key'),
+          claim: mark('claim'),
+          answer: markedRecords(r, row, mark)
+        }))
+      )
+      .group('key')
+      .ungroup()
+      .map((group: Term) => [group('group'), group('reduction')])
+      .coerceTo('object')
     return r.branch(
       r.db(this.db).tableList().contains(KEYS_TABLE),
-      rows
-        .filter((row: Term) => row.hasFields('marks'))
-        .concatMap((row: Term) => row('marks').map((mark: Term) => ({ mark, answer: markedRecords(r, row, mark) })))
-        .forEach((kept: Term) =>
-          keys
-            .get(kept('mark')('key'))
-            .update((key: Term) =>
-              r.branch(
-                key('claim').eq(kept('mark')('claim')).and(key.hasFields('answer').not()),
-                { answer: kept('answer') },
-                {}
-              )
+      r.do(kept, (kept: Term) =>
+        r.branch(
+          kept.keys().isEmpty(),
+          null,
+          keys.getAll(r.args(kept.keys()) as never).update((key: Term) =>
+            r.do(
+              kept(key('id'))
+                .filter((one: Term) => one('claim').eq(key('claim')))
+                .nth(0)
+                .default(null),
+              (one: Term) => r.branch(one.ne(null).and(key.hasFields('answer').not()), { answer: one('answer') }, {})
             )
-        ),
+          )
+        )
+      ),
       null
     )
   }

@@ -46,24 +46,24 @@ export interface EventLogOptions {
 
 const PRUNE_EVERY_MS = 60_000
 
+type Written<T> = RDatum<WriteResult<T>>
+
 /** Event logs made by `EventLog.of`, one per pool and database. */
 const shared = new WeakMap<R, Map<string, EventLog>>()
 
 /**
  * The event log that gives several app instances on one database every event exactly once.
  *
- * - **Writing** (the ReQL is EventLogWrites'): a store's write, taking numbers from the log's counter
- *   row and inserting its events under them are ONE query (`recording`), run by the server as a
- *   whole: an acknowledged write has its events in the log, whatever happens to the instance that
- *   made it, or to the feeds of the others. The counter row's update is atomic, so the numbers are
- *   one total order of the log's events, the same for every instance (see
- *   docs/adr/0007-one-order-for-the-event-log.md).
- * - **Following:** every instance follows the log with
- *   `between(next, max).changes({ includeInitial: true })` on the primary key (the number). After a
- *   lost connection, a server restart or a failover it re-opens from the next number it has not
- *   handed out: the rows it missed come as initial rows, then live rows. EventSequence hands each
- *   number out once and in order, so nothing arrives twice, nothing is lost while the log keeps it
- *   (`retentionMs`), and every instance publishes the events in the same order.
+ * - **Writing** (the ReQL is EventLogWrites'): a store's write, taking numbers from the log's counter row and
+ *   inserting its events under them are ONE query (`recording`), run by the server as a whole: an acknowledged
+ *   write has its events in the log, whatever happens to the instance that made it, or to the feeds of the others.
+ *   The counter row's update is atomic, so the numbers are one total order of the log's events, the same for every
+ *   instance (see docs/adr/0007-one-order-for-the-event-log.md).
+ * - **Following:** every instance follows the log with `between(next, max).changes({ includeInitial: true })` on
+ *   the primary key (the number). After a lost connection, a server restart or a failover it re-opens from the next
+ *   number it has not handed out: the rows it missed come as initial rows, then live rows. EventSequence hands each
+ *   number out once and in order, so nothing arrives twice, nothing is lost while the log keeps it (`retentionMs`),
+ *   and every instance publishes the events in the same order.
  * - **Pruning:** each instance deletes events older than the retention once a minute (idempotent).
  */
 export class EventLog {
@@ -93,10 +93,7 @@ export class EventLog {
   /** Server time of the newest event handed out: after a long cut-off, tells that events were pruned. */
   private newestTs?: number
 
-  /**
-   * The event log of a database on this `r`, shared by every store created without one (e.g. with
-   * the `service(options)` API), so a process follows each database's log once.
-   */
+  /** The event log of a database on this `r`, shared by the stores made without one: a process follows it once. */
   static of(r: R, db: string, logger: Logger): EventLog {
     let byDb = shared.get(r)
     if (!byDb) shared.set(r, (byDb = new Map()))
@@ -142,10 +139,10 @@ export class EventLog {
   }
 
   /**
-   * Creates the log table, its `ts` index, the counter table and its row once per process (every
-   * caller awaits the same). A counter row made again (someone deleted it) continues after the newest
-   * logged event but with a new epoch: offsets given out before it are unknown. A log whose counter row
-   * is still in the log table (made before the counter had a table) keeps its epoch: the row moves.
+   * Creates the log table, its `ts` index, the counter table and its row once per process (every caller awaits the
+   * same). A counter row made again (someone deleted it) continues after the newest logged event but with a new
+   * epoch: offsets given out before it are unknown. A log whose counter row is still in the log table (made before
+   * the counter had a table) keeps its epoch: the row moves.
    */
   setup(): Promise<void> {
     return (this.ready ??= this.create().catch((error: unknown) => {
@@ -259,32 +256,32 @@ export class EventLog {
     return this.feed.whenLive()
   }
 
+  /** The active span's `traceparent` when tracing is on: what `recording` logs by default. */
+  traceparent = (): string | undefined => this.options.traceparent?.()
+
   /**
-   * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and
-   * inserted into the log by the same query; the result is the write's own. Rejected documents log
-   * nothing. `marks`: the keyed writes among it (EventLogWrites.recording).
+   * Wraps a write (run with `returnChanges`) so that the events of its changes are numbered and inserted into the log
+   * by the same query (EventLogWrites.recording: `marks`, the keyed writes among it; `trace`, the writer's).
    */
   recording<T>(
-    write: RDatum<WriteResult<T>>,
+    write: Written<T>,
     table: LoggedTable,
     event: WriteEvent,
-    marks?: Term
-  ): RDatum<WriteResult<T>> {
-    return this.writes.recording(write, table, event, marks)
+    marks?: Term,
+    trace?: Term | null
+  ): Written<T> {
+    return this.writes.recording(write, table, event, marks, trace)
   }
 
   /**
-   * Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. With
-   * `guard`, only when that term is true on the server, in the same query; resolves whether it was logged.
+   * Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. With `guard`,
+   * only when that term is true on the server, in the same query; resolves whether it was logged.
    */
   publish(table: string, event: string, record: unknown, guard?: Term): Promise<boolean> {
     return this.writes.publish(table, event, record, guard)
   }
 
-  /**
-   * The table of the log's leases (RowLease): the counter's, which every instance on the database has
-   * and which takes only soft writes (ADR 0012).
-   */
+  /** The table of the log's leases (RowLease): the counter's, on every instance, soft writes only (ADR 0012). */
   leases(): RTable<LeaseRow> {
     return this.writes.counterTable() as unknown as RTable<LeaseRow>
   }
@@ -382,8 +379,11 @@ export class EventLog {
   private async prune(): Promise<void> {
     try {
       const old = this.writes.table().between(this.r.minval, serverMs(this.r).sub(this.retentionMs), { index: 'ts' })
-      await this.writes.keepAnswers(old as unknown as Term).run()
-      await old.delete({ durability: 'soft' }).run()
+      // One query, one `r.now()`: the rows whose answers it keeps are the rows it deletes (two queries left a gap).
+      await this.writes
+        .keepAnswers(old as unknown as Term)
+        .do(() => old.delete({ durability: 'soft' }))
+        .run()
     } catch (error) {
       this.logger.debug('RethinkDB event log pruning failed; the next round tries again', {
         error: driverMessage(error)

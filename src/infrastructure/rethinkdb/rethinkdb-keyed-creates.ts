@@ -2,6 +2,7 @@ import type { R, RDatum, RTable, WriteResult } from 'rethinkdb-ts'
 import type { Data } from '../../domain/service/service.js'
 import type { EventLog } from './event-log.js'
 import { markedRecords, serverMs, type Term } from './event-log-writes.js'
+import { reqlOf } from './rethinkdb-driver.js'
 import type { KeyRow } from './rethinkdb-keyed-writes.js'
 import { splitInsert, type InsertOutcome } from './record-keys.js'
 
@@ -31,6 +32,8 @@ export interface KeyedTables {
   keys: RTable<KeyRow>
   events?: EventLog
   logTable?: RTable<Data>
+  /** The grouped insert's query functions built so far (queryFunction), per store and tracing. */
+  built: Map<string, Term>
 }
 
 /** The store's table, its id field and name (the log rows' `table`). */
@@ -41,8 +44,8 @@ export interface InsertTarget {
 }
 
 type GroupedInsertOptions = KeyedTables & InsertTarget
-/** A grouped insert's tables and its unkeyed records. */
-type Batch = GroupedInsertOptions & { plain: Data[] }
+/** A grouped insert's tables, and its unkeyed records and the writer's trace as the query function's variables. */
+type Batch = GroupedInsertOptions & { plain: Term; trace: Term | null }
 
 /**
  * A grouped insert with keyed creates (groupedInsert) and each caller's outcome: its insert's, or for a keyed create
@@ -93,16 +96,19 @@ export async function insertKeyed(
  *    the hard log row kept) are not written: their rows are made again from the log row;
  * 3. inserts the unkeyed records and those of the keyed creates that claimed, and logs them in one log row that
  *    lists their keys (`keys`, the log's multi index) and marks (key, claim, digest, their records' ids);
- * 4. deletes the claims whose records did not all go in (a failed create keeps no key) and copies the others'
- *    answers to their keys' rows: soft, as the claims (the log row is their commit, and a repeat or the log's
- *    pruning copies what a crash lost); without the event log, hard (the key's row is then the commit). A second
- *    query for the copies, after the reply, cost 16 writers more than this (performance page, stores).
+ * 4. deletes the claims whose records did not all go in (a failed create keeps no key). The others' answers stay in
+ *    the log row, their commit: a repeat (or the kit's `answer`) copies one to its key's row from there, and the log's
+ *    pruning copies those still missing before it deletes the row (EventLogWrites.keepAnswers). Copying them in the
+ *    query cost every keyed create one more write. Without the event log, each key's row is written with its answer,
+ *    hard, in one `insert` (that row is then the commit).
  *
- * Every record of a keyed create has its id before the query (the store draws the missing ones), so its answer is
- * known among the row's events by id.
+ * The query's function is built once per store and tracing (queryFunction) and each batch sends only its data:
+ * building its ~250 terms with rethinkdb-ts for every batch cost 3 ms of the instance's CPU (as the event log's
+ * recorder, EventLogWrites.recorder). Every record of a keyed create has its id before the query (the store draws
+ * the missing ones), so its answer is known among the row's events by id.
  */
 export function groupedInsert(options: GroupedInsertOptions, calls: Data[][], tags: (KeyedCreate | undefined)[]) {
-  const { r, keys, idField } = options
+  const { r, events, idField } = options
   const plain = calls.filter((_, index) => tags[index] === undefined).flat()
   const tagged = tags.flatMap((tag, index) =>
     tag
@@ -120,15 +126,39 @@ export function groupedInsert(options: GroupedInsertOptions, calls: Data[][], ta
   )
   // A key twice in one batch (concurrent repeats in this process): the first claims it, the other waits as a repeat.
   const first = new Set<string>()
-  const claimRows = tagged
+  const claims = tagged
     .filter((call) => !first.has(call.key) && first.add(call.key))
-    .map((call) =>
-      r.expr({ id: call.key, fingerprint: call.fingerprint, claim: call.claim }).merge({
-        expiresAt: r.now().add(call.retention)
-      })
-    )
+    .map((call) => ({ id: call.key, fingerprint: call.fingerprint, claim: call.claim, retention: call.retention }))
+  const trace = events?.traceparent()
+  const args = [plain, tagged, claims, ...(trace === undefined ? [] : [trace])].map((value) => r.expr(value))
+  return r.do(...(args as [Term]), queryFunction(options, trace !== undefined)) as unknown as RDatum<GroupedAnswer>
+}
+
+/** The grouped insert's query, as a ReQL function of its data (plain, tagged, claims[, trace]), built once. */
+function queryFunction(options: GroupedInsertOptions, traced: boolean): Term {
+  const key = `${traced ? 'traced' : 'plain'}\u0000${options.idField}\u0000${options.tableName}`
+  let built = options.built.get(key)
+  if (built) return built
+  const { r } = options
+  const query = (plain: Term, tagged: Term, claims: Term, trace: Term | null) =>
+    claim({ ...options, plain, trace }, tagged, claims)
+  const call = traced
+    ? r.do(null, null, null, null, (plain: Term, tagged: Term, claims: Term, trace: Term) =>
+        query(plain, tagged, claims, trace)
+      )
+    : r.do(null, null, null, (plain: Term, tagged: Term, claims: Term) => query(plain, tagged, claims, null))
+  // The call's term is [FUNCALL, [function, ...arguments]]: the function alone is kept.
+  const [, [func]] = JSON.parse(r.serialize(call)) as [number, [unknown]]
+  built = reqlOf(func)
+  options.built.set(key, built)
+  return built
+}
+
+/** Step 1: the claims, and which tagged calls won theirs. */
+function claim(options: Batch, tagged: Term, claims: Term): Term {
+  const { r, keys } = options
   const claimed = keys.insert(
-    claimRows as never,
+    claims.map((row: Term) => row.without('retention').merge({ expiresAt: r.now().add(row('retention')) })) as never,
     {
       conflict: (_id: Term, old: Term, fresh: Term) => r.branch(old('expiresAt').gt(r.now()), old, fresh),
       returnChanges: 'always',
@@ -145,17 +175,17 @@ export function groupedInsert(options: GroupedInsertOptions, calls: Data[][], ta
           .coerceTo('object'),
         (rows: Term) =>
           r.do(
-            r.expr(tagged).filter((call: Term) => rows(call('key'))('claim').eq(call('claim'))),
-            (won: Term) => recover({ ...options, plain }, won, rows)
+            tagged.filter((call: Term) => rows(call('key'))('claim').eq(call('claim'))),
+            (won: Term) => recover(options, won, rows)
           )
       )
     )
-  ) as unknown as RDatum<GroupedAnswer>
+  )
 }
 
 /** Step 2: the claims made again from their log rows, then the write of the others. */
 function recover(options: Batch, won: Term, rows: Term): Term {
-  const { r, keys } = options
+  const { r } = options
   const logged: Term = options.logTable
     ? r.branch(
         won.isEmpty(),
@@ -166,38 +196,50 @@ function recover(options: Batch, won: Term, rows: Term): Term {
       )
     : r.expr([])
   return r.do(logged, (logged: Term) =>
-    r.do(
-      won.map((call: Term) =>
-        call.merge({
-          logged: logged
-            .filter((row: Term) =>
-              row('keys')
-                .contains(call('key'))
-                .and(row('ts').gt(serverMs(r).sub(call('retention').mul(1000))))
-            )
-            .orderBy(r.desc('id'))
-            .nth(0)
-            .default(null)
-        })
-      ),
-      (won: Term) =>
-        r.do(
-          won.filter((call: Term) => call('logged').ne(null)).map((call: Term) => remade(r, call)),
-          won.filter((call: Term) => call('logged').eq(null)).without('logged'),
-          (again: Term, writers: Term) =>
-            again
-              .forEach((row: Term) =>
-                keys.get(row('id')).replace((key: Term) => r.branch(key('claim').eq(row('by')), row.without('by'), key))
-              )
-              .do(() =>
-                write(
-                  options,
-                  writers,
-                  rows.merge(again.map((row: Term) => [row('id'), row.without('by')]).coerceTo('object'))
-                )
-              )
-        )
+    r.branch(
+      // No key of the batch has a log row (the usual case): every claim that won writes.
+      logged.isEmpty(),
+      write(options, won, rows, rows),
+      remake(options, won, rows, logged)
     )
+  )
+}
+
+/** Step 2 when some keys have log rows: those within their retention are made again from them, the others write. */
+function remake(options: Batch, won: Term, rows: Term, logged: Term): Term {
+  const { r, keys } = options
+  return r.do(
+    won.map((call: Term) =>
+      call.merge({
+        logged: logged
+          .filter((row: Term) =>
+            row('keys')
+              .contains(call('key'))
+              .and(row('ts').gt(serverMs(r).sub(call('retention').mul(1000))))
+          )
+          .orderBy(r.desc('id'))
+          .nth(0)
+          .default(null)
+      })
+    ),
+    (won: Term) =>
+      r.do(
+        won.filter((call: Term) => call('logged').ne(null)).map((call: Term) => remade(r, call)),
+        won.filter((call: Term) => call('logged').eq(null)).without('logged'),
+        (again: Term, writers: Term) =>
+          again
+            .forEach((row: Term) =>
+              keys.get(row('id')).replace((key: Term) => r.branch(key('claim').eq(row('by')), row.without('by'), key))
+            )
+            .do(() =>
+              write(
+                options,
+                writers,
+                rows,
+                rows.merge(again.map((row: Term) => [row('id'), row.without('by')]).coerceTo('object'))
+              )
+            )
+      )
   )
 }
 
@@ -217,47 +259,75 @@ function remade(r: R, call: Term): Term {
   } as unknown as Term
 }
 
-/** Steps 3 and 4. */
-function write(options: Batch, writers: Term, held: Term): Term {
-  const { r, keys, events, table, tableName, idField, plain } = options
-  const records: Term = (r.expr(plain as unknown[]) as unknown as Term).add(
-    writers.concatMap((call: Term) => call('records')) as never
-  )
-  const insert = table.insert(records as never, {
+/** Steps 3 and 4 (`rows`: the claimed keys' rows; `held`: the keys' rows a repeat answers from). */
+function write(options: Batch, writers: Term, rows: Term, held: Term): Term {
+  const { r, keys, events, table, tableName, idField, plain, trace } = options
+  const insert = table.insert(plain.add(writers.concatMap((call: Term) => call('records')) as never) as never, {
     returnChanges: true
   }) as unknown as RDatum<WriteResult<Data>>
   const marks = writers.map((call: Term) => call.pluck('key', 'claim', 'fingerprint', 'ids').merge({ field: idField }))
-  const logged = events ? events.recording(insert, { name: tableName, term: table, idField }, 'created', marks) : insert
+  const logged = events
+    ? events.recording(insert, { name: tableName, term: table, idField }, 'created', marks, trace)
+    : insert
+  // With the event log, the log row is the commit of its keys; without it, each key's row written with its answer.
+  const commit = (done: Term, result: Term) =>
+    (events ? r.expr(null) : answers(options, done, rows)).do(() => ({
+      result,
+      writers: done.map((call: Term) => call('claim')),
+      held
+    }))
   return logged.do((result: Term) =>
-    r.do(
-      result('changes')
-        .default([])
-        .filter((change: Term) => change.hasFields('error').not().and(change('new_val').default(null).ne(null)))
-        .map((change: Term) => change('new_val')),
-      (created: Term) =>
-        writers
-          .map((call: Term) =>
-            call.merge({
-              ok: call('ids')
-                .setDifference(created.map((record: Term) => record(idField)))
-                .isEmpty()
-            })
+    r.branch(
+      // No record refused (the usual case): every keyed create wrote its records as given (their ids drawn).
+      result('errors').eq(0),
+      commit(
+        writers.map((call: Term) => call.merge({ answer: call('records') })),
+        result
+      ),
+      r.do(
+        result('changes')
+          .default([])
+          .filter((change: Term) => change.hasFields('error').not().and(change('new_val').default(null).ne(null)))
+          .map((change: Term) => change('new_val')),
+        (created: Term) =>
+          r.do(
+            writers.map((call: Term) =>
+              call.merge({ answer: created.filter((record: Term) => call('ids').contains(record(idField))) })
+            ),
+            (writers: Term) =>
+              writers
+                .filter((call: Term) => call('answer').count().ne(call('ids').count()))
+                .forEach((call: Term) =>
+                  keys.get(call('key')).replace((key: Term) => r.branch(key('claim').eq(call('claim')), null, key), {
+                    durability: events ? 'soft' : 'hard'
+                  })
+                )
+                .do(() =>
+                  commit(
+                    writers.filter((call: Term) => call('answer').count().eq(call('ids').count())),
+                    result
+                  )
+                )
           )
-          .forEach((call: Term) =>
-            keys.get(call('key')).replace(
-              (key: Term) =>
-                r.branch(
-                  key('claim').ne(call('claim')),
-                  key,
-                  call('ok').not(),
-                  null,
-                  // Without the log, the key's row written whole with its answer is the commit (hard).
-                  key.merge({ answer: created.filter((record: Term) => call('ids').contains(record(idField))) })
-                ),
-              { durability: events ? 'soft' : 'hard' }
-            )
-          )
-          .do(() => ({ result, writers: writers.map((call: Term) => call('claim')), held }))
+      )
+    )
+  )
+}
+
+/**
+ * Without the event log: the answers of the creates that wrote (`done`), each its key's row written whole with its
+ * answer, hard (that row is the commit), in one insert whose conflict function keeps a row claimed anew.
+ */
+function answers(options: Batch, done: Term, rows: Term): Term {
+  const { r, keys } = options
+  return r.branch(
+    done.isEmpty(),
+    null,
+    keys.insert(
+      done.map((call: Term) => rows(call('key')).merge({ answer: call('answer') })) as never,
+      {
+        conflict: (_id: Term, old: Term, fresh: Term) => r.branch(old('claim').eq(fresh('claim')), fresh, old)
+      } as never
     )
   )
 }

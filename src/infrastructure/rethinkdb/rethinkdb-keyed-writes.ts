@@ -65,7 +65,8 @@ const made = new WeakMap<R, Map<string, Promise<void>>>()
  * A repeat that finds the key without its answer polls it until the first request's wait: once the key has its
  * answer, or a log row carries its claim (committed, not copied yet, or never: its writer was stopped; it is
  * rolled forward from the log row), that is the answer; a key deleted (its write failed) is claimed again; after
- * the wait, 409. The log's pruning copies what is still not copied before deleting the rows (keepAnswers). So an
+ * the wait, 409. The log's pruning copies what is still not copied before deleting the rows (keepAnswers); keyed
+ * creates (rethinkdb-keyed-creates.ts) leave all their answers to it and to their repeats. So an
  * instance killed between the commit and its reply loses nothing: the log row is there, and the repeat gets its
  * answer. A write that changed nothing logs no row: its key's row, written whole with the (empty) answer in the
  * query, hard, is its only commit. Without the event log (`watch: false`) that is the commit of every write.
@@ -77,6 +78,8 @@ const made = new WeakMap<R, Map<string, Promise<void>>>()
  */
 export class RethinkDbKeyedWrites implements KeyedWrites {
   private readonly sweeper: OccasionalSweep
+  /** The grouped inserts' query functions, built once (rethinkdb-keyed-creates.ts). */
+  private readonly built = new Map<string, Term>()
 
   constructor(private readonly options: RethinkDbKeyedWritesOptions) {
     this.sweeper = new OccasionalSweep(() => this.sweep(), options.logger)
@@ -109,11 +112,7 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
     write: RDatum<WriteResult<T>>,
     target: { table: LoggedTable; event: WriteEvent }
   ): Promise<{ result: WriteResult<T> } | { replay: Data[] }> {
-    await this.setup()
-    this.sweeper.due()
-    keyed.handled = true
-    const id = keyRowId(keyed)
-    const deadline = Date.now() + keyed.waitMs
+    const { id, deadline } = await this.begin(keyed)
     for (;;) {
       const claim = randomUUID()
       const outcome = await this.run('write', () => this.query(keyed, id, claim, write, target).run())
@@ -134,11 +133,7 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
     keyed: KeyedWrite,
     submit: (tag: KeyedCreate) => Promise<O | { key: KeyRow }>
   ): Promise<{ outcome: O } | { replay: Data[] }> {
-    await this.setup()
-    this.sweeper.due()
-    keyed.handled = true
-    const id = keyRowId(keyed)
-    const deadline = Date.now() + keyed.waitMs
+    const { id, deadline } = await this.begin(keyed)
     for (;;) {
       const tag = { key: id, claim: randomUUID(), fingerprint: keyed.fingerprint, retentionMs: keyed.retentionMs }
       const outcome = await submit(tag)
@@ -151,7 +146,15 @@ export class RethinkDbKeyedWrites implements KeyedWrites {
   /** What a grouped insert with keyed creates works on (rethinkdb-keyed-creates.ts). */
   tables(): KeyedTables {
     const { r, events } = this.options
-    return { r, keys: this.table(), ...(events ? { events, logTable: this.logTable(events) } : {}) }
+    return { r, keys: this.table(), built: this.built, ...(events ? { events, logTable: this.logTable(events) } : {}) }
+  }
+
+  /** What a keyed write or create does first: the keys' table made, a sweep when due; its key's row id and wait. */
+  private async begin(keyed: KeyedWrite): Promise<{ id: string; deadline: number }> {
+    await this.setup()
+    this.sweeper.due()
+    keyed.handled = true
+    return { id: keyRowId(keyed), deadline: Date.now() + keyed.waitMs }
   }
 
   /** A try that did not claim the key: its stored answer, or undefined (write again), or 409 after the wait. */

@@ -33,12 +33,13 @@ const keyed = (name: string, waitMs = 2_000): Params => ({
 
 withServer('RethinkDB keyed writes on a real server', () => {
   const keys = () => server!.r.db(server!.db).table<KeyRow>(KEYS_TABLE)
-  const open = async (retentionMs?: number) => {
+  const open = async (retentionMs?: number, traceparent?: () => string) => {
     const events = new EventLog({
       r: server!.r,
       db: server!.db,
       logger: silentLogger,
-      ...(retentionMs ? { retentionMs, table: `events_${run}` } : {})
+      ...(retentionMs ? { retentionMs, table: `events_${run}` } : {}),
+      ...(traceparent ? { traceparent } : {})
     })
     const store = new RethinkDbStore({
       r: server!.r,
@@ -55,21 +56,12 @@ withServer('RethinkDB keyed writes on a real server', () => {
     for (const store of stores) await store.close()
   })
   const rowId = (name: string) => keyRowId(makeKeyedWrite(`${run} ${name}`))
-  /** Waits for the writer's copy of the answer to its key's row (made after its query, not awaited). */
-  const copied = async (name: string) => {
-    for (let tries = 0; tries < 100 && !(await keys().get(rowId(name)).run())?.answer; tries++)
-      await new Promise((resolve) => setTimeout(resolve, 10))
-  }
 
   it('answers a key whose query was cut after its log row from that row, and copies the answer to the key', async () => {
     const store = await open()
     const [created] = await store.create([{ text: 'cut' }], {}, keyed('cut'))
-    await copied('cut')
-    // The state a query cut between its log row (the commit) and the answer's copy leaves: the key without answer.
-    await keys()
-      .get(rowId('cut'))
-      .replace((row: RDatum) => row.without('answer'))
-      .run()
+    // A keyed create's answer is in its log row (its commit) only, as a keyed write's whose writer stopped before
+    // copying it: the key without answer.
     expect(await keys().get(rowId('cut')).run()).not.toHaveProperty('answer')
     const params = keyed('cut')
     expect(await store.create([{ text: 'cut' }], {}, params)).toEqual([created])
@@ -121,12 +113,8 @@ withServer('RethinkDB keyed writes on a real server', () => {
     const stop = store.watch!(() => undefined)
     try {
       const [created] = await store.create([{ text: 'pruned' }], {}, keyed('pruned'))
-      await copied('pruned')
-      // The state a writer stopped before its copy leaves: the answer only in the log row.
-      await keys()
-        .get(rowId('pruned'))
-        .replace((row: RDatum) => row.without('answer'))
-        .run()
+      // A keyed create's answer is in its log row only (its commit), until asked for or pruned.
+      expect(await keys().get(rowId('pruned')).run()).not.toHaveProperty('answer')
       const log = server!.r.db(server!.db).table(`events_${run}`)
       for (
         let tries = 0;
@@ -144,12 +132,28 @@ withServer('RethinkDB keyed writes on a real server', () => {
     }
   })
 
+  it("logs each grouped keyed create's own traceparent (its query's function is built once, the trace passed in)", async () => {
+    let span = 0
+    const store = await open(undefined, () => `00-${String(++span).padStart(32, '0')}-${'0'.repeat(15)}1-01`)
+    const [one] = await store.create([{ text: 'traced one' }], {}, keyed('traced one'))
+    const [two] = await store.create([{ text: 'traced two' }], {}, keyed('traced two'))
+    const log = server!.r.db(server!.db).table('plumage_events')
+    const logged = async (name: string) =>
+      (await log.getAll(rowId(name), { index: 'keys' }).nth(0).run()) as { events: { trace?: string; record: Data }[] }
+    const [first, second] = [await logged('traced one'), await logged('traced two')]
+    expect(first.events.map((event) => event.record)).toEqual([one])
+    expect(second.events.map((event) => event.record)).toEqual([two])
+    expect(first.events[0]!.trace).toMatch(/^00-0{31}\d-/)
+    expect(second.events[0]!.trace).toMatch(/^00-0{31}\d-/)
+    expect(second.events[0]!.trace).not.toBe(first.events[0]!.trace)
+    expect(await store.keyedWrites.answer(keyed('traced two').idempotency as KeyedWrite)).toEqual({ result: [two] })
+  })
+
   it('groups keyed creates with unkeyed ones in one insert, each keyed once, a failed one keeping no key', async () => {
     const store = await open()
     const log = server!.r.db(server!.db).table('plumage_events')
     // A key whose row was lost (soft claim, server crash) while its log row stays: made again from it in the batch.
     const [lost] = await store.create([{ text: 'lost' }], {}, keyed('group lost'))
-    await copied('group lost')
     await keys().get(rowId('group lost')).delete().run()
     await store.create([{ id: 'taken', text: 'taken' }], {})
     // While this one is in flight, the others queue and go out together as the next query.
@@ -191,9 +195,12 @@ withServer('RethinkDB keyed writes on a real server', () => {
     // The failed creates kept no key: a repeat of one tries again (and is refused again, the id being taken).
     expect(await keys().get(rowId('group taken')).run()).toBeNull()
     expect(await keys().get(rowId('group shared')).run()).toBeNull()
-    for (const name of ['group a', 'group twin', 'group b']) await copied(name)
+    // The log row is the keys' commit: their rows get the answers from it when first asked (or before it is pruned).
+    expect(await keys().get(rowId('group a')).run()).not.toHaveProperty('answer')
+    const answer = (name: string) => store.keyedWrites.answer(keyed(name).idempotency as KeyedWrite)
+    expect(await answer('group a')).toEqual({ result: a })
+    expect(await answer('group twin')).toEqual({ result: twin1 })
     expect((await keys().get(rowId('group a')).run())?.answer).toEqual(a)
-    expect((await keys().get(rowId('group twin')).run())?.answer).toEqual(twin1)
     // Repeats answer what was written, without writing.
     expect(await store.create([{ text: 'a' }, { text: 'a2' }], {}, keyed('group a'))).toEqual(a)
     expect(await store.create([{ text: 'b' }], {}, keyed('group b'))).toEqual(b)
