@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { io, type Socket } from 'socket.io-client'
-import { authentication } from '../../src/interfaces/client/authentication/authentication-client.js'
-import { createClient, type ClientApp } from '../../src/interfaces/client/client-app.js'
-import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
+import type { Socket } from 'socket.io-client'
+import type { ClientApp } from '../../src/interfaces/client/client-app.js'
 import type { LiveWatch } from '../../src/interfaces/client/live-watch.js'
 import {
   builtInstances,
@@ -14,6 +12,7 @@ import {
   type Instances
 } from '../support/app-instances.js'
 import { discoverPostgres } from '../support/postgres-server.js'
+import { proxiedClient } from '../support/proxied-client.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 
 /*
@@ -66,16 +65,8 @@ afterAll(async () => {
 })
 
 async function connectUser(email: string, proxy: TcpProxy, token: string): Promise<User> {
-  const socket = io(`http://127.0.0.1:${proxy.port}`, {
-    transports: ['websocket'],
-    forceNew: true,
-    reconnectionDelay: 50,
-    reconnectionDelayMax: 200
-  })
+  const { socket, client } = proxiedClient(proxy)
   sockets.push(socket)
-  const client = createClient()
-    .configure(socketio(socket, { timeout: 5000 }))
-    .configure(authentication())
   // The entity sits under its name, `user` (AuthenticationResult).
   const login = (await client.authenticate({ strategy: 'local', email, password: PASSWORD })) as unknown as {
     user: { id: string }

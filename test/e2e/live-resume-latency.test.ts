@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { loadavg } from 'node:os'
-import { io, type Socket } from 'socket.io-client'
-import { authentication } from '../../src/interfaces/client/authentication/authentication-client.js'
-import { createClient, type ClientApp } from '../../src/interfaces/client/client-app.js'
+import type { Socket } from 'socket.io-client'
+import type { ClientApp } from '../../src/interfaces/client/client-app.js'
 import type { LiveWatch } from '../../src/interfaces/client/live-watch.js'
-import { socketio, type SocketioTransport } from '../../src/interfaces/client/socket/socketio-transport.js'
+import type { SocketioTransport } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { builtInstances, call, PASSWORD, signUp, type Instance, type Instances } from '../support/app-instances.js'
 import { discoverPostgres } from '../support/postgres-server.js'
+import { proxiedClient } from '../support/proxied-client.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
 
 /*
@@ -61,16 +61,8 @@ afterAll(async () => {
 
 /** A user's client behind its proxy, its `watch` requests timed (the resumes among them). */
 async function connectUser(email: string, proxy: TcpProxy, token: string): Promise<User> {
-  const socket = io(`http://127.0.0.1:${proxy.port}`, {
-    transports: ['websocket'],
-    forceNew: true,
-    reconnectionDelay: 50,
-    reconnectionDelayMax: 200
-  })
+  const { socket, client } = proxiedClient(proxy)
   sockets.push(socket)
-  const client = createClient()
-    .configure(socketio(socket, { timeout: 5000 }))
-    .configure(authentication())
   const user: User = { token, socket, client, watches: [], owned: [], resumes: [], connects: [] }
   const transport = client.transport as SocketioTransport
   const requestWithLate = transport.requestWithLate.bind(transport)
