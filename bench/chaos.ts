@@ -11,7 +11,8 @@
  * (default the same): its doubles and losses. On PostgreSQL (a cluster of its own, test/support/postgres-server.ts);
  * on RethinkDB too when RETHINKDB_BIN names a binary and its store honours keys (asked of the running app).
  *
- * BENCH_QUICK=1: 2,000 writes each. CHAOS_CONCURRENCY: writes in flight per client (default 2). Run: `npm run bench:chaos`.
+ * BENCH_QUICK=1: 2,000 writes each.
+ * CHAOS_CONCURRENCY: writes in flight per client (default 2). Run: `npm run bench:chaos`.
  */
 import pg from 'pg'
 import { runChaos, type ChaosOptions, type ChaosReport } from '../test/support/chaos-harness.js'
