@@ -270,7 +270,11 @@ withChromium('the chat page in Chromium', () => {
       await page.locator('#offline').waitFor()
       const eveId = ((await app.service('users').find({ query: { email: 'eve@example.com' } })) as Paginated<Data>)
         .data[0]!.id
-      for (const text of ['missed 1', 'missed 2']) await app.service('messages').create({ text, userId: eveId }, {})
+      // A millisecond apart at least: the page lists by createdAt, and a tie would be ordered by id.
+      for (const text of ['missed 1', 'missed 2']) {
+        await app.service('messages').create({ text, userId: eveId }, {})
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
       await proxy.restore()
 
       await page.locator('#offline').waitFor({ state: 'hidden' })
