@@ -42,6 +42,8 @@ const MAX_KEYS = 64
 export class QueryPlanner {
   /** keysetTerms, by direction and index. */
   private readonly keysets = new Map<string, KeysetTerms>()
+  /** The primary key as an index (RethinkDB reads a table in its order under the key's name). */
+  private readonly primaryIndex: IndexSpec
 
   constructor(
     private readonly r: R,
@@ -50,7 +52,9 @@ export class QueryPlanner {
     private readonly shapes: FieldShapes,
     private readonly idField: string,
     private readonly indexes: readonly IndexSpec[] = []
-  ) {}
+  ) {
+    this.primaryIndex = { name: idField, fields: [idField] }
+  }
 
   /** The matching records in no particular order (for counts, writes and createQuery). */
   matching(filter: Filter): RStream<Data> {
@@ -89,11 +93,27 @@ export class QueryPlanner {
     // index order (with a limit the server stops early); then a range.
     const choice =
       ordered && ordered.score > 0 ? ordered : filtered && filtered.score >= 2 ? filtered : (ordered ?? filtered)
-    if (!choice) return this.compiler.page(this.compiler.filter(this.table(), query.filter), sorted, this.idField)
-    const rows = this.compiler.filter(choice.sequence, criteria.without(choice.used))
-    if (!choice.order) return this.compiler.page(rows, sorted, this.idField)
-    if (choice.order.served >= sort.length) return skipLimitSelect(rows, sorted, this.idField)
-    return this.boundary(choice as OrderedAccess, rows, criteria, sorted)
+    // Nothing narrows or orders the rows but the sort starts with the id: the primary key is read in its order, so
+    // that with a limit the server stops early instead of sorting the whole table.
+    const byId =
+      !choice && sort.length > 0 && query.limit !== undefined
+        ? this.orderedAccess(this.primaryIndex, criteria, sort)
+        : undefined
+    if (!choice && !byId)
+      return this.compiler.page(this.compiler.filter(this.table(), query.filter), sorted, this.idField)
+    if (!choice) return this.ordered(byId!, criteria, sorted)
+    if (!choice.order) {
+      const rows = this.compiler.filter(choice.sequence, criteria.without(choice.used))
+      return this.compiler.page(rows, sorted, this.idField)
+    }
+    return this.ordered(choice as OrderedAccess, criteria, sorted)
+  }
+
+  /** The rows of an access read in an index's order: limited as they come when it serves the whole sort. */
+  private ordered(access: OrderedAccess, criteria: Criteria, sorted: StoreQuery): RStream<Data> {
+    const rows = this.compiler.filter(access.sequence, criteria.without(access.used))
+    if (access.order.served >= sorted.sort.length) return skipLimitSelect(rows, sorted, this.idField)
+    return this.boundary(access, rows, criteria, sorted)
   }
 
   /**

@@ -180,6 +180,22 @@ describe('sorting from an index', () => {
     expect(find({ $sort: { score: 1 } })).toBe(`${table}.orderBy(r.asc("score"), r.asc("id"))`)
   })
 
+  it('reads the primary key in order for a sort by id with a limit that no other index narrows or orders', () => {
+    // Without it, the whole table is read and sorted to answer a top-N (a live query's window, a chat's latest).
+    expect(find({ name: 'x', $sort: { id: -1 }, $limit: 5 })).toBe(
+      `${table}.orderBy({ index: r.desc("id") }).filter({ name: "x" }).limit(5)`
+    )
+    expect(find({ id: { $gt: 7 }, $sort: { id: 1 }, $limit: 5 })).toBe(
+      `${table}.between(7, ${MAX}, { index: "id", leftBound: "open", rightBound: "closed" }).orderBy({ index: r.asc("id") }).limit(5)`
+    )
+    // An index that narrows the rows still wins; an unknown id kind, or no limit, is sorted as before.
+    expect(find({ city: 'Rome', $sort: { id: -1 }, $limit: 5 })).toContain(
+      'getAll(r.args(["Rome"]), { index: "city" })'
+    )
+    expect(find({ $sort: { id: -1 }, $limit: 5 }, untyped)).not.toContain('index: r.desc')
+    expect(find({ name: 'x', $sort: { id: -1 } })).not.toContain('index: r.desc')
+  })
+
   it('prefers an equality lookup to reading a whole index in order', () => {
     expect(
       find(
