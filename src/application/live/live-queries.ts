@@ -1,22 +1,19 @@
-import type { Filter, StoreQuery } from '../../domain/query/ast.js'
 import { BadRequest, TooManyRequests } from '../../domain/errors/errors.js'
-import { compileFilter } from '../../domain/query/compile-filter.js'
 import type { Doc } from '../../domain/query/field-getter.js'
 import type { WindowChange } from '../../domain/query/live-window.js'
-import { parseQuery } from '../../domain/query/parse-query.js'
 import { QueryIndex } from '../../domain/query/query-index.js'
-import type { EventHistory, PublishedEvent, RecordedEvent } from '../../domain/realtime/event-history.js'
+import type { EventHistory, PublishedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import { isPlainObject } from '../../domain/objects.js'
 import type { App } from '../app.js'
 import { coreOf } from '../app-core.js'
 import type { AppExtension } from '../extensions.js'
-import { readableFor } from '../rules/index.js'
 import { Holders } from './holders.js'
-import { eventResolversOf, resolveOffers, resolveReplay, type Offers } from './live-resolvers.js'
-import { effectiveLimit, rawQuery, resumeOf, rulesOf } from './watch-options.js'
+import { eventResolversOf, missedEvents, resolveOffers, type Offers } from './live-resolvers.js'
+import { planWatch, rawQuery, resumeOf, rulesOf, type Plan } from './watch-options.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
-import { concerning, RECORD_EVENTS, replay, replaySource } from './replay.js'
+import { ConnectionProgress, DEFAULT_PROGRESS, type ProgressOptions } from './progress.js'
+import { RECORD_EVENTS, replay } from './replay.js'
 
 /** One `watch` of a connection, as its transport hands it over. */
 export interface WatchRequest {
@@ -26,8 +23,8 @@ export interface WatchRequest {
   options: unknown
   /** The connection's `find` of `path` (an external call of the connection, not paginated). */
   find(query: Query): Promise<unknown>
-  /** Sends a `live` frame to the connection. */
-  send(frame: LiveFrame): void
+  /** Sends a `live` frame to the connection (a progress frame, `{ offset }`, concerns all its watches). */
+  send(frame: LiveFrame | { offset: string }): void
   /** Answers the `watch`: called once, at the moment the watch starts receiving frames. */
   answer(result: WatchAnswer): void
 }
@@ -51,6 +48,8 @@ export interface LiveQueriesOptions {
   history?: EventHistory
   /** Reports a view whose refill failed (it reads again a second later). */
   failed?: (error: unknown) => void
+  /** When a connection is told how far its quiet watches are current (default DEFAULT_PROGRESS). */
+  progress?: ProgressOptions
 }
 
 /** A watch with what it was made from: its view changes when its user's rules do. */
@@ -62,13 +61,9 @@ interface Held {
   find: (query: Query) => Promise<unknown>
   user: unknown
   connection: Connection
-}
-
-/** A view's plan: where it is shared, and how it reads and sees records. */
-interface Plan {
-  key: string
-  query: StoreQuery
-  visible: (record: Doc) => Doc | undefined
+  /** The events observed when it was last sent a frame (progress.ts). */
+  sent: number
+  send: WatchRequest['send']
 }
 
 /** A service's views: filed by their equality anchors, and by the records they hold. */
@@ -98,6 +93,12 @@ export class LiveQueries implements AppExtension {
   /** Each watch's entry: a view reads as one of its watchers. */
   private readonly readers = new WeakMap<Watch, Held>()
   private head: string | undefined
+  /** Events observed so far. */
+  private observed = 0
+  /** Per service with writes queued: the head before each of them (views of it are current there until it lands). */
+  private readonly behind = new Map<string, (string | undefined)[]>()
+  private readonly progress: ConnectionProgress<Connection>
+  private readonly progressTimer?: ReturnType<typeof setInterval>
   /** Per service with event resolvers: its writes being resolved, offered in publication order. */
   private readonly queues = new Map<string, Promise<void>>()
   private sequence = 0
@@ -111,6 +112,16 @@ export class LiveQueries implements AppExtension {
       meta?.connection && this.recheck(meta.connection)
     app.on('login', changed)
     app.on('logout', changed)
+    const progress = options.progress ?? DEFAULT_PROGRESS
+    this.progress = new ConnectionProgress(progress)
+    if (progress.everyMs > 0) {
+      this.progressTimer = setInterval(() => this.tellProgress(), progress.everyMs)
+      this.progressTimer.unref()
+    }
+  }
+
+  async teardown(): Promise<void> {
+    clearInterval(this.progressTimer)
   }
 
   /** How many views and watches there are, and the records views hold (for /metrics). */
@@ -136,15 +147,17 @@ export class LiveQueries implements AppExtension {
     const resume = resumeOf(request.options)
     let plan: Plan
     try {
-      plan = this.plan(connection, path, raw)
+      plan = planWatch(this.app, connection, path, raw)
     } catch (error) {
       // The same answer `find` gives a query it refuses, when it refuses it first.
       await request.find(raw)
       throw error
     }
     const id = `${++this.sequence}`
-    const watch: Watch = { id, send: request.send }
-    const entry: Held = { watch, view: undefined!, path, raw, find: request.find, user: connection.user, connection }
+    const send = request.send
+    const watch: Watch = { id, send: (frame) => ((entry.sent = this.observed), send(frame)) }
+    const { find } = request
+    const entry: Held = { watch, view: undefined!, path, raw, find, user: connection.user, connection, sent: 0, send }
     entry.view = this.join(plan, path, entry)
     held.set(id, entry)
     this.held.set(connection, held)
@@ -157,28 +170,18 @@ export class LiveQueries implements AppExtension {
       if (held.size === 0) this.forget(connection)
       throw error
     }
-    const history = this.options.history
     const view = entry.view
-    let since: RecordedEvent[] | 'unknown' = 'unknown'
-    // The events up to the one the view last applied (a later one may have come in while the history answered).
-    for (let tries = 0; resume && history && resume.offset !== '' && tries < 3; tries++) {
-      const concerns = concerning(view, this.idField(path), resume.records)
-      since = await (history.sinceFor?.(resume.offset, [path], concerns) ?? history.since(resume.offset))
-      if (since === 'unknown' || [resume.offset, undefined].includes(view.current)) break
-      if (since.some((event) => event.offset === view.current)) break
-    }
-    const original = (data: unknown) => rulesOf(this.app)?.original(data) ?? data
-    const source = since !== 'unknown' && resume && replaySource(view, this.idField(path), original)
-    // Missed records resolved as this connection's find resolves them (the last frame ends on the view's list).
-    const resolved = source && (await resolveReplay(this.app, path, source, since as RecordedEvent[], connection))
+    const history = this.options.history
+    const missed = resume && history && (await missedEvents(this.app, history, view, resume, connection))
     if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
     watch.list = view.list
+    entry.sent = this.observed
     const offset = view.current
-    if (resume && resolved) {
+    if (resume && missed) {
       // Each missed change as its own frame, after the answer: the client's list stands at its offset.
       request.answer({ id, offset: resume.offset, changes: [] })
-      const current = { ...resolved, list: view.list, until: view.current }
-      for (const frame of replay(current, resume.records, since as RecordedEvent[])) request.send({ id, ...frame })
+      const current = { ...missed.source, list: view.list, until: view.current }
+      for (const frame of replay(current, resume.records, missed.events)) request.send({ id, ...frame })
       return
     }
     const answer: WatchAnswer = resume ? { id, records: view.list, reset: true } : { id, records: view.list }
@@ -221,10 +224,12 @@ export class LiveQueries implements AppExtension {
 
   /** The change feed: every published event, in order (AppExtension.observe). */
   observe(event: PublishedEvent, offset: string | undefined): void {
+    const before = this.head
+    this.observed++
     if (offset !== undefined) this.head = offset
     if (!RECORD_EVENTS.has(event.event)) return
     const views = this.paths.get(event.path)
-    if (views) this.dispatch(event, offset, views)
+    if (views) this.dispatch(event, offset, before, views)
     // A user's record changed: rules' followUsers gave its connections the new one (only users' writes can).
     if ((event.event === 'patched' || event.event === 'updated') && event.path === rulesOf(this.app)?.users)
       for (const connection of this.held.keys()) this.recheck(connection)
@@ -235,7 +240,7 @@ export class LiveQueries implements AppExtension {
    * visited. A created record is new, so no view holds it yet; a view's entry among the holders is touched only when
    * the write made it take or drop the record.
    */
-  private dispatch(event: PublishedEvent, offset: string | undefined, filed: Filed): void {
+  private dispatch(event: PublishedEvent, offset: string | undefined, before: string | undefined, filed: Filed): void {
     const record = rulesOf(this.app)?.original(event.data) ?? event.data
     if (!isPlainObject(record)) return
     const path = event.path
@@ -243,6 +248,8 @@ export class LiveQueries implements AppExtension {
     if (!queued && !eventResolversOf(this.app, path))
       return this.offer(this.offers(record, event, filed), offset, filed)
     // A service with event resolvers: each write's records are resolved once per rule set, then offered in order.
+    const behind = this.behind.get(path) ?? this.behind.set(path, []).get(path)!
+    behind.push(before)
     const next = (queued ?? Promise.resolve())
       .then(async () => {
         const offers = this.offers(record, event, filed)
@@ -251,6 +258,7 @@ export class LiveQueries implements AppExtension {
         this.offer(offers, offset, filed)
       })
       .catch((error: unknown) => this.options.failed?.(error))
+      .finally(() => (behind.shift(), behind.length === 0 && this.behind.delete(path)))
     this.queues.set(path, next)
     void next.then(() => this.queues.get(path) === next && this.queues.delete(path))
   }
@@ -273,23 +281,6 @@ export class LiveQueries implements AppExtension {
     }
   }
 
-  /** Where a watch of this connection is shared, what it reads, and what of a record it sees. */
-  private plan(connection: Connection, path: string, raw: Query): Plan {
-    const query = parseQuery(raw)
-    const limit = effectiveLimit(this.app, path, query.limit)
-    if (limit !== undefined) query.limit = limit
-    const rules = rulesOf(this.app)
-    if (!rules?.rules.guards(path)) return { key: `${path}\n\n${JSON.stringify(query)}`, query, visible: (r) => r }
-    const set = rules.rules.forCall(connection.user)
-    const readable: Filter | null = readableFor(set, path, raw)
-    const allowed = readable ? compileFilter(readable) : () => false
-    return {
-      key: `${path}\n${set.key}\n${JSON.stringify(query)}`,
-      query,
-      visible: (record) => (allowed(record) ? (set.project(path, record) as Doc) : undefined)
-    }
-  }
-
   /** The view of this plan (made, and filed for the feed, before its first read), with this watch in it. */
   private join(plan: Plan, path: string, entry: Held): LiveView {
     let view = this.views.get(plan.key)
@@ -302,7 +293,8 @@ export class LiveQueries implements AppExtension {
         this.options.buffer ?? plan.query.limit ?? 0,
         {
           read: (limit) => this.read(view!, limit),
-          head: () => this.head,
+          // While writes of its service are queued, the view is current just before the first of them.
+          head: () => (this.behind.has(path) ? this.behind.get(path)![0] : this.head),
           held: (ids) => this.views.get(plan.key) === view && this.paths.get(path)?.holders.add(view!, ids)
         },
         (error) => this.options.failed?.(error)
@@ -360,7 +352,7 @@ export class LiveQueries implements AppExtension {
       entry.user = connection.user
       let plan: Plan
       try {
-        plan = this.plan(connection, entry.path, entry.raw)
+        plan = planWatch(this.app, connection, entry.path, entry.raw)
       } catch {
         continue
       }
@@ -371,6 +363,17 @@ export class LiveQueries implements AppExtension {
   private forget(connection: Connection): void {
     this.held.delete(connection)
     this.users.delete(connection)
+    this.progress.forget(connection)
+  }
+
+  /** Progress frames (progress.ts): `{ offset }` to connections whose quiet watches lag, when all are current. */
+  private tellProgress(): void {
+    const head = this.head
+    const current = (entry: Held) => entry.watch.list !== undefined && !entry.view.busy && !this.behind.has(entry.path)
+    if (head !== undefined)
+      this.progress.tell(this.held, this.observed, current, (_, held) =>
+        held.values().next().value!.send({ offset: head })
+      )
   }
 
   private async move(entry: Held, plan: Plan): Promise<void> {

@@ -1,12 +1,13 @@
 import type { Doc } from '../../domain/query/field-getter.js'
-import type { RecordedEvent } from '../../domain/realtime/event-history.js'
+import type { EventHistory, RecordedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection } from '../../domain/service/service.js'
 import type { App } from '../app.js'
 import { coreOf } from '../app-core.js'
 import { eventContext, runResolvers, type EventResolvers } from '../event-stages.js'
-import { loaderFor } from '../resolvers/index.js'
+import { shareLoaders } from '../resolvers/index.js'
 import type { LiveView } from './live-view.js'
-import type { ReplaySource } from './replay.js'
+import { concerning, replaySource, type ReplaySource } from './replay.js'
+import { rulesOf } from './watch-options.js'
 
 /** A write offered to views: each with the record as its rules show it (none: the view drops it). */
 export type Offers = (readonly [LiveView, Doc | undefined])[]
@@ -66,17 +67,15 @@ export async function resolveReplay(
   const resolvers = eventResolversOf(app, path)
   const entry = coreOf(app).registry.get(path)
   if (!resolvers || !entry) return source
-  // The replay's loaders (kept on a context under loaderFor's symbol), given to every event's context below.
+  // One context's loaders, shared by every event's context below.
   const scope = eventContext(app, entry, 'created', undefined, connection)
-  loaderFor(scope, path)
-  const shared = Object.getOwnPropertySymbols(scope).map((key) => [key, (scope as never)[key]] as const)
   const resolved = new Map<RecordedEvent, ReturnType<ReplaySource['record']>>()
   const resolving = events.map(async (event) => {
     const write = source.record(event)
     if (!write?.record || !source.window.accepts(write.record)) return
     const context = () => {
       const made = eventContext(app, entry, event.event, write.record, connection)
-      for (const [key, value] of shared) (made as unknown as Record<symbol, unknown>)[key] = value
+      shareLoaders(scope, made)
       return made
     }
     const data = await runResolvers(resolvers.result, write.record, context)
@@ -84,4 +83,33 @@ export async function resolveReplay(
   })
   await Promise.all(resolving)
   return { ...source, record: (event) => (resolved.has(event) ? resolved.get(event) : source.record(event)) }
+}
+
+/**
+ * A resumed watch's missed events (ADR 0019, Resume): those after the client's offset up to the one the view last
+ * applied, and the replay's source with their records resolved for the connection; undefined past the history.
+ */
+export async function missedEvents(
+  app: App,
+  history: EventHistory,
+  view: LiveView,
+  resume: { offset: string; records: Doc[] },
+  connection: Connection
+): Promise<{ events: RecordedEvent[]; source: ReplaySource } | undefined> {
+  if (resume.offset === '') return undefined
+  const { path } = view
+  const idField = (app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
+  let since: RecordedEvent[] | 'unknown' = 'unknown'
+  // The events up to the one the view last applied (a later one may have come in while the history answered).
+  for (let tries = 0; tries < 3; tries++) {
+    const concerns = concerning(view, idField, resume.records)
+    since = await (history.sinceFor?.(resume.offset, [path], concerns) ?? history.since(resume.offset))
+    if (since === 'unknown' || [resume.offset, undefined].includes(view.current)) break
+    if (since.some((event) => event.offset === view.current)) break
+  }
+  if (since === 'unknown') return undefined
+  const original = (data: unknown) => rulesOf(app)?.original(data) ?? data
+  const source = replaySource(view, idField, original)
+  // Missed records resolved as this connection's find resolves them (the last frame ends on the view's list).
+  return { events: since, source: await resolveReplay(app, path, source, since, connection) }
 }

@@ -85,6 +85,11 @@ export class LiveView {
     if (this.pending) await this.reading
   }
 
+  /** Whether a read is in progress (its first, or a refill): the events it hears wait. */
+  get busy(): boolean {
+    return this.pending !== undefined
+  }
+
   /** The offset the list is current at. */
   get current(): string | undefined {
     return this.pending ? this.offset : this.source.head()

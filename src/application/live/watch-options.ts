@@ -1,9 +1,12 @@
+import type { Filter, StoreQuery } from '../../domain/query/ast.js'
+import { compileFilter } from '../../domain/query/compile-filter.js'
+import { parseQuery } from '../../domain/query/parse-query.js'
 import { BadRequest } from '../../domain/errors/errors.js'
 import type { Doc } from '../../domain/query/field-getter.js'
 import { isPlainObject } from '../../domain/objects.js'
-import type { Query } from '../../domain/service/service.js'
+import type { Connection, Query } from '../../domain/service/service.js'
 import type { App } from '../app.js'
-import type { Rules } from '../rules/index.js'
+import { readableFor, type Rules } from '../rules/index.js'
 
 /** The query of a watch, checked as `find` would (an object), without what a live result cannot follow. */
 export function rawQuery(query: unknown): Query {
@@ -42,3 +45,27 @@ interface AppRules {
 }
 
 export const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
+
+/** A view's plan: where it is shared, and how it reads and sees records. */
+export interface Plan {
+  key: string
+  query: StoreQuery
+  visible: (record: Doc) => Doc | undefined
+}
+
+/** Where a watch of this connection is shared, what it reads, and what of a record it sees. */
+export function planWatch(app: App, connection: Connection, path: string, raw: Query): Plan {
+  const query = parseQuery(raw)
+  const limit = effectiveLimit(app, path, query.limit)
+  if (limit !== undefined) query.limit = limit
+  const rules = rulesOf(app)
+  if (!rules?.rules.guards(path)) return { key: `${path}\n\n${JSON.stringify(query)}`, query, visible: (r) => r }
+  const set = rules.rules.forCall(connection.user)
+  const readable: Filter | null = readableFor(set, path, raw)
+  const allowed = readable ? compileFilter(readable) : () => false
+  return {
+    key: `${path}\n${set.key}\n${JSON.stringify(query)}`,
+    query,
+    visible: (record) => (allowed(record) ? (set.project(path, record) as Doc) : undefined)
+  }
+}

@@ -20,4 +20,4 @@ export {
   type MarkedResolverHook,
   type ResolverHook
 } from './hooks.js'
-export { loaderFor, type RecordLoader } from './loader.js'
+export { loaderFor, shareLoaders, type RecordLoader } from './loader.js'

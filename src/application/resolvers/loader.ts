@@ -41,6 +41,15 @@ export function loaderFor<T = Record<string, unknown>>(context: HookContext, pat
   return loader as RecordLoader<T>
 }
 
+/**
+ * Gives `to` the loaders of `from` (creating them on first use): calls made for one purpose over several ticks —
+ * a live resume resolving its missed records, each with a context of its own — batch and cache as one call.
+ */
+export function shareLoaders(from: HookContext, to: HookContext): void {
+  const source = from as unknown as { [LOADERS]?: Loaders }
+  ;(to as unknown as { [LOADERS]?: Loaders })[LOADERS] = source[LOADERS] ??= turnScope(from)
+}
+
 type Loaders = Map<string, RecordLoader<unknown>>
 /** This tick's shared loaders by app and caller, dropped when DataLoader sends the tick's loads (on a next tick). */
 let turnScopes: Map<unknown, Map<string, Loaders>> | undefined

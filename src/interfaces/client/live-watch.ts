@@ -200,7 +200,12 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
     if (!this.stopped && this.id === undefined && !this.early) await this.start()
   }
 
-  private frame(frame: LiveFrameData): void {
+  private frame(frame: LiveFrameData | { id?: undefined; offset?: unknown }): void {
+    // A progress frame: every watch of the connection that is live is current at its offset (no change).
+    if (frame.id === undefined) {
+      if (!this.early && this.id !== undefined && typeof frame.offset === 'string') this.offset = frame.offset
+      return
+    }
     if (this.early) return void this.early.push(frame)
     if (frame.id !== this.id) return
     this.changed(frame.changes, frame.offset)

@@ -28,7 +28,7 @@ async function rooms(count: number) {
       query: { room: `r${room}`, $sort: { id: 1 }, $limit: 3 },
       options: {},
       find: (query) => messages.find({ query, paginate: false }),
-      send: (frame) => mine.push(frame),
+      send: (frame) => void ('id' in frame && mine.push(frame)),
       answer: () => undefined
     })
   }

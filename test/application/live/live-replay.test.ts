@@ -44,7 +44,7 @@ async function setUp() {
       query,
       options,
       find,
-      send: (frame) => frames.push(frame),
+      send: (frame) => void ('id' in frame && frames.push(frame)),
       answer: (given) => void (answer = given)
     })
     return { answer: answer!, frames }

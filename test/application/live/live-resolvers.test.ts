@@ -84,6 +84,7 @@ describe('live queries and resolvers', () => {
         options,
         find,
         send: (frame) => {
+          if (!('id' in frame)) return
           state.list = applyChanges(state.list, frame.changes)
           for (const change of frame.changes) if (change.type === 'added') state.added.push(change.record)
           if (frame.offset !== undefined) state.offsets.push(frame.offset)
@@ -182,7 +183,7 @@ describe('live queries and resolvers', () => {
       query,
       options: { resume: { offset, records } },
       find,
-      send: (frame) => (list = applyChanges(list, frame.changes)),
+      send: (frame) => void ('id' in frame && (list = applyChanges(list, frame.changes))),
       answer: (given: WatchAnswer) => (list = given.records ?? list)
     })
     expect(list).toEqual(await find(query))

@@ -65,6 +65,7 @@ describe('live queries and rule changes', () => {
       options: {},
       find,
       send: (frame) => {
+        if (!('id' in frame)) return
         frames.push(frame)
         list = applyChanges(list, frame.changes)
       },

@@ -87,5 +87,5 @@ describe('live queries: the differential oracle on memory', () => {
     expect(watches.resets).toBe(0)
     expect(failures).toEqual([])
     for (const live of lives) await live.watch.unwatch()
-  }, 600_000)
+  }, Math.max(600_000, WRITES * 60))
 })
