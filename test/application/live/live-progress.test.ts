@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { AdapterService } from '../../../src/application/adapter-service.js'
 import { App } from '../../../src/application/app.js'
-import { LiveQueries, type WatchAnswer } from '../../../src/application/live/index.js'
+import { LiveQueries } from '../../../src/application/live/index.js'
 import { ConnectionProgress, type ProgressWatch } from '../../../src/application/live/progress.js'
 import { resolve, resolveResult } from '../../../src/application/resolvers/index.js'
 import type { Doc } from '../../../src/domain/query/field-getter.js'
@@ -9,6 +9,7 @@ import type { PublishedEvent } from '../../../src/domain/realtime/event-history.
 import type { Connection, Query } from '../../../src/domain/service/service.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryEventHistory } from '../../../src/infrastructure/store-commons/history/in-memory-event-history.js'
+import { watchWith } from './watch-request.js'
 
 /*
  * Progress frames (ADR 0019, Resume): a quiet watch's offset moves with `{ offset }` frames, sent to a connection
@@ -30,20 +31,8 @@ async function setUp(retentionMs = 60_000) {
     publish({ path, event: 'created', data: (await app.service(path).create(data)) as Doc })
   const find = async (query: Query) => (await app.service('messages').find({ query, paginate: false })) as Doc[]
   /** Everything sent to one connection: `live` frames with an id, and progress frames. */
-  const watch = async (connection: Connection, query: Query, options: unknown = {}) => {
-    const sent: unknown[] = []
-    let answer: WatchAnswer | undefined
-    await live.watch({
-      connection,
-      path: 'messages',
-      query,
-      options,
-      find,
-      send: (frame) => void sent.push(frame),
-      answer: (given) => void (answer = given)
-    })
-    return { answer: answer!, sent }
-  }
+  const watch = (connection: Connection, query: Query, options: unknown = {}) =>
+    watchWith(live, { connection, path: 'messages', query, options, find })
   return { app, live, history, create, publish, watch, advance: (ms: number) => (now += ms) }
 }
 

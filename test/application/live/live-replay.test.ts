@@ -1,13 +1,14 @@
 import { describe, expect, it } from '@jest/globals'
 import { AdapterService } from '../../../src/application/adapter-service.js'
 import { App } from '../../../src/application/app.js'
-import { LiveQueries, type LiveFrame, type WatchAnswer } from '../../../src/application/live/index.js'
+import { LiveQueries } from '../../../src/application/live/index.js'
 import type { Doc } from '../../../src/domain/query/field-getter.js'
 import { applyChanges } from '../../../src/domain/query/live-window.js'
 import type { PublishedEvent } from '../../../src/domain/realtime/event-history.js'
 import type { Connection, Query } from '../../../src/domain/service/service.js'
 import { InMemoryStore } from '../../../src/infrastructure/memory/in-memory-store.js'
 import { InMemoryEventHistory } from '../../../src/infrastructure/store-commons/history/in-memory-event-history.js'
+import { watchWith } from './watch-request.js'
 
 /*
  * Resume (ADR 0019): a watch that comes back with its offset and list gets every change it missed as its own frame,
@@ -36,18 +37,8 @@ async function setUp() {
   const connection: Connection = { provider: 'test' }
   const find = async (query: Query) => (await messages.find({ query, paginate: false })) as Doc[]
   const watch = async (query: Query, options: unknown = {}) => {
-    const frames: LiveFrame[] = []
-    let answer: WatchAnswer | undefined
-    await live.watch({
-      connection,
-      path: 'messages',
-      query,
-      options,
-      find,
-      send: (frame) => void ('id' in frame && frames.push(frame)),
-      answer: (given) => void (answer = given)
-    })
-    return { answer: answer!, frames }
+    const { answer, frames } = await watchWith(live, { connection, path: 'messages', query, options, find })
+    return { answer, frames }
   }
   return { live, write, publish, find, watch, connection }
 }
