@@ -51,41 +51,50 @@ describe('live queries: the differential oracle on memory', () => {
 
   const write = () => randomWrite(random$, { ids, owned, socket: (user) => writers[user]! })
 
-  it(`keeps ${QUERIES} live queries equal to find through ${WRITES} random writes and forced disconnects`, async () => {
-    // Resumes within the event history replay the missed changes: a reset would be a fresh result instead.
-    const watches = new Watches(random$, clients)
-    const { lives } = watches
-    const watchOne = () => watches.watchOne()
-    for (let i = 0; i < 30; i++) await write()
-    for (let i = 0; i < QUERIES / 2; i++) watchOne()
-    await watches.ready()
-    const failures: string[] = []
-    let quietPoints = 0
-    let cuts = 0
-    for (let done = 0; done < WRITES;) {
-      // Writes in small concurrent bursts; new watches start (their snapshots read) in the middle of them.
-      const burst = Math.min(1 + int(8), WRITES - done)
-      const writes = Array.from({ length: burst }, () => write())
-      if (lives.length < QUERIES && rand() < 0.3) watchOne()
-      if (rand() < 0.004) {
-        watchers[int(USERS)]!.io.engine.close()
-        cuts++
+  it(
+    `keeps ${QUERIES} live queries equal to find through ${WRITES} random writes and forced disconnects`,
+    async () => {
+      // Resumes within the event history replay the missed changes: a reset would be a fresh result instead.
+      const watches = new Watches(random$, clients)
+      const { lives } = watches
+      const watchOne = () => watches.watchOne()
+      for (let i = 0; i < 30; i++) await write()
+      for (let i = 0; i < QUERIES / 2; i++) watchOne()
+      await watches.ready()
+      const failures: string[] = []
+      let quietPoints = 0
+      let cuts = 0
+      for (let done = 0; done < WRITES;) {
+        // Writes in small concurrent bursts; new watches start (their snapshots read) in the middle of them.
+        const burst = Math.min(1 + int(8), WRITES - done)
+        const writes = Array.from({ length: burst }, () => write())
+        if (lives.length < QUERIES && rand() < 0.3) watchOne()
+        if (rand() < 0.004) {
+          watchers[int(USERS)]!.io.engine.close()
+          cuts++
+        }
+        await Promise.all(writes)
+        done += burst
+        // A long run says how far it is (LIVE_ORACLE_PROGRESS=1, as bench:live-oracle sets it).
+        if (process.env.LIVE_ORACLE_PROGRESS && done % 1000 < burst)
+          process.stderr.write(
+            `live oracle: ${done} writes, ${lives.length} live queries, ${cuts} cuts, ${watches.resets} resets\n`
+          )
+        if (Math.floor(done / QUIET_EVERY) > quietPoints) {
+          quietPoints++
+          failures.push(...(await divergences(lives, (user) => writers[user]!)))
+          expect(failures).toEqual([])
+        }
       }
-      await Promise.all(writes)
-      done += burst
-      if (Math.floor(done / QUIET_EVERY) > quietPoints) {
-        quietPoints++
-        failures.push(...(await divergences(lives, (user) => writers[user]!)))
-        expect(failures).toEqual([])
-      }
-    }
-    while (lives.length < QUERIES) watchOne()
-    failures.push(...(await divergences(lives, (user) => writers[user]!)))
-    console.log(
-      `live oracle: seed ${seed}, ${lives.length} live queries, ${WRITES} writes, ${quietPoints + 1} quiet points, ${cuts} cuts, ${failures.length} divergences, ${watches.resets} resets`
-    )
-    expect(watches.resets).toBe(0)
-    expect(failures).toEqual([])
-    for (const live of lives) await live.watch.unwatch()
-  }, Math.max(600_000, WRITES * 60))
+      while (lives.length < QUERIES) watchOne()
+      failures.push(...(await divergences(lives, (user) => writers[user]!)))
+      console.log(
+        `live oracle: seed ${seed}, ${lives.length} live queries, ${WRITES} writes, ${quietPoints + 1} quiet points, ${cuts} cuts, ${failures.length} divergences, ${watches.resets} resets`
+      )
+      expect(watches.resets).toBe(0)
+      expect(failures).toEqual([])
+      for (const live of lives) await live.watch.unwatch()
+    },
+    Math.max(600_000, WRITES * 60)
+  )
 })
