@@ -31,7 +31,8 @@ describe('live queries: the differential oracle on memory', () => {
   const ids: unknown[] = []
 
   beforeAll(async () => {
-    server = await startReferenceServer({ LIVE_MAX_WATCHES: String(QUERIES) })
+    // A full-size run outlives the 15-minute access token its sockets logged in with (they hold no refresh token).
+    server = await startReferenceServer({ LIVE_MAX_WATCHES: String(QUERIES), JWT_EXPIRES_IN: '24h' })
     for (let user = 0; user < USERS; user++) {
       const session = await signup(server.url, `oracle${user}@example.com`)
       sessions.push(session)

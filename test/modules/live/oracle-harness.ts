@@ -204,7 +204,8 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
 
   beforeAll(async () => {
     process.stderr.write(`live oracle on ${store}: seed ${seed} (LIVE_ORACLE_SEED repeats the run)\n`)
-    instances = await start({ LIVE_MAX_WATCHES: String(queries) })
+    // A full-size run outlives the 15-minute access token its sockets logged in with (they hold no refresh token).
+    instances = await start({ LIVE_MAX_WATCHES: String(queries), JWT_EXPIRES_IN: '24h' })
     const { a, b } = instances
     for (let user = 0; user < USERS; user++) {
       const session = await signup(a, `${store.toLowerCase()}-oracle${user}@example.com`)
