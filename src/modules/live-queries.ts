@@ -10,18 +10,19 @@ import type { PlumageModule } from './module.js'
 /**
  * LIVE_QUERIES (default true): socket clients `watch` a query and are sent every change of its result (README
  * "Live queries", ADR 0019). Identical watches share one view; with the recovery module's event history a watch
- * resumes from the offset its client last applied. LIVE_MAX_WATCHES (default 100): the watches of one connection.
+ * resumes from the offset its client last applied. LIVE_MAX_WATCHES (default 100): the watches of one connection;
+ * LIVE_KEEP_VIEWS (default 10s, 0 for never): how long a view outlives its last watch.
  */
-const MAX_WATCHES = Symbol.for('LiveMaxWatches')
+const SETTINGS = Symbol.for('LiveSettings')
 
 export const module: PlumageModule = {
   bind(container, { env }) {
-    container.bind<number>(MAX_WATCHES).toConstantValue(liveSettings(env).maxWatches)
+    container.bind<ReturnType<typeof liveSettings>>(SETTINGS).toConstantValue(liveSettings(env))
   },
   extend(app, container) {
     const logger = container.get<Logger>(Logger)
     const live = new LiveQueries(app, {
-      maxWatches: container.get<number>(MAX_WATCHES),
+      ...container.get<ReturnType<typeof liveSettings>>(SETTINGS),
       ...(container.isBound(EventHistory) ? { history: container.get<EventHistory>(EventHistory) } : {}),
       failed: (error) => logger.warn('a live query could not read its result again; retrying', { error })
     })
@@ -37,6 +38,11 @@ export const module: PlumageModule = {
       'plumage_live_views',
       'Live query views on this instance (shared by identical watches).',
       () => live.size.views
+    )
+    metrics?.gauge?.(
+      'plumage_live_idle_views',
+      'Live query views kept a while after their last watch left (a reconnect resumes into them without a read).',
+      () => live.size.idle
     )
     metrics?.gauge?.(
       'plumage_live_watches',

@@ -1,19 +1,18 @@
 import { BadRequest, TooManyRequests } from '../../domain/errors/errors.js'
 import type { Doc } from '../../domain/query/field-getter.js'
 import type { WindowChange } from '../../domain/query/live-window.js'
-import { QueryIndex } from '../../domain/query/query-index.js'
 import type { EventHistory, PublishedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import { isPlainObject } from '../../domain/objects.js'
 import type { App } from '../app.js'
 import { coreOf } from '../app-core.js'
 import type { AppExtension } from '../extensions.js'
-import { Holders } from './holders.js'
 import { eventResolversOf, missedEvents, resolveOffers, type Offers } from './live-resolvers.js'
-import { planWatch, rawQuery, resumeOf, rulesOf, type Plan } from './watch-options.js'
+import { idFieldOf, planWatch, rawQuery, resumeOf, rulesOf, type Plan } from './watch-options.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
 import { ConnectionProgress, DEFAULT_PROGRESS, type ProgressOptions } from './progress.js'
 import { RECORD_EVENTS, replay } from './replay.js'
+import { Views, type Filed } from './views.js'
 
 /** One `watch` of a connection, as its transport hands it over. */
 export interface WatchRequest {
@@ -50,6 +49,8 @@ export interface LiveQueriesOptions {
   failed?: (error: unknown) => void
   /** When a connection is told how far its quiet watches are current (default DEFAULT_PROGRESS). */
   progress?: ProgressOptions
+  /** How long a view outlives its last watch (ms, default 10 s): a watch resumed meanwhile finds it current. */
+  keepViewsMs?: number
 }
 
 /** A watch with what it was made from: its view changes when its user's rules do. */
@@ -66,17 +67,11 @@ interface Held {
   send: WatchRequest['send']
 }
 
-/** A service's views: filed by their equality anchors, and by the records they hold. */
-interface Filed {
-  idField: string
-  index: QueryIndex<LiveView>
-  views: Set<LiveView>
-  holders: Holders
-}
-
 /** How long a fence waits for this process to follow the log to an offset (the client's own wait is 5 s). */
 const FENCE_WAIT_MS = 5_000
 const NOT_CRITERIA = ['$select', '$skip', '$limit']
+/** How long a view outlives its last watch by default. */
+const KEEP_VIEWS_MS = 10_000
 
 /**
  * Live queries (README "Live queries", ADR 0019): a connection watches a query and is sent every change of its
@@ -85,13 +80,13 @@ const NOT_CRITERIA = ['$select', '$skip', '$limit']
  * their equality anchors, plus the views that hold the written record, then through each view's rules.
  */
 export class LiveQueries implements AppExtension {
-  private readonly views = new Map<string, LiveView>()
-  private readonly paths = new Map<string, Filed>()
+  private readonly views: Views
   private readonly held = new Map<Connection, Map<string, Held>>()
   /** The user each connection's watches were last planned for: a write checks one pointer per connection. */
   private readonly users = new Map<Connection, unknown>()
   /** Each watch's entry: a view reads as one of its watchers. */
   private readonly readers = new WeakMap<Watch, Held>()
+  private readonly lastReaders = new WeakMap<LiveView, Held>()
   private head: string | undefined
   /** Events observed so far. */
   private observed = 0
@@ -107,6 +102,7 @@ export class LiveQueries implements AppExtension {
     private readonly app: App,
     private readonly options: LiveQueriesOptions
   ) {
+    this.views = new Views(options.keepViewsMs ?? KEEP_VIEWS_MS)
     app.on('disconnect', (connection: Connection) => this.release(connection))
     const changed = (_result: unknown, meta?: { connection?: Connection }) =>
       meta?.connection && this.recheck(meta.connection)
@@ -122,17 +118,12 @@ export class LiveQueries implements AppExtension {
 
   async teardown(): Promise<void> {
     clearInterval(this.progressTimer)
+    this.views.clear()
   }
 
-  /** How many views and watches there are, and the records views hold (for /metrics). */
-  get size(): { views: number; watches: number; records: number } {
-    let watches = 0
-    let records = 0
-    for (const view of this.views.values()) {
-      watches += view.watches.size
-      records += view.window.size
-    }
-    return { views: this.views.size, watches, records }
+  /** How many views have watches and how many are kept idle, the watches, and the records views hold (/metrics). */
+  get size(): Views['size'] {
+    return this.views.size
   }
 
   /** Starts a watch; answers it through `request.answer` once it is live (throws an error to answer instead). */
@@ -165,7 +156,9 @@ export class LiveQueries implements AppExtension {
     try {
       await entry.view.ready
     } catch (error) {
-      this.leave(entry)
+      // A view whose first read failed is not kept: the next watch reads again.
+      entry.view.watches.delete(entry.watch)
+      this.views.drop(entry.view)
       held.delete(id)
       if (held.size === 0) this.forget(connection)
       throw error
@@ -228,7 +221,7 @@ export class LiveQueries implements AppExtension {
     this.observed++
     if (offset !== undefined) this.head = offset
     if (!RECORD_EVENTS.has(event.event)) return
-    const views = this.paths.get(event.path)
+    const views = this.views.paths.get(event.path)
     if (views) this.dispatch(event, offset, before, views)
     // A user's record changed: rules' followUsers gave its connections the new one (only users' writes can).
     if ((event.event === 'patched' || event.event === 'updated') && event.path === rulesOf(this.app)?.users)
@@ -253,7 +246,8 @@ export class LiveQueries implements AppExtension {
     const next = (queued ?? Promise.resolve())
       .then(async () => {
         const offers = this.offers(record, event, filed)
-        const readerOf = (view: LiveView) => this.readers.get([...view.watches][0]!)?.connection
+        const readerOf = (view: LiveView) =>
+          (this.readers.get([...view.watches][0]!) ?? this.lastReaders.get(view))?.connection
         offers.offers = await resolveOffers(this.app, path, event.event, offers.offers, readerOf)
         this.offer(offers, offset, filed)
       })
@@ -295,22 +289,16 @@ export class LiveQueries implements AppExtension {
           read: (limit) => this.read(view!, limit),
           // While writes of its service are queued, the view is current just before the first of them.
           head: () => (this.behind.has(path) ? this.behind.get(path)![0] : this.head),
-          held: (ids) => this.views.get(plan.key) === view && this.paths.get(path)?.holders.add(view!, ids)
+          held: (ids) => this.views.filed(view!) && this.views.paths.get(path)?.holders.add(view!, ids),
+          drop: () => this.views.drop(view!)
         },
         (error) => this.options.failed?.(error)
       )
       view.ready.catch(() => undefined)
-      this.views.set(plan.key, view)
       view.visible = plan.visible
-      let filed = this.paths.get(path)
-      if (!filed)
-        this.paths.set(
-          path,
-          (filed = { idField: this.idField(path), index: new QueryIndex(), views: new Set(), holders: new Holders() })
-        )
-      filed.index.add(view, plan.query.filter)
-      filed.views.add(view)
+      this.views.add(view, plan.query.filter, this.idField(path))
     }
+    this.views.wake(view)
     view.watches.add(entry.watch)
     this.readers.set(entry.watch, entry)
     return view
@@ -328,15 +316,10 @@ export class LiveQueries implements AppExtension {
   }
 
   private leave(entry: Held): void {
-    const view = entry.view
-    view.watches.delete(entry.watch)
-    if (view.watches.size > 0 || this.views.get(view.key) !== view) return
-    this.views.delete(view.key)
-    const filed = this.paths.get(view.path)!
-    filed.index.delete(view)
-    filed.views.delete(view)
-    filed.holders.drop(view)
-    if (filed.views.size === 0) this.paths.delete(view.path)
+    entry.view.watches.delete(entry.watch)
+    // A view kept idle resolves the records it is offered as its last watcher would (its rule set's).
+    if (entry.view.watches.size === 0) this.lastReaders.set(entry.view, entry)
+    this.views.left(entry.view)
   }
 
   /**
@@ -395,6 +378,6 @@ export class LiveQueries implements AppExtension {
   }
 
   private idField(path: string): string {
-    return (this.app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
+    return idFieldOf(this.app, path)
   }
 }

@@ -7,7 +7,7 @@ import { eventContext, runResolvers, type EventResolvers } from '../event-stages
 import { shareLoaders } from '../resolvers/index.js'
 import type { LiveView } from './live-view.js'
 import { concerning, replaySource, type ReplaySource } from './replay.js'
-import { rulesOf } from './watch-options.js'
+import { idFieldOf, rulesOf } from './watch-options.js'
 
 /** A write offered to views: each with the record as its rules show it (none: the view drops it). */
 export type Offers = (readonly [LiveView, Doc | undefined])[]
@@ -98,7 +98,7 @@ export async function missedEvents(
 ): Promise<{ events: RecordedEvent[]; source: ReplaySource } | undefined> {
   if (resume.offset === '') return undefined
   const { path } = view
-  const idField = (app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
+  const idField = idFieldOf(app, path)
   let since: RecordedEvent[] | 'unknown' = 'unknown'
   // The events up to the one the view last applied (a later one may have come in while the history answered).
   for (let tries = 0; tries < 3; tries++) {

@@ -27,6 +27,8 @@ export interface ViewSource {
   head(): string | undefined
   /** The ids of the records the view holds after a read (and the writes heard meanwhile). */
   held(ids: unknown[]): void
+  /** Forgets the view: it must read again and has no watcher to read as (kept after its last watch left). */
+  drop(): void
 }
 
 interface Pending {
@@ -118,6 +120,7 @@ export class LiveView {
   }
 
   private refill(): void {
+    if (this.watches.size === 0) return this.source.drop()
     this.reading = this.catchUp(false)
   }
 

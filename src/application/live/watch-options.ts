@@ -44,6 +44,9 @@ interface AppRules {
   original(data: unknown): unknown
 }
 
+/** The id field of the service at `path` ('id' unless it says otherwise). */
+export const idFieldOf = (app: App, path: string) => (app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
+
 export const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
 
 /** A view's plan: where it is shared, and how it reads and sees records. */

@@ -30,7 +30,8 @@ async function viewOf(raw: Record<string, unknown>): Promise<LiveView> {
     {
       read: async (limit) => sorted(records).slice(0, limit),
       head: () => undefined,
-      held: () => undefined
+      held: () => undefined,
+      drop: () => undefined
     },
     () => undefined
   )

@@ -31,7 +31,7 @@ describe('live queries: the differential oracle on memory', () => {
   const ids: unknown[] = []
 
   beforeAll(async () => {
-    // A full-size run outlives the 15-minute access token its sockets logged in with (they hold no refresh token).
+    // A full-size run outlives the 15-minute access token its raw sockets logged in with (they never renew it).
     server = await startReferenceServer({ LIVE_MAX_WATCHES: String(QUERIES), JWT_EXPIRES_IN: '24h' })
     for (let user = 0; user < USERS; user++) {
       const session = await signup(server.url, `oracle${user}@example.com`)

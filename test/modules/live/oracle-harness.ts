@@ -204,7 +204,7 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
 
   beforeAll(async () => {
     process.stderr.write(`live oracle on ${store}: seed ${seed} (LIVE_ORACLE_SEED repeats the run)\n`)
-    // A full-size run outlives the 15-minute access token its sockets logged in with (they hold no refresh token).
+    // A full-size run outlives the 15-minute access token its raw sockets logged in with (they never renew it).
     instances = await start({ LIVE_MAX_WATCHES: String(queries), JWT_EXPIRES_IN: '24h' })
     const { a, b } = instances
     for (let user = 0; user < USERS; user++) {
