@@ -362,7 +362,9 @@ export class LiveQueries implements AppExtension {
   private async move(entry: Held, plan: Plan): Promise<void> {
     const before = entry.watch.list ?? []
     entry.watch.list = undefined
-    this.leave(entry)
+    // Not kept idle: its watcher's user is no longer of its rule set, and it would resolve writes as that user.
+    entry.view.watches.delete(entry.watch)
+    this.views.drop(entry.view)
     const view = (entry.view = this.join(plan, entry.path, entry))
     try {
       await view.ready
