@@ -86,7 +86,7 @@ export class LiveQueries implements AppExtension {
   private readonly users = new Map<Connection, unknown>()
   /** Each watch's entry: a view reads as one of its watchers. */
   private readonly readers = new WeakMap<Watch, Held>()
-  private readonly lastReaders = new WeakMap<LiveView, Held>()
+  private readonly lastReaders = new WeakMap<LiveView, Connection>()
   private head: string | undefined
   /** Events observed so far. */
   private observed = 0
@@ -247,9 +247,13 @@ export class LiveQueries implements AppExtension {
       .then(async () => {
         const offers = this.offers(record, event, filed)
         const readerOf = (view: LiveView) =>
-          (this.readers.get([...view.watches][0]!) ?? this.lastReaders.get(view))?.connection
-        offers.offers = await resolveOffers(this.app, path, event.event, offers.offers, readerOf)
-        this.offer(offers, offset, filed)
+          this.readers.get([...view.watches][0]!)?.connection ?? this.lastReaders.get(view)
+        const resolved = await resolveOffers(this.app, path, event.event, offers.offers, readerOf)
+        this.offer({ ...offers, offers: resolved.offers }, offset, filed)
+        // A view whose record could not be resolved reads its query again (an idle one is dropped instead).
+        for (const view of resolved.failed)
+          if (view.watches.size === 0) this.views.drop(view)
+          else view.resync()
       })
       .catch((error: unknown) => this.options.failed?.(error))
       .finally(() => (behind.shift(), behind.length === 0 && this.behind.delete(path)))
@@ -318,7 +322,7 @@ export class LiveQueries implements AppExtension {
   private leave(entry: Held): void {
     entry.view.watches.delete(entry.watch)
     // A view kept idle resolves the records it is offered as its last watcher would (its rule set's).
-    if (entry.view.watches.size === 0) this.lastReaders.set(entry.view, entry)
+    if (entry.view.watches.size === 0) this.lastReaders.set(entry.view, { ...entry.connection })
     this.views.left(entry.view)
   }
 

@@ -22,7 +22,8 @@ export function eventResolversOf(app: App, path: string): EventResolvers | undef
 
 /**
  * The offers with their records resolved as a `find` by the views' watchers resolves them: once per rule set (the
- * views of a rule set see the same record), with the context of one of its watchers' connections.
+ * views of a rule set see the same record), with the context of one of its watchers' connections. A rule set whose
+ * resolution fails (its watcher's login lapsed) leaves its views out, as `failed`, and the others go on.
  */
 export async function resolveOffers(
   app: App,
@@ -30,11 +31,11 @@ export async function resolveOffers(
   event: string,
   offers: Offers,
   readerOf: (view: LiveView) => Connection | undefined
-): Promise<Offers> {
+): Promise<{ offers: Offers; failed: LiveView[] }> {
   const resolvers = eventResolversOf(app, path)
   const entry = coreOf(app).registry.get(path)
-  if (!resolvers || !entry) return offers
-  const groups = new Map<string, Promise<Doc>>()
+  if (!resolvers || !entry) return { offers, failed: [] }
+  const groups = new Map<string, Promise<Doc | typeof FAILED>>()
   const resolved = offers.map(([view, record]) => {
     if (!record) return Promise.resolve([view, record] as const)
     const group = view.key.split('\n')[1]!
@@ -42,12 +43,17 @@ export async function resolveOffers(
     if (!done) {
       const context = () => eventContext(app, entry, event, record, readerOf(view))
       const result = runResolvers(resolvers.result, record, context)
-      groups.set(group, (done = result.then((data) => runResolvers(resolvers.external, data, context)) as Promise<Doc>))
+      done = result.then((data) => runResolvers(resolvers.external, data, context) as Promise<Doc>)
+      groups.set(group, (done = done.catch(() => FAILED)))
     }
     return done.then((data) => [view, data] as const)
   })
-  return Promise.all(resolved)
+  const all = await Promise.all(resolved)
+  const failed = all.flatMap(([view, data]) => (data === FAILED ? [view] : []))
+  return { offers: all.filter((offer): offer is readonly [LiveView, Doc | undefined] => offer[1] !== FAILED), failed }
 }
+
+const FAILED = Symbol('failed')
 
 /**
  * A resumed watch's replay source with the missed events' records resolved for its connection, as its `find`

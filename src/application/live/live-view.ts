@@ -87,6 +87,11 @@ export class LiveView {
     if (this.pending) await this.reading
   }
 
+  /** Reads the query again (a write it was offered could not be resolved): its watchers get the difference. */
+  resync(): void {
+    if (!this.pending) this.refill()
+  }
+
   /** Whether a read is in progress (its first, or a refill): the events it hears wait. */
   get busy(): boolean {
     return this.pending !== undefined
