@@ -65,7 +65,11 @@ async function run(store: string): Promise<Outcome> {
   child.stdout.on('data', take)
   child.stderr.on('data', take)
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
-  const summary = /live oracle[^\n]*divergences[^\n]*/.exec(output)?.[0]?.trim() ?? '—'
+  // The suite's summary line, or the first line of its failure.
+  const summary =
+    /live oracle[^\n]*divergences[^\n]*/.exec(output)?.[0]?.trim() ??
+    /● (?!Console)[^\n]*\n\s*\n\s*([^\n]+)/.exec(output)?.[1]?.trim() ??
+    '—'
   const skipped = /Tests:\s+\d+ skipped, \d+ total/.test(output) && !/passed|failed/.test(summary)
   return {
     store,
