@@ -156,3 +156,47 @@ describe('ConnectionProgress', () => {
     expect([...busy.values()].map((watch) => watch.sent)).toEqual([0, 0])
   })
 })
+
+describe('progress frames under steady writes', () => {
+  it('are sent when a queue of resolved writes drains, not only at a tick', async () => {
+    const app = new App()
+    app.use('messages', new AdapterService(new InMemoryStore()))
+    app.use('others', new AdapterService(new InMemoryStore()))
+    const history = new InMemoryEventHistory({ now: () => Date.now() }, 60_000)
+    // No tick within the test: only a drain can send it.
+    const live = new LiveQueries(app, {
+      maxWatches: 10,
+      history,
+      progress: { everyMs: 60_000, events: 3, maxAgeMs: 60_000 }
+    })
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let holding = false
+    app
+      .service('messages')
+      .hooks({ around: { all: [resolveResult(resolve<Doc>({ seen: async () => (holding && (await held), true) }))] } })
+    await app.setup()
+    const publish = (path: string, data: Doc) =>
+      live.observe({ path, event: 'created', data }, history.append({ path, event: 'created', data }))
+    publish('messages', (await app.service('messages').create({ room: 'a', n: 0 })) as Doc)
+    const find = async (query: Query) => (await app.service('messages').find({ query, paginate: false })) as Doc[]
+    const watched = await watchWith(live, {
+      connection: { provider: 'test' },
+      path: 'messages',
+      query: { room: 'a', $sort: { n: 1 }, $limit: 1 },
+      options: {},
+      find
+    })
+    for (let n = 1; n <= 3; n++) publish('others', (await app.service('others').create({ n })) as Doc)
+    // A write the view is offered (queued for its resolvers) that stays beyond its window: no frame.
+    const record = (await app.service('messages').create({ room: 'a', n: 5 })) as Doc
+    holding = true
+    publish('messages', record)
+    await sleep(20)
+    expect(watched.sent).toEqual([])
+    release()
+    await sleep(20)
+    expect(watched.sent).toEqual([{ offset: history.head() }])
+    await live.teardown()
+  })
+})
