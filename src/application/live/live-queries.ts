@@ -94,8 +94,6 @@ export class LiveQueries implements AppExtension {
   private readonly behind = new Map<string, (string | undefined)[]>()
   private readonly progress: ConnectionProgress<Connection>
   private readonly progressTimer?: ReturnType<typeof setInterval>
-  /** When connections were last looked at for progress (a service's queue draining looks again, at most as often). */
-  private progressAt = 0
   /** Per service with event resolvers: its writes being resolved, offered in publication order. */
   private readonly queues = new Map<string, Promise<void>>()
   private sequence = 0
@@ -258,14 +256,7 @@ export class LiveQueries implements AppExtension {
           else view.resync()
       })
       .catch((error: unknown) => this.options.failed?.(error))
-      .finally(() => {
-        behind.shift()
-        if (behind.length > 0) return
-        this.behind.delete(path)
-        // Under steady writes a tick rarely finds the queue empty: its views are current now.
-        const every = (this.options.progress ?? DEFAULT_PROGRESS).everyMs
-        if (every > 0 && Date.now() - this.progressAt >= every) this.tellProgress()
-      })
+      .finally(() => (behind.shift(), behind.length === 0 && this.behind.delete(path)))
     this.queues.set(path, next)
     void next.then(() => this.queues.get(path) === next && this.queues.delete(path))
   }
@@ -364,7 +355,6 @@ export class LiveQueries implements AppExtension {
 
   /** Progress frames (progress.ts): `{ offset }` to connections whose quiet watches lag, when all are current. */
   private tellProgress(): void {
-    this.progressAt = Date.now()
     const head = this.head
     const current = (entry: Held) => entry.watch.list !== undefined && !entry.view.busy && !this.behind.has(entry.path)
     if (head !== undefined)
