@@ -10,7 +10,7 @@ import type { AppExtension } from '../extensions.js'
 import { eventResolversOf, missedEvents, resolveOffers, type Offers } from './live-resolvers.js'
 import { idFieldOf, planWatch, rawQuery, resumeOf, rulesOf, type Plan } from './watch-options.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
-import { ConnectionProgress, DEFAULT_PROGRESS, type ProgressOptions } from './progress.js'
+import { ConnectionProgress, DEFAULT_PROGRESS, type FeedPoint, type ProgressOptions } from './progress.js'
 import { RECORD_EVENTS, replay } from './replay.js'
 import { Views, type Filed } from './views.js'
 
@@ -62,9 +62,15 @@ interface Held {
   find: (query: Query) => Promise<unknown>
   user: unknown
   connection: Connection
-  /** The events observed when it was last sent a frame (progress.ts). */
+  /** The events observed up to the last frame it was sent (progress.ts). */
   sent: number
   send: WatchRequest['send']
+}
+
+/** A service's writes being resolved before they are offered to its views, and the feed's point before each. */
+interface WriteQueue {
+  tail: Promise<void>
+  before: { offset: string | undefined; count: number }[]
 }
 
 /** How long a fence waits for this process to follow the log to an offset (the client's own wait is 5 s). */
@@ -90,12 +96,12 @@ export class LiveQueries implements AppExtension {
   private head: string | undefined
   /** Events observed so far. */
   private observed = 0
-  /** Per service with writes queued: the head before each of them (views of it are current there until it lands). */
-  private readonly behind = new Map<string, (string | undefined)[]>()
+  /** The count of the event whose writes are being offered (its frames are stamped with it), if not the last one. */
+  private offering: number | undefined
   private readonly progress: ConnectionProgress<Connection>
   private readonly progressTimer?: ReturnType<typeof setInterval>
-  /** Per service with event resolvers: its writes being resolved, offered in publication order. */
-  private readonly queues = new Map<string, Promise<void>>()
+  /** Per service with event resolvers and writes being resolved: they are offered in publication order. */
+  private readonly queues = new Map<string, WriteQueue>()
   private sequence = 0
 
   constructor(
@@ -146,7 +152,7 @@ export class LiveQueries implements AppExtension {
     }
     const id = `${++this.sequence}`
     const send = request.send
-    const watch: Watch = { id, send: (frame) => ((entry.sent = this.observed), send(frame)) }
+    const watch: Watch = { id, send: (frame) => ((entry.sent = this.offering ?? this.observed), send(frame)) }
     const { find } = request
     const entry: Held = { watch, view: undefined!, path, raw, find, user: connection.user, connection, sent: 0, send }
     entry.view = this.join(plan, path, entry)
@@ -190,7 +196,7 @@ export class LiveQueries implements AppExtension {
     const reached = (await this.options.history?.reached?.(offset, FENCE_WAIT_MS)) ?? false
     await coreOf(this.app).serviceEvents.idle()
     // Writes of services with event resolvers wait in a queue per service before they reach views.
-    await Promise.all(this.queues.values())
+    await Promise.all([...this.queues.values()].map((queue) => queue.tail))
     const held = this.held.get(connection)
     if (held) await Promise.all([...held.values()].map((entry) => entry.view.settled()))
     return { reached }
@@ -237,28 +243,41 @@ export class LiveQueries implements AppExtension {
     const record = rulesOf(this.app)?.original(event.data) ?? event.data
     if (!isPlainObject(record)) return
     const path = event.path
-    const queued = this.queues.get(path)
-    if (!queued && !eventResolversOf(this.app, path))
+    let queue = this.queues.get(path)
+    if (!queue && !eventResolversOf(this.app, path))
       return this.offer(this.offers(record, event, filed), offset, filed)
     // A service with event resolvers: each write's records are resolved once per rule set, then offered in order.
-    const behind = this.behind.get(path) ?? this.behind.set(path, []).get(path)!
-    behind.push(before)
-    const next = (queued ?? Promise.resolve())
+    if (!queue) this.queues.set(path, (queue = { tail: Promise.resolve(), before: [] }))
+    const count = this.observed
+    queue.before.push({ offset: before, count: count - 1 })
+    const written = queue
+    queue.tail = queue.tail
       .then(async () => {
         const offers = this.offers(record, event, filed)
         const readerOf = (view: LiveView) =>
           this.readers.get([...view.watches][0]!)?.connection ?? this.lastReaders.get(view)
         const resolved = await resolveOffers(this.app, path, event.event, offers.offers, readerOf)
-        this.offer({ ...offers, offers: resolved.offers }, offset, filed)
+        this.offering = count
+        try {
+          this.offer({ ...offers, offers: resolved.offers }, offset, filed)
+        } finally {
+          this.offering = undefined
+        }
         // A view whose record could not be resolved reads its query again (an idle one is dropped instead).
         for (const view of resolved.failed)
           if (view.watches.size === 0) this.views.drop(view)
           else view.resync()
       })
       .catch((error: unknown) => this.options.failed?.(error))
-      .finally(() => (behind.shift(), behind.length === 0 && this.behind.delete(path)))
-    this.queues.set(path, next)
-    void next.then(() => this.queues.get(path) === next && this.queues.delete(path))
+      .finally(() => {
+        written.before.shift()
+        if (written.before.length === 0) this.queues.delete(path)
+      })
+  }
+
+  /** The point of the feed the views of a service are current at: before its first write still being resolved. */
+  private pointOf(path: string): { offset: string | undefined; count: number } {
+    return this.queues.get(path)?.before[0] ?? { offset: this.head, count: this.observed }
   }
 
   /** The views a write reaches (its anchors', and those that hold its record), each with the record it sees. */
@@ -292,7 +311,7 @@ export class LiveQueries implements AppExtension {
         {
           read: (limit) => this.read(view!, limit),
           // While writes of its service are queued, the view is current just before the first of them.
-          head: () => (this.behind.has(path) ? this.behind.get(path)![0] : this.head),
+          head: () => this.pointOf(path).offset,
           held: (ids) => this.views.filed(view!) && this.views.paths.get(path)?.holders.add(view!, ids),
           drop: () => this.views.drop(view!)
         },
@@ -355,12 +374,14 @@ export class LiveQueries implements AppExtension {
 
   /** Progress frames (progress.ts): `{ offset }` to connections whose quiet watches lag, when all are current. */
   private tellProgress(): void {
-    const head = this.head
-    const current = (entry: Held) => entry.watch.list !== undefined && !entry.view.busy && !this.behind.has(entry.path)
-    if (head !== undefined)
-      this.progress.tell(this.held, this.observed, current, (_, held) =>
-        held.values().next().value!.send({ offset: head })
-      )
+    const current = (entry: Held): FeedPoint | undefined => {
+      if (entry.watch.list === undefined || entry.view.busy) return undefined
+      const point = this.pointOf(entry.path)
+      return point.offset === undefined ? undefined : (point as FeedPoint)
+    }
+    this.progress.tell(this.held, this.observed, current, (_, held, { offset }) =>
+      held.values().next().value!.send({ offset })
+    )
   }
 
   private async move(entry: Held, plan: Plan): Promise<void> {

@@ -10,7 +10,13 @@ export interface ProgressOptions {
 
 export const DEFAULT_PROGRESS: ProgressOptions = { everyMs: 1_000, events: 2_000, maxAgeMs: 30_000 }
 
-/** A watch as progress sees it: the number of events observed when it was last sent a frame (or its answer). */
+/** A point of the event feed: an offset, and the number of events observed up to it. */
+export interface FeedPoint {
+  offset: string
+  count: number
+}
+
+/** A watch as progress sees it: the events observed up to the last frame it was sent (or its answer). */
 export interface ProgressWatch {
   sent: number
 }
@@ -19,11 +25,15 @@ export interface ProgressWatch {
  * Progress frames (ADR 0019, Resume). A watch's offset moves only with its own frames, so a quiet watch resumes
  * from an old offset: the server replays every event of its service since, and past the event history's window
  * the client gets a reset although it was away a second. So a connection whose watches lag is sent
- * `{ offset }` — every watch it holds is current at that offset — but only at a moment when that is true: each of
- * its watches in step, its view with no read and no write pending, so every frame up to the offset went before.
+ * `{ offset }`: every watch it holds is current at that offset — each was sent every frame up to it and none after.
+ *
+ * Each watch is current at a point of the feed: its service's (the head, or with writes of the service still on
+ * their way to the views, the point before the first of them), unless its view is reading. A connection is told
+ * the earliest of its watches' points, when no watch was sent a frame past it. So steady writes to a service with
+ * event resolvers — its queue is never empty — do not hold progress back.
  */
 export class ConnectionProgress<C> {
-  /** Per connection: the event count and time of its last progress frame. */
+  /** Per connection: the point and time of its last progress frame. */
   private readonly told = new Map<C, { sent: number; at: number }>()
 
   constructor(
@@ -32,14 +42,15 @@ export class ConnectionProgress<C> {
   ) {}
 
   /**
-   * Calls `send` for each connection that lags behind the `observed` events and whose watches are all `current`
-   * (every frame up to the head went to them): it sends the head, and its watches count as sent there.
+   * Calls `send` with a point for each connection that lags behind the `observed` events and whose watches are all
+   * current at it (`current`: a watch's point, undefined while it is not current anywhere); its watches then count
+   * as sent there.
    */
   tell<W extends ProgressWatch>(
     connections: Iterable<readonly [C, Map<unknown, W>]>,
     observed: number,
-    current: (watch: W) => boolean,
-    send: (connection: C, watches: Map<unknown, W>) => void
+    current: (watch: W) => FeedPoint | undefined,
+    send: (connection: C, watches: Map<unknown, W>, point: FeedPoint) => void
   ): void {
     const now = this.now()
     for (const [connection, watches] of connections) {
@@ -49,14 +60,31 @@ export class ConnectionProgress<C> {
       for (const watch of watches.values()) oldest = Math.min(oldest, Math.max(watch.sent, told.sent))
       if (oldest === observed) continue
       if (observed - oldest < this.options.events && now - told.at < this.options.maxAgeMs) continue
-      if (![...watches.values()].every(current)) continue
-      send(connection, watches)
-      for (const watch of watches.values()) watch.sent = observed
-      this.told.set(connection, { sent: observed, at: now })
+      const point = earliest(watches, current)
+      if (!point || point.count <= told.sent) continue
+      send(connection, watches, point)
+      for (const watch of watches.values()) watch.sent = point.count
+      this.told.set(connection, { sent: point.count, at: now })
     }
   }
 
   forget(connection: C): void {
     this.told.delete(connection)
   }
+}
+
+/** The earliest point every watch is current at, if none was sent a frame past it. */
+function earliest<W extends ProgressWatch>(
+  watches: Map<unknown, W>,
+  current: (watch: W) => FeedPoint | undefined
+): FeedPoint | undefined {
+  let point: FeedPoint | undefined
+  let latest = 0
+  for (const watch of watches.values()) {
+    const at = current(watch)
+    if (!at) return undefined
+    if (!point || at.count < point.count) point = at
+    latest = Math.max(latest, watch.sent)
+  }
+  return point && latest <= point.count ? point : undefined
 }

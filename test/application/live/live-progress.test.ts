@@ -2,7 +2,12 @@ import { describe, expect, it } from '@jest/globals'
 import { AdapterService } from '../../../src/application/adapter-service.js'
 import { App } from '../../../src/application/app.js'
 import { LiveQueries } from '../../../src/application/live/index.js'
-import { ConnectionProgress, type ProgressWatch } from '../../../src/application/live/progress.js'
+import {
+  ConnectionProgress,
+  type FeedPoint,
+  type ProgressOptions,
+  type ProgressWatch
+} from '../../../src/application/live/progress.js'
 import { resolve, resolveResult } from '../../../src/application/resolvers/index.js'
 import type { Doc } from '../../../src/domain/query/field-getter.js'
 import type { PublishedEvent } from '../../../src/domain/realtime/event-history.js'
@@ -29,10 +34,11 @@ async function setUp(retentionMs = 60_000) {
   const publish = (event: PublishedEvent) => live.observe(event, history.append(event))
   const create = async (path: string, data: Doc) =>
     publish({ path, event: 'created', data: (await app.service(path).create(data)) as Doc })
-  const find = async (query: Query) => (await app.service('messages').find({ query, paginate: false })) as Doc[]
-  /** Everything sent to one connection: `live` frames with an id, and progress frames. */
-  const watch = (connection: Connection, query: Query, options: unknown = {}) =>
-    watchWith(live, { connection, path: 'messages', query, options, find })
+  /** Everything sent to one watch of a connection: `live` frames with an id, and progress frames. */
+  const watch = (connection: Connection, query: Query, options: unknown = {}, path = 'messages') => {
+    const find = async (query: Query) => (await app.service(path).find({ query, paginate: false })) as Doc[]
+    return watchWith(live, { connection, path, query, options, find })
+  }
   return { app, live, history, create, publish, watch, advance: (ms: number) => (now += ms) }
 }
 
@@ -71,88 +77,134 @@ describe('progress frames', () => {
     await live.teardown()
   })
 
-  it('are not sent while a write of a watched service is still on its way to the views', async () => {
-    const { app, live, create, publish, watch } = await setUp()
-    // A resolver that holds a write back: the view is not current at the head until it lands.
+  /** Holds back the resolution of the next writes of `messages` (an event resolver) until `release`. */
+  function holdWrites(app: App) {
     let release!: () => void
     const held = new Promise<void>((resolve) => (release = resolve))
     let holding = false
     const slow = resolve<Doc>({ seen: async () => (holding && (await held), true) })
     app.service('messages').hooks({ around: { all: [resolveResult(slow)] } })
+    return { hold: () => (holding = true), release }
+  }
+
+  it('while a write of a watched service is on its way to the views, tell the point before it', async () => {
+    const { app, live, history, create, publish, watch } = await setUp()
+    const writes = holdWrites(app)
     const connection: Connection = { provider: 'test' }
     const watched = await watch(connection, { room: 'a' })
     for (let n = 1; n <= 3; n++) await create('others', { n })
+    const beforeHeld = history.head()
     const record = (await app.service('messages').create({ room: 'a', n: 4 })) as Doc
-    holding = true
+    writes.hold()
     publish({ path: 'messages', event: 'created', data: record })
     await create('others', { n: 5 })
     await sleep(40)
-    expect(watched.sent).toEqual([])
-    release()
+    // Steady writes keep a queue of them: progress is not held back, it names the last point the view is current at.
+    expect(watched.sent).toEqual([{ offset: beforeHeld }])
+    writes.release()
     await sleep(40)
-    // The frame went out after every event so far: the watch lags again only with more.
     for (let n = 6; n <= 8; n++) await create('others', { n })
     await sleep(40)
     expect(watched.sent).toEqual([
+      { offset: beforeHeld },
       expect.objectContaining({ id: watched.answer.id, changes: [expect.objectContaining({ type: 'added' })] }),
-      { offset: expect.any(String) }
+      { offset: history.head() }
     ])
+    // A resume from the point before the held write is sent that write once.
+    const resumed = await watch(connection, { room: 'a' }, { resume: { offset: beforeHeld, records: [] } })
+    expect(resumed.answer.reset).toBeUndefined()
+    expect(resumed.frames.flatMap((frame) => frame.changes)).toEqual([
+      expect.objectContaining({ type: 'added', record: expect.objectContaining({ n: 4 }) })
+    ])
+    await live.teardown()
+  })
+
+  it('are held back while a watch of another service was sent a frame past the point of a queued write', async () => {
+    const { app, live, history, create, publish, watch } = await setUp()
+    const writes = holdWrites(app)
+    const connection: Connection = { provider: 'test' }
+    const messages = await watch(connection, { room: 'a' })
+    const others = await watch(connection, { kind: 'x' }, {}, 'others')
+    await create('others', { n: 0 })
+    const record = (await app.service('messages').create({ room: 'a', n: 1 })) as Doc
+    writes.hold()
+    publish({ path: 'messages', event: 'created', data: record })
+    // The watch of `others` is sent a frame past the point `messages` views are current at.
+    await create('others', { kind: 'x', n: 2 })
+    for (let n = 3; n <= 5; n++) await create('others', { n })
+    await sleep(40)
+    // The earliest point would move the `others` watch back before a frame it applied: nothing is sent.
+    expect(messages.sent).toEqual([])
+    expect(others.frames).toHaveLength(1)
+    writes.release()
+    await sleep(40)
+    expect(messages.sent).toEqual([expect.objectContaining({ id: messages.answer.id }), { offset: history.head() }])
     await live.teardown()
   })
 })
 
 describe('ConnectionProgress', () => {
-  type W = ProgressWatch & { current: boolean }
-  const watches = (...sent: number[]) => new Map<unknown, W>(sent.map((at, n) => [n, { sent: at, current: true }]))
-
-  it('tells a connection lagging by the event count at once, and one lagging less only after the age', () => {
-    let now = 0
-    const progress = new ConnectionProgress<string>({ everyMs: 1, events: 10, maxAgeMs: 1_000 }, () => now)
-    const told: string[] = []
+  type W = ProgressWatch & { current?: FeedPoint }
+  const point = (count: number): FeedPoint => ({ offset: `o${count}`, count })
+  /** Watches last sent frames at these counts, all current at `at`. */
+  const watches = (at: number, ...sent: number[]) =>
+    new Map<unknown, W>(sent.map((count, n) => [n, { sent: count, current: point(at) }]))
+  const progressOf = (options: ProgressOptions, now?: () => number) => {
+    const progress = new ConnectionProgress<string>(options, now)
+    const told: [string, string][] = []
     const tell = (observed: number, connections: [string, Map<unknown, W>][]) =>
       progress.tell(
         connections,
         observed,
         (watch) => watch.current,
-        (connection) => told.push(connection)
+        (connection, _, { offset }) => told.push([connection, offset])
       )
+    return { told, tell }
+  }
+
+  it('tells a connection lagging by the event count at once, and one lagging less only after the age', () => {
+    let now = 0
+    const { told, tell } = progressOf({ everyMs: 1, events: 10, maxAgeMs: 1_000 }, () => now)
     tell(20, [
-      ['far', watches(20, 5)],
-      ['near', watches(15)],
-      ['live', watches(20)]
+      ['far', watches(20, 20, 5)],
+      ['near', watches(20, 15)],
+      ['live', watches(20, 20)]
     ])
-    expect(told).toEqual(['far'])
+    expect(told).toEqual([['far', 'o20']])
+    const near = watches(21, 15)
     now = 999
-    tell(21, [['near', watches(15)]])
-    expect(told).toEqual(['far'])
+    tell(21, [['near', near]])
+    expect(told).toHaveLength(1)
     now = 1_000
-    tell(21, [['near', watches(15)]])
-    expect(told).toEqual(['far', 'near'])
+    tell(21, [['near', near]])
+    expect(told).toEqual([
+      ['far', 'o20'],
+      ['near', 'o21']
+    ])
     // Told at 21: lagging again counts from there.
+    for (const watch of near.values()) watch.current = point(25)
     now = 1_500
-    tell(25, [['near', watches(15)]])
-    expect(told).toEqual(['far', 'near'])
+    tell(25, [['near', near]])
+    expect(told).toHaveLength(2)
   })
 
-  it('tells no connection with a watch that is not current, and counts its watches as sent when it tells', () => {
-    const progress = new ConnectionProgress<string>({ everyMs: 1, events: 1, maxAgeMs: 0 })
-    const told: string[] = []
-    const busy = watches(0, 0)
-    busy.get(1)!.current = false
-    const ready = watches(0, 3)
-    const tell = () =>
-      progress.tell(
-        [
-          ['busy', busy],
-          ['ready', ready]
-        ],
-        5,
-        (watch) => watch.current,
-        (connection) => told.push(connection)
-      )
-    tell()
-    expect(told).toEqual(['ready'])
-    expect([...ready.values()].map((watch) => watch.sent)).toEqual([5, 5])
+  it('tells the earliest point of its watches, none while one is not current or was sent a frame past it', () => {
+    const { told, tell } = progressOf({ everyMs: 1, events: 1, maxAgeMs: 0 })
+    const busy = watches(5, 0, 0)
+    busy.get(1)!.current = undefined
+    // A watch whose service has a write on its way is current before it, at 4.
+    const queued = watches(5, 0, 3)
+    queued.get(0)!.current = point(4)
+    const past = watches(5, 0, 5)
+    past.get(0)!.current = point(4)
+    tell(5, [
+      ['busy', busy],
+      ['queued', queued],
+      ['past', past]
+    ])
+    expect(told).toEqual([['queued', 'o4']])
+    expect([...queued.values()].map((watch) => watch.sent)).toEqual([4, 4])
     expect([...busy.values()].map((watch) => watch.sent)).toEqual([0, 0])
+    expect([...past.values()].map((watch) => watch.sent)).toEqual([0, 5])
   })
 })
