@@ -24,10 +24,12 @@ import type { PlumageModule } from './module.js'
 export const module: PlumageModule = {
   bind(container, { config }) {
     keepInProcess(container, config.store)
-    container.bind<SecretTokens>(SecretTokens).to(CryptoSecretTokens).inSingletonScope()
+    // Keyed by AUTH_SECRET: every instance derives the same next refresh token (a retried refresh, Sessions).
+    container.bind<SecretTokens>(SecretTokens).toConstantValue(new CryptoSecretTokens(config.authSecret))
     container.bind<SessionsSettings>(SessionsSettings).toConstantValue({
       accessTokenTtl: config.jwtExpiresInMs,
-      refreshTokenTtl: config.refreshTokenExpiresInMs
+      refreshTokenTtl: config.refreshTokenExpiresInMs,
+      reuseWindow: config.refreshTokenReuseWindowMs
     })
     container.bind(Sessions).toSelf().inSingletonScope()
     container.bind<LoginThrottleSettings>(LoginThrottleSettings).toConstantValue({

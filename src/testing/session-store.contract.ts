@@ -44,6 +44,10 @@ class CountingSecretTokens implements SecretTokens {
   hash(token: string): string {
     return `hash-of-${token}`
   }
+
+  successor(token: string): string {
+    return `next-of-${token}`
+  }
 }
 
 /**
@@ -59,6 +63,14 @@ export const runSessionStoreContract = defineContract<SessionStoreContractOption
       expect(await store.useRefreshToken('t1', NOW)).toEqual({ outcome: 'rotated', record: record('t1', 'f1') })
       expect(await store.useRefreshToken('t1', NOW + 1)).toMatchObject({ outcome: 'reused', record: { usedAt: NOW } })
       expect(await store.useRefreshToken('nope', NOW)).toEqual({ outcome: 'unknown' })
+    })
+
+    test('keeps the first record of a token saved twice (a rotation retried saves its successor again)', async () => {
+      const store = await options.open()
+      await store.saveRefreshToken(record('twice', 'f1'))
+      expect(await store.useRefreshToken('twice', NOW)).toMatchObject({ outcome: 'rotated' })
+      await store.saveRefreshToken(record('twice', 'f1'))
+      expect(await store.useRefreshToken('twice', NOW + 1)).toMatchObject({ outcome: 'reused', record: { usedAt: NOW } })
     })
 
     test('lets exactly one of 20 simultaneous uses of one token rotate it', async () => {

@@ -3,7 +3,7 @@ import authClientModule from '@feathersjs/authentication-client'
 import { feathers } from '@feathersjs/feathers'
 import restClientModule from '@feathersjs/rest-client'
 import socketioClientModule from '@feathersjs/socketio-client'
-import type { Socket } from 'socket.io-client'
+import { io, type Socket } from 'socket.io-client'
 import type { Connection } from '../../src/domain/service/service.js'
 import { FakeClock } from '../support/fake-clock.js'
 import { InMemoryLoginAttempts } from '../../src/infrastructure/memory/in-memory-login-attempts.js'
@@ -17,6 +17,7 @@ import { createClient } from '../../src/interfaces/client/client-app.js'
 import { socketio } from '../../src/interfaces/client/socket/socketio-transport.js'
 import { connect, disconnectAll } from '../interfaces/socketio/support.js'
 import { AUTH_SECRET, startAuthServer, type AuthServer } from '../support/auth-server.js'
+import { startTcpProxy } from '../support/tcp-proxy.js'
 
 /*
  * README "Sessions" over the real composition root: REST, socket.io with our client refreshing in
@@ -87,7 +88,7 @@ function manualTimers(): RefreshTimers & { pending: { callback: () => void; ms: 
 }
 
 describe('sessions over REST', () => {
-  it('rotates: login → refresh → refresh; a replayed token revokes the family (201, 201, 401, then 401 for all)', async () => {
+  it('rotates: login → refresh → refresh; a token replayed after the reuse window revokes the family (401 for all)', async () => {
     const first = await login(server.url, 'rest@x.io')
     expect(first.status).toBe(201)
     const second = await refresh(server.url, first.body.refreshToken)
@@ -99,6 +100,10 @@ describe('sessions over REST', () => {
       user: { email: 'rest@x.io' }
     })
     expect((await call(server.url, 'GET', '/messages', second.body.accessToken)).status).toBe(200)
+    // Within REFRESH_TOKEN_REUSE_WINDOW (30 s) a replay is taken for a retry: the same next token.
+    const retry = await refresh(server.url, first.body.refreshToken)
+    expect(retry).toMatchObject({ status: 201, body: { refreshToken: second.body.refreshToken } })
+    clock.advance(30_000)
     const replay = await refresh(server.url, first.body.refreshToken)
     expect(replay).toMatchObject({
       status: 401,
@@ -280,6 +285,57 @@ describe('sockets stay logged in', () => {
     ).toBe(false)
   })
 
+  it('keeps the session when a refresh answer is lost: the retry after the reconnect gets the same next token', async () => {
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(server.url).port))
+    const timers = manualTimers()
+    const socket = io(`http://127.0.0.1:${proxy.port}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnectionDelay: 50
+    })
+    sockets.push(socket)
+    const client = createClient()
+      .configure(socketio(socket, { timeout: 2000 }))
+      .configure(authentication({ timers }))
+    try {
+      await client.authenticate({ strategy: 'local', email: 'sock@x.io', password: PASSWORD })
+      // The server rotates the refresh token, then the connection drops before its answer goes out.
+      let cut = true
+      const answered: string[] = []
+      server.app.service('authentication').hooks({
+        after: {
+          create: [
+            async (context: { data?: unknown; result?: unknown }) => {
+              if ((context.data as { strategy?: string } | undefined)?.strategy !== 'refresh') return
+              answered.push((context.result as { refreshToken: string }).refreshToken)
+              if (cut) await proxy.cut()
+              cut = false
+            }
+          ]
+        }
+      })
+      const expired: unknown[] = []
+      client.on(SESSION_EXPIRED, (error) => expired.push(error))
+      clock.advance(14 * 60_000)
+      timers.fire()
+      await until(() => answered.length === 1)
+      await proxy.restore()
+      // Back on a new connection with the still valid access token, the client refreshes again (its timer is due).
+      await until(() => timers.pending.length === 1 && client.authentication.authenticated)
+      const refreshed = new Promise<{ refreshToken: string }>((resolve) => client.once('login', resolve as never))
+      timers.fire()
+      const second = await Promise.race([refreshed, until(() => expired.length > 0).then(() => expired[0])])
+      expect(expired).toEqual([])
+      expect(answered).toHaveLength(2)
+      expect((second as { refreshToken: string }).refreshToken).toBe(answered[0])
+      expect(await client.authentication.getRefreshToken()).toBe(answered[0])
+      // The session goes on: its next refresh works as any other.
+      await expect(refresh(server.url, (second as { refreshToken: string }).refreshToken)).resolves.toMatchObject({ status: 201 })
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it('re-authenticates a live connection as someone else and moves it between channels', async () => {
     const socket = await connect(server.url)
     sockets.push(socket)
@@ -407,6 +463,15 @@ describe('two servers on one session store', () => {
 })
 
 /** Resolves when `condition` holds, checking after each socket round trip (events arrive in order with answers). */
+/** Waits for `condition` in real time (a reconnect), failing after 5 s. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve))
 }

@@ -35,6 +35,8 @@ export interface SessionsAppOptions {
   addressMaxFailures?: number
   /** Default: a FakePasswordHasher (returned as `hasher`, it records every check). */
   hasher?: PasswordHasher
+  /** Sessions' reuse window (ms; default theirs, 30 s). */
+  reuseWindow?: number
 }
 
 /** The reference app with sessions and throttling on memory adapters, a fake clock and a fake hasher. */
@@ -43,7 +45,11 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
   const store = options.store ?? new InMemorySessionStore()
   const attempts = options.attempts ?? new InMemoryLoginAttempts()
   const tokens = new JsonWebTokenService({ secret: SECRET, expiresIn: '15m' }, clock)
-  const sessions = new Sessions(store, new CryptoSecretTokens(), clock, { accessTokenTtl: 15 * 60_000 })
+  // Keyed by the deployment's secret, as the sessions module does: instances derive the same next refresh token.
+  const sessions = new Sessions(store, new CryptoSecretTokens(SECRET), clock, {
+    accessTokenTtl: 15 * 60_000,
+    ...(options.reuseWindow === undefined ? {} : { reuseWindow: options.reuseWindow })
+  })
   const hasher = options.hasher ?? new FakePasswordHasher()
   const throttle = new LoginThrottle(attempts, clock, {
     maxFailures: options.maxFailures ?? 10,

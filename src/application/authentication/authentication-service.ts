@@ -203,8 +203,12 @@ export class AuthenticationService {
       if (this.sessions && id !== undefined && typeof claims.sid !== 'string') claims.sid = this.sessions.newFamily()
       accessToken = await this.tokens.sign(claims, id !== undefined ? { subject: String(id) } : {})
       payload = await this.tokens.verify(accessToken)
+      // A refresh answers its session's next refresh token; a login issues the first of its new session.
       if (this.sessions && id !== undefined)
-        refreshToken = await this.sessions.issueRefreshToken(claims.sid as string, id)
+        refreshToken =
+          strategy?.refreshes && typeof result.refreshToken === 'string'
+            ? result.refreshToken
+            : await this.sessions.issueRefreshToken(claims.sid as string, id)
     }
     const { accessToken: _verified, authentication, ...rest } = result
     const response: LoginResult = { accessToken, authentication: { ...authentication, payload }, ...rest }

@@ -13,7 +13,8 @@ export interface AuthenticationStrategy {
   readonly service: string
   /**
    * True for a strategy that exchanges a refresh token (the sessions module's): a failed refresh on a logged-in
-   * connection logs it out, and the login description says what it takes.
+   * connection logs it out, and the login description says what it takes. Its result's `refreshToken` is the
+   * session's next one, answered as it is (any other strategy's login starts a session with a new one).
    */
   readonly refreshes?: boolean
   /** Called once from the authentication service's setup, when every service is registered. */

@@ -11,10 +11,10 @@ export interface AuthenticationSessions {
   readonly accessTokenTtl: number
   /** A new session id (`sid`). */
   newFamily(): string
-  /** A refresh token of the session `family` for `userId`. */
+  /** The first refresh token of a new session `family` for `userId`. */
   issueRefreshToken(family: string, userId: Id): Promise<string>
-  /** Exchanges a live refresh token; a used one revokes its session. */
-  rotate(refreshToken: string): Promise<{ family: string; userId: Id }>
+  /** Exchanges a live refresh token for the session's next one; a used one revokes its session (after a window). */
+  rotate(refreshToken: string): Promise<{ family: string; userId: Id; refreshToken: string }>
   /** Revokes the session (or the token) of these claims. */
   logout(payload: TokenPayload): Promise<void>
   revokeFamily(family: string): Promise<void>

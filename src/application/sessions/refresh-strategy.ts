@@ -11,8 +11,8 @@ export interface RefreshStrategyOptions {
 
 /**
  * `{ strategy: 'refresh', refreshToken }`: exchanges a live refresh token for a new access token and
- * a new refresh token of the same session (the authentication service's sessions issue both). The
- * used token is dead; presenting it again revokes the session.
+ * the next refresh token of the same session (Sessions.rotate). The used token is dead; presenting it
+ * again revokes the session, but within the sessions' reuse window (a retry) answers the same next token.
  */
 export class RefreshStrategy implements AuthenticationStrategy {
   readonly name: string
@@ -41,7 +41,7 @@ export class RefreshStrategy implements AuthenticationStrategy {
       throw new Error(
         `The '${this.name}' strategy is not set up: register it on the authentication service and call app.setup()`
       )
-    const { family, userId } = await auth.sessions.rotate(refreshToken)
+    const { family, userId, refreshToken: next } = await auth.sessions.rotate(refreshToken)
     let entity: Data
     try {
       entity = (await auth.application.service(this.service).get(userId)) as Data
@@ -51,6 +51,10 @@ export class RefreshStrategy implements AuthenticationStrategy {
       throw new NotAuthenticated(`The ${this.entity} of this refresh token no longer exists`)
     }
     // `sid` keeps the new access token in the same session.
-    return { authentication: { strategy: this.name, payload: { sid: family } }, [this.entity]: entity }
+    return {
+      authentication: { strategy: this.name, payload: { sid: family } },
+      [this.entity]: entity,
+      refreshToken: next
+    }
   }
 }

@@ -17,6 +17,11 @@ export interface SessionsSettings {
    */
   accessTokenTtl?: number
   /**
+   * How long (ms) after a refresh token's use it may be presented again and answer the same successor (default
+   * 30 s; 0: never): a refresh whose answer a dropped connection lost is retried. Later, a reuse revokes the session.
+   */
+  reuseWindow?: number
+  /**
    * How often (ms, by the Clock) this process reads revocations other processes made (default 500).
    * A revocation is seen everywhere within this plus one store round trip.
    */
@@ -26,13 +31,17 @@ export const SessionsSettings = Symbol.for('SessionsSettings')
 
 const DEFAULT_REFRESH_TOKEN_TTL = 30 * 24 * 3600 * 1000
 const DEFAULT_ACCESS_TOKEN_TTL = 15 * 60 * 1000
+const DEFAULT_REUSE_WINDOW = 30_000
 /** Expired refresh tokens are deleted at most this often. */
 const PURGE_INTERVAL = 3600 * 1000
 
 /**
  * Server-side sessions: a login starts a family (its id is the access tokens' `sid` claim) with a
  * refresh token; using a refresh token kills it and issues the next one of the family; using a dead
- * one again means it was stolen (or replayed), so the whole family is revoked.
+ * one again means it was stolen (or replayed), so the whole family is revoked — unless it comes within
+ * `reuseWindow` of its use: a client whose refresh answer was lost retries, and gets the same next token
+ * (SecretTokens.successor), so the family never forks. A thief must then beat that window, and whoever
+ * uses the shared next token second after it reveals the theft.
  *
  * Access tokens stay JWTs verified without a store read: revocations (`sid:` for a session, `jti:`
  * for one token) are kept in a local set that is brought up to date from the shared store at most
@@ -42,6 +51,7 @@ const PURGE_INTERVAL = 3600 * 1000
 export class Sessions implements AuthenticationSessions {
   readonly refreshTokenTtl: number
   readonly accessTokenTtl: number
+  readonly reuseWindow: number
   private readonly syncInterval: number
   private readonly revoked = new Map<string, number>()
   private cursor: unknown
@@ -59,6 +69,7 @@ export class Sessions implements AuthenticationSessions {
     this.refreshTokenTtl = settings.refreshTokenTtl ?? DEFAULT_REFRESH_TOKEN_TTL
     this.accessTokenTtl = settings.accessTokenTtl ?? DEFAULT_ACCESS_TOKEN_TTL
     this.syncInterval = settings.syncInterval ?? 500
+    this.reuseWindow = settings.reuseWindow ?? DEFAULT_REUSE_WINDOW
   }
 
   /** A new session id (family). */
@@ -66,10 +77,14 @@ export class Sessions implements AuthenticationSessions {
     return this.secrets.id()
   }
 
-  /** Issues the family's next refresh token and stores it by its hash. */
-  async issueRefreshToken(family: string, userId: Id): Promise<string> {
+  /** Issues a new family's first refresh token and stores it by its hash. */
+  issueRefreshToken(family: string, userId: Id): Promise<string> {
+    return this.save(this.secrets.generate(), family, userId)
+  }
+
+  /** Stores a refresh token of the family by its hash (kept as it is when it was stored already). */
+  private async save(token: string, family: string, userId: Id): Promise<string> {
     const { secrets, store, clock } = this
-    const token = secrets.generate()
     const now = clock.now()
     await store.saveRefreshToken({
       id: secrets.hash(token),
@@ -88,16 +103,17 @@ export class Sessions implements AuthenticationSessions {
   }
 
   /**
-   * Exchanges a refresh token: answers its family and user when it was live (it is dead now).
-   * A token used before revokes its whole family.
+   * Exchanges a refresh token: answers its family, user and the family's next refresh token when it was live (it is
+   * dead now), or used within the reuse window (the same next token). A token used before that revokes its family.
    */
-  async rotate(refreshToken: string): Promise<{ family: string; userId: Id }> {
+  async rotate(refreshToken: string): Promise<{ family: string; userId: Id; refreshToken: string }> {
     const { secrets, store, clock } = this
     const now = clock.now()
     const use = await store.useRefreshToken(secrets.hash(refreshToken), now)
     if (use.outcome === 'unknown') throw new NotAuthenticated('Invalid refresh token')
     const { record } = use
-    if (use.outcome === 'reused') {
+    const retried = use.outcome === 'reused' && record.usedAt !== null && now - record.usedAt < this.reuseWindow
+    if (use.outcome === 'reused' && !retried) {
       await this.revokeFamily(record.family)
       throw new NotAuthenticated('Refresh token already used: the session has been revoked', {
         name: 'RefreshTokenReused'
@@ -105,7 +121,8 @@ export class Sessions implements AuthenticationSessions {
     }
     if (use.outcome === 'revoked') throw new NotAuthenticated('Refresh token revoked', { name: 'RefreshTokenRevoked' })
     if (record.expiresAt <= now) throw new NotAuthenticated('Refresh token expired', { name: 'RefreshTokenExpired' })
-    return { family: record.family, userId: record.userId }
+    const next = await this.save(secrets.successor(refreshToken), record.family, record.userId)
+    return { family: record.family, userId: record.userId, refreshToken: next }
   }
 
   /** Logout: the session's refresh tokens die and its access tokens (and this one by `jti`) are denied. */

@@ -42,6 +42,7 @@ export interface Revocation {
  * share it (a database), so that a revocation made by one is seen by all.
  */
 export interface SessionStore {
+  /** Saves a refresh token; a record with its id already saved is kept as it is. */
   saveRefreshToken(record: RefreshTokenRecord): Promise<void>
   /** Marks an unused, unrevoked token used (at `now`) and says what it was; atomic. */
   useRefreshToken(id: string, now: number): Promise<RefreshTokenUse>

@@ -34,6 +34,8 @@ export interface Config {
   jwtExpiresInMs: number
   /** Refresh-token lifetime in ms (REFRESH_TOKEN_EXPIRES_IN, default 30d). */
   refreshTokenExpiresInMs: number
+  /** How long a used refresh token may be retried for the same next one, in ms (REFRESH_TOKEN_REUSE_WINDOW, 30s). */
+  refreshTokenReuseWindowMs: number
   /** Failed logins per account and per client address within the window (LOGIN_MAX_FAILURES, default 10; 0: off). */
   loginMaxFailures: number
   /** The window of failed logins in ms (LOGIN_FAILURE_WINDOW, default 15m). */
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtExpiresIn: env.JWT_EXPIRES_IN || '15m',
     jwtExpiresInMs: 0,
     refreshTokenExpiresInMs: duration(env, 'REFRESH_TOKEN_EXPIRES_IN', '30d'),
+    refreshTokenReuseWindowMs: duration(env, 'REFRESH_TOKEN_REUSE_WINDOW', '30s', 'every reuse revokes'),
     loginMaxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 0, 1_000_000),
     loginAddressMaxFailures: integer(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
     loginFailureWindowMs: duration(env, 'LOGIN_FAILURE_WINDOW', '15m'),

@@ -47,10 +47,12 @@ export function durationMs(value: string): number {
   return Number(amount) * UNIT_MS[unit]!
 }
 
-export function duration(env: Env, name: string, fallback: string): number {
+/** A positive duration in ms (or zero too, when `zero` says what it turns off). */
+export function duration(env: Env, name: string, fallback: string, zero?: string): number {
   const raw = env[name] || fallback
-  if (!isDuration(raw) || durationMs(raw) <= 0) {
-    throw new ConfigError(`${name} must be a duration such as 30d, 12h or 900s (got '${raw}')`)
+  if (!isDuration(raw) || durationMs(raw) < 0 || (durationMs(raw) === 0 && zero === undefined)) {
+    const also = zero === undefined ? '' : `, or 0 (${zero})`
+    throw new ConfigError(`${name} must be a duration such as 30d, 12h or 900s${also} (got '${raw}')`)
   }
   return durationMs(raw)
 }

@@ -15,7 +15,7 @@ export class InMemorySessionStore implements SessionStore {
   private seq = 0
 
   async saveRefreshToken(record: RefreshTokenRecord): Promise<void> {
-    this.tokens.set(record.id, { ...record })
+    if (!this.tokens.has(record.id)) this.tokens.set(record.id, { ...record })
   }
 
   async useRefreshToken(id: string, now: number): Promise<RefreshTokenUse> {

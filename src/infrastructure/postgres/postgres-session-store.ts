@@ -25,8 +25,7 @@ export class PostgresSessionStore extends SchemaOwner implements SessionStore {
       'save a refresh token',
       `INSERT INTO plumage_refresh_tokens (id, family, user_id, user_key, created_at, expires_at, used_at, revoked_at)
        VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8)
-       ON CONFLICT (id) DO UPDATE SET family = $2, user_id = $3::jsonb, user_key = $4, created_at = $5,
-         expires_at = $6, used_at = $7, revoked_at = $8`,
+       ON CONFLICT (id) DO NOTHING`,
       [
         record.id,
         record.family,

@@ -46,6 +46,7 @@ export class RethinkDbSessionStore extends TableOwner implements SessionStore {
   }
 
   async saveRefreshToken(record: RefreshTokenRecord): Promise<void> {
+    // A record with that id is kept (the insert answers a duplicate-key error in its result, not as a failure).
     await this.run('save a refresh token', () => this.refresh().insert(record, { conflict: 'error' }).run())
   }
 

@@ -11,6 +11,8 @@ import { failure, sessionsApp } from '../../support/sessions-app.js'
 
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
+/** Sessions' default reuse window (REFRESH_TOKEN_REUSE_WINDOW). */
+const REUSE_WINDOW = 30_000
 
 describe('sessions: login and refresh rotation', () => {
   it('answers a 15-minute access token carrying the session id and an opaque refresh token', async () => {
@@ -25,7 +27,7 @@ describe('sessions: login and refresh rotation', () => {
   })
 
   it('exchanges a refresh token for a new pair in the same session; the used one is dead', async () => {
-    const { signUp, login, refresh, tokens, findUsers } = await sessionsApp()
+    const { signUp, login, refresh, tokens, findUsers, clock } = await sessionsApp()
     const user = await signUp('a@x.io')
     const first = await login('a@x.io', 'password-1')
     const second = await refresh(first.refreshToken)
@@ -35,18 +37,56 @@ describe('sessions: login and refresh rotation', () => {
     expect(second.user).toEqual({ id: user.id, email: 'a@x.io', avatar: gravatar('a@x.io') })
     expect((await tokens.verify(second.accessToken)).sid).toBe((await tokens.verify(first.accessToken)).sid)
     await expect(findUsers(second.accessToken)).resolves.toBeDefined()
+    clock.advance(REUSE_WINDOW)
     expect(await failure(refresh(first.refreshToken))).toMatchObject({
       code: 401,
       message: 'Refresh token already used: the session has been revoked'
     })
   })
 
+  it('answers a refresh retried within the reuse window (its answer was lost) with the same next refresh token', async () => {
+    const { signUp, login, refresh, findUsers, clock } = await sessionsApp()
+    await signUp('a@x.io')
+    const first = await login('a@x.io', 'password-1')
+    const lost = await refresh(first.refreshToken)
+    clock.advance(REUSE_WINDOW - 1)
+    const retried = await refresh(first.refreshToken)
+    // The session goes on with one next token: not forked into two live ones.
+    expect(retried.refreshToken).toBe(lost.refreshToken)
+    expect(retried.accessToken).not.toBe(lost.accessToken)
+    await expect(findUsers(retried.accessToken)).resolves.toBeDefined()
+    const third = await refresh(retried.refreshToken)
+    await expect(findUsers(third.accessToken)).resolves.toBeDefined()
+    // Whoever holds the shared token and uses it after the window reveals a theft: the session is revoked.
+    clock.advance(REUSE_WINDOW)
+    expect(await failure(refresh(lost.refreshToken))).toMatchObject({
+      code: 401,
+      message: 'Refresh token already used: the session has been revoked'
+    })
+    expect(await failure(refresh(third.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
+  })
+
+  it('with a reuse window of 0, revokes the session at the first reuse', async () => {
+    const { signUp, login, refresh, findUsers, clock } = await sessionsApp({ reuseWindow: 0 })
+    await signUp('a@x.io')
+    const first = await login('a@x.io', 'password-1')
+    const second = await refresh(first.refreshToken)
+    clock.advance(1)
+    expect(await failure(refresh(first.refreshToken))).toMatchObject({
+      code: 401,
+      message: 'Refresh token already used: the session has been revoked'
+    })
+    clock.advance(1000)
+    expect(await failure(findUsers(second.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
+  })
+
   it('revokes the whole family when a dead refresh token is used again (a stolen token)', async () => {
-    const { signUp, login, refresh, findUsers } = await sessionsApp()
+    const { signUp, login, refresh, findUsers, clock } = await sessionsApp()
     await signUp('a@x.io')
     const first = await login('a@x.io', 'password-1')
     const second = await refresh(first.refreshToken) // the legitimate client rotates
-    await failure(refresh(first.refreshToken)) // the thief replays the old one
+    clock.advance(REUSE_WINDOW)
+    await failure(refresh(first.refreshToken)) // the thief replays the old one, later
     // Everything descended from that login is dead: the newest refresh token and its access token.
     expect(await failure(refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
     expect(await failure(findUsers(second.accessToken))).toMatchObject({ code: 401, message: 'Session revoked' })
@@ -56,12 +96,18 @@ describe('sessions: login and refresh rotation', () => {
     await expect(findUsers(other.accessToken)).resolves.toBeDefined()
   })
 
-  it('lets exactly one of several simultaneous uses of one refresh token win', async () => {
+  it('answers several simultaneous uses of one refresh token the same next one: the session never forks', async () => {
     const { signUp, login, refresh } = await sessionsApp()
     await signUp('a@x.io')
     const { refreshToken } = await login('a@x.io', 'password-1')
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => refresh(refreshToken)))
-    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
+    const results = await Promise.all(Array.from({ length: 5 }, () => refresh(refreshToken)))
+    expect(new Set(results.map((result) => result.refreshToken)).size).toBe(1)
+    // Without a window, exactly one wins (the store's use is atomic), and the others revoke the session.
+    const strict = await sessionsApp({ reuseWindow: 0 })
+    await strict.signUp('b@x.io')
+    const session = await strict.login('b@x.io', 'password-1')
+    const settled = await Promise.allSettled(Array.from({ length: 5 }, () => strict.refresh(session.refreshToken)))
+    expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
   })
 
   it('refuses unknown and missing refresh tokens', async () => {
@@ -217,6 +263,9 @@ describe('sessions: two instances on one store', () => {
     await a.signUp('a@x.io')
     const first = await a.login('a@x.io', 'password-1')
     const second = await a.refresh(first.refreshToken)
+    // Within the window, a retry on the other instance gets the same next token (they share the secret).
+    expect((await b.refresh(first.refreshToken)).refreshToken).toBe(second.refreshToken)
+    a.clock.advance(REUSE_WINDOW)
     await failure(b.refresh(first.refreshToken))
     expect(await failure(a.refresh(second.refreshToken))).toMatchObject({ code: 401, message: 'Refresh token revoked' })
     a.clock.advance(1000)

@@ -31,6 +31,7 @@ describe('loadConfig defaults', () => {
       jwtExpiresInMs: 900_000,
       liveQueries: true,
       refreshTokenExpiresInMs: 30 * 86_400_000,
+      refreshTokenReuseWindowMs: 30_000,
       loginMaxFailures: 10,
       loginAddressMaxFailures: 50,
       loginFailureWindowMs: 900_000,
@@ -106,6 +107,13 @@ const variables: [name: string, valid: string, expected: Partial<Config>, invali
     { refreshTokenExpiresInMs: 7 * 86_400_000 },
     '0d',
     /^REFRESH_TOKEN_EXPIRES_IN must be a duration such as 30d, 12h or 900s \(got '0d'\)$/
+  ],
+  [
+    'REFRESH_TOKEN_REUSE_WINDOW',
+    '0',
+    { refreshTokenReuseWindowMs: 0 },
+    'soon',
+    /^REFRESH_TOKEN_REUSE_WINDOW must be a duration such as 30d, 12h or 900s, or 0 \(every reuse revokes\) \(got 'soon'\)$/
   ],
   [
     'LOGIN_MAX_FAILURES',

@@ -47,6 +47,8 @@ const DEFAULTS: Omit<AuthenticationClientOptions, 'storage'> = {
 }
 /** setTimeout fires at once for delays above 2^31-1 ms. */
 const MAX_TIMER_DELAY = 2 ** 31 - 1
+/** A refresh that failed but not for authentication (a timeout, no connection) is tried again after this long. */
+const REFRESH_RETRY_MS = 5_000
 
 declare module '../client-app.js' {
   // An augmentation repeats the class's type parameters.
@@ -91,8 +93,11 @@ export class AuthenticationClient {
     this.options = { ...DEFAULTS, storage: new MemoryStorage(), ...options }
     this.options.path = this.options.path.split('/').filter(Boolean).join('/')
     app.hooks([(context, next) => this.hook(context, next)])
-    // The socket client re-emits disconnects; the login is sent again and buffered until reconnect.
+    // The socket client re-emits disconnects; the login is sent again and buffered until reconnect. A refresh in
+    // flight lost its answer with the connection: the next one is sent anew (the server answers a retry within its
+    // reuse window with the same next refresh token).
     app.on('disconnect', () => {
+      this.refreshing = null
       if (this.authenticated || this.signedIn) this.reAuthenticate(true).catch(() => undefined)
     })
   }
@@ -121,7 +126,8 @@ export class AuthenticationClient {
    * and 'session-expired' is emitted.
    */
   refresh(): Promise<LoginResult> {
-    this.refreshing ??= (async () => {
+    if (this.refreshing) return this.refreshing
+    const attempt = (async () => {
       const refreshToken = await this.getRefreshToken()
       if (!refreshToken) throw new NotAuthenticated('No refresh token found in storage')
       try {
@@ -131,9 +137,10 @@ export class AuthenticationClient {
         throw error
       }
     })().finally(() => {
-      this.refreshing = null
+      if (this.refreshing === attempt) this.refreshing = null
     })
-    return this.refreshing
+    this.refreshing = attempt
+    return attempt
   }
 
   /** `authenticate()` without data is `reAuthenticate()`. */
@@ -150,9 +157,11 @@ export class AuthenticationClient {
         await this.setAccessToken(authResult.accessToken)
         if (typeof authResult.refreshToken === 'string')
           await this.options.storage.setItem(this.options.refreshStorageKey, authResult.refreshToken)
+        // A re-authentication with the access token (a reconnect) answers no refresh token: the stored one renews it.
+        const refreshable = typeof authResult.refreshToken === 'string' || (await this.getRefreshToken()) !== null
         this.authenticated = true
         this.signedIn = true
-        this.schedule(authResult)
+        this.schedule(authResult, refreshable)
         this.app.emit('login', authResult)
         this.app.emit('authenticated', authResult)
         return authResult
@@ -226,25 +235,32 @@ export class AuthenticationClient {
     this.refreshTimer = undefined
   }
 
-  /** Plans the refresh `refreshBefore` ms before the access token's `exp` (when the server gave a refresh token). */
-  private schedule(result: LoginResult): void {
+  /** Plans the refresh `refreshBefore` ms before the access token's `exp` (when there is a refresh token). */
+  private schedule(result: LoginResult, refreshable: boolean): void {
     const { timers, refreshBefore } = this.options
     timers.clearTimeout(this.refreshTimer)
     this.refreshTimer = undefined
     const exp = result.authentication?.payload?.exp
-    if (typeof result.refreshToken !== 'string' || typeof exp !== 'number' || refreshBefore <= 0) return
-    const at = exp * 1000 - refreshBefore
+    if (!refreshable || typeof exp !== 'number' || refreshBefore <= 0) return
+    let at = exp * 1000 - refreshBefore
     const step = (): void => {
       const delay = at - timers.now()
       this.refreshTimer = timers.setTimeout(
         () => {
           if (delay > MAX_TIMER_DELAY) return step()
           this.refreshTimer = undefined
-          this.refresh().catch(() => undefined)
+          this.refresh().catch((error: unknown) => {
+            // Not refused, only not answered: tried again soon (a login meanwhile plans its own refresh).
+            if (!isAuthError(error) && this.signedIn && this.refreshTimer === undefined) retry()
+          })
         },
         Math.max(0, Math.min(delay, MAX_TIMER_DELAY))
       )
       ;(this.refreshTimer as { unref?: () => void } | undefined)?.unref?.()
+    }
+    const retry = (): void => {
+      at = timers.now() + REFRESH_RETRY_MS
+      step()
     }
     step()
   }
