@@ -36,6 +36,11 @@ const CLIENTS = 20
 const KILLS = Number(process.env.CHAOS_KILLS ?? (QUICK ? 2 : 6))
 /** Writes in flight per client (CHAOS_CONCURRENCY, default 2). */
 const CONCURRENCY = Number(process.env.CHAOS_CONCURRENCY ?? 2)
+/**
+ * plumage's access tokens live this long (CHAOS_TOKEN_LIFETIME, default 5m): its clients renew them a minute before
+ * they expire, so every client renews through the drops and kills. Feathers' client cannot renew (24h tokens).
+ */
+const TOKEN_LIFETIME = process.env.CHAOS_TOKEN_LIFETIME ?? '5m'
 
 let spawned = 0
 const start: ChaosOptions['start'] = async (env) => {
@@ -46,7 +51,19 @@ const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 
 
 async function side(store: ChaosStore, client: 'plumage' | 'feathers', writes: number): Promise<ChaosReport> {
   const run = `${client}${store.name}`
-  return runChaos({ store, start, client, clients: CLIENTS, writes, concurrency: CONCURRENCY, kills: KILLS, run, log })
+  const tokenLifetime = client === 'plumage' ? TOKEN_LIFETIME : '24h'
+  return runChaos({
+    store,
+    start,
+    client,
+    clients: CLIENTS,
+    writes,
+    concurrency: CONCURRENCY,
+    kills: KILLS,
+    run,
+    log,
+    tokenLifetime
+  })
 }
 
 function row(report: ChaosReport): Record<string, string> {
@@ -66,6 +83,8 @@ function row(report: ChaosReport): Record<string, string> {
     'failed starts': report.failedStarts,
     hung: report.hung,
     'views converged': report.converged === undefined ? '-' : `${report.converged}/${CLIENTS}`,
+    'token renewals (sessions lost)':
+      report.client === 'plumage' ? `${report.refreshes} (${report.expiredSessions})` : '- (24h tokens)',
     seconds: Math.round(report.seconds)
   }
   // Counts as they are (printTable would give small numbers a decimal).

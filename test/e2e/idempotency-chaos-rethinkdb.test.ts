@@ -1,4 +1,4 @@
-import { afterAll, describe, it } from '@jest/globals'
+import { afterAll, describe, expect, it } from '@jest/globals'
 import { expectExactlyOnce } from '../support/chaos-expect.js'
 import { runChaos } from '../support/chaos-harness.js'
 import { rethinkdbChaosStore, storeHonoursKeys } from '../support/chaos-stores.js'
@@ -45,9 +45,12 @@ withKeys('idempotency keys under chaos on RethinkDB', () => {
       writes: 120,
       concurrency: 2,
       kills: 1,
-      run: 'e2e'
+      run: 'e2e',
+      // 61-second tokens: every client renews its token each second, through the drops and the kill.
+      tokenLifetime: '61s'
     })
     process.stderr.write(`chaos on rethinkdb: ${JSON.stringify(report)}\n`)
     expectExactlyOnce(report, 6)
+    expect(report.refreshes).toBeGreaterThan(0)
   }, 90_000)
 })

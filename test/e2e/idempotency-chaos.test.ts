@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { expectExactlyOnce } from '../support/chaos-expect.js'
 import { runChaos } from '../support/chaos-harness.js'
 import { postgresChaosStore } from '../support/chaos-stores.js'
@@ -46,6 +46,8 @@ withServer('idempotency keys under chaos on PostgreSQL', () => {
         kills: 1,
         concurrency: 2,
         run: 'e2e',
+        // 61-second tokens: every client renews its token each second, through the drops and the kill.
+        tokenLifetime: '61s',
         log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
       })
       process.stderr.write(`chaos on postgres: ${JSON.stringify(report)}\n`)
@@ -53,6 +55,7 @@ withServer('idempotency keys under chaos on PostgreSQL', () => {
       const errors = started.flatMap((instance) => instance.logs.filter((entry) => entry.level >= 50))
       if (errors.length) process.stderr.write(`${errors.map((entry) => JSON.stringify(entry)).join('\n')}\n`)
       expectExactlyOnce(report, clients)
+      expect(report.refreshes).toBeGreaterThan(0)
     } finally {
       await store.close()
     }

@@ -2,7 +2,7 @@ import authClientModule from '@feathersjs/authentication-client'
 import { feathers } from '@feathersjs/feathers'
 import socketioClientModule from '@feathersjs/socketio-client'
 import { io, type Socket } from 'socket.io-client'
-import { authentication } from '../../src/interfaces/client/authentication/authentication-client.js'
+import { authentication, SESSION_EXPIRED } from '../../src/interfaces/client/authentication/authentication-client.js'
 import { createClient } from '../../src/interfaces/client/client-app.js'
 import type { LiveWatch } from '../../src/interfaces/client/live-watch.js'
 import { idempotentWrites } from '../../src/interfaces/client/retries/idempotent-writes.js'
@@ -31,6 +31,9 @@ export interface ChaosClient {
   converged(): Promise<boolean | undefined>
   /** Times the live view was answered afresh (`reset`) after a reconnect. */
   resets: number
+  /** Access tokens renewed with the refresh token (plumage), and sessions that could not be (`session-expired`). */
+  refreshes: number
+  expired: number
   /** Why the socket last went away (socket.io's reason), for a stalled client's log line. */
   lastDisconnect?: string
   /** What differs between the live view and a fresh find (plumage), for a divergent view's log line. */
@@ -59,6 +62,8 @@ export async function plumageClient(url: string, email: string, n: number): Prom
   const chaos: ChaosClient = {
     socket,
     resets: 0,
+    refreshes: 0,
+    expired: 0,
     write: (text, key) => messages.create({ text, c: n }, key ? { query: { $idempotencyKey: key } } : {}),
     async converged() {
       const found = (await messages.find({ query: viewQuery(n) })) as unknown
@@ -87,6 +92,10 @@ export async function plumageClient(url: string, email: string, n: number): Prom
   const history: string[] = []
   const note = (line: string) => history.push(`${new Date().toISOString().slice(14, 23)}:${line}`)
   watch.on('reset', (change) => (chaos.resets++, note(`reset@${change.offset}`)))
+  client.on('login', (result) => {
+    if ((result as { authentication?: { strategy?: string } }).authentication?.strategy === 'refresh') chaos.refreshes++
+  })
+  client.on(SESSION_EXPIRED, (error) => (chaos.expired++, note(`session-expired ${(error as Error).message}`)))
   watch.on('change', (change) => note(`chg@${change.offset}:${change.changes.map((c) => c.type[0]).join('')}`))
   socket.on('connect', () => note('conn'))
   socket.on('disconnect', (reason) => note(`disc:${reason}`))
@@ -106,6 +115,8 @@ export async function feathersClient(url: string, email: string, n: number): Pro
   return {
     socket,
     resets: 0,
+    refreshes: 0,
+    expired: 0,
     write: (text) => app.service('messages').create({ text, c: n }),
     converged: () => Promise.resolve(undefined),
     close: () => void socket.disconnect()

@@ -9,6 +9,7 @@ export function expectExactlyOnce(report: ChaosReport, clients: number): void {
     failed: []
   })
   expect(report.hung).toBe(0)
+  expect(report.expiredSessions).toBe(0)
   expect(report.rows).toBe(report.writes)
   expect(report.converged).toBe(clients)
   // The chaos happened: duplicate sends, drops, and a kill that fell between a commit and its reply.

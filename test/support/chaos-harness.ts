@@ -44,6 +44,11 @@ export interface ChaosOptions {
   dropEvery?: [number, number]
   /** Prefix of the run's texts and accounts (letters and digits). */
   run: string
+  /**
+   * The access tokens' lifetime (JWT_EXPIRES_IN; default 24h). plumage's client renews its token a minute before it
+   * expires, so a lifetime just over a minute renews every client's token every few seconds through the chaos.
+   */
+  tokenLifetime?: string
   log?: (line: string) => void
 }
 
@@ -75,6 +80,9 @@ export interface ChaosReport {
   /** Clients whose live view equals a fresh find at the end (plumage), of `clients`. */
   converged: number | undefined
   resets: number
+  /** Access tokens renewed (plumage), and sessions that could not be renewed. */
+  refreshes: number
+  expiredSessions: number
   seconds: number
   examples: { lost: string[]; doubled: string[]; failed: string[] }
 }
@@ -126,9 +134,8 @@ class ChaosRun {
   private async start(): Promise<ChaosInstance> {
     for (let attempt = 1; ; attempt++) {
       try {
-        // A run may outlive the 15-minute access token. Renewing it under drops and kills is not what this run
-        // tests (one client of a 100,000-write run failed to renew and lost its writes to NotAuthenticated).
-        return await this.options.start({ JWT_EXPIRES_IN: '24h', ...this.options.store.env })
+        const env = { JWT_EXPIRES_IN: this.options.tokenLifetime ?? '24h', ...this.options.store.env }
+        return await this.options.start(env)
       } catch (error) {
         this.failedStarts++
         this.log(`an instance failed to start (attempt ${attempt}): ${(error as Error).message}`)
@@ -327,6 +334,8 @@ class ChaosRun {
       failedStarts: this.failedStarts,
       hung: this.hung,
       resets: this.clients.reduce((sum, chaos) => sum + chaos.resets, 0),
+      refreshes: this.clients.reduce((sum, chaos) => sum + chaos.refreshes, 0),
+      expiredSessions: this.clients.reduce((sum, chaos) => sum + chaos.expired, 0),
       examples: {
         lost: lost.slice(0, 5),
         doubled: doubled.slice(0, 5).map(([text, count]) => `${text} ×${count}`),
