@@ -152,7 +152,9 @@ export class LiveQueries implements AppExtension {
     }
     const id = `${++this.sequence}`
     const send = request.send
-    const watch: Watch = { id, send: (frame) => ((entry.sent = this.offering ?? this.observed), send(frame)) }
+    // A frame is stamped with its event's count, or the count its service's views are current at (an upper bound).
+    const stamp = () => this.offering ?? this.pointOf(path).count
+    const watch: Watch = { id, send: (frame) => ((entry.sent = stamp()), send(frame)) }
     const { find } = request
     const entry: Held = { watch, view: undefined!, path, raw, find, user: connection.user, connection, sent: 0, send }
     entry.view = this.join(plan, path, entry)
@@ -174,7 +176,7 @@ export class LiveQueries implements AppExtension {
     const missed = resume && history && (await missedEvents(this.app, history, view, resume, connection))
     if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
     watch.list = view.list
-    entry.sent = this.observed
+    entry.sent = this.pointOf(path).count
     const offset = view.current
     if (resume && missed) {
       // Each missed change as its own frame, after the answer: the client's list stands at its offset.

@@ -131,7 +131,11 @@ export class LiveView {
 
   /** Reads the query (again), applies the writes heard meanwhile, and tells watchers what changed. */
   private async catchUp(first: boolean): Promise<void> {
-    this.pending ??= []
+    // A new read: the list is current at the head until the writes heard meanwhile are applied.
+    if (!this.pending) {
+      this.pending = []
+      this.offset = this.source.head()
+    }
     try {
       for (let reads = 0; reads < MAX_READS; reads++) {
         this.window.reset(await this.source.read(this.window.readLimit))

@@ -77,6 +77,28 @@ describe('progress frames', () => {
     await live.teardown()
   })
 
+  it('a refill read long after the view was made sends its frames at the head, not at the offset it was made at', async () => {
+    const { app, live, history, create, publish, watch } = await setUp()
+    const made: Doc[] = []
+    for (let n = 1; n <= 3; n++) {
+      made.push((await app.service('messages').create({ room: 'a', n })) as Doc)
+      publish({ path: 'messages', event: 'created', data: made.at(-1)! })
+    }
+    // A one-record window and its one-record buffer: removing both records it knows makes the view read again.
+    const watched = await watch({ provider: 'test' }, { room: 'a', $sort: { n: 1 }, $limit: 1 }, {})
+    for (let n = 0; n < 5; n++) await create('others', { n })
+    for (const record of made.slice(0, 2)) {
+      await app.service('messages').remove(record.id as number)
+      publish({ path: 'messages', event: 'removed', data: record })
+    }
+    await sleep(20)
+    const offsets = watched.frames.map((frame) => frame.offset)
+    expect(watched.frames.flatMap((frame) => frame.changes.map((change) => change.type))).toContain('added')
+    // The client keeps the last frame's offset and resumes from it: it must be the head, where the list now is.
+    expect(offsets.at(-1)).toBe(history.head())
+    await live.teardown()
+  })
+
   /** Holds back the resolution of the next writes of `messages` (an event resolver) until `release`. */
   function holdWrites(app: App) {
     let release!: () => void
