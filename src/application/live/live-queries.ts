@@ -13,6 +13,7 @@ import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-vie
 import { ConnectionProgress, DEFAULT_PROGRESS, type FeedPoint, type ProgressOptions } from './progress.js'
 import { RECORD_EVENTS, replay } from './replay.js'
 import { Views, type Filed } from './views.js'
+import { WriteQueues, type FeedPosition } from './write-queues.js'
 
 /** One `watch` of a connection, as its transport hands it over. */
 export interface WatchRequest {
@@ -67,12 +68,6 @@ interface Held {
   send: WatchRequest['send']
 }
 
-/** A service's writes being resolved before they are offered to its views, and the feed's point before each. */
-interface WriteQueue {
-  tail: Promise<void>
-  before: { offset: string | undefined; count: number }[]
-}
-
 /** How long a fence waits for this process to follow the log to an offset (the client's own wait is 5 s). */
 const FENCE_WAIT_MS = 5_000
 const NOT_CRITERIA = ['$select', '$skip', '$limit']
@@ -96,12 +91,9 @@ export class LiveQueries implements AppExtension {
   private head: string | undefined
   /** Events observed so far. */
   private observed = 0
-  /** The count of the event whose writes are being offered (its frames are stamped with it), if not the last one. */
-  private offering: number | undefined
   private readonly progress: ConnectionProgress<Connection>
   private readonly progressTimer?: ReturnType<typeof setInterval>
-  /** Per service with event resolvers and writes being resolved: they are offered in publication order. */
-  private readonly queues = new Map<string, WriteQueue>()
+  private readonly writes = new WriteQueues()
   private sequence = 0
 
   constructor(
@@ -153,7 +145,7 @@ export class LiveQueries implements AppExtension {
     const id = `${++this.sequence}`
     const send = request.send
     // A frame is stamped with its event's count, or the count its service's views are current at (an upper bound).
-    const stamp = () => this.offering ?? this.pointOf(path).count
+    const stamp = () => this.writes.offering ?? this.pointOf(path).count
     const watch: Watch = { id, send: (frame) => ((entry.sent = stamp()), send(frame)) }
     const { find } = request
     const entry: Held = { watch, view: undefined!, path, raw, find, user: connection.user, connection, sent: 0, send }
@@ -198,7 +190,7 @@ export class LiveQueries implements AppExtension {
     const reached = (await this.options.history?.reached?.(offset, FENCE_WAIT_MS)) ?? false
     await coreOf(this.app).serviceEvents.idle()
     // Writes of services with event resolvers wait in a queue per service before they reach views.
-    await Promise.all([...this.queues.values()].map((queue) => queue.tail))
+    await this.writes.idle()
     const held = this.held.get(connection)
     if (held) await Promise.all([...held.values()].map((entry) => entry.view.settled()))
     return { reached }
@@ -245,41 +237,27 @@ export class LiveQueries implements AppExtension {
     const record = rulesOf(this.app)?.original(event.data) ?? event.data
     if (!isPlainObject(record)) return
     const path = event.path
-    let queue = this.queues.get(path)
-    if (!queue && !eventResolversOf(this.app, path))
+    if (!this.writes.has(path) && !eventResolversOf(this.app, path))
       return this.offer(this.offers(record, event, filed), offset, filed)
     // A service with event resolvers: each write's records are resolved once per rule set, then offered in order.
-    if (!queue) this.queues.set(path, (queue = { tail: Promise.resolve(), before: [] }))
     const count = this.observed
-    queue.before.push({ offset: before, count: count - 1 })
-    const written = queue
-    queue.tail = queue.tail
-      .then(async () => {
-        const offers = this.offers(record, event, filed)
-        const readerOf = (view: LiveView) =>
-          this.readers.get([...view.watches][0]!)?.connection ?? this.lastReaders.get(view)
-        const resolved = await resolveOffers(this.app, path, event.event, offers.offers, readerOf)
-        this.offering = count
-        try {
-          this.offer({ ...offers, offers: resolved.offers }, offset, filed)
-        } finally {
-          this.offering = undefined
-        }
-        // A view whose record could not be resolved reads its query again (an idle one is dropped instead).
-        for (const view of resolved.failed)
-          if (view.watches.size === 0) this.views.drop(view)
-          else view.resync()
-      })
-      .catch((error: unknown) => this.options.failed?.(error))
-      .finally(() => {
-        written.before.shift()
-        if (written.before.length === 0) this.queues.delete(path)
-      })
+    const run = async () => {
+      const offers = this.offers(record, event, filed)
+      const readerOf = (view: LiveView) =>
+        this.readers.get([...view.watches][0]!)?.connection ?? this.lastReaders.get(view)
+      const resolved = await resolveOffers(this.app, path, event.event, offers.offers, readerOf)
+      this.writes.stamped(count, () => this.offer({ ...offers, offers: resolved.offers }, offset, filed))
+      // A view whose record could not be resolved reads its query again (an idle one is dropped instead).
+      for (const view of resolved.failed)
+        if (view.watches.size === 0) this.views.drop(view)
+        else view.resync()
+    }
+    this.writes.add(path, before, count, run, (error) => this.options.failed?.(error))
   }
 
-  /** The point of the feed the views of a service are current at: before its first write still being resolved. */
-  private pointOf(path: string): { offset: string | undefined; count: number } {
-    return this.queues.get(path)?.before[0] ?? { offset: this.head, count: this.observed }
+  /** The point of the feed the views of a service are current at (WriteQueues). */
+  private pointOf(path: string): FeedPosition {
+    return this.writes.point(path, { offset: this.head, count: this.observed })
   }
 
   /** The views a write reaches (its anchors', and those that hold its record), each with the record it sees. */
