@@ -339,6 +339,41 @@ describe('sockets stay logged in', () => {
     }
   })
 
+  it('tries a refresh that timed out again 5 s later, and gets the next token the first attempt made', async () => {
+    const timers = manualTimers()
+    const socket = await connect(server.url)
+    sockets.push(socket)
+    const client = createClient()
+      .configure(socketio(socket, { timeout: 200 }))
+      .configure(authentication({ timers }))
+    await client.authenticate({ strategy: 'local', email: 'sock@x.io', password: PASSWORD })
+    // The server answers the first refresh after the client stopped waiting for it.
+    let slow = true
+    const answered: string[] = []
+    server.app.service('authentication').hooks({
+      after: {
+        create: [
+          async (context: { data?: unknown; result?: unknown }) => {
+            if ((context.data as { strategy?: string } | undefined)?.strategy !== 'refresh' || !slow) return
+            slow = false
+            answered.push((context.result as { refreshToken: string }).refreshToken)
+            await new Promise((resolve) => setTimeout(resolve, 400))
+          }
+        ]
+      }
+    })
+    const expired: unknown[] = []
+    client.on(SESSION_EXPIRED, (error) => expired.push(error))
+    timers.fire()
+    await until(() => timers.pending.length === 1)
+    expect(timers.pending[0]!.ms).toBe(5_000)
+    const refreshed = new Promise<{ refreshToken: string }>((resolve) => client.once('login', resolve as never))
+    timers.fire()
+    expect((await refreshed).refreshToken).toBe(answered[0])
+    expect(expired).toEqual([])
+    expect(client.authentication.authenticated).toBe(true)
+  })
+
   it('re-authenticates a live connection as someone else and moves it between channels', async () => {
     const socket = await connect(server.url)
     sockets.push(socket)
