@@ -70,7 +70,10 @@ export const runSessionStoreContract = defineContract<SessionStoreContractOption
       await store.saveRefreshToken(record('twice', 'f1'))
       expect(await store.useRefreshToken('twice', NOW)).toMatchObject({ outcome: 'rotated' })
       await store.saveRefreshToken(record('twice', 'f1'))
-      expect(await store.useRefreshToken('twice', NOW + 1)).toMatchObject({ outcome: 'reused', record: { usedAt: NOW } })
+      expect(await store.useRefreshToken('twice', NOW + 1)).toMatchObject({
+        outcome: 'reused',
+        record: { usedAt: NOW }
+      })
     })
 
     test('lets exactly one of 20 simultaneous uses of one token rotate it', async () => {

@@ -25,7 +25,9 @@ export class CryptoSecretTokens implements SecretTokens {
   }
 
   successor(token: string): string {
-    return createHmac('sha256', this.key).update(`plumage refresh token successor\0${token}`, 'utf8').digest('base64url')
+    return createHmac('sha256', this.key)
+      .update(`plumage refresh token successor\0${token}`, 'utf8')
+      .digest('base64url')
   }
 
   hash(token: string): string {

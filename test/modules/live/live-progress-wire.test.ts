@@ -36,7 +36,8 @@ describe('progress frames over socket.io', () => {
     const watch = messages.watch({ query: { text: 'never written' } })
     await watch.ready
     const answered = watch.offset
-    const create = (n: number) => new Promise((resolve) => writer.emit('create', 'messages', { text: `m${n}` }, resolve))
+    const create = (n: number) =>
+      new Promise((resolve) => writer.emit('create', 'messages', { text: `m${n}` }, resolve))
     for (let n = 0; n <= LAG; n += 50) await Promise.all(Array.from({ length: 50 }, (_, i) => create(n + i)))
     const deadline = Date.now() + 5_000
     while (progress.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
