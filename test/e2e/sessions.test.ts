@@ -301,18 +301,9 @@ describe('sockets stay logged in', () => {
       await client.authenticate({ strategy: 'local', email: 'sock@x.io', password: PASSWORD })
       // The server rotates the refresh token, then the connection drops before its answer goes out.
       let cut = true
-      const answered: string[] = []
-      server.app.service('authentication').hooks({
-        after: {
-          create: [
-            async (context: { data?: unknown; result?: unknown }) => {
-              if ((context.data as { strategy?: string } | undefined)?.strategy !== 'refresh') return
-              answered.push((context.result as { refreshToken: string }).refreshToken)
-              if (cut) await proxy.cut()
-              cut = false
-            }
-          ]
-        }
+      const answered = afterRefreshes(async () => {
+        if (cut) await proxy.cut()
+        cut = false
       })
       const expired: unknown[] = []
       client.on(SESSION_EXPIRED, (error) => expired.push(error))
@@ -349,18 +340,10 @@ describe('sockets stay logged in', () => {
     await client.authenticate({ strategy: 'local', email: 'sock@x.io', password: PASSWORD })
     // The server answers the first refresh after the client stopped waiting for it.
     let slow = true
-    const answered: string[] = []
-    server.app.service('authentication').hooks({
-      after: {
-        create: [
-          async (context: { data?: unknown; result?: unknown }) => {
-            if ((context.data as { strategy?: string } | undefined)?.strategy !== 'refresh' || !slow) return
-            slow = false
-            answered.push((context.result as { refreshToken: string }).refreshToken)
-            await new Promise((resolve) => setTimeout(resolve, 400))
-          }
-        ]
-      }
+    const answered = afterRefreshes(async () => {
+      if (!slow) return
+      slow = false
+      await new Promise((resolve) => setTimeout(resolve, 400))
     })
     const expired: unknown[] = []
     client.on(SESSION_EXPIRED, (error) => expired.push(error))
@@ -501,6 +484,26 @@ describe('two servers on one session store', () => {
 })
 
 /** Resolves when `condition` holds, checking after each socket round trip (events arrive in order with answers). */
+/**
+ * Runs `then` after every refresh the server makes from now on, before its answer goes out; answers the refresh
+ * tokens those refreshes issued, in order.
+ */
+function afterRefreshes(then: () => Promise<void>): string[] {
+  const answered: string[] = []
+  server.app.service('authentication').hooks({
+    after: {
+      create: [
+        async (context: { data?: unknown; result?: unknown }) => {
+          if ((context.data as { strategy?: string } | undefined)?.strategy !== 'refresh') return
+          answered.push((context.result as { refreshToken: string }).refreshToken)
+          await then()
+        }
+      ]
+    }
+  })
+  return answered
+}
+
 /** Waits for `condition` in real time (a reconnect), failing after 5 s. */
 async function until(condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 5_000
