@@ -5,7 +5,10 @@ import type { FeedRow } from './live-feed.js'
 
 export interface DirectWritesOptions {
   idField: string
-  /** How long a table change waits for the event log to account for it (default 1.5 s). */
+  /**
+   * How long a table change waits for the event log to account for it at least (default 1.5 s); longer while the
+   * log runs late (see `wait`).
+   */
   delayMs?: number
   /**
    * Whether the event log is caught up: live, and holding no event back behind a missing number.
@@ -28,9 +31,17 @@ export interface DirectWritesOptions {
   now?: () => number
 }
 
+/** The longest a table change waits for its logged event, however late the log runs. */
+const MAX_WAIT_MS = 30_000
+
+/** How fast a measured lag is forgotten: it counts half after this long. */
+const LAG_HALF_LIFE_MS = 60_000
+
 interface Pending {
   key: string
   change: StoreChange<Data>
+  /** When the table change came. */
+  arrived: number
   /** When it is published unless its logged event comes first. */
   due: number
   /** Its logged event came: it is only still in the queue, to be skipped. */
@@ -43,7 +54,7 @@ interface Pending {
  * plain changefeed; a change is matched against logged events by (id, new value):
  *
  * - a logged event arrives first → its table change, when it comes, is dropped;
- * - a table change arrives first → it waits up to `delayMs` for its logged event, then is
+ * - a table change arrives first → it waits for its logged event (`delayMs`, longer while the log runs late), then is
  *   published as `created`, `patched` or `removed`. While the event log is re-opening, or holds
  *   events back behind a missing number (a write that died after taking it), it waits: the log may
  *   still bring the change, and publishing it meanwhile would publish it twice.
@@ -53,7 +64,7 @@ interface Pending {
  * value (the others' expectations expire), and direct writes to one record in quick succession are
  * published as one change, to the value a client would end up with anyway.
  *
- * So a direct write reaches every instance once, `delayMs` late; a write whose log insert failed
+ * So a direct write reaches every instance once, `delayMs` late (or more: see `wait`); a write whose log insert failed
  * (the server died mid-query) still comes out this way. Direct writes made while an instance's table
  * feed was down cannot be replayed: only the log can, and nobody logged them.
  */
@@ -80,6 +91,9 @@ export class DirectWrites {
   /** Publishes under way (logging a change takes a query). */
   private publishing = 0
   private readonly drainWaiters: (() => void)[] = []
+  /** The longest a table change lately waited for its logged event, and when it was measured (see `wait`). */
+  private lag = 0
+  private lagAt = 0
 
   constructor(private readonly options: DirectWritesOptions) {
     this.delayMs = options.delayMs ?? 1_500
@@ -94,13 +108,15 @@ export class DirectWrites {
     if (this.takeOwn(key)) return
     const waiting = this.pending.get(key)
     if (waiting?.length) {
-      waiting.shift()!.matched = true
+      const entry = waiting.shift()!
+      entry.matched = true
+      this.measured(this.now() - entry.arrived)
       if (waiting.length === 0) this.pending.delete(key)
       return
     }
     if (this.expected.size >= this.pruneAt) this.prune()
     const list = this.expected.get(key) ?? []
-    list.push(this.now() + this.delayMs * 4)
+    list.push(this.now() + this.wait() * 4)
     this.expected.set(key, list)
   }
 
@@ -111,12 +127,13 @@ export class DirectWrites {
     const key = this.signature(change.record, change.event === 'removed' ? null : change.record)
     if (key === undefined) return
     if (this.consumeExpected(key)) return
-    const entry: Pending = { key, change, due: this.now() + this.delayMs, matched: false }
+    const now = this.now()
+    const entry: Pending = { key, change, arrived: now, due: now + this.wait(), matched: false }
     const list = this.pending.get(key)
     if (list) list.push(entry)
     else this.pending.set(key, [entry])
     this.queue.push(entry)
-    this.arm(this.delayMs)
+    this.arm(entry.due - now)
   }
 
   /** Drops everything waiting (the store stops watching). */
@@ -179,7 +196,7 @@ export class DirectWrites {
         if (entry.due > until) break
         // The log may still bring this change (it is re-opening, or holds events behind a gap): keep waiting for it.
         if (!this.options.logCaughtUp()) {
-          entry.due = now + this.delayMs
+          entry.due = now + this.wait()
           break
         }
         const list = this.pending.get(entry.key)!
@@ -234,6 +251,27 @@ export class DirectWrites {
 
   private drained(): void {
     if (this.drainWaiters.length > 0 && this.idle()) for (const resolve of this.drainWaiters.splice(0)) resolve()
+  }
+
+  /**
+   * How long a table change arriving now waits for its logged event: the delay, or twice the longest wait a store's
+   * write lately had (halved every LAG_HALF_LIFE_MS), at most MAX_WAIT_MS. On a busy server a write's log row can
+   * come seconds after its record's change (the query waits for the record's flush before it takes its number), and
+   * `logSettled` cannot see a number not taken yet: a fixed 1.5 s then took 8 writes of a 15,000-write live-query
+   * oracle for direct writes, logged twice. Direct writes wait longer while the log runs late; the order is kept
+   * (a change is published no earlier than its due, and waits for the ones before it).
+   */
+  private wait(): number {
+    const lag = this.lag * 0.5 ** ((this.now() - this.lagAt) / LAG_HALF_LIFE_MS)
+    return Math.min(MAX_WAIT_MS, Math.max(this.delayMs, 2 * lag))
+  }
+
+  private measured(lag: number): void {
+    const now = this.now()
+    const decayed = this.lag * 0.5 ** ((now - this.lagAt) / LAG_HALF_LIFE_MS)
+    if (lag < decayed) return
+    this.lag = lag
+    this.lagAt = now
   }
 
   /** Takes one of this instance's own logged changes of `key`; false when it has none. */

@@ -169,10 +169,14 @@ export class EventLogWrites {
   /**
    * Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. With
    * `guard`, only when it is true on the server, in the same query (a lease still held: RowLease);
-   * resolves whether the event was logged.
+   * resolves whether the event was logged. With `written` (a write made directly in that table), the event is
+   * checked after its number is taken, as a store's write is (`superseded`): logged late, after a later write of
+   * the record, it keeps its number unpublished instead of setting the record back on every instance.
    */
-  async publish(table: string, event: string, record: unknown, guard?: Term): Promise<boolean> {
-    const append = this.append(this.r.expr([{ table, event, record, ...this.trace() }]))
+  async publish(table: string, event: string, record: unknown, guard?: Term, written?: LoggedTable): Promise<boolean> {
+    const entries = this.r.expr([{ table, event, record, ...this.trace() }])
+    const check = written && ((taken: Term) => this.superseded(written, event as WriteEvent, taken))
+    const append = this.append(entries, undefined, check)
     if (guard === undefined) {
       await append.run()
       return true

@@ -275,10 +275,11 @@ export class EventLog {
 
   /**
    * Logs a custom event (e.g. `service.emit('archived', data)`): every instance publishes it once. With `guard`,
-   * only when that term is true on the server, in the same query; resolves whether it was logged.
+   * only when that term is true on the server, in the same query; resolves whether it was logged. `written`: the
+   * event is a write made directly in that table, checked after its number is taken (EventLogWrites.publish).
    */
-  publish(table: string, event: string, record: unknown, guard?: Term): Promise<boolean> {
-    return this.writes.publish(table, event, record, guard)
+  publish(table: string, event: string, record: unknown, guard?: Term, written?: LoggedTable): Promise<boolean> {
+    return this.writes.publish(table, event, record, guard, written)
   }
 
   /** The table of the log's leases (RowLease): the counter's, on every instance, soft writes only (ADR 0012). */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { R, RDatum, RTable } from 'rethinkdb-ts'
+import type { RTable } from 'rethinkdb-ts'
 import { Unavailable } from '../../domain/errors/errors.js'
 import type { Logger } from '../../domain/logger.js'
 import type { Metrics } from '../../domain/metrics.js'
@@ -86,22 +86,23 @@ export class TableWatch {
         onLost: () => this.unfollow('lost')
       })
       this.lease = lease
-      // Logged only while the lease is held and the record still is what the change says (stillCurrent).
-      const still = (change: StoreChange<Data>) =>
-        lease.guard().and(stillCurrent(events.r, directWrites(), options.idField, change))
+      const written = () => ({ name: tableName, idField: options.idField, term: directWrites() })
       const direct = new DirectWrites({
         idField: options.idField,
         logCaughtUp: () => events.isLive && !events.holding,
         logSettled: () => events.settled(SETTLE_TIMEOUT_MS),
         publish: (change) =>
-          events.publish(tableName, change.event, change.record, still(change)).catch((error: unknown) => {
-            logger.error('RethinkDB: could not log a write made directly in the database; it is not published', {
-              table: tableName,
-              event: change.event,
-              error: driverMessage(error)
+          events
+            // Only while the lease is held; checked after its number is taken, as a store's write is (superseded).
+            .publish(tableName, change.event, change.record, lease.guard(), written())
+            .catch((error: unknown) => {
+              logger.error('RethinkDB: could not log a write made directly in the database; it is not published', {
+                table: tableName,
+                event: change.event,
+                error: driverMessage(error)
+              })
+              return false
             })
-            return false
-          })
       })
       this.direct = direct
       this.tableFeed = new LiveFeed({
@@ -254,15 +255,4 @@ export class TableWatch {
     this.direct!.clear()
     void this.tableFeed!.stop()
   }
-}
-
-/**
- * Whether a change may still be logged as a direct write: a change of a record only while the record still is what
- * it says. A store's write whose log row came late (a busy server) is taken for a direct write; logged after a later
- * write of the same record, its copy would set the record back to the older value on every instance. A creation or
- * a removal is always logged (a direct insert followed at once by an update is published as both).
- */
-export function stillCurrent(r: R, table: RTable<Data>, idField: string, change: StoreChange<Data>): RDatum<boolean> {
-  if (change.event === 'created' || change.event === 'removed') return r.expr(true)
-  return table.get(change.record[idField] as never).eq(r.expr(change.record) as never)
 }

@@ -92,6 +92,25 @@ describe('DirectWrites', () => {
     ])
   })
 
+  it('waits longer while the log runs late: twice the longest a store write lately waited for its logged event', () => {
+    const { direct, published } = harness()
+    // A store's write whose logged event came 15 ms after its table change (the delay is 20 ms).
+    direct.changed({ type: 'change', old_val: { id: 's', n: 0 }, new_val: { id: 's', n: 1 } })
+    jest.advanceTimersByTime(15)
+    direct.logged('patched', { id: 's', n: 1 })
+    // A direct write now waits 30 ms, not 20: a late log row still comes in time.
+    direct.changed({ type: 'change', old_val: { id: 'd', n: 0 }, new_val: { id: 'd', n: 1 } })
+    jest.advanceTimersByTime(25)
+    expect(published).toEqual([])
+    jest.advanceTimersByTime(6)
+    expect(published).toEqual([{ event: 'patched', record: { id: 'd', n: 1 } }])
+    // Ten minutes later the lag is forgotten (it halves every minute): the delay again.
+    jest.advanceTimersByTime(600_000)
+    direct.changed({ type: 'change', old_val: { id: 'e', n: 0 }, new_val: { id: 'e', n: 1 } })
+    jest.advanceTimersByTime(DELAY + 1)
+    expect(published).toHaveLength(2)
+  })
+
   it('counts repeated identical changes one for one', () => {
     const { direct, published } = harness()
     direct.logged('patched', { id: 'r', v: 'A' })
@@ -141,15 +160,18 @@ describe('DirectWrites', () => {
     answers[1]!(true)
     await jest.advanceTimersByTimeAsync(0)
     expect(published).toEqual([{ event: 'created', record: { id: 'direct', n: 1 } }])
-    // A change that arrives while a question is under way waits for the next one.
+    // A change that arrives while a question is under way waits for the next one. (The late event came 60 ms after
+    // its change: changes now wait 120 ms.)
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'next', n: 1 } })
+    await jest.advanceTimersByTimeAsync(DELAY * 3)
+    expect(answers).toHaveLength(2)
     await jest.advanceTimersByTimeAsync(DELAY * 3)
     expect(answers).toHaveLength(3)
     direct.changed({ type: 'add', old_val: null, new_val: { id: 'meanwhile', n: 1 } })
     answers[2]!(true)
     await jest.advanceTimersByTimeAsync(0)
     expect(published.map(({ record }) => record.id)).toEqual(['direct', 'next'])
-    await jest.advanceTimersByTimeAsync(DELAY * 3)
+    await jest.advanceTimersByTimeAsync(DELAY * 6)
     answers[3]!(true)
     await jest.advanceTimersByTimeAsync(0)
     expect(published.map(({ record }) => record.id)).toEqual(['direct', 'next', 'meanwhile'])
