@@ -261,11 +261,13 @@ export class LiveQueries implements AppExtension {
   }
 
   /** The views a write reaches (its anchors', and those that hold its record), each with the record it sees. */
-  private offers(record: Doc, event: PublishedEvent, { index, holders, idField }: Filed) {
+  private offers(record: Doc, event: PublishedEvent, { index, holders, idField, reading }: Filed) {
     const id = record[idField]
     const holding = event.event === 'created' ? undefined : holders.of(id)
     const candidates = index.candidates(record)
     if (holding) for (const view of holding) candidates.add(view)
+    // A view reading may be about to hold the record (Filed.reading).
+    for (const view of reading) candidates.add(view)
     const removed = event.event === 'removed'
     const offers: Offers = [...candidates].map((view) => [view, removed ? undefined : view.visible(record)])
     return { id, holding, offers }
@@ -293,6 +295,7 @@ export class LiveQueries implements AppExtension {
           // While writes of its service are queued, the view is current just before the first of them.
           head: () => this.pointOf(path).offset,
           held: (ids) => this.views.filed(view!) && this.views.paths.get(path)?.holders.add(view!, ids),
+          reading: (busy) => this.views.reading(view!, busy),
           drop: () => this.views.drop(view!)
         },
         (error) => this.options.failed?.(error)

@@ -27,6 +27,8 @@ export interface ViewSource {
   head(): string | undefined
   /** The ids of the records the view holds after a read (and the writes heard meanwhile). */
   held(ids: unknown[]): void
+  /** The view began (true) or ended (false) a read: while it reads, every write of its service must reach it. */
+  reading(busy: boolean): void
   /** Forgets the view: it must read again and has no watcher to read as (kept after its last watch left). */
   drop(): void
 }
@@ -135,6 +137,7 @@ export class LiveView {
     if (!this.pending) {
       this.pending = []
       this.offset = this.source.head()
+      this.source.reading(true)
     }
     try {
       for (let reads = 0; reads < MAX_READS; reads++) {
@@ -149,6 +152,7 @@ export class LiveView {
     } catch (error) {
       if (first) {
         this.pending = undefined
+        this.source.reading(false)
         throw error
       }
       // The writes heard stay pending: the next attempt applies them after its read.
@@ -157,6 +161,7 @@ export class LiveView {
       return
     }
     this.pending = undefined
+    this.source.reading(false)
     this.source.held(this.window.held())
     if (first) this.list = this.selectedWindow()
     else this.publish(this.offset ?? this.source.head())

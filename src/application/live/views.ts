@@ -9,6 +9,13 @@ export interface Filed {
   index: QueryIndex<LiveView>
   views: Set<LiveView>
   holders: Holders
+  /**
+   * The views reading the store (a first read, a refill): every write of the service reaches them. A record the read
+   * brings is not among their holders yet, and a write that makes it leave the query files it under no anchor of
+   * theirs: without this, a read that began before such a write would keep the record (the RethinkDB live oracle
+   * found lists holding a record patched out of their query while their view read).
+   */
+  reading: Set<LiveView>
 }
 
 /**
@@ -40,10 +47,18 @@ export class Views {
     if (!filed)
       this.paths.set(
         view.path,
-        (filed = { idField, index: new QueryIndex(), views: new Set(), holders: new Holders() })
+        (filed = { idField, index: new QueryIndex(), views: new Set(), holders: new Holders(), reading: new Set() })
       )
     filed.index.add(view, filter)
     filed.views.add(view)
+    if (view.busy) filed.reading.add(view)
+  }
+
+  /** A filed view began or ended a read of the store. */
+  reading(view: LiveView, busy: boolean): void {
+    const filed = this.filed(view) ? this.paths.get(view.path) : undefined
+    if (busy) filed?.reading.add(view)
+    else filed?.reading.delete(view)
   }
 
   /** A watch joined the view: it is no longer idle. */
@@ -68,6 +83,7 @@ export class Views {
     filed.index.delete(view)
     filed.views.delete(view)
     filed.holders.drop(view)
+    filed.reading.delete(view)
     if (filed.views.size === 0) this.paths.delete(view.path)
   }
 

@@ -31,6 +31,7 @@ async function viewOf(raw: Record<string, unknown>): Promise<LiveView> {
       read: async (limit) => sorted(records).slice(0, limit),
       head: () => undefined,
       held: () => undefined,
+      reading: () => undefined,
       drop: () => undefined
     },
     () => undefined

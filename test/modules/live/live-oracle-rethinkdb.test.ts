@@ -2,7 +2,7 @@ import { describe } from '@jest/globals'
 import type { RDatum } from 'rethinkdb-ts'
 import { builtInstances } from '../../support/app-instances.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
-import { twoInstanceOracle } from './oracle-harness.js'
+import { divergedIds, twoInstanceOracle } from './oracle-harness.js'
 
 /*
  * The differential oracle on two instances of one RethinkDB database (issue 39; the run is oracle-harness.ts's
@@ -37,7 +37,7 @@ withServer('live queries: the differential oracle on two RethinkDB instances', (
             ['A', a],
             ['B', b]
           ] as const)
-            for (const line of instance.logs.filter((entry) => /event log|failed/i.test(entry.msg)))
+            for (const line of instance.logs.filter((entry) => /event log|failed|live quer|could not/i.test(entry.msg)))
               process.stderr.write(`instance ${name}: ${JSON.stringify(line)}\n`)
           // Events logged twice for one write: a store's write taken for a direct write (its log row came late).
           const { r } = server!
@@ -64,6 +64,21 @@ withServer('live queries: the differential oracle on two RethinkDB instances', (
             .filter((event: RDatum) => event('superseded').default(false))
             .count()
             .run()) as number
+          // The logged events of the records in and before a diverged list, in the log's order.
+          if (divergedIds.size > 0) {
+            const events = (await r
+              .db(server!.db)
+              .table('plumage_events')
+              .orderBy('id')
+              .concatMap((row: RDatum) =>
+                row('events')
+                  .default([])
+                  .filter((event: RDatum) => r.expr([...divergedIds]).contains(event('record')('id').default(null)))
+                  .map((event: RDatum) => ({ seq: row('id'), ts: row('ts'), event }))
+              )
+              .run()) as unknown[]
+            for (const event of events) process.stderr.write(`logged: ${JSON.stringify(event)}\n`)
+          }
           process.stderr.write(
             `live oracle on RethinkDB: ${twice.length} write events logged twice ${JSON.stringify(twice)}, ${superseded} superseded\n`
           )

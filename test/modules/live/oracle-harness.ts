@@ -3,7 +3,7 @@ import { io, type Socket } from 'socket.io-client'
 import { createClient, socketio, type LiveWatch } from '../../../src/library/client.js'
 import { connectSocket, signup } from '../../support/reference-server.js'
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js'
-import { call, findRecords } from './live-client.js'
+import { call, findRecords, RawWatch } from './live-client.js'
 
 /*
  * The differential oracle's parts (issue 39), shared by its runs on memory, on two PostgreSQL instances and on two
@@ -128,6 +128,9 @@ export async function randomWrite({ rand, pick, int }: Random, writers: Writers)
 /** How many lists are compared at once: a socket answers at most 100 concurrent calls. */
 const CHECKS_AT_ONCE = 40
 
+/** The ids of the records in and before the lists that diverged: a store's suite may print their events. */
+export const divergedIds = new Set<unknown>()
+
 /** The longest a list took to equal its find at a quiet point (printed with a two-instance run's summary). */
 export const convergence = { slowestMs: 0 }
 
@@ -137,7 +140,11 @@ export const convergence = { slowestMs: 0 }
  * (a PostgreSQL run failed so with 5 s, and passed with this wait: the lists converged, late). The resume's missed
  * records were resolved one users lookup after another then (ADR 0019); `convergence` says how long it takes now.
  */
-export async function divergences(lives: Live[], finder: (user: number) => Socket): Promise<string[]> {
+export async function divergences(
+  lives: Live[],
+  finder: (user: number) => Socket,
+  viewers?: (user: number) => Socket[]
+): Promise<string[]> {
   const failed: string[] = []
   const check = async (live: Live) => {
     await live.watch.ready
@@ -151,8 +158,21 @@ export async function divergences(lives: Live[], finder: (user: number) => Socke
       if (Date.now() > deadline) break
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
+    // The records before the window too (a `$skip`'s): the one a list misses may be there.
+    const { $skip, $limit, ...rest } = live.query as { $skip?: number; $limit?: number }
+    const prefix = await findRecords(finder(live.user), 'messages', { ...rest, $limit: ($skip ?? 0) + ($limit ?? 10) })
+    for (const record of [...prefix, ...(live.watch.list ?? [])]) divergedIds.add(record.id)
+    // What the instances' views of the query hold now (a new watch joins the one the user's rules share): a view
+    // that is wrong itself, or a client list that drifted from a right view.
+    const views = await Promise.all(
+      (viewers?.(live.user) ?? []).map(async (socket) => {
+        const watch = await RawWatch.start(socket, 'messages', live.query)
+        await watch.unwatch()
+        return watch.list.map((record) => record.id)
+      })
+    )
     failed.push(
-      `user ${live.user} ${JSON.stringify(live.query)}\n  live: ${JSON.stringify(live.watch.list)}\n  find: ${expected}`
+      `user ${live.user} ${JSON.stringify(live.query)}\n  live: ${JSON.stringify(live.watch.list)}\n  find: ${expected}\n  from the first: ${JSON.stringify(prefix.map(({ id, n, tag, updatedAt }) => ({ id, n, tag, updatedAt })))}\n  views now: ${JSON.stringify(views)}`
     )
   }
   for (let at = 0; at < lives.length; at += CHECKS_AT_ONCE)
@@ -276,12 +296,24 @@ export function twoInstanceOracle({ store, queries, writes, start }: TwoInstance
         }
         if (Math.floor(done / quietEvery) > quietPoints) {
           quietPoints++
-          failures.push(...(await divergences(lives, (user) => writers[user]![1])))
+          failures.push(
+            ...(await divergences(
+              lives,
+              (user) => writers[user]![1],
+              (user) => writers[user]!
+            ))
+          )
           expect(failures).toEqual([])
         }
       }
       while (lives.length < queries) watches.watchOne()
-      failures.push(...(await divergences(lives, (user) => writers[user]![0])))
+      failures.push(
+        ...(await divergences(
+          lives,
+          (user) => writers[user]![0],
+          (user) => writers[user]!
+        ))
+      )
       console.log(
         `live oracle on ${store}: seed ${seed}, ${lives.length} live queries, ${writes} writes, ${quietPoints + 1} quiet points, ${cuts} cuts, ${failures.length} divergences, ${watches.resets} resets, slowest list to equal find at a quiet point ${convergence.slowestMs} ms`
       )
