@@ -1,2 +1,3 @@
-export { LiveQueries, type LiveQueriesOptions, type WatchAnswer, type WatchRequest } from './live-queries.js'
+export { LiveQueries, type LiveQueriesOptions } from './live-queries.js'
+export type { WatchAnswer, WatchRequest } from './watch-options.js'
 export type { LiveFrame } from './live-view.js'

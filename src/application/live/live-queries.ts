@@ -1,6 +1,5 @@
 import { BadRequest, TooManyRequests } from '../../domain/errors/errors.js'
 import type { Doc } from '../../domain/query/field-getter.js'
-import type { WindowChange } from '../../domain/query/live-window.js'
 import type { EventHistory, PublishedEvent } from '../../domain/realtime/event-history.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import { isPlainObject } from '../../domain/objects.js'
@@ -8,36 +7,21 @@ import type { App } from '../app.js'
 import { coreOf } from '../app-core.js'
 import type { AppExtension } from '../extensions.js'
 import { eventResolversOf, missedEvents, resolveOffers, type Offers } from './live-resolvers.js'
-import { idFieldOf, planWatch, rawQuery, resumeOf, rulesOf, type Plan } from './watch-options.js'
+import {
+  idFieldOf,
+  planWatch,
+  rawQuery,
+  resumeOf,
+  rulesOf,
+  type Plan,
+  type WatchAnswer,
+  type WatchRequest
+} from './watch-options.js'
 import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
 import { ConnectionProgress, DEFAULT_PROGRESS, type FeedPoint, type ProgressOptions } from './progress.js'
 import { RECORD_EVENTS, replay } from './replay.js'
 import { Views, type Filed } from './views.js'
 import { WriteQueues, type FeedPosition } from './write-queues.js'
-
-/** One `watch` of a connection, as its transport hands it over. */
-export interface WatchRequest {
-  connection: Connection
-  path: string
-  query: unknown
-  options: unknown
-  /** The connection's `find` of `path` (an external call of the connection, not paginated). */
-  find(query: Query): Promise<unknown>
-  /** Sends a `live` frame to the connection (a progress frame, `{ offset }`, concerns all its watches). */
-  send(frame: LiveFrame | { offset: string }): void
-  /** Answers the `watch`: called once, at the moment the watch starts receiving frames. */
-  answer(result: WatchAnswer): void
-}
-
-/** The answer to `watch`: the initial result, or (resuming) the changes from the client's list to it. */
-export interface WatchAnswer {
-  id: string
-  offset?: string
-  records?: Doc[]
-  changes?: WindowChange[]
-  /** Resuming was not possible (past the event history's window): `records` is a fresh result. */
-  reset?: true
-}
 
 export interface LiveQueriesOptions {
   /** Watches one connection may hold (LIVE_MAX_WATCHES). */
@@ -165,7 +149,14 @@ export class LiveQueries implements AppExtension {
     }
     const view = entry.view
     const history = this.options.history
-    const missed = resume && history && (await missedEvents(this.app, history, view, resume, connection))
+    // A history that cannot answer yet (this instance is behind the offset) fails the resume: the client sends it again.
+    const missed =
+      resume &&
+      history &&
+      (await missedEvents(this.app, history, view, resume, connection).catch((error: unknown) => {
+        if (this.held.get(connection)?.has(id)) this.end(connection, held, entry)
+        throw error
+      }))
     if (!this.held.get(connection)?.has(id)) return // unwatched or disconnected meanwhile
     watch.list = view.list
     entry.sent = this.pointOf(path).count
@@ -201,10 +192,14 @@ export class LiveQueries implements AppExtension {
     const held = this.held.get(connection)
     const entry = typeof id === 'string' || typeof id === 'number' ? held?.get(String(id)) : undefined
     if (!held || !entry) throw new BadRequest(`No live query '${String(id)}' on this connection`)
+    this.end(connection, held, entry)
+    return { id: entry.watch.id }
+  }
+
+  private end(connection: Connection, held: Map<string, Held>, entry: Held): void {
     held.delete(entry.watch.id)
     if (held.size === 0) this.forget(connection)
     this.leave(entry)
-    return { id: entry.watch.id }
   }
 
   /** Frees every watch of a connection that went away. */

@@ -7,6 +7,32 @@ import { isPlainObject } from '../../domain/objects.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import type { App } from '../app.js'
 import { readableFor, type Rules } from '../rules/index.js'
+import type { WindowChange } from '../../domain/query/live-window.js'
+import type { LiveFrame } from './live-view.js'
+
+/** One `watch` of a connection, as its transport hands it over. */
+export interface WatchRequest {
+  connection: Connection
+  path: string
+  query: unknown
+  options: unknown
+  /** The connection's `find` of `path` (an external call of the connection, not paginated). */
+  find(query: Query): Promise<unknown>
+  /** Sends a `live` frame to the connection (a progress frame, `{ offset }`, concerns all its watches). */
+  send(frame: LiveFrame | { offset: string }): void
+  /** Answers the `watch`: called once, at the moment the watch starts receiving frames. */
+  answer(result: WatchAnswer): void
+}
+
+/** The answer to `watch`: the initial result, or (resuming) the changes from the client's list to it. */
+export interface WatchAnswer {
+  id: string
+  offset?: string
+  records?: Doc[]
+  changes?: WindowChange[]
+  /** Resuming was not possible (past the event history's window): `records` is a fresh result. */
+  reset?: true
+}
 
 /** The query of a watch, checked as `find` would (an object), without what a live result cannot follow. */
 export function rawQuery(query: unknown): Query {

@@ -66,7 +66,10 @@ export interface EventHistory {
    * whose events are recorded as they are written (memory) need not have it.
    */
   settled?(timeoutMs: number): Promise<boolean>
-  /** `since` for a caller that follows some services: a shared log may tell it more (OrderedLogHistory). */
+  /**
+   * `since` for a caller that follows some services: a shared log may tell it more (OrderedLogHistory). Rejects
+   * (Unavailable) for an offset this process has not reached yet: the caller tries again, no reset is due.
+   */
   sinceFor?(
     offset: string,
     paths: readonly string[],

@@ -1,4 +1,5 @@
 import type { Clock } from '../../../domain/clock.js'
+import { Unavailable } from '../../../domain/errors/errors.js'
 import type { EventHistory, PublishedEvent, RecordedEvent } from '../../../domain/realtime/event-history.js'
 
 /**
@@ -45,8 +46,8 @@ export interface OrderedLogHistoryOptions<P> {
   catchUpMs?: number
   /**
    * The same wait for `sinceFor` (a live query's resume; default 2 s): shorter than a client's request timeout (5 s),
-   * with room for the view's read and the replay, so that the client is answered — a reset past it — rather than
-   * timing out and sending the resume again while this one still waits.
+   * with room for the view's read and the replay, so that the client is answered — a 503 past it, and it tries
+   * again — rather than timing out and sending the resume again while this one still waits.
    */
   resumeWaitMs?: number
   /**
@@ -113,17 +114,21 @@ export class OrderedLogHistory<P> implements EventHistory {
     return this.offsetOf(this.lastAt(position) ? this.last! : { at: position, rank: 0 })
   }
 
-  since(offset: string): Promise<RecordedEvent[] | 'unknown'> {
-    return this.after(offset, this.catchUpMs)
+  async since(offset: string): Promise<RecordedEvent[] | 'unknown'> {
+    const events = await this.after(offset, this.catchUpMs)
+    return events === 'ahead' ? 'unknown' : events
   }
 
-  /** `since`, waiting at most `waitMs` for this process to reach the offset. */
-  private async after(offset: string, waitMs: number): Promise<RecordedEvent[] | 'unknown'> {
+  /**
+   * `since`, waiting at most `waitMs` for this process to reach the offset: `'ahead'` when it has not (a faster
+   * instance gave the offset out, and this one follows the log later than that).
+   */
+  private async after(offset: string, waitMs: number): Promise<RecordedEvent[] | 'unknown' | 'ahead'> {
     const { log, order } = this.options
     const place = log.epoch === undefined ? undefined : this.placeOf(offset, log.epoch)
     if (!place || log.startedAfter === undefined || order.compare(place.at, log.startedAfter) < 0) return 'unknown'
     const behind = log.position === undefined || order.compare(log.position, place.at) < 0
-    if (behind && !(await log.whenAt(place.at, waitMs))) return 'unknown'
+    if (behind && !(await log.whenAt(place.at, waitMs))) return 'ahead'
     this.prune()
     if (this.pruned && this.before(place, this.pruned)) return 'unknown'
     const events: RecordedEvent[] = []
@@ -158,7 +163,10 @@ export class OrderedLogHistory<P> implements EventHistory {
    * too when the log still holds it and none of its events of these services between it and this process's start
    * `concerns` the caller (it reads them as raw log rows: they are only tested, never answered); the events
    * answered are then those after the start. A quiet live query resumes so on a freshly started instance. It waits
-   * `resumeWaitMs` at most for this process to reach the offset.
+   * `resumeWaitMs` at most for this process to reach the offset, then fails with 503: the offset is not past the
+   * history, this instance is only behind the one that gave it out (its log feed runs late under load), and the
+   * client tries the resume again. A reset instead refetches the list (likely what reset 6 watches of the PostgreSQL
+   * oracle at full size, with writes answered in up to 6 s).
    */
   async sinceFor(
     offset: string,
@@ -166,6 +174,8 @@ export class OrderedLogHistory<P> implements EventHistory {
     concerns: (event: PublishedEvent) => boolean
   ): Promise<RecordedEvent[] | 'unknown'> {
     const events = await this.after(offset, this.resumeWaitMs)
+    if (events === 'ahead')
+      throw new Unavailable('This instance has not yet reached the offset this live query resumes from; try again')
     const { log, order } = this.options
     const place = events === 'unknown' && log.epoch !== undefined ? this.placeOf(offset, log.epoch) : undefined
     const start = log.startedAfter
