@@ -17,7 +17,7 @@ import {
   type WatchAnswer,
   type WatchRequest
 } from './watch-options.js'
-import { changesBetween, LiveView, type LiveFrame, type Watch } from './live-view.js'
+import { changesBetween, LiveView, type Watch } from './live-view.js'
 import { ConnectionProgress, DEFAULT_PROGRESS, type FeedPoint, type ProgressOptions } from './progress.js'
 import { RECORD_EVENTS, replay } from './replay.js'
 import { Views, type Filed } from './views.js'
@@ -149,7 +149,7 @@ export class LiveQueries implements AppExtension {
     }
     const view = entry.view
     const history = this.options.history
-    // A history that cannot answer yet (this instance is behind the offset) fails the resume: the client sends it again.
+    // A history that cannot answer yet (this instance is behind the offset) fails the resume: the client resends it.
     const missed =
       resume &&
       history &&
