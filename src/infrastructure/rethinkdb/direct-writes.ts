@@ -87,7 +87,7 @@ export class DirectWrites {
   /** Bumped by clear(): an answer to a question asked before it is ignored. */
   private generation = 0
   /** Changes this instance published by logging them, whose logged event has not come back yet. */
-  private readonly own = new Map<string, number>()
+  private readonly own = new Map<string, number[]>()
   /** Publishes under way (logging a change takes a query). */
   private publishing = 0
   private readonly drainWaiters: (() => void)[] = []
@@ -223,7 +223,8 @@ export class DirectWrites {
     const published = this.options.publish(entry.change)
     if (!published) return
     const generation = this.generation
-    this.own.set(entry.key, (this.own.get(entry.key) ?? 0) + 1)
+    // Expiring like expectations: a creation is logged with the record's value then, which may be a later one.
+    this.own.set(entry.key, [...(this.own.get(entry.key) ?? []), this.now() + this.wait() * 4])
     this.publishing++
     void published
       .catch(() => false)
@@ -276,31 +277,34 @@ export class DirectWrites {
 
   /** Takes one of this instance's own logged changes of `key`; false when it has none. */
   private takeOwn(key: string): boolean {
-    const count = this.own.get(key)
-    if (count === undefined) return false
-    if (count <= 1) this.own.delete(key)
-    else this.own.set(key, count - 1)
-    return true
+    return this.take(this.own, key)
   }
 
   private consumeExpected(key: string): boolean {
-    const list = this.expected.get(key)
+    return this.take(this.expected, key)
+  }
+
+  /** Takes the oldest unexpired entry of `key`; false when there is none. */
+  private take(from: Map<string, number[]>, key: string): boolean {
+    const list = from.get(key)
     if (!list) return false
     const now = this.now()
     while (list.length > 0 && list[0]! <= now) list.shift()
     const found = list.shift() !== undefined
-    if (list.length === 0) this.expected.delete(key)
+    if (list.length === 0) from.delete(key)
     return found
   }
 
-  /** Expectations whose table change never came (a write that changed nothing) expire. */
+  /** Expectations whose table change never came (a write that changed nothing) expire, as do own changes (a creation
+   * is logged with the record's value then). */
   private prune(): void {
     const now = this.now()
-    for (const [key, list] of this.expected) {
-      const live = list.filter((expiry) => expiry > now)
-      if (live.length === 0) this.expected.delete(key)
-      else this.expected.set(key, live)
-    }
+    for (const entries of [this.expected, this.own])
+      for (const [key, list] of entries) {
+        const live = list.filter((expiry) => expiry > now)
+        if (live.length === 0) entries.delete(key)
+        else entries.set(key, live)
+      }
     this.pruneAt = Math.max(1_000, this.expected.size * 2)
   }
 

@@ -145,7 +145,7 @@ export class EventLogWrites {
    * carries the record from then on (or is superseded in turn by one that does): the superseded entry keeps its
    * number, unpublished. One `getAll` of the written keys.
    */
-  private superseded(table: LoggedTable, event: WriteEvent, entries: Term): Term {
+  private superseded(table: LoggedTable, event: WriteEvent, entries: Term, direct = false): Term {
     const r = this.r
     // The records as the table holds them, by key: one read, and no search through them per entry (a grouped
     // insert's hundreds). A key as JSON in an array tells the number 1 from the string "1".
@@ -157,11 +157,20 @@ export class EventLogWrites {
       .coerceTo('array')
     return r.do((r.object as (...pairs: unknown[]) => Term)(r.args(held as never)), (current: Term) =>
       entries.map((entry: Term) =>
-        r.branch(
-          event === 'removed' ? current.hasFields(key(entry)) : current(key(entry)).default(null).ne(entry('record')),
-          entry.merge({ superseded: true }),
-          entry
-        )
+        direct && event === 'created'
+          ? // A creation found directly in the table: announced with the record as it is now, unless it is gone.
+            r.branch(
+              current.hasFields(key(entry)),
+              entry.merge({ record: current(key(entry)) }),
+              entry.merge({ superseded: true })
+            )
+          : r.branch(
+              event === 'removed'
+                ? current.hasFields(key(entry))
+                : current(key(entry)).default(null).ne(entry('record')),
+              entry.merge({ superseded: true }),
+              entry
+            )
       )
     )
   }
@@ -171,11 +180,12 @@ export class EventLogWrites {
    * `guard`, only when it is true on the server, in the same query (a lease still held: RowLease);
    * resolves whether the event was logged. With `written` (a write made directly in that table), the event is
    * checked after its number is taken, as a store's write is (`superseded`): logged late, after a later write of
-   * the record, it keeps its number unpublished instead of setting the record back on every instance.
+   * the record, it keeps its number unpublished instead of setting the record back on every instance — but a
+   * creation is announced all the same, with the record as the table holds it then (superseded only when gone).
    */
   async publish(table: string, event: string, record: unknown, guard?: Term, written?: LoggedTable): Promise<boolean> {
     const entries = this.r.expr([{ table, event, record, ...this.trace() }])
-    const check = written && ((taken: Term) => this.superseded(written, event as WriteEvent, taken))
+    const check = written && ((taken: Term) => this.superseded(written, event as WriteEvent, taken, true))
     const append = this.append(entries, undefined, check)
     if (guard === undefined) {
       await append.run()
