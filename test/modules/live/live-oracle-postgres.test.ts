@@ -1,7 +1,7 @@
 import { describe } from '@jest/globals'
 import { builtInstances } from '../../support/app-instances.js'
 import { discoverPostgres } from '../../support/postgres-server.js'
-import { twoInstanceOracle } from './oracle-harness.js'
+import { printInstanceLogs, twoInstanceOracle } from './oracle-harness.js'
 
 /*
  * The differential oracle on two instances of one PostgreSQL database (issue 39; the run is oracle-harness.ts's
@@ -28,13 +28,7 @@ withServer('live queries: the differential oracle on two PostgreSQL instances', 
         a: a.url,
         b: b.url,
         close: async () => {
-          // What each instance said about its event log and live queries, to read a failure by.
-          for (const [name, instance] of [
-            ['A', a],
-            ['B', b]
-          ] as const)
-            for (const line of instance.logs.filter((entry) => /event log|failed|live quer|could not/i.test(entry.msg)))
-              process.stderr.write(`instance ${name}: ${JSON.stringify(line)}\n`)
+          printInstanceLogs({ A: a, B: b })
           await a.stop()
           await b.stop()
           await instances.cleanup()

@@ -2,7 +2,7 @@ import { describe } from '@jest/globals'
 import type { RDatum } from 'rethinkdb-ts'
 import { builtInstances } from '../../support/app-instances.js'
 import { discoverRethinkDb } from '../../support/rethinkdb-server.js'
-import { divergedIds, twoInstanceOracle } from './oracle-harness.js'
+import { divergedIds, printInstanceLogs, twoInstanceOracle } from './oracle-harness.js'
 
 /*
  * The differential oracle on two instances of one RethinkDB database (issue 39; the run is oracle-harness.ts's
@@ -32,13 +32,7 @@ withServer('live queries: the differential oracle on two RethinkDB instances', (
         a: a.url,
         b: b.url,
         close: async () => {
-          // What the event log said on each instance (a number given up, an event late), to read a failure by.
-          for (const [name, instance] of [
-            ['A', a],
-            ['B', b]
-          ] as const)
-            for (const line of instance.logs.filter((entry) => /event log|failed|live quer|could not/i.test(entry.msg)))
-              process.stderr.write(`instance ${name}: ${JSON.stringify(line)}\n`)
+          printInstanceLogs({ A: a, B: b })
           // Events logged twice for one write: a store's write taken for a direct write (its log row came late).
           const { r } = server!
           const twice = (await r

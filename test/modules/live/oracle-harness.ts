@@ -128,6 +128,13 @@ export async function randomWrite({ rand, pick, int }: Random, writers: Writers)
 /** How many lists are compared at once: a socket answers at most 100 concurrent calls. */
 const CHECKS_AT_ONCE = 40
 
+/** What each instance logged about its event log and live queries, to read a failure by. */
+export function printInstanceLogs(instances: Record<string, { logs: { msg: string }[] }>): void {
+  for (const [name, instance] of Object.entries(instances))
+    for (const line of instance.logs.filter((entry) => /event log|failed|live quer|could not/i.test(entry.msg)))
+      process.stderr.write(`instance ${name}: ${JSON.stringify(line)}\n`)
+}
+
 /** The ids of the records in and before the lists that diverged: a store's suite may print their events. */
 export const divergedIds = new Set<unknown>()
 
