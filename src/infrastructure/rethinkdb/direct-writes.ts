@@ -115,9 +115,7 @@ export class DirectWrites {
       return
     }
     if (this.expected.size >= this.pruneAt) this.prune()
-    const list = this.expected.get(key) ?? []
-    list.push(this.now() + this.wait() * 4)
-    this.expected.set(key, list)
+    this.remember(this.expected, key)
   }
 
   /** A row of the table's own changefeed. */
@@ -224,7 +222,7 @@ export class DirectWrites {
     if (!published) return
     const generation = this.generation
     // Expiring like expectations: a creation is logged with the record's value then, which may be a later one.
-    this.own.set(entry.key, [...(this.own.get(entry.key) ?? []), this.now() + this.wait() * 4])
+    this.remember(this.own, entry.key)
     this.publishing++
     void published
       .catch(() => false)
@@ -263,16 +261,27 @@ export class DirectWrites {
    * (a change is published no earlier than its due, and waits for the ones before it).
    */
   private wait(): number {
-    const lag = this.lag * 0.5 ** ((this.now() - this.lagAt) / LAG_HALF_LIFE_MS)
-    return Math.min(MAX_WAIT_MS, Math.max(this.delayMs, 2 * lag))
+    return Math.min(MAX_WAIT_MS, Math.max(this.delayMs, 2 * this.recentLag(this.now())))
+  }
+
+  /** The longest lag measured lately, halved every LAG_HALF_LIFE_MS since. */
+  private recentLag(now: number): number {
+    return this.lag * 0.5 ** ((now - this.lagAt) / LAG_HALF_LIFE_MS)
   }
 
   private measured(lag: number): void {
     const now = this.now()
-    const decayed = this.lag * 0.5 ** ((now - this.lagAt) / LAG_HALF_LIFE_MS)
-    if (lag < decayed) return
+    if (lag < this.recentLag(now)) return
     this.lag = lag
     this.lagAt = now
+  }
+
+  /** Remembers one entry of `key` until it expires (after four waits). */
+  private remember(into: Map<string, number[]>, key: string): void {
+    const list = into.get(key)
+    const expiry = this.now() + this.wait() * 4
+    if (list) list.push(expiry)
+    else into.set(key, [expiry])
   }
 
   /** Takes one of this instance's own logged changes of `key`; false when it has none. */
