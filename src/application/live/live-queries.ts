@@ -36,6 +36,12 @@ export interface LiveQueriesOptions {
   progress?: ProgressOptions
   /** How long a view outlives its last watch (ms, default 10 s): a watch resumed meanwhile finds it current. */
   keepViewsMs?: number
+  /**
+   * Runs a view's read of the store (default: at once). The module passes a limiter (LIVE_MAX_READS): a cut moving
+   * hundreds of watches to an instance makes as many views read, and a store's connection pool taken by them holds
+   * every write back behind them.
+   */
+  limitReads?: <T>(read: () => Promise<T>) => Promise<T>
 }
 
 /** A watch with what it was made from: its view changes when its user's rules do. */
@@ -79,12 +85,14 @@ export class LiveQueries implements AppExtension {
   private readonly progressTimer?: ReturnType<typeof setInterval>
   private readonly writes = new WriteQueues()
   private sequence = 0
+  private readonly limitReads: NonNullable<LiveQueriesOptions['limitReads']>
 
   constructor(
     private readonly app: App,
     private readonly options: LiveQueriesOptions
   ) {
     this.views = new Views(options.keepViewsMs ?? KEEP_VIEWS_MS)
+    this.limitReads = options.limitReads ?? ((read) => read())
     app.on('disconnect', (connection: Connection) => this.release(connection))
     const changed = (_result: unknown, meta?: { connection?: Connection }) =>
       meta?.connection && this.recheck(meta.connection)
@@ -286,7 +294,7 @@ export class LiveQueries implements AppExtension {
         this.idField(path),
         this.options.buffer ?? plan.query.limit ?? 0,
         {
-          read: (limit) => this.read(view!, limit),
+          read: (limit) => this.limitReads(() => this.read(view!, limit)),
           // While writes of its service are queued, the view is current just before the first of them.
           head: () => this.pointOf(path).offset,
           held: (ids) => this.views.filed(view!) && this.views.paths.get(path)?.holders.add(view!, ids),
@@ -350,15 +358,19 @@ export class LiveQueries implements AppExtension {
     this.progress.forget(connection)
   }
 
-  /** Progress frames (progress.ts): `{ offset }` to connections whose quiet watches lag, when all are current. */
+  /** Progress frames (progress.ts): `{ offset }` to a connection whose quiet watches lag, or one per watch. */
   private tellProgress(): void {
     const current = (entry: Held): FeedPoint | undefined => {
       if (entry.watch.list === undefined || entry.view.busy) return undefined
       const point = this.pointOf(entry.path)
       return point.offset === undefined ? undefined : (point as FeedPoint)
     }
-    this.progress.tell(this.held, this.observed, current, (_, held, { offset }) =>
-      held.values().next().value!.send({ offset })
+    this.progress.tell(
+      this.held,
+      this.observed,
+      current,
+      (_, held, { offset }) => held.values().next().value!.send({ offset }),
+      (entry, { offset }) => entry.send({ id: entry.watch.id, offset, changes: [] })
     )
   }
 

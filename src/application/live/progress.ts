@@ -44,13 +44,17 @@ export class ConnectionProgress<C> {
   /**
    * Calls `send` with a point for each connection that lags behind the `observed` events and whose watches are all
    * current at it (`current`: a watch's point, undefined while it is not current anywhere); its watches then count
-   * as sent there.
+   * as sent there. A lagging connection that cannot be told so (a watch mid-read, or one sent a frame past the
+   * others' point) has each of its current watches that lags told its own point through `sendWatch` instead: a
+   * connection with hundreds of watches is rarely without one reading under load, and its quiet watches' offsets
+   * would otherwise grow older than the event history.
    */
   tell<W extends ProgressWatch>(
     connections: Iterable<readonly [C, Map<unknown, W>]>,
     observed: number,
     current: (watch: W) => FeedPoint | undefined,
-    send: (connection: C, watches: Map<unknown, W>, point: FeedPoint) => void
+    send: (connection: C, watches: Map<unknown, W>, point: FeedPoint) => void,
+    sendWatch: (watch: W, point: FeedPoint) => void
   ): void {
     const now = this.now()
     for (const [connection, watches] of connections) {
@@ -59,12 +63,24 @@ export class ConnectionProgress<C> {
       let oldest = observed
       for (const watch of watches.values()) oldest = Math.min(oldest, Math.max(watch.sent, told.sent))
       if (oldest === observed) continue
-      if (observed - oldest < this.options.events && now - told.at < this.options.maxAgeMs) continue
+      const old = now - told.at >= this.options.maxAgeMs
+      if (observed - oldest < this.options.events && !old) continue
       const point = earliest(watches, current)
-      if (!point || point.count <= told.sent) continue
-      send(connection, watches, point)
-      for (const watch of watches.values()) watch.sent = point.count
-      this.told.set(connection, { sent: point.count, at: now })
+      if (point && point.count > told.sent) {
+        send(connection, watches, point)
+        for (const watch of watches.values()) watch.sent = point.count
+        this.told.set(connection, { sent: point.count, at: now })
+        continue
+      }
+      for (const watch of watches.values()) {
+        const sent = Math.max(watch.sent, told.sent)
+        const at = current(watch)
+        if (!at || at.count <= sent || (observed - sent < this.options.events && !old)) continue
+        sendWatch(watch, at)
+        watch.sent = at.count
+      }
+      // Each current watch was told: the age counts from now (a watch mid-read still lags, and is told when current).
+      if (old) told.at = now
     }
   }
 

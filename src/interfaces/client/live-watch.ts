@@ -213,6 +213,8 @@ export class LiveWatch<T = Record<string, unknown>> extends Emitter {
 
   private changed(changes: WindowChange[], offset: string | undefined): void {
     if (offset !== undefined) this.offset = offset
+    // A frame with no change is this watch's own progress: its offset moves, nothing else.
+    if (changes.length === 0) return
     this.list = applyChanges(this.list as never[], changes) as T[]
     this.bump()
     this.emit('change', { changes, list: this.list, ...(offset === undefined ? {} : { offset }) })

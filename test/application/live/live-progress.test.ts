@@ -141,7 +141,7 @@ describe('progress frames', () => {
     await live.teardown()
   })
 
-  it('are held back while a watch of another service was sent a frame past the point of a queued write', async () => {
+  it('name each watch while a watch of another service was sent a frame past the point of a queued write', async () => {
     const { app, live, history, create, publish, watch } = await setUp()
     const writes = holdWrites(app)
     const connection: Connection = { provider: 'test' }
@@ -149,18 +149,24 @@ describe('progress frames', () => {
     const others = await watch(connection, { kind: 'x' }, {}, 'others')
     await create('others', { n: 0 })
     const record = (await app.service('messages').create({ room: 'a', n: 1 })) as Doc
+    const beforeHeld = history.head()
     writes.hold()
     publish({ path: 'messages', event: 'created', data: record })
     // The watch of `others` is sent a frame past the point `messages` views are current at.
     await create('others', { kind: 'x', n: 2 })
     for (let n = 3; n <= 5; n++) await create('others', { n })
     await sleep(40)
-    // The earliest point would move the `others` watch back before a frame it applied: nothing is sent.
-    expect(messages.sent).toEqual([])
-    expect(others.frames).toHaveLength(1)
+    // The earliest point would move the `others` watch back before a frame it applied: no frame for the connection.
+    // Each watch is told its own point instead: `messages` the point before the queued write, `others` the head.
+    expect(messages.sent).toEqual([{ id: messages.answer.id, offset: beforeHeld, changes: [] }])
+    expect(others.frames.map((frame) => frame.changes.length)).toEqual([1, 0])
+    expect(others.frames.at(-1)!.offset).toBe(history.head())
     writes.release()
     await sleep(40)
-    expect(messages.sent).toEqual([expect.objectContaining({ id: messages.answer.id }), { offset: history.head() }])
+    expect(messages.sent.slice(1)).toEqual([
+      expect.objectContaining({ id: messages.answer.id, changes: [expect.objectContaining({ type: 'added' })] }),
+      { offset: history.head() }
+    ])
     await live.teardown()
   })
 })
@@ -174,14 +180,16 @@ describe('ConnectionProgress', () => {
   const progressOf = (options: ProgressOptions, now?: () => number) => {
     const progress = new ConnectionProgress<string>(options, now)
     const told: [string, string][] = []
+    const toldWatches: [W, string][] = []
     const tell = (observed: number, connections: [string, Map<unknown, W>][]) =>
       progress.tell(
         connections,
         observed,
         (watch) => watch.current,
-        (connection, _, { offset }) => told.push([connection, offset])
+        (connection, _, { offset }) => told.push([connection, offset]),
+        (watch, { offset }) => toldWatches.push([watch, offset])
       )
-    return { told, tell }
+    return { told, toldWatches, tell }
   }
 
   it('tells a connection lagging by the event count at once, and one lagging less only after the age', () => {
@@ -210,8 +218,8 @@ describe('ConnectionProgress', () => {
     expect(told).toHaveLength(2)
   })
 
-  it('tells the earliest point of its watches, none while one is not current or was sent a frame past it', () => {
-    const { told, tell } = progressOf({ everyMs: 1, events: 1, maxAgeMs: 0 })
+  it('tells the earliest point of its watches, or while one is not current or was sent past it each its own', () => {
+    const { told, toldWatches, tell } = progressOf({ everyMs: 1, events: 1, maxAgeMs: 0 })
     const busy = watches(5, 0, 0)
     busy.get(1)!.current = undefined
     // A watch whose service has a write on its way is current before it, at 4.
@@ -226,7 +234,34 @@ describe('ConnectionProgress', () => {
     ])
     expect(told).toEqual([['queued', 'o4']])
     expect([...queued.values()].map((watch) => watch.sent)).toEqual([4, 4])
-    expect([...busy.values()].map((watch) => watch.sent)).toEqual([0, 0])
-    expect([...past.values()].map((watch) => watch.sent)).toEqual([0, 5])
+    // The connection with a watch mid-read: its current watch is told alone; the busy one keeps its offset.
+    // The one with a watch sent past the other's point: each is told its own point, none moves back.
+    expect(toldWatches).toEqual([
+      [busy.get(0), 'o5'],
+      [past.get(0), 'o4']
+    ])
+    expect([...busy.values()].map((watch) => watch.sent)).toEqual([5, 0])
+    expect([...past.values()].map((watch) => watch.sent)).toEqual([4, 5])
+  })
+
+  it('tells a watch on its own when it lags by the event count, or the connection was told nothing for the age', () => {
+    let now = 0
+    const { toldWatches, tell } = progressOf({ everyMs: 1, events: 10, maxAgeMs: 1_000 }, () => now)
+    const mixed = watches(30, 5, 25, 0)
+    mixed.get(2)!.current = undefined
+    tell(30, [['mixed', mixed]])
+    // 2 is mid-read, 1 lags by 5 only: 0, which lags by 25, is told.
+    expect(toldWatches).toEqual([[mixed.get(0), 'o30']])
+    now = 500
+    tell(31, [['mixed', mixed]])
+    expect(toldWatches).toHaveLength(1)
+    // Past the age since the connection was last told, every current watch behind its point is.
+    now = 1_000
+    for (const watch of mixed.values()) if (watch.current) watch.current = point(31)
+    tell(31, [['mixed', mixed]])
+    expect(toldWatches.slice(1)).toEqual([
+      [mixed.get(0), 'o31'],
+      [mixed.get(1), 'o31']
+    ])
   })
 })

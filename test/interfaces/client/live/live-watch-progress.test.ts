@@ -7,7 +7,8 @@ type Row = { id: number }
 /**
  * Progress frames (docs/wire-protocol.md, Live queries): `["live", { offset }]` without an id says every watch of the
  * connection is current at `offset`. A live watch takes it as its offset (a resume starts there) and changes
- * nothing else; a watch still waiting for its answer ignores it.
+ * nothing else; a watch still waiting for its answer ignores it. `["live", { id, offset, changes: [] }]` is the same
+ * for one watch (sent while another watch of the connection is mid-read).
  */
 function transportOf() {
   let listener: ((frame: unknown) => void) | undefined
@@ -43,11 +44,16 @@ describe("plumage's client: progress frames", () => {
     // Malformed progress is ignored.
     frame({ offset: 7 })
     expect(watch.offset).toBe('b')
+    // A watch's own progress (sent while another watch of the connection reads): its id, no change.
+    frame({ id: '1', offset: 'c', changes: [] })
+    frame({ id: 'other', offset: 'd', changes: [] })
+    expect(watch.offset).toBe('c')
+    expect(changes).toEqual([])
     app.emit('disconnect')
     app.emit('connect')
     await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(sent.at(-1)).toEqual({ resume: { offset: 'b', records: [{ id: 1 }] } })
-    answer({ id: '2', offset: 'b', changes: [] })
+    expect(sent.at(-1)).toEqual({ resume: { offset: 'c', records: [{ id: 1 }] } })
+    answer({ id: '2', offset: 'c', changes: [] })
     await watch.unwatch()
   })
 })
