@@ -10,7 +10,7 @@
  * processes, this file with `--clients`; everything on 127.0.0.1):
  * - plumage with rules: the reference app as `npm start` serves it, with the reference chat's rules (a probe tells:
  *   user 2 must not find a direct message from user 0 to user 1);
- * - plumage without rules: the same app built without them (`buildContainer(config, { rules: false })`);
+ * - plumage without rules: the same app without its rules module (`buildContainer(config, { modules })`);
  * - Feathers v5 + feathers-casl: the same rules as CASL abilities, `getChannelsWithReadAbility` as the publisher.
  * As in
  * bench/socket.ts, rounds are interleaved (the order rotates every round) and medians over RULES_ROUNDS (default 3)

@@ -17,7 +17,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
 /** The entries and their limits (ADR 0017): the server as `npm start` loads it, and the kernel. */
 export const entries = [
-  { name: 'server (src/main.ts)', file: 'src/main.ts', limit: 9850 },
+  { name: 'server (src/main.ts)', file: 'src/main.ts', limit: 8900 },
   { name: 'kernel (src/application/app.ts)', file: 'src/application/app.ts', limit: 1750 }
 ]
 export const fileLimit = 400

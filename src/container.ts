@@ -22,7 +22,7 @@ import { expressEngine } from './interfaces/rest/rest-app.js'
 import { socketIoTransport } from './interfaces/socketio/socketio-transport.js'
 import { modules as registry, type PlumageModule, type RegisteredModule } from './modules/index.js'
 import { packageVersion } from './package-version.js'
-import { createReferenceApp, type ReferenceAppDeps } from './reference-app.js'
+import { createReferenceApp } from './reference-app.js'
 
 /** The modules the composition root loaded (bound in its container). */
 export const Modules = Symbol.for('Modules')
@@ -39,8 +39,6 @@ export interface ContainerOptions {
   clock?: Clock
   /** Replaces adapters once the modules bound theirs (two apps sharing one SessionStore, as two instances do). */
   rebind?(container: Container): void
-  /** The reference app's rules (default: src/services/rules.ts; `false`: none, as bench:rules compares). */
-  rules?: ReferenceAppDeps['rules']
 }
 
 /** The modules of the registry that `config` turns on, loaded (each with `import()`), in registry order. */
@@ -84,13 +82,13 @@ export async function buildContainer(config: Config, options: ContainerOptions =
   keepUniqueKeysInProcess(container, config.store)
   container
     .bind<App>(App)
-    .toDynamicValue(() => referenceApp(container, modules, options.rules))
+    .toDynamicValue(() => referenceApp(container, modules))
     .inSingletonScope()
   return container
 }
 
 /** The reference app over the bound ports, with what each module adds to authentication and to the app. */
-function referenceApp(container: Container, modules: readonly PlumageModule[], rules?: ReferenceAppDeps['rules']): App {
+function referenceApp(container: Container, modules: readonly PlumageModule[]): App {
   const clock = container.get<Clock>(Clock)
   const addOns = Object.assign({}, ...modules.map((module) => module.authentication?.(container) ?? {}))
   const stores = modules.reduce(
@@ -102,7 +100,6 @@ function referenceApp(container: Container, modules: readonly PlumageModule[], r
     validator: container.get<SchemaValidator>(SchemaValidator),
     uniqueKeys: container.get<UniqueKeys>(UniqueKeys),
     clock,
-    ...(rules === undefined ? {} : { rules }),
     authentication: {
       hasher: container.get<PasswordHasher>(PasswordHasher),
       tokens: container.get<TokenService>(TokenService),

@@ -1,7 +1,7 @@
 import 'reflect-metadata'
 import { App } from './application/app.js'
-import { RulesError } from './application/rules/conditions.js'
 import { FeathersError } from './domain/errors/errors.js'
+import { SetupError } from './domain/errors/setup-error.js'
 import { Logger } from './domain/logger.js'
 import { StoreFactory } from './domain/store/store-factory.js'
 import { ConfigError, loadConfig } from './infrastructure/config/config.js'
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // Operational errors (configuration, the database, a bad rule) are one line with the driver's cause; bugs: a stack.
-  const known = [ConfigError, FeathersError, StartupError, RulesError].some((type) => error instanceof type)
+  const known = [ConfigError, FeathersError, StartupError, SetupError].some((type) => error instanceof type)
   const cause = (error as { cause?: { message?: unknown; code?: unknown } } | undefined)?.cause
   const detail =
     typeof cause?.message === 'string'

@@ -5,7 +5,6 @@ import { LocalStrategy } from './application/authentication/local-strategy.js'
 import type { AuthenticationStrategy } from './application/authentication/authentication-strategy.js'
 import type { AuthenticationSessions, LoginLimits } from './application/authentication/session-ports.js'
 import type { AppExtension } from './application/extensions.js'
-import { useRules, type RulesDefinition } from './application/rules/index.js'
 import type { PasswordHasher } from './domain/auth/password-hasher.js'
 import type { TokenService } from './domain/auth/token-service.js'
 import type { Clock } from './domain/clock.js'
@@ -14,7 +13,6 @@ import type { Connection } from './domain/service/service.js'
 import type { StoreFactory } from './domain/store/store-factory.js'
 import type { UniqueKeys } from './domain/unique-keys.js'
 import { services, type RegisteredServices } from './services/registry.js'
-import { rules as referenceRules } from './services/rules.js'
 
 /**
  * The reference app's services by path: `app.service('messages')` is typed from this map, which derives from
@@ -32,11 +30,6 @@ export interface ReferenceAppDeps {
   clock?: Clock
   /** Optional modules' extensions (metrics, tracing, connection recovery…): see `App.extend`. */
   extensions?: readonly AppExtension[]
-  /**
-   * Who may do and see what (default: src/services/rules.ts), applied with the authentication service. `false`
-   * applies none: every logged-in user sees everything (bench:rules measures what rules cost against it).
-   */
-  rules?: Readonly<Record<string, RulesDefinition>> | false
   /**
    * Ports of the authentication service. The composition root always passes them; without them the
    * app has no `authentication` service and nothing requires a login (transport tests plug in their own).
@@ -57,7 +50,8 @@ export interface ReferenceAppDeps {
 /**
  * The reference application people clone: the services registered in src/services/index.ts (each
  * with its schemas and hooks in its own folder) on whichever store the composition root bound,
- * the authentication service, the rules and the channels. Transports are added around it in src/container.ts.
+ * the authentication service and the channels. Transports and modules (the rules among them) are added around it
+ * in src/container.ts.
  */
 export function createReferenceApp({
   stores,
@@ -65,8 +59,7 @@ export function createReferenceApp({
   uniqueKeys,
   clock = systemClock,
   extensions = [],
-  authentication,
-  rules = referenceRules
+  authentication
 }: ReferenceAppDeps): App<ReferenceServices> {
   const app = new App<ReferenceServices>({ validator, extensions })
   // Without authentication (transport tests) nothing needs a login and passwords stay as sent.
@@ -82,8 +75,6 @@ export function createReferenceApp({
       ...(throttle ? { throttle } : {})
     }).register(new JwtStrategy(), new LocalStrategy(hasher), ...strategies)
     app.use('authentication', service)
-    // Who may do and see what, in calls and events: one rule set per service (src/services/<name>/<name>.rules.ts).
-    if (rules) useRules(app, rules)
   }
   useDefaultChannels(app)
   return app

@@ -10,13 +10,14 @@ import { feathersCasl, getChannelsWithReadAbility } from 'feathers-casl'
 import type { AddressInfo } from 'node:net'
 import { App } from '../../src/application/app.js'
 import { buildContainer, createHttpEngine, startRealtime } from '../../src/container.js'
+import { modules } from '../../src/modules/index.js'
 import { benchConfig } from './plumage-config.js'
 import { feathersAuthenticationService } from './feathers-auth.js'
 
 /**
  * One server of `npm run bench:rules` (bench/rules.ts), forked with an IPC channel. RULES_SERVER names it:
  * - plumage: the reference app as `npm start` serves it (src/container.ts, memory store, sessions, recovery);
- * - plumage-plain: the same app built without its rules (`buildContainer(config, { rules: false })`);
+ * - plumage-plain: the same app built without its rules module (`buildContainer(config, { modules })`);
  * - feathers-casl: Feathers v5 (express + socket.io, memory services, JWT) with feathers-casl: the reference chat's
  *   rules as a CASL ability per connection (made at login) and feathers-casl's `getChannelsWithReadAbility` as the
  *   publisher, the way its documentation sets it up.
@@ -40,7 +41,9 @@ const email = (i: number) => `user${i}@example.com`
 
 async function startPlumage(withRules: boolean): Promise<Started> {
   const config = benchConfig({ BCRYPT_ROUNDS: '4' })
-  const container = await buildContainer(config, withRules ? {} : { rules: false })
+  // Without its rules: the registry without the rules module, as a clone that deleted it.
+  const { rules: _rules, ...others } = modules
+  const container = await buildContainer(config, withRules ? {} : { modules: others })
   const app = container.get<App>(App)
   await app.setup()
   const engine = createHttpEngine(container)

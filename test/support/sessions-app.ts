@@ -21,6 +21,8 @@ import { AjvSchemaValidator } from '../../src/infrastructure/schema/ajv-schema-v
 import { createReferenceApp } from '../../src/reference-app.js'
 import type { StoreFactory } from '../../src/domain/store/store-factory.js'
 import type { UniqueKeys } from '../../src/domain/unique-keys.js'
+import { useRules } from '../../src/application/rules/index.js'
+import { rules } from '../../src/services/rules.js'
 
 export const SECRET = 'sessions-test-secret-0123456789'
 
@@ -62,7 +64,8 @@ export async function sessionsApp(options: SessionsAppOptions = {}) {
     clock,
     authentication: { hasher, tokens, clock, sessions, throttle, strategies: [new RefreshStrategy()] }
   })
-  // As the sessions module does in the server (src/modules/sessions.ts).
+  // As the rules and sessions modules do in the server (src/modules/rules.ts, src/modules/sessions.ts).
+  useRules(app, rules)
   revokeOnEntityChanges(app, app.service<AuthenticationService>('authentication'), sessions)
   await app.setup()
   const auth = app.service('authentication')

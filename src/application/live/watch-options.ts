@@ -1,12 +1,11 @@
-import type { Filter, StoreQuery } from '../../domain/query/ast.js'
-import { compileFilter } from '../../domain/query/compile-filter.js'
+import type { StoreQuery } from '../../domain/query/ast.js'
 import { parseQuery } from '../../domain/query/parse-query.js'
 import { BadRequest } from '../../domain/errors/errors.js'
 import type { Doc } from '../../domain/query/field-getter.js'
 import { isPlainObject } from '../../domain/objects.js'
 import type { Connection, Query } from '../../domain/service/service.js'
 import type { App } from '../app.js'
-import { readableFor, type Rules } from '../rules/index.js'
+import type { AppRules } from '../../domain/rules.js'
 import type { WindowChange } from '../../domain/query/live-window.js'
 import type { LiveFrame } from './live-view.js'
 
@@ -62,17 +61,10 @@ export function effectiveLimit(app: App, path: string, limit: number | undefined
   return Number.isFinite(size) ? size : undefined
 }
 
-/** What useRules leaves in the app's settings (`rules`): the rules, and a record before its caller's projection. */
-interface AppRules {
-  readonly rules: Rules
-  /** The users service: its writes change the user of its connections (followUsers). */
-  readonly users?: string
-  original(data: unknown): unknown
-}
-
 /** The id field of the service at `path` ('id' unless it says otherwise). */
 export const idFieldOf = (app: App, path: string) => (app.service(path) as { id?: unknown }).id?.toString() ?? 'id'
 
+/** What the rules module tells live queries (AppRules), when it is loaded. */
 export const rulesOf = (app: App) => app.settings.get('rules') as AppRules | undefined
 
 /** A view's plan: where it is shared, and how it reads and sees records. */
@@ -88,13 +80,7 @@ export function planWatch(app: App, connection: Connection, path: string, raw: Q
   const limit = effectiveLimit(app, path, query.limit)
   if (limit !== undefined) query.limit = limit
   const rules = rulesOf(app)
-  if (!rules?.rules.guards(path)) return { key: `${path}\n\n${JSON.stringify(query)}`, query, visible: (r) => r }
-  const set = rules.rules.forCall(connection.user)
-  const readable: Filter | null = readableFor(set, path, raw)
-  const allowed = readable ? compileFilter(readable) : () => false
-  return {
-    key: `${path}\n${set.key}\n${JSON.stringify(query)}`,
-    query,
-    visible: (record) => (allowed(record) ? (set.project(path, record) as Doc) : undefined)
-  }
+  if (!rules?.guards(path)) return { key: `${path}\n\n${JSON.stringify(query)}`, query, visible: (r) => r }
+  const { key, visible } = rules.reading(connection.user, path, raw)
+  return { key: `${path}\n${key}\n${JSON.stringify(query)}`, query, visible }
 }

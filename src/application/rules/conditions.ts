@@ -1,6 +1,7 @@
 import { MATCH_ALL, type Filter, type Value } from '../../domain/query/ast.js'
 import { parseQuery } from '../../domain/query/parse-query.js'
 import { isPlainObject } from '../../domain/objects.js'
+import { SetupError } from '../../domain/errors/setup-error.js'
 
 /**
  * A rule's conditions in plumage's query AST. CASL writes conditions as MongoDB queries; plumage's
@@ -96,6 +97,6 @@ export function or(filters: Filter[]): Filter {
 export { MATCH_ALL }
 
 /** A rule set that cannot be used: unknown service, action or field, or an operator the query AST lacks. */
-export class RulesError extends Error {
+export class RulesError extends SetupError {
   override readonly name = 'RulesError'
 }

@@ -1,12 +1,16 @@
 import type { App } from '../app.js'
 import type { Connection } from '../../domain/service/service.js'
-import { CallRules } from './authorize.js'
+import type { Doc } from '../../domain/query/field-getter.js'
+import { compileFilter } from '../../domain/query/compile-filter.js'
+import type { AppRules } from '../../domain/rules.js'
+import { CallRules, readableFor } from './authorize.js'
 import { EventRules } from './event-rules.js'
 import { Rules, type RulesDefinition } from './rules.js'
 
-export { readableFor } from './authorize.js'
 export { RulesError } from './conditions.js'
-export type { RuleSet } from './rule-set.js'
+import type { RuleSet } from './rule-set.js'
+
+export type { RuleSet }
 export { PROBE_USER, Rules, type RuleBuilder, type RulesDefinition, type RulesUser } from './rules.js'
 export type { RuleAction } from './rule-set.js'
 
@@ -56,7 +60,14 @@ export function useRules(
   for (const path of rules.paths) app.service(path).hooks({ before, after })
   app.extend({ deliver: (delivery, event) => events.deliver(delivery, event) })
   if (app.paths.includes(users)) followUsers(app, users, idField, events)
-  app.settings.set('rules', { rules, users, original: (data: unknown) => events.original(data) }) // for live queries
+  // What other modules ask the rules (live queries), through the app's settings: they never import this module.
+  const told: AppRules = {
+    users,
+    original: (data) => events.original(data),
+    guards: (path) => rules.guards(path),
+    reading: (user, path, query) => readingOf(rules.forCall(user), path, query)
+  }
+  app.settings.set('rules', told)
   return rules
 }
 
@@ -81,4 +92,11 @@ function followUsers(app: App, path: string, idField: string, events: EventRules
   }
   app.service(path).on('patched', refresh)
   app.service(path).on('updated', refresh)
+}
+
+/** What a user with this rule set may read of `path` with `query` (AppRules.reading). */
+function readingOf(set: RuleSet, path: string, query: unknown): ReturnType<AppRules['reading']> {
+  const readable = readableFor(set, path, query)
+  const allowed = readable ? compileFilter(readable) : () => false
+  return { key: set.key, visible: (record) => (allowed(record) ? (set.project(path, record) as Doc) : undefined) }
 }

@@ -5,8 +5,9 @@ import { compileFilter, type Predicate } from '../../domain/query/compile-filter
 import { MATCH_ALL, and, conditionsToFilter, negate, or } from './conditions.js'
 import { namesUser } from './rule-template.js'
 
-/** What rules grant: `read` covers find, get and events; `manage` every action. */
-export type RuleAction = 'manage' | 'read' | 'create' | 'update' | 'patch' | 'remove'
+import type { RuleAction } from '../../domain/rules.js'
+
+export type { RuleAction }
 export const RULE_ACTIONS: readonly string[] = ['manage', 'read', 'create', 'update', 'patch', 'remove']
 
 export type Ability = MongoAbility<[string, string | Record<string, unknown>]>

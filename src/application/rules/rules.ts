@@ -3,19 +3,9 @@ import { GeneralError } from '../../domain/errors/errors.js'
 import { conditionsToFilter, fieldsOf, negate, RulesError } from './conditions.js'
 import { RULE_ACTIONS, RuleSet, type Ability, type RawRule } from './rule-set.js'
 import { templateOf } from './rule-template.js'
+import type { RuleBuilder, RulesDefinition, RulesUser } from '../../domain/rules.js'
 
-/**
- * The user rules are built for: `params.user` / `connection.user`; undefined when nobody is logged in. Its id and
- * role are typed for use in conditions; a condition on a value that is undefined is refused (it would match all).
- */
-export type RulesUser =
-  (Readonly<Record<string, unknown>> & { readonly id?: string | number; readonly role?: string }) | undefined
-
-/** CASL's vocabulary: `can(action, service, fields?, conditions?)` and `cannot(...)`. */
-export type RuleBuilder = Pick<AbilityBuilder<Ability>, 'can' | 'cannot'>
-
-/** One service's rules: a function of the user, stating in CASL's words what they may do and see. */
-export type RulesDefinition = (user: RulesUser, rules: RuleBuilder) => void
+export type { RuleBuilder, RulesDefinition, RulesUser }
 
 /** A user the definitions are tried with at setup, besides nobody: every rule that depends on a user shows. */
 export const PROBE_USER: Readonly<Record<string, unknown>> = Object.freeze({ id: 0, role: 'probe' })
@@ -107,7 +97,7 @@ export class Rules {
 
   private rulesOf(user: RulesUser): RawRule[] {
     const builder = new AbilityBuilder<Ability>(createMongoAbility)
-    for (const define of Object.values(this.definitions)) define(user, builder)
+    for (const define of Object.values(this.definitions)) define(user, builder as RuleBuilder)
     return builder.rules as RawRule[]
   }
 

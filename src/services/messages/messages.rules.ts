@@ -1,4 +1,4 @@
-import type { RulesDefinition } from '../../application/rules/index.js'
+import type { RulesDefinition } from '../../domain/rules.js'
 
 /**
  * Who may do and see what in `messages`, for calls and events alike (README "Rules"). Logged-in users read public

@@ -1,4 +1,4 @@
-import type { RulesDefinition } from '../../application/rules/index.js'
+import type { RulesDefinition } from '../../domain/rules.js'
 
 /** The fields anyone may give themselves; `role` is not one of them. */
 const OWN_FIELDS = ['email', 'password', 'name']
