@@ -36,11 +36,7 @@ export interface LiveQueriesOptions {
   progress?: ProgressOptions
   /** How long a view outlives its last watch (ms, default 10 s): a watch resumed meanwhile finds it current. */
   keepViewsMs?: number
-  /**
-   * Runs a view's read of the store (default: at once). The module passes a limiter (LIVE_MAX_READS): a cut moving
-   * hundreds of watches to an instance makes as many views read, and a store's connection pool taken by them holds
-   * every write back behind them.
-   */
+  /** Runs a view's read of the store (default: at once); the module's limiter (LIVE_MAX_READS) leaves writes room. */
   limitReads?: <T>(read: () => Promise<T>) => Promise<T>
 }
 
@@ -172,8 +168,12 @@ export class LiveQueries implements AppExtension {
     if (resume && missed) {
       // Each missed change as its own frame, after the answer: the client's list stands at its offset.
       request.answer({ id, offset: resume.offset, changes: [] })
-      const current = { ...missed.source, list: view.list, until: view.current }
-      for (const frame of replay(current, resume.records, missed.events)) request.send({ id, ...frame })
+      const frames = replay({ ...missed.source, list: view.list, until: offset }, resume.records, missed.events)
+      for (const frame of frames) request.send({ id, ...frame })
+      // The list now stands where the view does. Without this frame a quiet watch kept the offset it resumed from:
+      // a client cut more often than progress frames come resumed from one old offset until it left the history.
+      if (offset !== undefined && (frames.at(-1)?.offset ?? resume.offset) !== offset)
+        request.send({ id, offset, changes: [] })
       return
     }
     const answer: WatchAnswer = resume ? { id, records: view.list, reset: true } : { id, records: view.list }

@@ -77,6 +77,38 @@ describe('progress frames', () => {
     await live.teardown()
   })
 
+  it('a resume that missed no change moves the watch to where its view is, so that the next resume starts there', async () => {
+    const { live, history, create, watch, advance } = await setUp(1_000)
+    const connection: Connection = { provider: 'test' }
+    await create('others', { n: 0 })
+    const first = await watch(connection, { room: 'a', $sort: { n: 1 } })
+    for (let n = 1; n <= 2; n++) await create('others', { n })
+    // Cut before any progress frame: the resume finds nothing missed, and is told the head.
+    const resumed = await watch(
+      connection,
+      { room: 'a', $sort: { n: 1 } },
+      { resume: { offset: first.answer.offset!, records: [] } }
+    )
+    expect(resumed.answer).toEqual({ id: resumed.answer.id, offset: first.answer.offset, changes: [] })
+    expect(resumed.sent).toEqual([{ id: resumed.answer.id, offset: history.head(), changes: [] }])
+    // Cut again and again, each time sooner than progress: from the offset it was told, never a reset.
+    advance(2_000)
+    await create('others', { n: 3 })
+    const again = await watch(
+      connection,
+      { room: 'a', $sort: { n: 1 } },
+      { resume: { offset: history.head()!, records: [] } }
+    )
+    expect(again.answer.reset).toBeUndefined()
+    const stale = await watch(
+      connection,
+      { room: 'a', $sort: { n: 1 } },
+      { resume: { offset: first.answer.offset!, records: [] } }
+    )
+    expect(stale.answer.reset).toBe(true)
+    await live.teardown()
+  })
+
   it('a refill read long after the view was made sends its frames at the head, not at the offset it was made at', async () => {
     const { app, live, history, create, publish, watch } = await setUp()
     const made: Doc[] = []
