@@ -72,6 +72,7 @@ async function connectUser(email: string, proxy: TcpProxy, token: string): Promi
     user: { id: string }
   }
   const watches = QUERIES.map((query) => client.service('messages').watch({ query }))
+  for (const watch of watches) trace(watch)
   await Promise.all(watches.map((watch) => watch.ready))
   return { id: login.user.id, token, client, watches, owned: [] }
 }
@@ -121,6 +122,19 @@ async function writeWhile(users: User[], targets: () => Instance[], running: () 
   return failed
 }
 
+/** Each watch's frames as it applied them (offset, then each change): printed for a list that diverged. */
+const traces = new Map<LiveWatch<Record<string, unknown>>, string[]>()
+
+function trace(watch: LiveWatch<Record<string, unknown>>): void {
+  const lines: string[] = []
+  traces.set(watch, lines)
+  const record = (row: Record<string, unknown>) => `${String(row.id)}=${String(row.text)}:${String(row.n)}`
+  watch.on('change', ({ changes, offset }) =>
+    lines.push(`${offset ?? '-'} ${changes.map((change) => `${change.type} ${record(change.record)}`).join(', ')}`)
+  )
+  watch.on('reset', ({ offset }) => lines.push(`${offset ?? '-'} reset`))
+}
+
 /** A list in short: each record's text and n. */
 const brief = (list: Record<string, unknown>[]) => list.map((m) => `${String(m.text)}:${String(m.n)}`).join(' ')
 
@@ -136,13 +150,24 @@ async function divergences(users: User[]): Promise<string[]> {
         if (JSON.stringify(watch.list) === expected) return []
         if (Date.now() > deadline)
           return [
-            `user ${u} ${JSON.stringify(QUERIES[q])}: live ${brief(watch.list)}, find ${brief(JSON.parse(expected) as Record<string, unknown>[])}`
+            `user ${u} ${JSON.stringify(QUERIES[q])}: live ${brief(watch.list)}, find ${brief(JSON.parse(expected) as Record<string, unknown>[])}` +
+              `\n  its frames (offset, changes: id=text:n):\n  ${(traces.get(watch) ?? []).join('\n  ')}`
           ]
         await sleep(100)
       }
     })
   )
   return (await Promise.all(checks)).flat()
+}
+
+/** Every list equals its user's `find`; otherwise what the instances logged at warn and above is printed too. */
+async function expectListsEqualFind(users: User[], running: Record<string, Instance>): Promise<void> {
+  const diverged = await divergences(users)
+  if (diverged.length > 0)
+    for (const [name, instance] of Object.entries(running))
+      for (const line of instance.logs.filter((entry) => entry.level >= 40))
+        process.stderr.write(`instance ${name}: ${JSON.stringify(line)}\n`)
+  expect(diverged).toEqual([])
 }
 
 /** Moves every client to `target`: the proxies send new connections there and drop the current ones. */
@@ -193,7 +218,7 @@ withServer('live queries through a SIGKILL and a rolling restart on PostgreSQL',
     await sleep(1500)
     writing = false
     const failedWrites = await writes
-    expect(await divergences(users)).toEqual([])
+    await expectListsEqualFind(users, { A: a, B: b })
     expect(resets).toEqual([])
     expect(connects).toBeGreaterThanOrEqual(USERS)
     for (const user of users) for (const watch of user.watches) expect(watch.list.length).toBeGreaterThan(0)
@@ -226,7 +251,7 @@ withServer('live queries through a SIGKILL and a rolling restart on PostgreSQL',
     await sleep(1000)
     writing = false
     await rolling
-    expect(await divergences(users)).toEqual([])
+    await expectListsEqualFind(users, { 'new A': a, B: b })
     expect(resets).toEqual([])
     expect(connects).toBeGreaterThanOrEqual(connectsBefore + USERS)
     process.stderr.write(

@@ -30,7 +30,8 @@ export interface ProgressWatch {
  * Each watch is current at a point of the feed: its service's (the head, or with writes of the service still on
  * their way to the views, the point before the first of them), unless its view is reading. A connection is told
  * the earliest of its watches' points, when no watch was sent a frame past it. So steady writes to a service with
- * event resolvers — its queue is never empty — do not hold progress back.
+ * event resolvers — its queue is never empty — do not hold progress back. When it cannot be (a view reading),
+ * each current watch that lags is told its own point: `{ id, offset, changes: [] }`.
  */
 export class ConnectionProgress<C> {
   /** Per connection: the point and time of its last progress frame. */
