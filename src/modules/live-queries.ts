@@ -1,4 +1,3 @@
-import pLimit from 'p-limit'
 import { LiveQueries } from '../application/live/index.js'
 import type { AroundHook } from '../application/hook-context.js'
 import { Logger } from '../domain/logger.js'
@@ -12,8 +11,7 @@ import type { PlumageModule } from './module.js'
  * LIVE_QUERIES (default true): socket clients `watch` a query and are sent every change of its result (README
  * "Live queries", ADR 0019). Identical watches share one view; with the recovery module's event history a watch
  * resumes from the offset its client last applied. LIVE_MAX_WATCHES (default 100): the watches of one connection;
- * LIVE_KEEP_VIEWS (default 10s, 0 for never): how long a view outlives its last watch; LIVE_MAX_READS (default 4):
- * the views' reads of the store at once.
+ * LIVE_KEEP_VIEWS (default 10s, 0 for never): how long a view outlives its last watch.
  */
 const SETTINGS = Symbol.for('LiveSettings')
 
@@ -23,10 +21,8 @@ export const module: PlumageModule = {
   },
   extend(app, container) {
     const logger = container.get<Logger>(Logger)
-    const { maxReads, ...settings } = container.get<ReturnType<typeof liveSettings>>(SETTINGS)
     const live = new LiveQueries(app, {
-      ...settings,
-      limitReads: pLimit(maxReads),
+      ...container.get<ReturnType<typeof liveSettings>>(SETTINGS),
       ...(container.isBound(EventHistory) ? { history: container.get<EventHistory>(EventHistory) } : {}),
       failed: (error) => logger.warn('a live query could not read its result again; retrying', { error })
     })

@@ -36,8 +36,6 @@ export interface LiveQueriesOptions {
   progress?: ProgressOptions
   /** How long a view outlives its last watch (ms, default 10 s): a watch resumed meanwhile finds it current. */
   keepViewsMs?: number
-  /** Runs a view's read of the store (default: at once); the module's limiter (LIVE_MAX_READS) leaves writes room. */
-  limitReads?: <T>(read: () => Promise<T>) => Promise<T>
 }
 
 /** A watch with what it was made from: its view changes when its user's rules do. */
@@ -81,14 +79,12 @@ export class LiveQueries implements AppExtension {
   private readonly progressTimer?: ReturnType<typeof setInterval>
   private readonly writes = new WriteQueues()
   private sequence = 0
-  private readonly limitReads: NonNullable<LiveQueriesOptions['limitReads']>
 
   constructor(
     private readonly app: App,
     private readonly options: LiveQueriesOptions
   ) {
     this.views = new Views(options.keepViewsMs ?? KEEP_VIEWS_MS)
-    this.limitReads = options.limitReads ?? ((read) => read())
     app.on('disconnect', (connection: Connection) => this.release(connection))
     const changed = (_result: unknown, meta?: { connection?: Connection }) =>
       meta?.connection && this.recheck(meta.connection)
@@ -147,7 +143,7 @@ export class LiveQueries implements AppExtension {
       // A view whose first read failed is not kept: the next watch reads again.
       entry.view.watches.delete(entry.watch)
       this.views.drop(entry.view)
-      held.delete(id)
+      if (!this.held.get(connection)?.delete(id)) return // let go of while its read waited: no one to answer
       if (held.size === 0) this.forget(connection)
       throw error
     }
@@ -294,7 +290,7 @@ export class LiveQueries implements AppExtension {
         this.idField(path),
         this.options.buffer ?? plan.query.limit ?? 0,
         {
-          read: (limit) => this.limitReads(() => this.read(view!, limit)),
+          read: (limit) => this.read(view!, limit),
           // While writes of its service are queued, the view is current just before the first of them.
           head: () => this.pointOf(path).offset,
           held: (ids) => this.views.filed(view!) && this.views.paths.get(path)?.holders.add(view!, ids),

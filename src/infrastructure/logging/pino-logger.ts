@@ -19,6 +19,7 @@ export class PinoLogger implements Logger {
       pino({
         level: config.logLevel,
         redact: SECRET_FIELDS,
+        serializers: ERROR_FIELDS,
         ...(tracer?.enabled ? { mixin: () => traceFields(tracer) } : {}),
         ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true } } } : {})
       })
@@ -38,6 +39,13 @@ export class PinoLogger implements Logger {
     this.pino.error(details ?? {}, message)
   }
 }
+
+/**
+ * The fields the app logs errors under (`logger.warn(message, { error })`), serialized as pino serializes `err`:
+ * type, message, stack and the error's own fields. pino's default serializers cover `err` only; an Error under
+ * another name became `{}` (its fields are not enumerable), so every logged failure lost its message.
+ */
+export const ERROR_FIELDS = { error: pino.stdSerializers.err, err: pino.stdSerializers.err }
 
 /**
  * Request log lines (REQUEST_LOG) carry the request's headers: the bearer token and cookies are
