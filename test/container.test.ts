@@ -151,10 +151,12 @@ describe('composition root', () => {
       }),
       { logger: silentLogger, modules: spy }
     )
-    expect(loaded).toEqual([])
+    // Rules are on whenever their module is there: the app's definitions apply (src/modules/rules.ts).
+    expect(loaded).toEqual(['rules'])
     expect(container.get<App>(App).paths).toEqual([...servicePaths, 'authentication'])
+    loaded.length = 0
     await buildContainer(config({}), { logger: silentLogger, modules: spy })
-    expect(loaded.sort()).toEqual(['apiDocs', 'idempotency', 'liveQueries', 'metrics', 'recovery', 'sessions'])
+    expect(loaded.sort()).toEqual(['apiDocs', 'idempotency', 'liveQueries', 'metrics', 'recovery', 'rules', 'sessions'])
   })
 
   it('builds the adapters and the application pieces from the core settings', async () => {
