@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { pino, type Logger as Pino } from 'pino'
+import { pino, type Logger as Pino, type LoggerOptions } from 'pino'
 import type { Logger } from '../../domain/logger.js'
 import type { Tracer } from '../../domain/tracing.js'
 import type { Config } from '../config/config.js'
@@ -45,7 +45,10 @@ export class PinoLogger implements Logger {
  * type, message, stack and the error's own fields. pino's default serializers cover `err` only; an Error under
  * another name became `{}` (its fields are not enumerable), so every logged failure lost its message.
  */
-export const ERROR_FIELDS = { error: pino.stdSerializers.err, err: pino.stdSerializers.err }
+export const ERROR_FIELDS: NonNullable<LoggerOptions['serializers']> = {
+  error: pino.stdSerializers.err,
+  err: pino.stdSerializers.err
+}
 
 /**
  * Request log lines (REQUEST_LOG) carry the request's headers: the bearer token and cookies are
