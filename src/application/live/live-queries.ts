@@ -143,7 +143,7 @@ export class LiveQueries implements AppExtension {
       // A view whose first read failed is not kept: the next watch reads again.
       entry.view.watches.delete(entry.watch)
       this.views.drop(entry.view)
-      if (!this.held.get(connection)?.delete(id)) return // let go of while its read waited: no one to answer
+      if (!this.held.get(connection)?.delete(id)) return // let go of while its read ran: no one to answer
       if (held.size === 0) this.forget(connection)
       throw error
     }
